@@ -1,0 +1,40 @@
+/** The all-in-one process's commands: start (default) and migrate. */
+import { ensureDatabaseExists } from '@mailroom/db';
+import { createLogger, runChecks, startHealthServer, type Telemetry } from '@mailroom/platform';
+import { migrateAll } from '@mailroom/runtime';
+import { SERVICES, startPlatform } from './platform';
+
+export async function cli(args: string[], telemetry: Telemetry, env = process.env): Promise<void> {
+  const log = createLogger({ service: 'mailroom', level: env.LOG_LEVEL ?? 'info' });
+  const command = args[0] ?? 'start';
+  if (command !== 'start' && command !== 'migrate') {
+    log.fatal({ command }, 'unknown command; use start or migrate');
+    process.exit(2);
+  }
+  try {
+    // Development convenience: the database is created on first run.
+    if (env.MAILROOM_ENV !== 'production') {
+      const url = env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/mailroom';
+      if (await ensureDatabaseExists(url)) log.info({ database: new URL(url).pathname.slice(1) }, 'database created');
+    }
+    if (command === 'migrate') {
+      await migrateAll(Object.values(SERVICES), env, log);
+      return;
+    }
+    const platform = await startPlatform({ env, log, migrate: env.MIGRATE_ON_START !== 'false' });
+    if (telemetry.enabled) platform.life.add('telemetry', telemetry, (t) => t.shutdown());
+    const checks = Object.assign({}, ...Object.values(platform.services).map((s) => s.checks));
+    const healthPort = Number(env.HEALTH_PORT ?? 0);
+    if (healthPort) {
+      const health = await startHealthServer(healthPort, checks);
+      platform.life.add('health', health, (h) => h.close());
+    }
+    const report = await runChecks(checks);
+    const url = platform.services.gateway?.endpoints.http;
+    log.info({ url, readiness: report.status }, `Mailroom is running: API at ${url}/api/v1 (OpenAPI: ${url}/api/v1/openapi.json)`);
+    platform.life.trapSignals();
+  } catch (err) {
+    log.fatal({ err }, `${command} failed`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,115 @@
+/** HTTP and RPC shapes of users, sessions, organizations, environments and API keys. */
+import { z } from 'zod';
+import { roleSchema } from '../auth-context';
+import { idSchema } from '../ids';
+import { pageOf, pageQuery } from '../pagination';
+import { isoTimestamp } from '../time';
+
+export const PASSWORD_MIN_LENGTH = 10;
+export const PASSWORD_MAX_LENGTH = 1024;
+
+const email = z
+  .string()
+  .trim()
+  .max(254)
+  .pipe(z.email('must be an email address'))
+  .transform((v) => v.toLowerCase());
+
+export const user = z.object({
+  id: idSchema('user'),
+  email: z.string(),
+  name: z.string().nullable(),
+  email_verified: z.boolean(),
+  created_at: isoTimestamp,
+  updated_at: isoTimestamp,
+});
+export type User = z.infer<typeof user>;
+
+export const organization = z.object({
+  id: idSchema('organization'),
+  name: z.string(),
+  plan: z.string(),
+  default_env_id: idSchema('environment'),
+  created_at: isoTimestamp,
+  updated_at: isoTimestamp,
+});
+export type Organization = z.infer<typeof organization>;
+
+export const environment = z.object({
+  id: idSchema('environment'),
+  org_id: idSchema('organization'),
+  name: z.string(),
+  is_default: z.boolean(),
+  created_at: isoTimestamp,
+});
+export type Environment = z.infer<typeof environment>;
+
+export const membership = z.object({
+  org_id: idSchema('organization'),
+  org_name: z.string(),
+  role: roleSchema,
+  default_env_id: idSchema('environment'),
+});
+export type Membership = z.infer<typeof membership>;
+
+export const tokenFields = z.object({
+  access_token: z.string(),
+  refresh_token: z.string(),
+  token_type: z.literal('Bearer'),
+  /** Seconds until access_token expires. */
+  expires_in: z.number().int().positive(),
+});
+export type TokenFields = z.infer<typeof tokenFields>;
+
+export const signupRequest = z.strictObject({
+  email,
+  password: z
+    .string()
+    .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
+    .max(PASSWORD_MAX_LENGTH, `must be at most ${PASSWORD_MAX_LENGTH} characters`),
+  name: z.string().trim().min(1).max(200).optional(),
+});
+
+export const sessionResponse = z.object({ user, organization, ...tokenFields.shape });
+export type SessionResponse = z.infer<typeof sessionResponse>;
+
+export const loginRequest = z.strictObject({
+  email,
+  password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
+});
+
+export const refreshRequest = z.strictObject({ refresh_token: z.string().min(1).max(512) });
+
+export const apiKey = z.object({
+  id: idSchema('apiKey'),
+  name: z.string(),
+  org_id: idSchema('organization'),
+  env_id: idSchema('environment'),
+  /** The first characters of the key, to recognise it; the key itself is never shown again. */
+  key_prefix: z.string(),
+  created_by: idSchema('user').nullable(),
+  created_at: isoTimestamp,
+  last_used_at: isoTimestamp.nullable(),
+});
+export type ApiKey = z.infer<typeof apiKey>;
+
+export const apiKeyCreated = apiKey.extend({ key: z.string() });
+
+export const apiKeyCreateRequest = z.strictObject({
+  name: z.string().trim().min(1).max(100),
+  env_id: idSchema('environment').optional(),
+});
+
+export const apiKeyList = pageOf(apiKey);
+export const idParam = (kind: Parameters<typeof idSchema>[0]) => z.object({ id: idSchema(kind) });
+
+export const apiKeyVerification = z.object({
+  key_id: idSchema('apiKey'),
+  org_id: idSchema('organization'),
+  env_id: idSchema('environment'),
+});
+
+export const jwk = z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string() });
+export const jwks = z.object({ keys: z.array(jwk) });
+
+export { pageQuery };

@@ -1,0 +1,40 @@
+/**
+ * Who is calling, as resolved by the gateway and carried in the `Mr-Auth` header of every
+ * RPC. Services trust it because only the gateway and services publish on rpc.* subjects
+ * (enforce with NATS permissions in production).
+ */
+import { z } from 'zod';
+import { idSchema } from './ids';
+
+export const ROLES = ['owner', 'admin', 'member'] as const;
+export const roleSchema = z.enum(ROLES);
+export type Role = z.infer<typeof roleSchema>;
+
+export const authContext = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('anonymous') }),
+  z.object({
+    kind: z.literal('user'),
+    user_id: idSchema('user'),
+    session_id: idSchema('session'),
+    org_id: idSchema('organization'),
+    env_id: idSchema('environment'),
+    role: roleSchema,
+  }),
+  z.object({
+    kind: z.literal('api_key'),
+    key_id: idSchema('apiKey'),
+    org_id: idSchema('organization'),
+    env_id: idSchema('environment'),
+  }),
+  z.object({ kind: z.literal('admin'), admin_key_id: idSchema('adminKey') }),
+  z.object({ kind: z.literal('service'), service: z.string().min(1) }),
+]);
+
+export type AuthContext = z.infer<typeof authContext>;
+export type TenantContext = Extract<AuthContext, { kind: 'user' | 'api_key' }>;
+
+export const ANONYMOUS: AuthContext = { kind: 'anonymous' };
+
+export function isTenant(ctx: AuthContext): ctx is TenantContext {
+  return ctx.kind === 'user' || ctx.kind === 'api_key';
+}

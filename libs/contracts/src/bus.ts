@@ -1,0 +1,65 @@
+/**
+ * Every NATS subject and stream name of the platform, defined once. Names here are
+ * un-prefixed; libs/messaging applies the configured namespace. Do not rename a stream
+ * or subject that has shipped: durable consumers and stored messages refer to it.
+ */
+import { z } from 'zod';
+import { EVENT_TYPES, type EventType } from './events';
+import { idSchema } from './ids';
+import { isoTimestamp } from './time';
+
+export interface StreamSpec {
+  subjects: string[];
+  retention: 'limits' | 'workqueue' | 'interest';
+  /** 0 = no age limit. */
+  maxAgeSeconds: number;
+  /** Window within which a repeated msgID is stored once. */
+  duplicateWindowSeconds: number;
+  description: string;
+}
+
+const DAY = 86_400;
+
+export const STREAMS = {
+  /** The spec's public events, kept 15 days so webhook recovery can read 14 days back. */
+  EVENTS: {
+    subjects: ['events.>'],
+    retention: 'limits',
+    maxAgeSeconds: 15 * DAY,
+    duplicateWindowSeconds: 120,
+    description: 'Public events of the spec, envelope as published to webhooks',
+  },
+  /** Facts of the auth service other services react to (revocations); short-lived. */
+  AUTH_FACTS: {
+    subjects: ['internal.auth.>'],
+    retention: 'limits',
+    maxAgeSeconds: 3_600,
+    duplicateWindowSeconds: 120,
+    description: 'Auth facts: session and API key revocations',
+  },
+} as const satisfies Record<string, StreamSpec>;
+
+export type StreamName = keyof typeof STREAMS;
+
+export function eventSubject(type: EventType): string {
+  return `events.${type}`;
+}
+
+export const ALL_EVENT_SUBJECTS = EVENT_TYPES.map(eventSubject);
+
+/** Internal facts: subject -> payload schema. */
+export const FACTS = {
+  'internal.auth.session.revoked': z.object({
+    session_id: idSchema('session'),
+    user_id: idSchema('user'),
+    /** After this instant no access token of the session can still be valid. */
+    tokens_valid_until: isoTimestamp,
+  }),
+  'internal.auth.apikey.revoked': z.object({
+    key_id: idSchema('apiKey'),
+    org_id: idSchema('organization'),
+  }),
+} as const;
+
+export type FactSubject = keyof typeof FACTS;
+export type Fact<S extends FactSubject> = z.infer<(typeof FACTS)[S]>;

@@ -1,0 +1,75 @@
+/**
+ * Error codes of the whole platform and the HTTP status each maps to. Domain code throws
+ * AppError with one of these codes; only the edges (gateway, SMTP, NATS) translate them.
+ */
+export const ERROR_CODES = {
+  invalid_request: { status: 400 },
+  invalid_json: { status: 400 },
+  unauthorized: { status: 401 },
+  invalid_credentials: { status: 401 },
+  token_expired: { status: 401 },
+  forbidden: { status: 403 },
+  not_found: { status: 404 },
+  route_not_found: { status: 404 },
+  method_not_allowed: { status: 405 },
+  conflict: { status: 409 },
+  email_taken: { status: 409 },
+  idempotency_conflict: { status: 409 },
+  idempotency_in_progress: { status: 409 },
+  payload_too_large: { status: 413 },
+  unsupported_media_type: { status: 415 },
+  unprocessable: { status: 422 },
+  rate_limited: { status: 429 },
+  internal_error: { status: 500 },
+  not_implemented: { status: 501 },
+  service_unavailable: { status: 503 },
+  gateway_timeout: { status: 504 },
+} as const satisfies Record<string, { status: number }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+}
+
+export function httpStatusOf(code: ErrorCode): number {
+  return ERROR_CODES[code].status;
+}
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  details?: ErrorDetail[];
+  /** Whether retrying the same operation later may succeed. */
+  retryable?: boolean;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  readonly retryable: boolean;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.details = options.details;
+    this.retryable = options.retryable ?? (code === 'service_unavailable' || code === 'gateway_timeout');
+  }
+
+  get status(): number {
+    return httpStatusOf(this.code);
+  }
+
+  static notFound(what: string): AppError {
+    return new AppError('not_found', `${what} not found`);
+  }
+}
+
+export function isAppError(err: unknown): err is AppError {
+  return err instanceof AppError;
+}

@@ -1,0 +1,89 @@
+/**
+ * Prefixed, time-sortable identifiers: `<prefix>_<26 chars>`, the opaque part a ULID
+ * (48-bit millisecond time + 80 random bits, Crockford base32, lower case) so that
+ * sorting ids sorts by creation time.
+ */
+import { z } from 'zod';
+
+export const ID_PREFIXES = {
+  event: 'evt',
+  organization: 'org',
+  environment: 'env',
+  message: 'msg',
+  thread: 'thr',
+  inbox: 'inb',
+  domain: 'dom',
+  webhookEndpoint: 'whe',
+  // Ours, in the same style.
+  user: 'usr',
+  session: 'ses',
+  apiKey: 'key',
+  adminKey: 'adk',
+  member: 'mem',
+  request: 'req',
+  delivery: 'wdl',
+  attachment: 'att',
+  label: 'lbl',
+  signingKey: 'sgk',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+export type IdPrefix = (typeof ID_PREFIXES)[IdKind];
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+const BODY = /^[0-9abcdefghjkmnpqrstvwxyz]{26}$/;
+
+/** Encodes `ms` (48 bits) and 10 random bytes as 26 Crockford base32 characters. */
+export function ulid(ms: number = Date.now(), random: Uint8Array = randomBytes(10)): string {
+  let out = '';
+  let t = ms;
+  const time: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    time.push(ALPHABET[t % 32]!);
+    t = Math.floor(t / 32);
+  }
+  out += time.reverse().join('');
+  // 80 random bits -> 16 characters of 5 bits.
+  let acc = 0;
+  let bits = 0;
+  for (const byte of random) {
+    acc = (acc << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      out += ALPHABET[(acc >> bits) & 31]!;
+    }
+    acc &= (1 << bits) - 1;
+  }
+  return out;
+}
+
+function randomBytes(n: number): Uint8Array {
+  const b = new Uint8Array(n);
+  globalThis.crypto.getRandomValues(b);
+  return b;
+}
+
+export function newId<K extends IdKind>(kind: K, ms?: number): `${(typeof ID_PREFIXES)[K]}_${string}` {
+  return `${ID_PREFIXES[kind]}_${ulid(ms)}` as `${(typeof ID_PREFIXES)[K]}_${string}`;
+}
+
+export function isId(kind: IdKind, value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  const prefix = ID_PREFIXES[kind];
+  return value.length === prefix.length + 27 && value.startsWith(`${prefix}_`) && BODY.test(value.slice(prefix.length + 1));
+}
+
+/** The creation time encoded in an id, or undefined when it is not one of ours. */
+export function idTime(value: string): Date | undefined {
+  const body = value.slice(value.indexOf('_') + 1);
+  if (!BODY.test(body)) return undefined;
+  let ms = 0;
+  for (const ch of body.slice(0, 10)) ms = ms * 32 + ALPHABET.indexOf(ch);
+  return new Date(ms);
+}
+
+export function idSchema(kind: IdKind) {
+  const prefix = ID_PREFIXES[kind];
+  return z.string().refine((v) => isId(kind, v), { message: `must be an id starting with ${prefix}_` });
+}

@@ -1,0 +1,65 @@
+/**
+ * The RPC catalog: operation name -> request and response schemas. The subject is
+ * `rpc.<operation>` and the first segment of the operation names the serving service.
+ * A service serves exactly its own operations; a missing handler fails to compile.
+ */
+import { z } from 'zod';
+import * as a from './api/accounts';
+import { idSchema } from './ids';
+
+const empty = z.object({});
+
+export const RPC = {
+  // auth
+  'auth.user.signup': { request: a.signupRequest, response: a.sessionResponse },
+  'auth.user.login': { request: a.loginRequest, response: a.sessionResponse },
+  'auth.user.me': { request: empty, response: a.user },
+  'auth.token.refresh': { request: a.refreshRequest, response: a.sessionResponse },
+  'auth.session.logout': { request: empty, response: empty },
+  'auth.jwks.get': { request: empty, response: a.jwks },
+  'auth.apikey.create': { request: a.apiKeyCreateRequest, response: a.apiKeyCreated },
+  'auth.apikey.list': { request: a.pageQuery, response: a.apiKeyList },
+  'auth.apikey.get': { request: a.idParam('apiKey'), response: a.apiKey },
+  'auth.apikey.delete': { request: a.idParam('apiKey'), response: empty },
+  'auth.apikey.verify': { request: z.object({ key: z.string().min(1).max(256) }), response: a.apiKeyVerification },
+  // orgs
+  'orgs.organization.createForOwner': {
+    request: z.object({ owner_user_id: idSchema('user'), name: z.string().min(1).max(200) }),
+    response: z.object({ organization: a.organization, environment: a.environment }),
+  },
+  'orgs.organization.get': {
+    // Tenants read their own organization (org_id omitted); services name the one they need.
+    request: z.object({ org_id: idSchema('organization').optional() }),
+    response: a.organization,
+  },
+  'orgs.membership.listForUser': {
+    request: z.object({ user_id: idSchema('user') }),
+    response: z.object({ data: z.array(a.membership) }),
+  },
+  'orgs.environment.get': {
+    request: z.object({ org_id: idSchema('organization'), env_id: idSchema('environment') }),
+    response: a.environment,
+  },
+} as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
+
+export type RpcName = keyof typeof RPC;
+export type RpcRequest<N extends RpcName> = z.input<(typeof RPC)[N]['request']>;
+export type RpcParsedRequest<N extends RpcName> = z.output<(typeof RPC)[N]['request']>;
+export type RpcResponse<N extends RpcName> = z.input<(typeof RPC)[N]['response']>;
+export type RpcParsedResponse<N extends RpcName> = z.output<(typeof RPC)[N]['response']>;
+
+type ServiceOf<N extends string> = N extends `${infer S}.${string}` ? S : never;
+export type RpcService = ServiceOf<RpcName>;
+export type RpcNamesOf<S extends RpcService> = Extract<RpcName, `${S}.${string}`>;
+
+export function rpcSubject(name: RpcName): string {
+  return `rpc.${name}`;
+}
+
+export function rpcServiceOf(name: RpcName): RpcService {
+  return name.slice(0, name.indexOf('.')) as RpcService;
+}
+
+export function rpcNamesOf<S extends RpcService>(service: S): RpcNamesOf<S>[] {
+  return (Object.keys(RPC) as RpcName[]).filter((n): n is RpcNamesOf<S> => rpcServiceOf(n) === service);
+}

@@ -1,0 +1,23 @@
+/** Header names and error body of the RPC convention on NATS, shared by both ends. */
+import { z } from 'zod';
+import { isErrorCode, type ErrorCode } from './errors';
+
+export const HEADERS = {
+  requestId: 'Mr-Request-Id',
+  auth: 'Mr-Auth',
+  traceparent: 'traceparent',
+  tracestate: 'tracestate',
+  clientIp: 'Mr-Client-Ip',
+  userAgent: 'Mr-User-Agent',
+  /** NATS micro-services convention for failed requests. */
+  errorCode: 'Nats-Service-Error-Code',
+  error: 'Nats-Service-Error',
+} as const;
+
+export const rpcErrorBody = z.object({
+  code: z.string().refine(isErrorCode, 'unknown error code').transform((c) => c as ErrorCode),
+  message: z.string(),
+  details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  retryable: z.boolean().optional(),
+});
+export type RpcErrorBody = z.infer<typeof rpcErrorBody>;

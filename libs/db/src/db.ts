@@ -1,0 +1,87 @@
+/**
+ * Kysely on pg, one PostgreSQL schema per service: every connection of a service's pool
+ * has its search_path set to that schema, so a service cannot name another's tables by
+ * accident and its queries stay unqualified.
+ */
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+
+// timestamptz and bigint arrive as Date and string by default; count(*) is bigint.
+// int8 is parsed to number: our counters stay far below 2^53.
+pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number.parseInt(v, 10));
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export interface DbOptions {
+  url: string;
+  schema: string;
+  /** Pool size; default 10. */
+  max?: number;
+  applicationName?: string;
+  /** Per-statement bound in ms, enforced by the server; default 30 s. */
+  statementTimeoutMs?: number;
+}
+
+export function assertSchemaName(schema: string): void {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
+}
+
+export function createPool(opts: DbOptions): pg.Pool {
+  assertSchemaName(opts.schema);
+  return new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max ?? 10,
+    application_name: opts.applicationName ?? `mailroom-${opts.schema}`,
+    options: `-c search_path=${opts.schema} -c statement_timeout=${opts.statementTimeoutMs ?? 30_000}`,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+}
+
+export function createDb<DB>(opts: DbOptions): Kysely<DB> {
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPool(opts) }) });
+}
+
+/** A repository method takes either the database or a transaction opened by its caller. */
+export type Executor<DB> = Kysely<DB> | Transaction<DB>;
+
+export function withTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
+  return db.transaction().execute(fn);
+}
+
+export async function pingDb(db: Kysely<unknown>): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
+/** Postgres error code of a unique violation, for turning a race into a 409. */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as { code?: unknown; constraint?: unknown };
+  return e.code === '23505' && (constraint === undefined || e.constraint === constraint);
+}
+
+/**
+ * Creates the database named in `url` when it does not exist (development and tests; in
+ * production the database is provisioned). Connects to the server's `postgres` database.
+ */
+export async function ensureDatabaseExists(url: string): Promise<boolean> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.replace(/^\//, ''));
+  if (!/^[a-zA-Z0-9_-]{1,63}$/.test(name)) throw new Error(`refusing to create database with name ${JSON.stringify(name)}`);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('select 1 from pg_database where datname = $1', [name]);
+    if (found.rowCount) return false;
+    try {
+      await client.query(`create database "${name}"`);
+    } catch (err) {
+      if ((err as { code?: string }).code !== '42P04') throw err; // created concurrently
+    }
+    return true;
+  } finally {
+    await client.end();
+  }
+}

@@ -1,0 +1,52 @@
+/** A connection to NATS with its JetStream handles and namespace. */
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import type { Logger } from 'pino';
+import { Namespace } from './namespace';
+
+export interface BusOptions {
+  servers: string | string[];
+  /** Connection name shown in NATS monitoring: the service's name. */
+  name: string;
+  namespace?: string;
+  log: Logger;
+}
+
+export interface Bus {
+  nc: NatsConnection;
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  ns: Namespace;
+  log: Logger;
+  /** Finishes in-flight callbacks and closes; safe to call more than once. */
+  drain(): Promise<void>;
+}
+
+export async function connectBus(opts: BusOptions): Promise<Bus> {
+  const nc = await connect({
+    servers: opts.servers,
+    name: opts.name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    pingInterval: 10_000,
+  });
+  const log = opts.log.child({ component: 'nats' });
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') log.warn({ status: s.type }, 'nats status');
+    }
+  })().catch(() => {});
+  const jsm = await jetstreamManager(nc);
+  let draining: Promise<void> | undefined;
+  return {
+    nc,
+    js: jetstream(nc),
+    jsm,
+    ns: new Namespace(opts.namespace ?? ''),
+    log,
+    drain: () => {
+      draining ??= nc.isClosed() ? Promise.resolve() : nc.drain().catch(() => nc.close());
+      return draining;
+    },
+  };
+}

@@ -1,0 +1,158 @@
+/**
+ * Durable pull consumers with explicit acknowledgement. The handler decides, per message:
+ * ack (after its database commit), nak with a delay (retryable failure), or term (poison
+ * message, with a logged reason). A thrown error naks with exponential backoff when it is
+ * retryable (any non-AppError, or an AppError marked retryable) and terms otherwise.
+ * Concurrency is bounded; stop() finishes in-flight messages before returning.
+ */
+import { AckPolicy, DeliverPolicy, JetStreamApiError, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
+import { nanos } from '@nats-io/transport-node';
+import { AppError, type StreamName } from '@mailroom/contracts';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { Bus } from './bus';
+import { decodeJson } from './codec';
+
+export type Outcome = 'ack' | { nak: number } | { term: string };
+
+export interface MessageMeta {
+  subject: string;
+  seq: number;
+  deliveryCount: number;
+  log: Logger;
+  msg: JsMsg;
+}
+
+export interface ConsumerOptions<S extends z.ZodType> {
+  stream: StreamName;
+  /** `<service>--<what>`. */
+  durable: string;
+  /** Un-prefixed subject filter (one: NATS 2.9 has no multi-filter consumers); default: the whole stream. */
+  filterSubject?: string;
+  schema: S;
+  handler: (payload: z.output<S>, meta: MessageMeta) => Promise<Outcome | void>;
+  concurrency?: number;
+  ackWaitMs?: number;
+  /** Deliveries before the server stops trying; -1 = unlimited. */
+  maxDeliver?: number;
+  /** Backoff cap for naks of thrown errors. */
+  maxBackoffMs?: number;
+  deliverPolicy?: 'all' | 'new';
+}
+
+export interface RunningConsumer {
+  stop(): Promise<void>;
+}
+
+export function backoffMs(deliveryCount: number, maxMs = 300_000): number {
+  const base = Math.min(maxMs, 1_000 * 2 ** Math.max(0, deliveryCount - 1));
+  return Math.round(base * (0.8 + Math.random() * 0.4));
+}
+
+export async function ensureConsumer(bus: Bus, opts: Pick<ConsumerOptions<z.ZodType>, 'stream' | 'durable' | 'filterSubject' | 'ackWaitMs' | 'maxDeliver' | 'deliverPolicy'>): Promise<void> {
+  const stream = bus.ns.stream(opts.stream);
+  const durable = bus.ns.consumer(opts.durable);
+  const config: Partial<ConsumerConfig> = {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    ack_wait: nanos(opts.ackWaitMs ?? 30_000),
+    max_deliver: opts.maxDeliver ?? -1,
+    deliver_policy: opts.deliverPolicy === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
+    ...(opts.filterSubject ? { filter_subject: bus.ns.subject(opts.filterSubject) } : {}),
+  };
+  try {
+    await bus.jsm.consumers.info(stream, durable);
+    const { deliver_policy: _fixed, durable_name: _name, ...updatable } = config;
+    await bus.jsm.consumers.update(stream, durable, updatable);
+  } catch (err) {
+    if (!(err instanceof JetStreamApiError) || err.code !== 10014) throw err;
+    await bus.jsm.consumers.add(stream, config);
+  }
+}
+
+export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerOptions<S>): Promise<RunningConsumer> {
+  await ensureConsumer(bus, opts);
+  const log = bus.log.child({ component: 'consumer', consumer: opts.durable });
+  const concurrency = opts.concurrency ?? 8;
+  const inFlight = new Set<Promise<void>>();
+  let slotFreed: (() => void) | undefined;
+  let stopped = false;
+  let messages: ConsumerMessages | undefined;
+
+  async function process(m: JsMsg): Promise<void> {
+    const meta: MessageMeta = {
+      subject: bus.ns.unprefix(m.subject),
+      seq: m.seq,
+      deliveryCount: m.info.deliveryCount,
+      log: log.child({ subject: bus.ns.unprefix(m.subject), seq: m.seq, delivery: m.info.deliveryCount }),
+      msg: m,
+    };
+    let payload: unknown;
+    try {
+      payload = decodeJson(m.data);
+    } catch {
+      meta.log.error('not JSON: terminated');
+      m.term('payload is not JSON');
+      return;
+    }
+    const parsed = opts.schema.safeParse(payload);
+    if (!parsed.success) {
+      meta.log.error({ issues: parsed.error.issues.slice(0, 5) }, 'payload does not match its contract: terminated');
+      m.term('payload does not match its contract');
+      return;
+    }
+    try {
+      const outcome = (await opts.handler(parsed.data, meta)) ?? 'ack';
+      if (outcome === 'ack') m.ack();
+      else if ('nak' in outcome) m.nak(outcome.nak);
+      else {
+        meta.log.warn({ reason: outcome.term }, 'terminated');
+        m.term(outcome.term);
+      }
+    } catch (err) {
+      const retryable = !(err instanceof AppError) || err.retryable;
+      if (retryable) {
+        const delay = backoffMs(meta.deliveryCount, opts.maxBackoffMs);
+        meta.log.warn({ err, delay_ms: delay }, 'handler failed: retrying later');
+        m.nak(delay);
+      } else {
+        meta.log.error({ err }, 'handler failed permanently: terminated');
+        m.term(err instanceof Error ? err.message.slice(0, 200) : 'failed');
+      }
+    }
+  }
+
+  const loop = (async () => {
+    while (!stopped) {
+      try {
+        const consumer = await bus.js.consumers.get(bus.ns.stream(opts.stream), bus.ns.consumer(opts.durable));
+        messages = await consumer.consume({ max_messages: Math.max(concurrency, 1) });
+        for await (const m of messages) {
+          while (inFlight.size >= concurrency) {
+            await new Promise<void>((resolve) => (slotFreed = resolve));
+          }
+          const p = process(m).finally(() => {
+            inFlight.delete(p);
+            slotFreed?.();
+          });
+          inFlight.add(p);
+        }
+      } catch (err) {
+        if (stopped) break;
+        log.warn({ err }, 'consumer interrupted; resuming');
+        await new Promise((r) => setTimeout(r, 1_000));
+        await ensureConsumer(bus, opts).catch(() => {});
+      }
+      if (!stopped) await new Promise((r) => setTimeout(r, 250));
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      await messages?.close().catch(() => {});
+      await loop;
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}

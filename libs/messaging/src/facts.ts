@@ -1,0 +1,60 @@
+/**
+ * Following a fact stream from a point in time with an ordered (ephemeral) consumer:
+ * every instance of a service sees every fact, including those published while it was
+ * down, as far back as the stream keeps them. Used by the gateway for revocations.
+ */
+import { DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
+import { FACTS, type Fact, type FactSubject, type StreamName } from '@mailroom/contracts';
+import type { Bus } from './bus';
+import { decodeJson } from './codec';
+
+export interface FactWatch {
+  stop(): Promise<void>;
+  /** Resolves once the facts that existed at start have been read. */
+  caughtUp: Promise<void>;
+}
+
+export async function watchFacts<S extends FactSubject>(
+  bus: Bus,
+  stream: StreamName,
+  subjects: S[],
+  since: Date,
+  onFact: (subject: S, fact: Fact<S>) => void,
+): Promise<FactWatch> {
+  // One filter over the whole stream (NATS 2.9 has no multi-filter consumers); others are skipped here.
+  const wanted = new Set<string>(subjects);
+  const consumer = await bus.js.consumers.get(bus.ns.stream(stream), {
+    deliver_policy: DeliverPolicy.StartTime,
+    opt_start_time: since.toISOString(),
+  });
+  const info = await consumer.info();
+  let pendingAtStart = info.num_pending;
+  let markCaughtUp!: () => void;
+  const caughtUp = new Promise<void>((r) => (markCaughtUp = r));
+  if (pendingAtStart === 0) markCaughtUp();
+  const messages: ConsumerMessages = await consumer.consume();
+  const loop = (async () => {
+    for await (const m of messages) {
+      const subject = bus.ns.unprefix(m.subject) as S;
+      if (!wanted.has(subject)) {
+        if (pendingAtStart > 0 && --pendingAtStart === 0) markCaughtUp();
+        continue;
+      }
+      try {
+        const parsed = FACTS[subject]?.safeParse(decodeJson(m.data));
+        if (parsed?.success) onFact(subject, parsed.data as Fact<S>);
+        else bus.log.warn({ subject }, 'fact does not match its contract; ignored');
+      } catch {
+        bus.log.warn({ subject }, 'fact is not JSON; ignored');
+      }
+      if (pendingAtStart > 0 && --pendingAtStart === 0) markCaughtUp();
+    }
+  })();
+  return {
+    caughtUp,
+    async stop() {
+      await messages.close().catch(() => {});
+      await loop.catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,234 @@
+/**
+ * Request/reply over NATS. Operation `<service>.<entity>.<verb>` is served on subject
+ * `rpc.<operation>` in the queue group named after the service. Failures answer with the
+ * NATS micro-services error headers (Nats-Service-Error-Code = HTTP status,
+ * Nats-Service-Error = message) and a JSON body carrying our stable error code.
+ * Callers get AppError back: no responders -> service_unavailable (503), timeout ->
+ * gateway_timeout (504).
+ */
+import { headers as natsHeaders, errors as natsErrors, type Msg, type Subscription } from '@nats-io/transport-node';
+import { context, propagation, trace, SpanKind, SpanStatusCode, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import {
+  AppError,
+  HEADERS,
+  RPC,
+  rpcErrorBody,
+  rpcNamesOf,
+  rpcServiceOf,
+  rpcSubject,
+  type AuthContext,
+  type RpcName,
+  type RpcNamesOf,
+  type RpcParsedRequest,
+  type RpcParsedResponse,
+  type RpcRequest,
+  type RpcResponse,
+  type RpcService,
+} from '@mailroom/contracts';
+import type { MsgHdrs } from '@nats-io/transport-node';
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import type { Bus } from './bus';
+import { decodeJson, encodeJson } from './codec';
+import { fromHeaders, toHeaders, traceIdOf, type CallContext } from './headers';
+
+const tracer = trace.getTracer('@mailroom/messaging');
+
+const headerSetter: TextMapSetter<MsgHdrs> = { set: (h, k, v) => h.set(k, v) };
+const headerGetter: TextMapGetter<MsgHdrs> = {
+  get: (h, k) => h.get(k) || undefined,
+  keys: (h) => h.keys(),
+};
+
+export interface RpcContext extends CallContext {
+  log: Logger;
+}
+
+export type RpcHandler<N extends RpcName> = (req: RpcParsedRequest<N>, ctx: RpcContext) => Promise<RpcResponse<N>>;
+export type RpcHandlers<S extends RpcService> = { [N in RpcNamesOf<S>]: RpcHandler<N> };
+
+export interface RpcServer {
+  /** Stops taking requests and waits for those in flight. */
+  stop(): Promise<void>;
+}
+
+export interface ServeOptions {
+  /** Requests handled at once by this instance; beyond it callers get 503 at once. */
+  maxInFlight?: number;
+}
+
+function zodDetails(error: z.ZodError) {
+  return error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+}
+
+export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: RpcHandlers<S>, opts: ServeOptions = {}): RpcServer {
+  const log = bus.log.child({ component: 'rpc', service });
+  const maxInFlight = opts.maxInFlight ?? 512;
+  const inFlight = new Set<Promise<void>>();
+  const subs: Subscription[] = [];
+
+  for (const name of rpcNamesOf(service)) {
+    const handler = handlers[name] as unknown as RpcHandler<RpcName>;
+    const schema = RPC[name].request;
+    const sub = bus.nc.subscribe(bus.ns.subject(rpcSubject(name)), {
+      queue: bus.ns.queue(service),
+      callback: (err, msg) => {
+        if (err) {
+          log.error({ err, op: name }, 'subscription error');
+          return;
+        }
+        if (inFlight.size >= maxInFlight) {
+          respondError(msg, new AppError('service_unavailable', `${service} is overloaded; retry shortly`));
+          return;
+        }
+        const p = handle(name, schema, handler, msg).finally(() => inFlight.delete(p));
+        inFlight.add(p);
+      },
+    });
+    subs.push(sub);
+  }
+
+  async function handle(name: RpcName, schema: z.ZodType, handler: RpcHandler<RpcName>, msg: Msg): Promise<void> {
+    const call = fromHeaders(msg.headers);
+    const reqLog = log.child({ op: name, request_id: call.requestId, trace_id: traceIdOf(call.traceparent) });
+    const parent = msg.headers ? propagation.extract(context.active(), msg.headers, headerGetter) : context.active();
+    await context.with(parent, () =>
+      tracer.startActiveSpan(`rpc ${name}`, { kind: SpanKind.SERVER }, async (span) => {
+        try {
+          let body: unknown;
+          try {
+            body = msg.data.length === 0 ? {} : decodeJson(msg.data);
+          } catch {
+            throw new AppError('invalid_request', 'request body is not valid JSON');
+          }
+          const parsed = schema.safeParse(body);
+          if (!parsed.success) {
+            throw new AppError('invalid_request', 'request is invalid', { details: zodDetails(parsed.error) });
+          }
+          const result = await handler(parsed.data as never, { ...call, log: reqLog });
+          msg.respond(encodeJson(result ?? {}));
+        } catch (err) {
+          const appErr = toAppError(err);
+          if (appErr.code === 'internal_error') {
+            reqLog.error({ err }, 'operation failed');
+            span.setStatus({ code: SpanStatusCode.ERROR });
+          }
+          respondError(msg, appErr);
+        } finally {
+          span.end();
+        }
+      }),
+    );
+  }
+
+  return {
+    async stop() {
+      await Promise.all(subs.map((s) => s.drain().catch(() => s.unsubscribe())));
+      await Promise.allSettled([...inFlight]);
+    },
+  };
+}
+
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  return new AppError('internal_error', 'internal error', { cause: err });
+}
+
+function respondError(msg: Msg, err: AppError): void {
+  const h = natsHeaders();
+  h.set(HEADERS.errorCode, String(err.status));
+  h.set(HEADERS.error, err.message.replace(/[\r\n]+/g, ' '));
+  msg.respond(
+    encodeJson({ code: err.code, message: err.message, details: err.details, retryable: err.retryable }),
+    { headers: h },
+  );
+}
+
+export interface CallOptions {
+  timeoutMs?: number;
+}
+
+export const DEFAULT_RPC_TIMEOUT_MS = 5_000;
+
+export async function callRpc<N extends RpcName>(
+  bus: Bus,
+  name: N,
+  request: RpcRequest<N>,
+  call: CallContext,
+  opts: CallOptions = {},
+): Promise<RpcParsedResponse<N>> {
+  const h = toHeaders(call);
+  return tracer.startActiveSpan(`rpc ${name}`, { kind: SpanKind.CLIENT }, async (span) => {
+    propagation.inject(context.active(), h, headerSetter);
+    let reply: Msg;
+    try {
+      reply = await bus.nc.request(bus.ns.subject(rpcSubject(name)), encodeJson(request), {
+        timeout: opts.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
+        headers: h,
+      });
+    } catch (err) {
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+      throw transportError(name, err);
+    }
+    span.end();
+    return decodeReply(name, reply);
+  });
+}
+
+function transportError(name: RpcName, err: unknown): AppError {
+  const service = rpcServiceOf(name);
+  if (err instanceof natsErrors.RequestError && err.isNoResponders()) {
+    return new AppError('service_unavailable', `the ${service} service is unavailable; retry shortly`, { cause: err });
+  }
+  if (err instanceof natsErrors.NoRespondersError) {
+    return new AppError('service_unavailable', `the ${service} service is unavailable; retry shortly`, { cause: err });
+  }
+  if (err instanceof natsErrors.TimeoutError || (err instanceof Error && err.cause instanceof natsErrors.TimeoutError)) {
+    return new AppError('gateway_timeout', `the ${service} service did not answer in time`, { cause: err });
+  }
+  return new AppError('service_unavailable', `the message bus is unavailable; retry shortly`, { cause: err });
+}
+
+function decodeReply<N extends RpcName>(name: N, reply: Msg): RpcParsedResponse<N> {
+  const status = reply.headers?.get(HEADERS.errorCode);
+  let body: unknown;
+  try {
+    body = reply.data.length === 0 ? {} : decodeJson(reply.data);
+  } catch {
+    throw new AppError('internal_error', `invalid reply from ${name}`);
+  }
+  if (status) {
+    const parsed = rpcErrorBody.safeParse(body);
+    if (!parsed.success) {
+      throw new AppError('internal_error', `invalid error reply from ${name} (status ${status})`);
+    }
+    throw new AppError(parsed.data.code, parsed.data.message, {
+      ...(parsed.data.details ? { details: parsed.data.details } : {}),
+      ...(parsed.data.retryable === undefined ? {} : { retryable: parsed.data.retryable }),
+    });
+  }
+  const parsed = RPC[name].response.safeParse(body);
+  if (!parsed.success) {
+    throw new AppError('internal_error', `reply of ${name} does not match its contract`, { cause: parsed.error });
+  }
+  return parsed.data as RpcParsedResponse<N>;
+}
+
+/** A caller bound to one bus, for services that call others. */
+export class RpcClient {
+  constructor(
+    private readonly bus: Bus,
+    private readonly defaults: CallOptions = {},
+  ) {}
+
+  call<N extends RpcName>(name: N, request: RpcRequest<N>, call: CallContext, opts: CallOptions = {}): Promise<RpcParsedResponse<N>> {
+    return callRpc(this.bus, name, request, call, { ...this.defaults, ...opts });
+  }
+
+  /** Service-to-service call: the auth context says which service asks. */
+  asService<N extends RpcName>(service: string, name: N, request: RpcRequest<N>, parent: Pick<CallContext, 'requestId' | 'traceparent'>): Promise<RpcParsedResponse<N>> {
+    const auth: AuthContext = { kind: 'service', service };
+    return this.call(name, request, { ...parent, auth });
+  }
+}

@@ -1,0 +1,51 @@
+/** Structured logs (pino) with secrets redacted wherever they appear in a logged object. */
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+const SECRET_KEYS = [
+  'password',
+  'new_password',
+  'current_password',
+  'token',
+  'access_token',
+  'refresh_token',
+  'authorization',
+  'cookie',
+  'secret',
+  'key',
+  'private_key',
+  'api_key',
+  'text_body',
+  'html_body',
+  'raw',
+];
+
+export const REDACT_PATHS = [
+  ...SECRET_KEYS,
+  ...SECRET_KEYS.map((k) => `*.${k}`),
+  ...SECRET_KEYS.map((k) => `*.*.${k}`),
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+];
+
+export interface LoggerOptions {
+  service: string;
+  level?: string;
+  /** For tests: where lines go. */
+  destination?: pino.DestinationStream;
+}
+
+export function createLogger(opts: LoggerOptions): Logger {
+  return pino(
+    {
+      level: opts.level ?? 'info',
+      base: { service: opts.service },
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    opts.destination,
+  );
+}

@@ -1,0 +1,2 @@
+export * from './service-module';
+export * from './run';

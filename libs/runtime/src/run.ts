@@ -1,0 +1,98 @@
+/** Booting services: alone in their own process, or several in one. */
+import { createDb, migrate, pingDb, type Kysely } from '@mailroom/db';
+import { connectBus } from '@mailroom/messaging';
+import {
+  createLogger,
+  Lifecycle,
+  startHealthServer,
+  systemClock,
+  type Clock,
+  type Env,
+  type HealthChecks,
+  type Logger,
+  type Telemetry,
+} from '@mailroom/platform';
+import type { AnyServiceModule, BaseConfig } from './service-module';
+
+export interface StartOptions {
+  env: Env;
+  /** Shared lifecycle: services started later stop first. */
+  life: Lifecycle;
+  log?: Logger;
+  clock?: Clock;
+  /** Run the module's migrations before starting it. */
+  migrate?: boolean;
+}
+
+export interface RunningService {
+  name: string;
+  config: BaseConfig;
+  checks: HealthChecks;
+  endpoints: Record<string, string>;
+}
+
+export async function startService(module: AnyServiceModule, opts: StartOptions): Promise<RunningService> {
+  const config = module.loadConfig(opts.env) as BaseConfig;
+  const log = (opts.log ?? createLogger({ service: module.name, level: config.LOG_LEVEL })).child({ service: module.name });
+  const { life } = opts;
+  let db: Kysely<unknown> | undefined;
+  const checks: HealthChecks = {};
+  if (module.database) {
+    db = life.add(`${module.name}:db`, createDb<unknown>({ url: config.DATABASE_URL, schema: module.database.schema }), (d) => d.destroy());
+    const theDb = db;
+    checks.database = () => pingDb(theDb);
+    if (opts.migrate) {
+      const { applied } = await migrate(db, module.database);
+      if (applied.length) log.info({ applied }, 'migrations applied');
+    }
+  }
+  const bus = life.add(
+    `${module.name}:nats`,
+    await connectBus({ servers: config.NATS_URL.split(','), name: `mailroom-${module.name}`, namespace: config.BUS_NAMESPACE, log }),
+    (b) => b.drain(),
+  );
+  checks.nats = async () => {
+    if (bus.nc.isClosed()) throw new Error('connection closed');
+    await bus.nc.flush();
+  };
+  const started = await module.start({ config, log, life, bus, db: db as Kysely<unknown>, clock: opts.clock ?? systemClock });
+  Object.assign(checks, started?.checks ?? {});
+  log.info({ endpoints: started?.endpoints }, 'started');
+  return { name: module.name, config, checks, endpoints: started?.endpoints ?? {} };
+}
+
+/** Entry of `node services/<name>/dist/main.js`: one service, its health port, signals. */
+export async function runService(module: AnyServiceModule, env: Env, telemetry?: Telemetry): Promise<void> {
+  const config = module.loadConfig(env) as BaseConfig;
+  const log = createLogger({ service: module.name, level: config.LOG_LEVEL });
+  const life = new Lifecycle(log);
+  if (telemetry?.enabled) life.add('telemetry', telemetry, (t) => t.shutdown());
+  try {
+    const running = await startService(module, { env, life, log, migrate: env.MIGRATE_ON_START === 'true' });
+    if (config.HEALTH_PORT) {
+      const health = await startHealthServer(config.HEALTH_PORT, running.checks);
+      life.add('health', health, (h) => h.close());
+      log.info({ port: health.port }, 'health endpoints on /livez and /readyz');
+    }
+  } catch (err) {
+    log.fatal({ err }, 'start-up failed');
+    await life.stop('start-up failed');
+    process.exit(1);
+  }
+  life.trapSignals();
+}
+
+/** Applies the migrations of every module that owns a schema. */
+export async function migrateAll(modules: AnyServiceModule[], env: Env, log: Logger): Promise<void> {
+  for (const module of modules) {
+    if (!module.database) continue;
+    const config = module.loadConfig(env) as BaseConfig;
+    const db = createDb<unknown>({ url: config.DATABASE_URL, schema: module.database.schema, max: 1 });
+    try {
+      const { applied } = await migrate(db, module.database);
+      log.info({ schema: module.database.schema, applied }, applied.length ? 'migrated' : 'up to date');
+    } finally {
+      await db.destroy();
+    }
+  }
+}

@@ -1,0 +1,59 @@
+/** A small HTTP client for driving the gateway the way a user does. */
+export interface ApiResponse<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  token?: string | undefined;
+  headers?: Record<string, string>;
+  /** Sent as is (no JSON encoding) when a string or Buffer. */
+  raw?: string | Buffer;
+}
+
+export class ApiClient {
+  constructor(
+    readonly baseUrl: string,
+    private readonly defaultToken?: string,
+  ) {}
+
+  withToken(token: string): ApiClient {
+    return new ApiClient(this.baseUrl, token);
+  }
+
+  async request<T = any>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<ApiResponse<T>> { // eslint-disable-line @typescript-eslint/no-explicit-any
+    const headers: Record<string, string> = { ...opts.headers };
+    const token = opts.token ?? this.defaultToken;
+    if (token) headers.authorization = `Bearer ${token}`;
+    let payload: string | Buffer | undefined;
+    if (opts.raw !== undefined) payload = opts.raw;
+    else if (body !== undefined) {
+      payload = JSON.stringify(body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${this.baseUrl}${path}`, { method, headers, ...(payload === undefined ? {} : { body: payload }) });
+    const text = await res.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
+  }
+
+  get<T = any>(path: string, opts?: RequestOptions) { // eslint-disable-line @typescript-eslint/no-explicit-any
+    return this.request<T>('GET', path, undefined, opts);
+  }
+  post<T = any>(path: string, body?: unknown, opts?: RequestOptions) { // eslint-disable-line @typescript-eslint/no-explicit-any
+    return this.request<T>('POST', path, body, opts);
+  }
+  patch<T = any>(path: string, body?: unknown, opts?: RequestOptions) { // eslint-disable-line @typescript-eslint/no-explicit-any
+    return this.request<T>('PATCH', path, body, opts);
+  }
+  delete<T = any>(path: string, opts?: RequestOptions) { // eslint-disable-line @typescript-eslint/no-explicit-any
+    return this.request<T>('DELETE', path, undefined, opts);
+  }
+}

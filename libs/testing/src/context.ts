@@ -1,0 +1,41 @@
+/**
+ * Per test file: an environment for the platform pointing at a new database and a new
+ * NATS namespace; cleanup() drops both. Everything the services read from the
+ * environment can be overridden.
+ */
+import { createDatabase, dropDatabases, deleteStreams, newRunId, serverUrls } from './infra';
+
+export interface TestContext {
+  /** Unique name of this context: database name and bus namespace. */
+  id: string;
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+let counter = 0;
+
+export async function createTestContext(overrides: Record<string, string> = {}): Promise<TestContext> {
+  const urls = serverUrls();
+  const run = process.env.MAILROOM_TEST_RUN ?? newRunId();
+  const id = `${run}_${process.pid}_${++counter}`;
+  const databaseUrl = await createDatabase(urls.databaseUrl, id);
+  const env: Record<string, string> = {
+    MAILROOM_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATABASE_URL: databaseUrl,
+    NATS_URL: urls.natsUrl,
+    BUS_NAMESPACE: id,
+    HTTP_PORT: '0',
+    HTTP_HOST: '127.0.0.1',
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
+    ...overrides,
+  };
+  return {
+    id,
+    env,
+    async cleanup() {
+      await deleteStreams(urls.natsUrl, (name) => name.startsWith(`${id}_`));
+      await dropDatabases(urls.databaseUrl, (name) => name === id);
+    },
+  };
+}

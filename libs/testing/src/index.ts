@@ -1,0 +1,5 @@
+export * from './infra';
+export * from './context';
+export * from './api-client';
+export * from './wait';
+export * from './services';

@@ -1,0 +1,183 @@
+/**
+ * Accounts and sessions: signup (which creates the person's organization), login,
+ * rotating refresh tokens with reuse detection, logout. A session belongs to one active
+ * organization; its access tokens carry that organization, its default environment and
+ * the person's role in it.
+ */
+import { AppError, newId, type Membership, type SessionResponse, type User } from '@mailroom/contracts';
+import { isUniqueViolation, withTransaction, type Kysely } from '@mailroom/db';
+import { randomToken, sha256, type Clock } from '@mailroom/platform';
+import type { AuthDb } from '../repo/tables';
+import type { SessionRow, UserRepository, UserRow } from '../repo/user.repository';
+import type { AccessTokens } from './access-tokens';
+import type { Passwords } from './passwords';
+import type { ClientInfo, OrgsPort, RevocationPort } from './ports';
+
+export const REFRESH_TOKEN_PREFIX = 'mrt_';
+
+export interface AccountSettings {
+  refreshTokenTtlSeconds: number;
+}
+
+export function toUser(row: UserRow): User {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    email_verified: row.email_verified_at !== null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+const INVALID_CREDENTIALS = 'email or password is incorrect';
+
+export class Accounts {
+  constructor(
+    private readonly db: Kysely<AuthDb>,
+    private readonly users: UserRepository,
+    private readonly passwords: Passwords,
+    private readonly tokens: AccessTokens,
+    private readonly orgs: OrgsPort,
+    private readonly revocations: RevocationPort,
+    private readonly clock: Clock,
+    private readonly settings: AccountSettings,
+  ) {}
+
+  async signup(input: { email: string; password: string; name?: string | undefined }, client: ClientInfo): Promise<SessionResponse> {
+    const passwordHash = await this.passwords.hash(input.password);
+    const now = this.clock.now();
+    const userId = newId('user');
+    const refresh = randomToken(REFRESH_TOKEN_PREFIX);
+    const sessionId = newId('session');
+    let created: Awaited<ReturnType<OrgsPort['createForOwner']>>;
+    try {
+      created = await withTransaction(this.db, async (trx) => {
+        await this.users.insertUser({ id: userId, email: input.email, password_hash: passwordHash, name: input.name ?? null, now }, trx);
+        // Inside the transaction: if the organization cannot be made, no account is left behind.
+        const result = await this.orgs.createForOwner(userId, input.name ? `${input.name}'s organization` : `${input.email.split('@')[0]}'s organization`);
+        await this.insertSession(trx, { sessionId, userId, orgId: result.organization.id, refresh, now, client });
+        return result;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new AppError('email_taken', 'an account with this email already exists; log in instead');
+      throw err;
+    }
+    const user = await this.users.findLiveById(userId);
+    if (!user) throw new AppError('internal_error', 'user vanished after signup');
+    const access = await this.tokens.issue({ userId, sessionId, orgId: created.organization.id, envId: created.environment.id, role: 'owner' });
+    return { user: toUser(user), organization: created.organization, ...tokenFields(access, refresh) };
+  }
+
+  async login(input: { email: string; password: string }, client: ClientInfo): Promise<SessionResponse> {
+    const user = await this.users.findLiveByEmail(input.email);
+    const ok = await this.passwords.verify(user?.password_hash, input.password);
+    if (!user || !ok) throw new AppError('invalid_credentials', INVALID_CREDENTIALS);
+    if (user.password_hash && this.passwords.needsRehash(user.password_hash)) {
+      await this.users.updatePasswordHash(user.id, await this.passwords.hash(input.password), this.clock.now());
+    }
+    const membership = (await this.orgs.memberships(user.id))[0];
+    if (!membership) throw new AppError('forbidden', 'this account belongs to no organization');
+    const now = this.clock.now();
+    const refresh = randomToken(REFRESH_TOKEN_PREFIX);
+    const sessionId = newId('session');
+    await withTransaction(this.db, (trx) => this.insertSession(trx, { sessionId, userId: user.id, orgId: membership.org_id, refresh, now, client }));
+    return this.sessionResponse(user, sessionId, membership, refresh);
+  }
+
+  /**
+   * Exchanges a refresh token for a new pair. A token that was already exchanged is a
+   * sign of theft: the whole session is revoked and every token of it stops working.
+   */
+  async refresh(refreshToken: string): Promise<SessionResponse> {
+    const hash = sha256(refreshToken);
+    const stored = await this.users.findRefreshToken(hash);
+    const invalid = new AppError('unauthorized', 'refresh token is invalid or expired; log in again');
+    if (!stored) throw invalid;
+    const session = await this.users.findSession(stored.session_id);
+    if (!session) throw invalid;
+    const now = this.clock.now();
+    if (stored.used_at !== null) {
+      await this.revoke(session, 'refresh_token_reuse');
+      throw new AppError('unauthorized', 'refresh token was already used; the session has been revoked for safety, log in again');
+    }
+    if (session.revoked_at !== null || session.expires_at <= now || stored.expires_at <= now) throw invalid;
+    const user = await this.users.findLiveById(session.user_id);
+    if (!user) throw invalid;
+    const membership = (await this.orgs.memberships(user.id)).find((m) => m.org_id === session.org_id);
+    if (!membership) {
+      await this.revoke(session, 'membership_ended');
+      throw invalid;
+    }
+    const next = randomToken(REFRESH_TOKEN_PREFIX);
+    const won = await withTransaction(this.db, async (trx) => {
+      if (!(await this.users.useRefreshToken(hash, now, trx))) return false;
+      const expiresAt = this.refreshExpiry(now);
+      await this.users.insertRefreshToken({ token_hash: sha256(next), session_id: session.id, created_at: now, expires_at: expiresAt }, trx);
+      await this.users.touchSession(session.id, now, expiresAt, trx);
+      return true;
+    });
+    if (!won) {
+      // A concurrent request exchanged the same token: reuse.
+      await this.revoke(session, 'refresh_token_reuse');
+      throw new AppError('unauthorized', 'refresh token was already used; the session has been revoked for safety, log in again');
+    }
+    return this.sessionResponse(user, session.id, membership, next);
+  }
+
+  async logout(sessionId: string): Promise<void> {
+    const session = await this.users.findSession(sessionId);
+    if (session) await this.revoke(session, 'logout');
+  }
+
+  async me(userId: string): Promise<User> {
+    const user = await this.users.findLiveById(userId);
+    if (!user) throw AppError.notFound('user');
+    return toUser(user);
+  }
+
+  /** Revokes in the database, then tells every gateway; repeating it repeats the announcement. */
+  private async revoke(session: SessionRow, reason: string): Promise<void> {
+    const now = this.clock.now();
+    await this.users.revokeSession(session.id, reason, now);
+    const validUntil = new Date(now.getTime() + this.tokens.settings.ttlSeconds * 1000);
+    await this.revocations.sessionRevoked({ session_id: session.id, user_id: session.user_id, tokens_valid_until: validUntil.toISOString() });
+  }
+
+  private refreshExpiry(now: Date): Date {
+    return new Date(now.getTime() + this.settings.refreshTokenTtlSeconds * 1000);
+  }
+
+  private async insertSession(
+    trx: Parameters<UserRepository['insertSession']>[1],
+    s: { sessionId: string; userId: string; orgId: string; refresh: string; now: Date; client: ClientInfo },
+  ): Promise<void> {
+    const expiresAt = this.refreshExpiry(s.now);
+    await this.users.insertSession(
+      {
+        id: s.sessionId,
+        user_id: s.userId,
+        org_id: s.orgId,
+        created_at: s.now,
+        last_refreshed_at: s.now,
+        expires_at: expiresAt,
+        ip: s.client.ip?.slice(0, 64) ?? null,
+        user_agent: s.client.userAgent?.slice(0, 512) ?? null,
+      },
+      trx,
+    );
+    await this.users.insertRefreshToken({ token_hash: sha256(s.refresh), session_id: s.sessionId, created_at: s.now, expires_at: expiresAt }, trx);
+  }
+
+  private async sessionResponse(user: UserRow, sessionId: string, membership: Membership, refresh: string): Promise<SessionResponse> {
+    const [organization, access] = await Promise.all([
+      this.orgs.organization(membership.org_id),
+      this.tokens.issue({ userId: user.id, sessionId, orgId: membership.org_id, envId: membership.default_env_id, role: membership.role }),
+    ]);
+    return { user: toUser(user), organization, ...tokenFields(access, refresh) };
+  }
+}
+
+function tokenFields(access: { token: string; expiresIn: number }, refresh: string) {
+  return { access_token: access.token, refresh_token: refresh, token_type: 'Bearer' as const, expires_in: access.expiresIn };
+}

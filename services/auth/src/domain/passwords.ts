@@ -1,0 +1,34 @@
+/**
+ * Password hashing with argon2id at OWASP's recommended minimum (19 MiB, t=2, p=1).
+ * Verification of an unknown account runs against a dummy hash so the answer and its
+ * timing do not reveal whether the email exists.
+ */
+import * as argon2 from 'argon2';
+
+export const ARGON2_PARAMS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+
+export class Passwords {
+  private dummy: Promise<string> | undefined;
+
+  hash(password: string): Promise<string> {
+    return argon2.hash(password, ARGON2_PARAMS);
+  }
+
+  /** `hash` undefined = no such account: still spends the same work, then answers false. */
+  async verify(hash: string | null | undefined, password: string): Promise<boolean> {
+    if (!hash) {
+      this.dummy ??= this.hash('dummy password for timing equality');
+      await argon2.verify(await this.dummy, password).catch(() => false);
+      return false;
+    }
+    try {
+      return await argon2.verify(hash, password);
+    } catch {
+      return false;
+    }
+  }
+
+  needsRehash(hash: string): boolean {
+    return argon2.needsRehash(hash, ARGON2_PARAMS);
+  }
+}

@@ -1,0 +1,20 @@
+/** What the auth domain needs from the rest of the platform, as plain interfaces. */
+import type { Environment, Membership, Organization } from '@mailroom/contracts';
+
+export interface OrgsPort {
+  createForOwner(ownerUserId: string, name: string): Promise<{ organization: Organization; environment: Environment }>;
+  memberships(userId: string): Promise<Membership[]>;
+  organization(orgId: string): Promise<Organization>;
+  /** Throws not_found when the environment is not the organization's. */
+  environment(orgId: string, envId: string): Promise<Environment>;
+}
+
+export interface RevocationPort {
+  sessionRevoked(fact: { session_id: string; user_id: string; tokens_valid_until: string }): Promise<void>;
+  apiKeyRevoked(fact: { key_id: string; org_id: string }): Promise<void>;
+}
+
+export interface ClientInfo {
+  ip?: string | undefined;
+  userAgent?: string | undefined;
+}

@@ -1,0 +1,2 @@
+export { authService } from './service';
+export type { AuthConfig } from './config';

@@ -1,0 +1,66 @@
+import type { ColumnType } from '@mailroom/db';
+
+type Timestamp = ColumnType<Date, Date | undefined, Date>;
+type Json<T> = ColumnType<T, string, string>;
+
+export interface UserTable {
+  id: string;
+  email: string;
+  password_hash: string | null;
+  name: string | null;
+  email_verified_at: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  deleted_at: Date | null;
+}
+
+export interface SessionTable {
+  id: string;
+  user_id: string;
+  org_id: string;
+  created_at: Timestamp;
+  last_refreshed_at: Timestamp;
+  expires_at: Date;
+  revoked_at: Date | null;
+  revoked_reason: string | null;
+  ip: string | null;
+  user_agent: string | null;
+}
+
+export interface RefreshTokenTable {
+  token_hash: Buffer;
+  session_id: string;
+  created_at: Timestamp;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+export interface SigningKeyTable {
+  kid: string;
+  alg: string;
+  public_jwk: Json<Record<string, unknown>>;
+  private_jwk_sealed: Buffer;
+  created_at: Timestamp;
+  retired_at: Date | null;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  org_id: string;
+  env_id: string;
+  name: string;
+  key_hash: Buffer;
+  key_prefix: string;
+  created_by: string | null;
+  created_at: Timestamp;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+export interface AuthDb {
+  users: UserTable;
+  sessions: SessionTable;
+  refresh_tokens: RefreshTokenTable;
+  signing_keys: SigningKeyTable;
+  api_keys: ApiKeyTable;
+}

@@ -1,0 +1,72 @@
+/** Users, sessions and refresh tokens. */
+import type { Executor, Kysely, Selectable } from '@mailroom/db';
+import type { AuthDb, RefreshTokenTable, SessionTable, UserTable } from './tables';
+
+export type UserRow = Selectable<UserTable>;
+export type SessionRow = Selectable<SessionTable>;
+export type RefreshTokenRow = Selectable<RefreshTokenTable>;
+
+export class UserRepository {
+  constructor(private readonly db: Kysely<AuthDb>) {}
+
+  insertUser(row: { id: string; email: string; password_hash: string; name: string | null; now: Date }, ex: Executor<AuthDb> = this.db) {
+    return ex
+      .insertInto('users')
+      .values({ id: row.id, email: row.email, password_hash: row.password_hash, name: row.name, created_at: row.now, updated_at: row.now })
+      .execute();
+  }
+
+  findLiveByEmail(email: string, ex: Executor<AuthDb> = this.db): Promise<UserRow | undefined> {
+    return ex.selectFrom('users').selectAll().where('email', '=', email).where('deleted_at', 'is', null).executeTakeFirst();
+  }
+
+  findLiveById(id: string, ex: Executor<AuthDb> = this.db): Promise<UserRow | undefined> {
+    return ex.selectFrom('users').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+  }
+
+  updatePasswordHash(id: string, hash: string, now: Date, ex: Executor<AuthDb> = this.db) {
+    return ex.updateTable('users').set({ password_hash: hash, updated_at: now }).where('id', '=', id).execute();
+  }
+
+  insertSession(row: Omit<SessionRow, 'revoked_at' | 'revoked_reason'>, ex: Executor<AuthDb> = this.db) {
+    return ex.insertInto('sessions').values(row).execute();
+  }
+
+  findSession(id: string, ex: Executor<AuthDb> = this.db): Promise<SessionRow | undefined> {
+    return ex.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Returns whether this call revoked it (false when it already was). */
+  async revokeSession(id: string, reason: string, now: Date, ex: Executor<AuthDb> = this.db): Promise<boolean> {
+    const res = await ex
+      .updateTable('sessions')
+      .set({ revoked_at: now, revoked_reason: reason })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
+  }
+
+  touchSession(id: string, now: Date, expiresAt: Date, ex: Executor<AuthDb> = this.db) {
+    return ex.updateTable('sessions').set({ last_refreshed_at: now, expires_at: expiresAt }).where('id', '=', id).execute();
+  }
+
+  insertRefreshToken(row: Omit<RefreshTokenRow, 'used_at'>, ex: Executor<AuthDb> = this.db) {
+    return ex.insertInto('refresh_tokens').values(row).execute();
+  }
+
+  findRefreshToken(hash: Buffer, ex: Executor<AuthDb> = this.db): Promise<RefreshTokenRow | undefined> {
+    return ex.selectFrom('refresh_tokens').selectAll().where('token_hash', '=', hash).executeTakeFirst();
+  }
+
+  /** Marks a refresh token used; false when another request used it first. */
+  async useRefreshToken(hash: Buffer, now: Date, ex: Executor<AuthDb> = this.db): Promise<boolean> {
+    const res = await ex
+      .updateTable('refresh_tokens')
+      .set({ used_at: now })
+      .where('token_hash', '=', hash)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
+  }
+}

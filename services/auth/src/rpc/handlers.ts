@@ -1,0 +1,44 @@
+/** The auth service's operations; each checks who may call it. */
+import { AppError, isTenant, type AuthContext, type TenantContext } from '@mailroom/contracts';
+import type { RpcHandlers } from '@mailroom/messaging';
+import type { AccessTokens } from '../domain/access-tokens';
+import type { Accounts } from '../domain/accounts';
+import type { ApiKeys } from '../domain/api-keys';
+
+function tenantOf(auth: AuthContext): TenantContext {
+  if (!isTenant(auth)) throw new AppError('unauthorized', 'this operation needs a user or API key credential');
+  return auth;
+}
+
+function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
+  if (auth.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
+  return auth;
+}
+
+export function authHandlers(accounts: Accounts, apiKeys: ApiKeys, tokens: AccessTokens): RpcHandlers<'auth'> {
+  return {
+    'auth.user.signup': (req, { client }) => accounts.signup(req, client ?? {}),
+    'auth.user.login': (req, { client }) => accounts.login(req, client ?? {}),
+    'auth.user.me': async (_req, { auth }) => accounts.me(userOf(auth).user_id),
+    'auth.token.refresh': (req) => accounts.refresh(req.refresh_token),
+    'auth.session.logout': async (_req, { auth }) => {
+      await accounts.logout(userOf(auth).session_id);
+      return {};
+    },
+    'auth.jwks.get': async () => {
+      const { keys } = await tokens.jwks();
+      return { keys: keys.map((k) => ({ ...k, kty: String(k.kty), kid: String(k.kid), alg: String(k.alg) })) };
+    },
+    'auth.apikey.create': (req, { auth }) => apiKeys.create(tenantOf(auth), req),
+    'auth.apikey.list': (req, { auth }) => apiKeys.list(tenantOf(auth), req),
+    'auth.apikey.get': (req, { auth }) => apiKeys.get(tenantOf(auth), req.id),
+    'auth.apikey.delete': async (req, { auth }) => {
+      await apiKeys.revoke(tenantOf(auth), req.id);
+      return {};
+    },
+    'auth.apikey.verify': async (req, { auth }) => {
+      if (auth.kind !== 'service') throw new AppError('forbidden', 'internal operation');
+      return apiKeys.verify(req.key);
+    },
+  };
+}

@@ -1,0 +1,221 @@
+/**
+ * The HTTP edge: request id, credential, rate limit, input validation, idempotency, one
+ * RPC, and the mapping of its answer or error to HTTP. Everything it answers is JSON in
+ * the error shape of the API when it fails: never HTML, never a stack trace.
+ */
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { type z } from 'zod';
+import { AppError, newId, type AuthContext } from '@mailroom/contracts';
+import { validTraceparent, type CallContext, type RpcClient } from '@mailroom/messaging';
+import type { Logger } from '@mailroom/platform';
+import { randomBytes } from 'node:crypto';
+import type { Authenticator } from './auth/authenticator';
+import { fromMiddlewareError, sendError } from './http/errors';
+import { IdempotencyStore } from './http/idempotency';
+import type { RateLimiter } from './http/rate-limit';
+import { expressPath, pathPattern, type Route } from './routes';
+
+export interface AppDeps {
+  routes: Route[];
+  authenticator: Authenticator;
+  rpc: RpcClient;
+  limiter: RateLimiter;
+  anonymousLimiter: RateLimiter;
+  idempotency: IdempotencyStore;
+  openapi: Record<string, unknown>;
+  log: Logger;
+  bodyLimitBytes: number;
+  rpcTimeoutMs: number;
+  trustProxy: boolean;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+interface Locals {
+  requestId: string;
+  traceparent: string;
+  log: Logger;
+}
+
+function locals(res: Response): Locals {
+  return res.locals as Locals;
+}
+
+function zodDetails(where: string, error: z.ZodError) {
+  return error.issues.map((i) => ({ path: [where, ...i.path].join('.'), message: i.message }));
+}
+
+function parsePart(where: 'params' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown): Record<string, unknown> {
+  if (!schema) return {};
+  const parsed = schema.safeParse(value ?? (where === 'body' ? {} : value));
+  if (!parsed.success) throw new AppError('invalid_request', `request ${where === 'params' ? 'path' : where} is invalid`, { details: zodDetails(where === 'params' ? 'path' : where, parsed.error) });
+  return parsed.data as Record<string, unknown>;
+}
+
+function principalOf(auth: AuthContext): string {
+  switch (auth.kind) {
+    case 'api_key':
+      return `key:${auth.key_id}`;
+    case 'user':
+      return `user:${auth.user_id}`;
+    case 'admin':
+      return `admin:${auth.admin_key_id}`;
+    default:
+      return 'anonymous';
+  }
+}
+
+export function createApp(deps: AppDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', deps.trustProxy);
+  const json = express.json({ limit: deps.bodyLimitBytes, strict: true, type: ['application/json', 'application/*+json'] });
+
+  app.use((req, res, next) => {
+    const incoming = req.get('x-request-id');
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newId('request');
+    const traceparent = validTraceparent(req.get('traceparent')) ?? `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
+    const log = deps.log.child({ request_id: requestId, trace_id: traceparent.slice(3, 35) });
+    Object.assign(res.locals, { requestId, traceparent, log } satisfies Locals);
+    res.setHeader('x-request-id', requestId);
+    res.setHeader('cache-control', 'no-store');
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      log.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+    });
+    next();
+  });
+
+  app.get('/api/v1/openapi.json', (_req, res) => {
+    res.json(deps.openapi);
+  });
+
+  for (const route of deps.routes) {
+    const handler = routeHandler(route, deps);
+    const chain: RequestHandler[] = route.body ? [requireJson(route), json, handler] : [handler];
+    for (const path of [route.path, ...(route.aliases ?? [])]) app[route.method](expressPath(path), ...chain);
+  }
+
+  // Nothing matched: a known path with another method is 405, anything else 404.
+  const patterns = deps.routes.flatMap((r) => [r.path, ...(r.aliases ?? [])].map((p) => ({ re: pathPattern(p), method: r.method })));
+  patterns.push({ re: /^\/api\/v1\/openapi\.json$/, method: 'get' });
+  app.use((req, res) => {
+    const allowed = [...new Set(patterns.filter((p) => p.re.test(req.path)).map((p) => p.method.toUpperCase()))];
+    if (allowed.length) {
+      res.setHeader('Allow', allowed.join(', '));
+      sendError(res, new AppError('method_not_allowed', `${req.method} is not allowed on ${req.path}; allowed: ${allowed.join(', ')}`), locals(res).requestId);
+      return;
+    }
+    sendError(res, new AppError('route_not_found', `no route for ${req.method} ${req.path}`), locals(res).requestId);
+  });
+
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const appErr = fromMiddlewareError(err, deps.bodyLimitBytes);
+    const l = locals(res);
+    if (appErr.code === 'internal_error') (l.log ?? deps.log).error({ err }, 'request failed');
+    sendError(res, appErr, l.requestId ?? 'unknown');
+  });
+  return app;
+}
+
+function requireJson(route: Route): RequestHandler {
+  return (req, res, next) => {
+    const length = Number(req.headers['content-length'] ?? (req.headers['transfer-encoding'] ? NaN : 0));
+    if ((length > 0 || Number.isNaN(length)) && !req.is(['application/json', 'application/*+json'])) {
+      sendError(res, new AppError('unsupported_media_type', `${route.method.toUpperCase()} ${route.path} takes Content-Type: application/json`), locals(res).requestId);
+      return;
+    }
+    next();
+  };
+}
+
+function routeHandler(route: Route, deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const { requestId, traceparent, log } = locals(res);
+    const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const base: Omit<CallContext, 'auth'> = { requestId, traceparent, client: { ip, userAgent: req.get('user-agent') } };
+    try {
+      if (!route.op) throw new AppError('not_implemented', `${route.method.toUpperCase()} ${route.path} is not available yet`);
+      let auth: AuthContext;
+      if (route.auth === 'none') {
+        limit(deps.anonymousLimiter, `ip:${ip}`, res);
+        auth = { kind: 'anonymous' };
+      } else {
+        try {
+          auth = await deps.authenticator.authenticate(route.auth, req.get('authorization'), req.get('x-env-id'), base);
+        } catch (err) {
+          // Failed credentials count against the client's address, so guessing is slow.
+          if (err instanceof AppError && (err.code === 'unauthorized' || err.code === 'token_expired')) limit(deps.anonymousLimiter, `ip:${ip}`, res);
+          throw err;
+        }
+        limit(deps.limiter, principalOf(auth), res);
+      }
+      const input = {
+        ...parsePart('params', route.params, req.params),
+        ...parsePart('query', route.query, req.query),
+        ...parsePart('body', route.body, req.body),
+      };
+      const call: CallContext = { ...base, auth };
+      const idemKey = route.idempotent ? req.get('idempotency-key') : undefined;
+      if (idemKey === undefined) {
+        const result = await deps.rpc.call(route.op, input as never, call, { timeoutMs: deps.rpcTimeoutMs });
+        if (route.endsSession && auth.kind === 'user') deps.authenticator.sessionEnded(auth.session_id);
+        respond(res, route.status ?? 200, result);
+        return;
+      }
+      IdempotencyStore.validateKey(idemKey);
+      const claim = await deps.idempotency.claim(
+        `${principalOf(auth)}:${auth.kind === 'user' || auth.kind === 'api_key' ? auth.env_id : ''}`,
+        idemKey,
+        `${route.method} ${route.path} ${JSON.stringify(req.params)} ${JSON.stringify(req.body ?? null)}`,
+      );
+      if (claim.kind === 'replay') {
+        res.setHeader('Idempotent-Replayed', 'true');
+        respond(res, claim.status, claim.body);
+        return;
+      }
+      try {
+        const result = await deps.rpc.call(route.op, input as never, call, { timeoutMs: deps.rpcTimeoutMs });
+        await claim.commit(route.status ?? 200, result);
+        respond(res, route.status ?? 200, result);
+      } catch (err) {
+        const appErr = err instanceof AppError ? err : undefined;
+        if (appErr && appErr.status < 500) {
+          await claim.commit(appErr.status, { error: { code: appErr.code, message: appErr.message, ...(appErr.details ? { details: appErr.details } : {}) } });
+        } else {
+          await claim.release().catch(() => {});
+        }
+        throw err;
+      }
+    } catch (err) {
+      const appErr = err instanceof AppError ? err : new AppError('internal_error', 'internal error', { cause: err });
+      if (appErr.code === 'internal_error') log.error({ err, op: route.op }, 'request failed');
+      else if (appErr.status >= 500) log.warn({ code: appErr.code, op: route.op, msg: appErr.message }, 'dependency failure');
+      sendError(res, appErr, requestId);
+    }
+  };
+}
+
+function limit(limiter: RateLimiter, key: string, res: Response): void {
+  const take = limiter.take(key);
+  if (!take.ok) {
+    res.setHeader('Retry-After', String(take.retryAfterSeconds));
+    throw new AppError('rate_limited', `too many requests; retry after ${take.retryAfterSeconds} s`);
+  }
+}
+
+function respond(res: Response, status: number, body: unknown): void {
+  if (status === 204) {
+    res.status(204).end();
+    return;
+  }
+  // A replayed error keeps its shape; give it this request's id.
+  if (status >= 400 && typeof body === 'object' && body !== null && 'error' in body) {
+    const e = (body as { error: Record<string, unknown> }).error;
+    res.status(status).json({ error: { ...e, request_id: locals(res).requestId } });
+    return;
+  }
+  res.status(status).json(body);
+}

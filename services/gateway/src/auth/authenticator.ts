@@ -1,0 +1,227 @@
+/**
+ * Turns a bearer credential into the request's AuthContext.
+ * - API keys (`mr_...`): verified by the auth service, remembered for at most
+ *   API_KEY_CACHE_TTL_MS (<= 1 s) so a revocation takes effect within a second even when
+ *   its announcement is lost; an announced revocation evicts at once.
+ * - User access tokens (JWT): verified here against the auth service's JWKS (EdDSA only,
+ *   iss/aud/exp/typ checked), then checked against the deny list of revoked sessions,
+ *   which is replayed from the AUTH_FACTS stream at start so a restart forgets nothing.
+ */
+import { createLocalJWKSet, jwtVerify, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
+import { z } from 'zod';
+import { AppError, idSchema, newId, roleSchema, type AuthContext, type RpcParsedResponse } from '@mailroom/contracts';
+import { watchFacts, type Bus, type CallContext, type FactWatch, type RpcClient } from '@mailroom/messaging';
+import { sha256, type Clock, type Logger } from '@mailroom/platform';
+import type { AuthMode } from '../routes';
+
+export interface AuthenticatorSettings {
+  issuer: string;
+  audience: string;
+  apiKeyCacheTtlMs: number;
+  accessTokenTtlSeconds: number;
+}
+
+const claimsSchema = z.object({
+  sub: idSchema('user'),
+  sid: idSchema('session'),
+  org: idSchema('organization'),
+  env: idSchema('environment'),
+  role: roleSchema,
+});
+
+type KeyVerification = RpcParsedResponse<'auth.apikey.verify'>;
+interface CachedKey {
+  value: KeyVerification | null;
+  expiresAt: number;
+}
+
+const MAX_CACHED_KEYS = 10_000;
+const JWKS_MIN_REFRESH_MS = 5_000;
+const JWKS_REFRESH_MS = 5 * 60_000;
+const ENV_CACHE_MS = 60_000;
+
+function unauthorized(message: string): AppError {
+  return new AppError('unauthorized', message);
+}
+
+export class Authenticator {
+  private readonly keys = new Map<string, CachedKey>();
+  private readonly keyLookups = new Map<string, Promise<KeyVerification | null>>();
+  private readonly revokedSessions = new Map<string, number>();
+  private readonly environments = new Map<string, number>();
+  private jwks: JWTVerifyGetKey | undefined;
+  private jwksLoadedAt = 0;
+  private jwksLoading: Promise<void> | undefined;
+  private facts: FactWatch | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly bus: Bus,
+    private readonly rpc: RpcClient,
+    private readonly settings: AuthenticatorSettings,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+  ) {}
+
+  /** Replays recent revocations before the gateway takes traffic; loads the JWKS if auth is up. */
+  async start(): Promise<void> {
+    const since = new Date(this.clock.now().getTime() - (this.settings.accessTokenTtlSeconds + 300) * 1000);
+    this.facts = await watchFacts(
+      this.bus,
+      'AUTH_FACTS',
+      ['internal.auth.session.revoked', 'internal.auth.apikey.revoked'],
+      since,
+      (subject, fact) => {
+        if (subject === 'internal.auth.session.revoked' && 'session_id' in fact) {
+          this.revokedSessions.set(fact.session_id, Date.parse(fact.tokens_valid_until));
+        } else if ('key_id' in fact) {
+          for (const [hash, entry] of this.keys) if (entry.value?.key_id === fact.key_id) this.keys.delete(hash);
+        }
+      },
+    );
+    await Promise.race([this.facts.caughtUp, new Promise((r) => setTimeout(r, 5_000).unref())]);
+    await this.loadJwks().catch((err: unknown) => this.log.warn({ err }, 'JWKS not loaded yet; will retry on first token'));
+    this.timer = setInterval(() => {
+      this.sweep();
+      void this.loadJwks().catch(() => {});
+    }, JWKS_REFRESH_MS).unref();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.facts?.stop();
+  }
+
+  async authenticate(mode: AuthMode, authorization: string | undefined, envHeader: string | undefined, call: Omit<CallContext, 'auth'>): Promise<AuthContext> {
+    if (mode === 'none') return { kind: 'anonymous' };
+    if (mode === 'admin') throw new AppError('not_implemented', 'admin operations are not available yet');
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
+    if (!match) throw unauthorized('send your credential as "Authorization: Bearer <API key or access token>"');
+    const token = match[1]!;
+    if (envHeader !== undefined && !idSchema('environment').safeParse(envHeader).success) {
+      throw new AppError('invalid_request', 'X-Env-Id must be an environment id (env_...)');
+    }
+    if (token.startsWith('mr_')) {
+      if (mode === 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
+      const key = await this.verifyKey(token, call);
+      if (envHeader !== undefined && envHeader !== key.env_id) {
+        throw new AppError('forbidden', 'this API key is bound to another environment than X-Env-Id');
+      }
+      return { kind: 'api_key', key_id: key.key_id, org_id: key.org_id, env_id: key.env_id };
+    }
+    if (token.split('.').length === 3) {
+      const user = await this.verifyAccessToken(token, call);
+      if (envHeader !== undefined && envHeader !== user.env_id) {
+        await this.checkEnvironment(user.org_id, envHeader, call);
+        return { ...user, env_id: envHeader };
+      }
+      return user;
+    }
+    throw unauthorized('credential is neither an API key nor an access token');
+  }
+
+  /** The session ended through this gateway: deny it now rather than when the fact arrives. */
+  sessionEnded(sessionId: string): void {
+    this.revokedSessions.set(sessionId, Date.now() + this.settings.accessTokenTtlSeconds * 1000);
+  }
+
+  private async verifyKey(key: string, call: Omit<CallContext, 'auth'>): Promise<KeyVerification> {
+    const hash = sha256(key).toString('base64url');
+    const now = Date.now();
+    const cached = this.keys.get(hash);
+    let value: KeyVerification | null;
+    if (cached && cached.expiresAt > now) {
+      value = cached.value;
+    } else {
+      let lookup = this.keyLookups.get(hash);
+      if (!lookup) {
+        lookup = this.lookupKey(key, call).finally(() => this.keyLookups.delete(hash));
+        this.keyLookups.set(hash, lookup);
+      }
+      value = await lookup;
+      if (this.settings.apiKeyCacheTtlMs > 0) {
+        if (this.keys.size >= MAX_CACHED_KEYS) this.keys.delete(this.keys.keys().next().value!);
+        this.keys.set(hash, { value, expiresAt: Date.now() + this.settings.apiKeyCacheTtlMs });
+      }
+    }
+    if (!value) throw unauthorized('API key is invalid or has been revoked');
+    return value;
+  }
+
+  private async lookupKey(key: string, call: Omit<CallContext, 'auth'>): Promise<KeyVerification | null> {
+    try {
+      return await this.rpc.call('auth.apikey.verify', { key }, { ...call, auth: { kind: 'service', service: 'gateway' } });
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'unauthorized') return null;
+      throw err;
+    }
+  }
+
+  private async verifyAccessToken(token: string, call: Omit<CallContext, 'auth'>): Promise<Extract<AuthContext, { kind: 'user' }>> {
+    if (!this.jwks) await this.loadJwks(call);
+    let payload: unknown;
+    try {
+      payload = (await this.verifyJwt(token)).payload;
+    } catch (err) {
+      if (err instanceof joseErrors.JWKSNoMatchingKey && Date.now() - this.jwksLoadedAt > JWKS_MIN_REFRESH_MS) {
+        await this.loadJwks(call);
+        payload = (await this.verifyJwt(token).catch((e: unknown) => this.rethrow(e))).payload;
+      } else {
+        this.rethrow(err);
+      }
+    }
+    const claims = claimsSchema.safeParse(payload);
+    if (!claims.success) throw unauthorized('access token is invalid');
+    const revokedUntil = this.revokedSessions.get(claims.data.sid);
+    if (revokedUntil !== undefined) throw unauthorized('this session has been logged out or revoked; log in again');
+    return { kind: 'user', user_id: claims.data.sub, session_id: claims.data.sid, org_id: claims.data.org, env_id: claims.data.env, role: claims.data.role };
+  }
+
+  private verifyJwt(token: string) {
+    return jwtVerify(token, this.jwks!, {
+      issuer: this.settings.issuer,
+      audience: this.settings.audience,
+      algorithms: ['EdDSA'],
+      typ: 'at+jwt',
+      requiredClaims: ['exp', 'iat', 'sub'],
+      clockTolerance: 5,
+      currentDate: this.clock.now(),
+    });
+  }
+
+  private rethrow(err: unknown): never {
+    if (err instanceof joseErrors.JWTExpired) throw new AppError('token_expired', 'access token has expired; refresh it');
+    if (err instanceof AppError) throw err;
+    throw unauthorized('access token is invalid');
+  }
+
+  private loadJwks(call: Omit<CallContext, 'auth'> = { requestId: newId('request') }): Promise<void> {
+    this.jwksLoading ??= this.rpc
+      .call('auth.jwks.get', {}, { ...call, auth: { kind: 'service', service: 'gateway' } })
+      .then((set) => {
+        this.jwks = createLocalJWKSet({ keys: set.keys });
+        this.jwksLoadedAt = Date.now();
+      })
+      .finally(() => (this.jwksLoading = undefined));
+    return this.jwksLoading;
+  }
+
+  private async checkEnvironment(orgId: string, envId: string, call: Omit<CallContext, 'auth'>): Promise<void> {
+    const cacheKey = `${orgId}/${envId}`;
+    if ((this.environments.get(cacheKey) ?? 0) > Date.now()) return;
+    try {
+      await this.rpc.call('orgs.environment.get', { org_id: orgId, env_id: envId }, { ...call, auth: { kind: 'service', service: 'gateway' } });
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'not_found') throw new AppError('not_found', 'the environment named by X-Env-Id was not found in your organization');
+      throw err;
+    }
+    this.environments.set(cacheKey, Date.now() + ENV_CACHE_MS);
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const [sid, until] of this.revokedSessions) if (until + 60_000 < now) this.revokedSessions.delete(sid);
+    for (const [hash, entry] of this.keys) if (entry.expiresAt < now) this.keys.delete(hash);
+    for (const [k, until] of this.environments) if (until < now) this.environments.delete(k);
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Idempotency-Key for writes that create or send. Records live in a JetStream key-value
+ * bucket for 24 hours (the gateway owns no tables): the first request with a key claims
+ * it, its answer is stored, and a repeat with the same key and body gets that answer
+ * back (with `Idempotent-Replayed: true`). Same key, other body: 409. A claim whose
+ * request is still running: 409, retry shortly. A claim left by a crashed gateway is
+ * taken over after a minute. Answers of 5xx are not stored, so a retry can succeed.
+ */
+import { Kvm, type KV } from '@nats-io/kv';
+import { AppError } from '@mailroom/contracts';
+import type { Bus } from '@mailroom/messaging';
+import { sha256 } from '@mailroom/platform';
+
+const TTL_MS = 24 * 3_600_000;
+const ABANDONED_AFTER_MS = 60_000;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+type Record_ =
+  | { state: 'pending'; fingerprint: string; started_at: number }
+  | { state: 'done'; fingerprint: string; status: number; body: unknown };
+
+export type Claim =
+  | { kind: 'new'; commit(status: number, body: unknown): Promise<void>; release(): Promise<void> }
+  | { kind: 'replay'; status: number; body: unknown };
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export class IdempotencyStore {
+  private constructor(private readonly kv: KV) {}
+
+  static async open(bus: Bus): Promise<IdempotencyStore> {
+    const kv = await new Kvm(bus.js).create(bus.ns.stream('IDEMPOTENCY'), { ttl: TTL_MS, history: 1 });
+    return new IdempotencyStore(kv);
+  }
+
+  static validateKey(key: string): void {
+    if (!KEY_PATTERN.test(key)) {
+      throw new AppError('invalid_request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+    }
+  }
+
+  /** `scope` = who asks (a principal); `fingerprint` = what is asked (method, path, body). */
+  async claim(scope: string, key: string, fingerprint: string, now = Date.now()): Promise<Claim> {
+    const id = sha256(`${scope}\n${key}`).toString('hex');
+    const fp = sha256(fingerprint).toString('hex');
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const pending: Record_ = { state: 'pending', fingerprint: fp, started_at: now };
+      try {
+        await this.kv.create(id, encoder.encode(JSON.stringify(pending)));
+        return this.newClaim(id, fp);
+      } catch {
+        // Exists (or a race): read what is there.
+      }
+      const entry = await this.kv.get(id);
+      if (!entry || entry.operation !== 'PUT') continue;
+      const record = JSON.parse(decoder.decode(entry.value)) as Record_;
+      if (record.fingerprint !== fp) {
+        throw new AppError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key');
+      }
+      if (record.state === 'done') return { kind: 'replay', status: record.status, body: record.body };
+      if (now - record.started_at < ABANDONED_AFTER_MS) {
+        throw new AppError('idempotency_in_progress', 'a request with this Idempotency-Key is still being processed; retry shortly');
+      }
+      try {
+        await this.kv.update(id, encoder.encode(JSON.stringify(pending)), entry.revision);
+        return this.newClaim(id, fp);
+      } catch {
+        // Someone else took it over; look again.
+      }
+    }
+    throw new AppError('idempotency_in_progress', 'a request with this Idempotency-Key is still being processed; retry shortly');
+  }
+
+  private newClaim(id: string, fp: string): Claim {
+    return {
+      kind: 'new',
+      commit: async (status, body) => {
+        const done: Record_ = { state: 'done', fingerprint: fp, status, body };
+        await this.kv.put(id, encoder.encode(JSON.stringify(done)));
+      },
+      release: async () => {
+        await this.kv.delete(id);
+      },
+    };
+  }
+}

@@ -1,0 +1,118 @@
+/** The OpenAPI 3.1 document, generated from the route table and the contracts' zod schemas. */
+import { z } from 'zod';
+import { ERROR_CODES } from '@mailroom/contracts';
+import { responseSchemaOf, type Route } from './routes';
+
+type JsonSchema = Record<string, unknown>;
+
+function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _drop, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  return rest;
+}
+
+function parametersOf(route: Route): unknown[] {
+  const out: unknown[] = [];
+  const add = (where: 'path' | 'query', obj: z.ZodObject | undefined) => {
+    if (!obj) return;
+    const json = schemaOf(obj, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+    for (const [name, schema] of Object.entries(json.properties ?? {})) {
+      out.push({ name, in: where, required: where === 'path' || (json.required ?? []).includes(name), schema });
+    }
+  };
+  add('path', route.params);
+  add('query', route.query);
+  for (const m of route.path.matchAll(/\{([a-zA-Z_]+)\}/g)) {
+    if (!route.params?.shape[m[1]!]) out.push({ name: m[1], in: 'path', required: true, schema: { type: 'string' } });
+  }
+  if (route.auth === 'tenant' || route.auth === 'user') {
+    out.push({
+      name: 'X-Env-Id',
+      in: 'header',
+      required: false,
+      description: 'Environment to act in (user access tokens; defaults to the organization default). API keys are bound to theirs.',
+      schema: { type: 'string' },
+    });
+  }
+  if (route.idempotent) {
+    out.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      description: 'Same key and body within 24 h returns the first answer; same key with another body is a 409.',
+      schema: { type: 'string', maxLength: 255 },
+    });
+  }
+  return out;
+}
+
+const errorRef = { $ref: '#/components/responses/Error' };
+
+export function buildOpenApi(routes: Route[], version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const response = responseSchemaOf(route);
+    const status = String(route.status ?? 200);
+    const operation = {
+      operationId: route.op ?? `${route.method}${route.path.replace(/[^a-zA-Z0-9]+/g, '_')}`,
+      summary: route.summary,
+      tags: [route.tag],
+      security: route.auth === 'none' ? [] : [{ bearer: [] }],
+      parameters: parametersOf(route),
+      ...(route.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } } }
+        : {}),
+      responses: {
+        [status]:
+          status === '204'
+            ? { description: 'No content' }
+            : { description: 'Success', content: response ? { 'application/json': { schema: schemaOf(response, 'output') } } : {} },
+        '400': errorRef,
+        ...(route.auth === 'none' ? {} : { '401': errorRef, '403': errorRef }),
+        '404': errorRef,
+        '429': errorRef,
+        ...(route.op ? {} : { '501': errorRef }),
+        '503': errorRef,
+      },
+    };
+    for (const path of [route.path, ...(route.aliases ?? [])]) {
+      paths[path] = { ...paths[path], [route.method]: operation };
+    }
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Mailroom API',
+      version,
+      description: 'Email for software agents. Errors share one shape; lists page with limit (1-100, default 20) and page_token.',
+    },
+    servers: [{ url: '/' }],
+    paths,
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (mr_...) or a user access token' } },
+      responses: {
+        Error: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message', 'request_id'],
+              properties: {
+                code: { type: 'string', enum: Object.keys(ERROR_CODES) },
+                message: { type: 'string' },
+                request_id: { type: 'string' },
+                details: {
+                  type: 'array',
+                  items: { type: 'object', properties: { path: { type: 'string' }, message: { type: 'string' } } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * The route table: the one description of the HTTP surface. The router and the OpenAPI
+ * document are both built from it, so what is documented is what is served.
+ */
+import { z } from 'zod';
+import { RPC, apiKeyCreateRequest, idSchema, loginRequest, pageQuery, refreshRequest, signupRequest, type RpcName } from '@mailroom/contracts';
+
+/**
+ * none: no credential (session-starting auth routes);
+ * tenant: an API key or a user access token, acting in one org and environment;
+ * user: a user access token only;
+ * admin: an admin key.
+ */
+export type AuthMode = 'none' | 'tenant' | 'user' | 'admin';
+export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
+
+export interface Route {
+  method: Method;
+  /** OpenAPI style: /api/v1/keys/{id}. */
+  path: string;
+  auth: AuthMode;
+  summary: string;
+  tag: string;
+  /** The operation that answers; absent = not built yet (501). */
+  op?: RpcName;
+  params?: z.ZodObject;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  status?: 200 | 201 | 202 | 204;
+  /** Honours Idempotency-Key. */
+  idempotent?: boolean;
+  /** Also served at these paths (the spec's /admin aliases). */
+  aliases?: string[];
+  /** On success the caller's session is over: this gateway denies it at once, others on the revocation fact. */
+  endsSession?: boolean;
+}
+
+const keyId = z.object({ id: idSchema('apiKey') });
+
+function notYet(method: Method, path: string, summary: string, tag: string, aliases?: string[]): Route {
+  return { method, path, auth: 'admin', summary, tag, ...(aliases ? { aliases } : {}) };
+}
+
+export const ROUTES: Route[] = [
+  { method: 'post', path: '/api/v1/auth/signup', auth: 'none', op: 'auth.user.signup', body: signupRequest, status: 201, tag: 'Auth', summary: 'Create a user account and its organization; returns tokens' },
+  { method: 'post', path: '/api/v1/auth/login', auth: 'none', op: 'auth.user.login', body: loginRequest, tag: 'Auth', summary: 'Log in with email and password' },
+  { method: 'post', path: '/api/v1/auth/refresh', auth: 'none', op: 'auth.token.refresh', body: refreshRequest, tag: 'Auth', summary: 'Exchange a refresh token for a new token pair (rotating; reuse revokes the session)' },
+  { method: 'post', path: '/api/v1/auth/logout', auth: 'user', op: 'auth.session.logout', status: 204, endsSession: true, tag: 'Auth', summary: 'Log out and revoke the current session' },
+  { method: 'get', path: '/api/v1/user/me', auth: 'user', op: 'auth.user.me', tag: 'User', summary: 'Get the current user profile' },
+  { method: 'post', path: '/api/v1/keys', auth: 'tenant', op: 'auth.apikey.create', body: apiKeyCreateRequest, status: 201, idempotent: true, tag: 'API keys', summary: 'Create an API key (the secret is in this answer only)' },
+  { method: 'get', path: '/api/v1/keys', auth: 'tenant', op: 'auth.apikey.list', query: pageQuery, tag: 'API keys', summary: 'List API keys of the organization, newest first' },
+  { method: 'get', path: '/api/v1/keys/{id}', auth: 'tenant', op: 'auth.apikey.get', params: keyId, tag: 'API keys', summary: 'Get an API key (without its secret)' },
+  { method: 'delete', path: '/api/v1/keys/{id}', auth: 'tenant', op: 'auth.apikey.delete', params: keyId, status: 204, tag: 'API keys', summary: 'Revoke an API key; requests with it fail within a second' },
+  { method: 'get', path: '/api/v1/org', auth: 'tenant', op: 'orgs.organization.get', tag: 'Organization', summary: 'Get the organization the credential acts in' },
+  // Admin operations: wired with their aliases, answered when the admin service lands.
+  notYet('post', '/api/v1/admin/keys', 'Create an admin key', 'Admin'),
+  notYet('get', '/api/v1/admin/keys', 'List admin keys', 'Admin'),
+  notYet('get', '/api/v1/admin/keys/{id}', 'Get an admin key', 'Admin'),
+  notYet('delete', '/api/v1/admin/keys/{id}', 'Revoke an admin key', 'Admin'),
+  notYet('get', '/api/v1/admin/health', 'Platform health', 'Admin', ['/admin/health']),
+  notYet('get', '/api/v1/admin/health/history', 'Platform health history', 'Admin', ['/admin/health/history']),
+  notYet('get', '/api/v1/admin/alerts', 'List alerts', 'Admin', ['/admin/alerts']),
+  notYet('patch', '/api/v1/admin/alerts/{key}', 'Update an alert', 'Admin', ['/admin/alerts/{key}']),
+  notYet('post', '/api/v1/admin/orgs/{id}/export', 'Export an organization', 'Admin'),
+  notYet('get', '/api/v1/admin/exports', 'List exports', 'Admin'),
+  notYet('get', '/api/v1/admin/exports/{id}', 'Get an export', 'Admin'),
+];
+
+/** The response schema of a route, for the OpenAPI document. */
+export function responseSchemaOf(route: Route): z.ZodType | undefined {
+  return route.op ? RPC[route.op].response : undefined;
+}
+
+/** /api/v1/keys/{id} -> /api/v1/keys/:id (express 5 syntax). */
+export function expressPath(path: string): string {
+  return path.replace(/\{([a-zA-Z_]+)\}/g, ':$1');
+}
+
+/** A matcher for 405 detection: same path, any method. */
+export function pathPattern(path: string): RegExp {
+  const escaped = path.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${escaped.replace(/\{[a-zA-Z_]+\}/g, '[^/]+')}/?$`);
+}

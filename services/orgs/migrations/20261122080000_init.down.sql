@@ -1,0 +1,3 @@
+drop table members;
+drop table environments;
+drop table organizations;

@@ -1,0 +1,2 @@
+export { orgsService } from './service';
+export type { OrgsConfig } from './config';

@@ -1,0 +1,35 @@
+import type { ColumnType, Generated } from '@mailroom/db';
+import type { Role } from '@mailroom/contracts';
+
+type Timestamp = ColumnType<Date, Date | undefined, Date>;
+
+export interface OrganizationTable {
+  id: string;
+  name: string;
+  plan: Generated<string>;
+  signup_user_id: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface EnvironmentTable {
+  id: string;
+  org_id: string;
+  name: string;
+  is_default: boolean;
+  created_at: Timestamp;
+}
+
+export interface MemberTable {
+  id: string;
+  org_id: string;
+  user_id: string;
+  role: Role;
+  created_at: Timestamp;
+}
+
+export interface OrgsDb {
+  organizations: OrganizationTable;
+  environments: EnvironmentTable;
+  members: MemberTable;
+}

@@ -1,0 +1,40 @@
+/** The orgs service's operations: parse is done by serveRpc, tenancy is checked here. */
+import { AppError, isTenant, type AuthContext, type TenantContext } from '@mailroom/contracts';
+import type { RpcHandlers } from '@mailroom/messaging';
+import type { Organizations } from '../domain/organizations';
+
+function tenantOf(auth: AuthContext): TenantContext {
+  if (!isTenant(auth)) throw new AppError('unauthorized', 'this operation needs a user or API key credential');
+  return auth;
+}
+
+function requireService(auth: AuthContext): void {
+  if (auth.kind !== 'service') throw new AppError('forbidden', 'internal operation');
+}
+
+export function orgsHandlers(orgs: Organizations): RpcHandlers<'orgs'> {
+  return {
+    'orgs.organization.createForOwner': async (req, { auth }) => {
+      requireService(auth);
+      return orgs.createForOwner(req.owner_user_id, req.name);
+    },
+    'orgs.organization.get': async (req, { auth }) => {
+      if (auth.kind === 'service') {
+        if (!req.org_id) throw new AppError('invalid_request', 'org_id is required');
+        return orgs.get(req.org_id);
+      }
+      const own = tenantOf(auth).org_id;
+      if (req.org_id && req.org_id !== own) throw AppError.notFound('organization');
+      return orgs.get(own);
+    },
+    'orgs.membership.listForUser': async (req, { auth }) => {
+      requireService(auth);
+      return { data: await orgs.membershipsOf(req.user_id) };
+    },
+    'orgs.environment.get': async (req, { auth }) => {
+      // Callers ask about an org they act for: a service on a user's behalf, or the tenant itself.
+      if (auth.kind !== 'service' && tenantOf(auth).org_id !== req.org_id) throw AppError.notFound('environment');
+      return orgs.environment(req.org_id, req.env_id);
+    },
+  };
+}

@@ -1,0 +1,19 @@
+/** The orgs service: organizations, members and roles, environments. */
+import path from 'node:path';
+import { serveRpc } from '@mailroom/messaging';
+import type { ServiceModule } from '@mailroom/runtime';
+import { loadConfig, type OrgsConfig } from './config';
+import { Organizations } from './domain/organizations';
+import { OrganizationRepository } from './repo/organization.repository';
+import type { OrgsDb } from './repo/tables';
+import { orgsHandlers } from './rpc/handlers';
+
+export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
+  name: 'orgs',
+  database: { schema: 'orgs', migrationsDir: path.join(__dirname, '..', 'migrations') },
+  loadConfig,
+  async start({ bus, db, life, clock }) {
+    const organizations = new Organizations(db, new OrganizationRepository(db), clock);
+    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers(organizations)), (s) => s.stop());
+  },
+};
