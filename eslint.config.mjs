@@ -18,6 +18,8 @@ export default tseslint.config(
         {
           enforceBuildableLibDependency: false,
           allow: [],
+          // The tests of a lib use libs/testing, which is built on that lib: a test-only cycle.
+          ignoredCircularDependencies: ['contracts', 'platform', 'db', 'messaging', 'runtime'].map((lib) => ['@mailroom/testing', `@mailroom/${lib}`]),
           depConstraints: [
             { sourceTag: 'scope:contracts', onlyDependOnLibsWithTags: [] },
             { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
@@ -30,6 +32,12 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
       'no-console': 'error',
     },
+  },
+  {
+    // Test helpers never reach production code.
+    files: ['**/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', 'libs/testing/**'],
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: '@mailroom/testing', message: 'test helpers are for tests only' }] }] },
   },
   {
     files: ['**/*.spec.ts', '**/test/**/*.ts'],

@@ -24,6 +24,7 @@ const shared = {
 };
 
 module.exports = {
+  testTimeout: 30_000,
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,apps}/*/src/**/*.spec.ts'] },
     {
@@ -32,7 +33,6 @@ module.exports = {
       testMatch: ['<rootDir>/{libs,services,apps}/*/test/**/*.int.spec.ts'],
       globalSetup: '<rootDir>/libs/testing/src/jest/global-setup.ts',
       globalTeardown: '<rootDir>/libs/testing/src/jest/global-teardown.ts',
-      testTimeout: 60_000,
     },
   ],
 };

@@ -67,7 +67,8 @@ export async function migrate(db: Kysely<unknown>, opts: MigrateOptions): Promis
         opts.direction === 'down' ? await migrator.migrateDown() : await migrator.migrateToLatest();
       if (run.error) {
         const failed = run.results?.find((r) => r.status === 'Error')?.migrationName;
-        throw new Error(`migration ${failed ?? '(unknown)'} of schema ${opts.schema} failed`, { cause: run.error });
+        const reason = run.error instanceof Error ? run.error.message : String(run.error);
+        throw new Error(`migration ${failed ?? '(listing)'} of schema ${opts.schema} failed: ${reason}`, { cause: run.error });
       }
       return { applied: (run.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName) };
     } finally {

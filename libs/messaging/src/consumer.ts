@@ -1,7 +1,8 @@
 /**
  * Durable pull consumers with explicit acknowledgement. The handler decides, per message:
  * ack (after its database commit), nak with a delay (retryable failure), or term (poison
- * message, with a logged reason). A thrown error naks with exponential backoff when it is
+ * message, with a logged reason; the reason is not sent to the server: NATS 2.9 leaves a
+ * `+TERM <reason>` unacknowledged). A thrown error naks with exponential backoff when it is
  * retryable (any non-AppError, or an AppError marked retryable) and terms otherwise.
  * Concurrency is bounded; stop() finishes in-flight messages before returning.
  */
@@ -92,13 +93,13 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
       payload = decodeJson(m.data);
     } catch {
       meta.log.error('not JSON: terminated');
-      m.term('payload is not JSON');
+      m.term();
       return;
     }
     const parsed = opts.schema.safeParse(payload);
     if (!parsed.success) {
       meta.log.error({ issues: parsed.error.issues.slice(0, 5) }, 'payload does not match its contract: terminated');
-      m.term('payload does not match its contract');
+      m.term();
       return;
     }
     try {
@@ -107,7 +108,7 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
       else if ('nak' in outcome) m.nak(outcome.nak);
       else {
         meta.log.warn({ reason: outcome.term }, 'terminated');
-        m.term(outcome.term);
+        m.term();
       }
     } catch (err) {
       const retryable = !(err instanceof AppError) || err.retryable;
@@ -117,7 +118,7 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
         m.nak(delay);
       } else {
         meta.log.error({ err }, 'handler failed permanently: terminated');
-        m.term(err instanceof Error ? err.message.slice(0, 200) : 'failed');
+        m.term();
       }
     }
   }

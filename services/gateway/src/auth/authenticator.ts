@@ -13,6 +13,7 @@ import { AppError, idSchema, newId, roleSchema, type AuthContext, type RpcParsed
 import { watchFacts, type Bus, type CallContext, type FactWatch, type RpcClient } from '@mailroom/messaging';
 import { sha256, type Clock, type Logger } from '@mailroom/platform';
 import type { AuthMode } from '../routes';
+import { isCanonicalCompactJws } from './jws-format';
 
 export interface AuthenticatorSettings {
   issuer: string;
@@ -158,6 +159,7 @@ export class Authenticator {
   }
 
   private async verifyAccessToken(token: string, call: Omit<CallContext, 'auth'>): Promise<Extract<AuthContext, { kind: 'user' }>> {
+    if (!isCanonicalCompactJws(token)) throw unauthorized('access token is malformed');
     if (!this.jwks) await this.loadJwks(call);
     let payload: unknown;
     try {

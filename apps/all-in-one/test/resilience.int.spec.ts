@@ -1,0 +1,114 @@
+/**
+ * Services as separate units on one bus: one stops, the gateway answers 503 (never a hang
+ * or a 500) and recovers when it comes back, without a restart of its own.
+ */
+import { connectBus, type Bus } from '@mailroom/messaging';
+import { createLogger } from '@mailroom/platform';
+import { ApiClient, bootServices, createTestContext, waitFor, type BootedServices, type TestContext } from '@mailroom/testing';
+import { SERVICES } from '../src/platform';
+
+let ctx: TestContext;
+let orgs: BootedServices;
+let auth: BootedServices | undefined;
+let gateway: BootedServices | undefined;
+
+async function startGateway(env: Record<string, string> = {}): Promise<ApiClient> {
+  gateway = await bootServices([SERVICES.gateway], { ...ctx.env, ...env });
+  return new ApiClient(gateway.running[0]!.endpoints.http!);
+}
+
+async function account(api: ApiClient) {
+  const email = `r${Math.random().toString(36).slice(2)}@example.com`;
+  const signup = await api.post('/api/v1/auth/signup', { email, password: 'correct horse battery' });
+  expect(signup.status).toBe(201);
+  const key = await api.post('/api/v1/keys', { name: 'k' }, { token: signup.body.access_token });
+  return { email, access: signup.body.access_token as string, refresh: signup.body.refresh_token as string, key: key.body.key as string };
+}
+
+beforeAll(async () => {
+  ctx = await createTestContext({ RPC_TIMEOUT_MS: '400' });
+  orgs = await bootServices([SERVICES.orgs], ctx.env);
+  auth = await bootServices([SERVICES.auth], ctx.env);
+});
+
+afterEach(async () => {
+  await gateway?.stop();
+  gateway = undefined;
+});
+
+afterAll(async () => {
+  await auth?.stop();
+  await orgs?.stop();
+  await ctx?.cleanup();
+});
+
+it('answers 503 while auth is down and works again once it is back', async () => {
+  const api = await startGateway();
+  const { key, access } = await account(api);
+  expect((await api.get('/api/v1/org', { token: key })).status).toBe(200);
+
+  await auth!.stop();
+  auth = undefined;
+  // Within the key cache's second the key still works; after it, auth is needed and absent.
+  const down = await waitFor(async () => {
+    const res = await api.get('/api/v1/org', { token: key });
+    return res.status !== 200 && res;
+  }, { timeoutMs: 5_000 });
+  expect(down.status).toBe(503);
+  expect(down.body.error).toMatchObject({ code: 'service_unavailable', request_id: expect.any(String) });
+  expect((await api.post('/api/v1/auth/login', { email: 'x@example.com', password: 'whatever12' })).status).toBe(503);
+  // Tokens verify locally: user requests that do not need auth keep working.
+  expect((await api.get('/api/v1/org', { token: access })).status).toBe(200);
+
+  auth = await bootServices([SERVICES.auth], ctx.env);
+  await waitFor(async () => (await api.get('/api/v1/org', { token: key })).status === 200, { timeoutMs: 5_000 });
+});
+
+it('answers 504 when a service takes longer than RPC_TIMEOUT_MS', async () => {
+  const api = await startGateway();
+  const { key } = await account(api);
+  await orgs.stop();
+  const bus: Bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'silent-orgs', namespace: ctx.env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
+  const silent = bus.nc.subscribe(bus.ns.subject('rpc.orgs.organization.get'), { queue: bus.ns.queue('orgs') });
+  try {
+    const res = await api.get('/api/v1/org', { token: key });
+    expect(res.status).toBe(504);
+    expect(res.body.error.code).toBe('gateway_timeout');
+  } finally {
+    silent.unsubscribe();
+    await bus.drain();
+    orgs = await bootServices([SERVICES.orgs], ctx.env);
+  }
+  expect((await api.get('/api/v1/org', { token: key })).status).toBe(200);
+});
+
+it('limits requests per credential and per address, with Retry-After', async () => {
+  const api = await startGateway({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '3', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '5' });
+  const { key } = await account(api);
+  const statuses: number[] = [];
+  let limited;
+  for (let i = 0; i < 6; i++) {
+    const res = await api.get('/api/v1/org', { token: key });
+    statuses.push(res.status);
+    if (res.status === 429) limited = res;
+  }
+  expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+  expect(limited!.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+  expect(limited!.body.error.code).toBe('rate_limited');
+  // Anonymous: 5 a minute per address (signup used one); bad credentials count too.
+  const anon: number[] = [];
+  for (let i = 0; i < 6; i++) anon.push((await api.post('/api/v1/auth/login', { email: 'n@example.com', password: 'wrong password' })).status);
+  expect(anon).toContain(429);
+  expect(anon.filter((s) => s === 401).length).toBeLessThanOrEqual(4);
+});
+
+it('remembers a logout across a gateway restart', async () => {
+  let api = await startGateway();
+  const { access, email } = await account(api);
+  const other = await api.post('/api/v1/auth/login', { email, password: 'correct horse battery' });
+  expect((await api.post('/api/v1/auth/logout', undefined, { token: access })).status).toBe(204);
+  await gateway!.stop();
+  api = await startGateway();
+  expect((await api.get('/api/v1/user/me', { token: access })).status).toBe(401);
+  expect((await api.get('/api/v1/user/me', { token: other.body.access_token })).status).toBe(200);
+});

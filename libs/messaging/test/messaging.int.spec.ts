@@ -1,0 +1,262 @@
+/** The NATS runtime against the real server: RPC conventions, events, consumers, facts. */
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { AppError, HEADERS, newId, type EnvelopeOf, type EventEnvelope } from '@mailroom/contracts';
+import { createLogger } from '@mailroom/platform';
+import { createTestContext, waitFor, type TestContext } from '@mailroom/testing';
+import { z } from 'zod';
+import {
+  callRpc,
+  connectBus,
+  deleteNamespaceStreams,
+  encodeJson,
+  ensureStreams,
+  publishEvent,
+  publishFact,
+  runConsumer,
+  serveRpc,
+  watchFacts,
+  type Bus,
+  type RpcHandlers,
+} from '../src';
+
+let ctx: TestContext;
+let bus: Bus;
+const log = createLogger({ service: 'test', level: 'silent' });
+const orgId = newId('organization');
+const envId = newId('environment');
+
+function organization(id: string) {
+  const now = new Date().toISOString();
+  return { id, name: 'n', plan: 'free', default_env_id: envId, created_at: now, updated_at: now };
+}
+
+const handlers: RpcHandlers<'orgs'> = {
+  'orgs.organization.get': async (req, c) => {
+    if (c.auth.kind !== 'api_key') throw new AppError('unauthorized', 'need a key');
+    if (req.org_id === orgId) throw new AppError('conflict', 'busy', { details: [{ path: 'org_id', message: 'locked' }] });
+    return organization(c.auth.org_id);
+  },
+  'orgs.organization.createForOwner': async () => {
+    throw new Error('database exploded: secret detail');
+  },
+  'orgs.membership.listForUser': async (_req, c) => ({
+    data: [{ org_id: orgId, org_name: `${c.requestId}|${c.traceparent}|${c.client?.ip}`, role: 'owner', default_env_id: envId }],
+  }),
+  'orgs.environment.get': async () => ({ id: envId, org_id: orgId, name: 'x', is_default: true, created_at: new Date().toISOString() }),
+};
+
+const keyAuth = { kind: 'api_key' as const, key_id: newId('apiKey'), org_id: orgId, env_id: envId };
+const call = (auth: Parameters<typeof callRpc>[3]['auth'] = keyAuth) => ({ auth, requestId: 'req-1' });
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'test', namespace: ctx.env.BUS_NAMESPACE, log });
+});
+
+afterAll(async () => {
+  await deleteNamespaceStreams(bus).catch(() => {});
+  await bus?.drain();
+  await ctx?.cleanup();
+});
+
+describe('RPC', () => {
+  it('answers with the parsed response and carries the call context', async () => {
+    const server = serveRpc(bus, 'orgs', handlers);
+    try {
+      const org = await callRpc(bus, 'orgs.organization.get', {}, call());
+      expect(org.id).toBe(orgId);
+      const tp = '00-0123456789abcdef0123456789abcdef-0123456789abcdef-01';
+      const res = await callRpc(bus, 'orgs.membership.listForUser', { user_id: newId('user') }, {
+        ...call({ kind: 'service', service: 'test' }),
+        requestId: 'req-42',
+        traceparent: tp,
+        client: { ip: '192.0.2.1' },
+      });
+      expect(res.data[0]!.org_name).toBe(`req-42|${tp}|192.0.2.1`);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('turns errors into AppErrors with code, details and the NATS error headers', async () => {
+    const server = serveRpc(bus, 'orgs', handlers);
+    try {
+      await expect(callRpc(bus, 'orgs.organization.get', {}, call({ kind: 'anonymous' }))).rejects.toMatchObject({ code: 'unauthorized' });
+      await expect(callRpc(bus, 'orgs.organization.get', { org_id: orgId }, call())).rejects.toMatchObject({
+        code: 'conflict',
+        details: [{ path: 'org_id', message: 'locked' }],
+      });
+      // Invalid request: rejected by the server's schema before the handler.
+      await expect(callRpc(bus, 'orgs.organization.get', { org_id: 'nope' } as never, call())).rejects.toMatchObject({ code: 'invalid_request' });
+      // An unexpected failure is an internal_error whose message leaks nothing.
+      const err = await callRpc(bus, 'orgs.organization.createForOwner', { owner_user_id: newId('user'), name: 'x' }, call()).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'internal_error', message: 'internal error' });
+      // The raw reply follows the NATS micro-services convention.
+      const raw = await bus.nc.request(bus.ns.subject('rpc.orgs.organization.get'), encodeJson({}), { timeout: 2_000, headers: natsHeaders() });
+      expect(raw.headers?.get(HEADERS.errorCode)).toBe('401');
+      expect(raw.headers?.get(HEADERS.error)).toBe('need a key');
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('maps no responders to 503 and a silent responder to 504', async () => {
+    await expect(callRpc(bus, 'orgs.organization.get', {}, call())).rejects.toMatchObject({ code: 'service_unavailable' });
+    const silent = bus.nc.subscribe(bus.ns.subject('rpc.orgs.organization.get'));
+    try {
+      const started = Date.now();
+      await expect(callRpc(bus, 'orgs.organization.get', {}, call(), { timeoutMs: 200 })).rejects.toMatchObject({ code: 'gateway_timeout' });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+    } finally {
+      silent.unsubscribe();
+    }
+  });
+
+  it('spreads requests over instances of a service (queue group)', async () => {
+    const seen: string[] = [];
+    const mk = (name: string): RpcHandlers<'orgs'> => ({
+      ...handlers,
+      'orgs.environment.get': async () => {
+        seen.push(name);
+        return { id: envId, org_id: orgId, name, is_default: true, created_at: new Date().toISOString() };
+      },
+    });
+    const a = serveRpc(bus, 'orgs', mk('a'));
+    const b = serveRpc(bus, 'orgs', mk('b'));
+    try {
+      for (let i = 0; i < 40; i++) await callRpc(bus, 'orgs.environment.get', { org_id: orgId, env_id: envId }, call());
+      expect(seen).toHaveLength(40);
+      expect(new Set(seen)).toEqual(new Set(['a', 'b']));
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+});
+
+function receivedEvent(id = newId('event')): EnvelopeOf<'message.received'> {
+  const ts = new Date().toISOString();
+  return {
+    id,
+    type: 'message.received',
+    timestamp: ts,
+    org_id: orgId,
+    env_id: envId,
+    data: {
+      message_id: newId('message'),
+      thread_id: newId('thread'),
+      inbox_id: newId('inbox'),
+      from_address: 'a@example.com',
+      to_addresses: ['b@example.com'],
+      subject: 's',
+      extracted_text: 't',
+      has_attachments: false,
+      received_at: ts,
+    },
+  };
+}
+
+describe('events and consumers', () => {
+  beforeAll(async () => {
+    await ensureStreams(bus, ['EVENTS', 'AUTH_FACTS']);
+    await ensureStreams(bus, ['EVENTS']); // idempotent
+  });
+
+  it('stores a re-published event once (msgID = envelope id) and refuses an invalid envelope', async () => {
+    const event = receivedEvent();
+    const first = await publishEvent(bus, event);
+    const again = await publishEvent(bus, event);
+    expect(again.duplicate).toBe(true);
+    expect(again.seq).toBe(first.seq);
+    await expect(publishEvent(bus, { ...event, id: newId('event'), data: { ...event.data, thread_id: 'x' } } as EventEnvelope)).rejects.toThrow();
+  });
+
+  it('acks, naks with a delay, and terms poison messages', async () => {
+    const attempts = new Map<string, number>();
+    const done: string[] = [];
+    const consumer = await runConsumer(bus, {
+      stream: 'EVENTS',
+      durable: 'test--events',
+      filterSubject: 'events.message.received',
+      deliverPolicy: 'new',
+      schema: z.object({ id: z.string(), data: z.object({ subject: z.string() }) }),
+      concurrency: 4,
+      handler: async (event) => {
+        const n = (attempts.get(event.id) ?? 0) + 1;
+        attempts.set(event.id, n);
+        if (event.data.subject === 'retry' && n < 3) return { nak: 10 };
+        if (event.data.subject === 'throws' && n < 2) throw new Error('transient');
+        if (event.data.subject === 'poison') return { term: 'cannot be processed' };
+        done.push(event.id);
+        return 'ack';
+      },
+    });
+    try {
+      const ok = receivedEvent();
+      const retry = receivedEvent();
+      const throws = receivedEvent();
+      const poison = receivedEvent();
+      retry.data.subject = 'retry';
+      throws.data.subject = 'throws';
+      poison.data.subject = 'poison';
+      for (const e of [ok, retry, throws, poison]) await publishEvent(bus, e);
+      await bus.js.publish(bus.ns.subject('events.message.received'), new TextEncoder().encode('not json'));
+      await waitFor(() => done.length >= 3 && done, { timeoutMs: 10_000, what: 'three events processed' });
+      expect(new Set(done)).toEqual(new Set([ok.id, retry.id, throws.id]));
+      expect(attempts.get(retry.id)).toBe(3);
+      expect(attempts.get(throws.id)).toBe(2);
+      expect(attempts.get(poison.id)).toBe(1);
+      const info = await waitFor(async () => {
+        const i = await bus.jsm.consumers.info(bus.ns.stream('EVENTS'), bus.ns.consumer('test--events'));
+        return i.num_ack_pending === 0 && i.num_pending === 0 && i;
+      });
+      expect(info.num_redelivered).toBe(0);
+    } finally {
+      await consumer.stop();
+    }
+  });
+
+  it('bounds concurrency', async () => {
+    let active = 0;
+    let peak = 0;
+    let handled = 0;
+    const consumer = await runConsumer(bus, {
+      stream: 'EVENTS',
+      durable: 'test--bounded',
+      schema: z.object({ id: z.string() }),
+      concurrency: 3,
+      deliverPolicy: 'new',
+      handler: async () => {
+        active++;
+        peak = Math.max(peak, active);
+        await new Promise((r) => setTimeout(r, 20));
+        active--;
+        handled++;
+      },
+    });
+    try {
+      for (let i = 0; i < 15; i++) await publishEvent(bus, receivedEvent());
+      await waitFor(() => handled >= 15, { timeoutMs: 10_000 });
+      expect(peak).toBeLessThanOrEqual(3);
+      expect(peak).toBeGreaterThan(1);
+    } finally {
+      await consumer.stop();
+    }
+  });
+
+  it('replays facts published before a watcher started', async () => {
+    const before = new Date(Date.now() - 1_000);
+    const sid = newId('session');
+    await publishFact(bus, 'internal.auth.session.revoked', { session_id: sid, user_id: newId('user'), tokens_valid_until: new Date().toISOString() }, `t-${sid}`);
+    const seen: string[] = [];
+    const watch = await watchFacts(bus, 'AUTH_FACTS', ['internal.auth.session.revoked'], before, (_s, f) => seen.push((f as { session_id: string }).session_id));
+    try {
+      await watch.caughtUp;
+      expect(seen).toContain(sid);
+      const later = newId('session');
+      await publishFact(bus, 'internal.auth.session.revoked', { session_id: later, user_id: newId('user'), tokens_valid_until: new Date().toISOString() }, `t-${later}`);
+      await waitFor(() => seen.includes(later));
+    } finally {
+      await watch.stop();
+    }
+  });
+});

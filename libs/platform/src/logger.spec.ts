@@ -1,0 +1,17 @@
+import { Writable } from 'node:stream';
+import { createLogger } from './logger';
+
+it('redacts secrets wherever they appear', () => {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const log = createLogger({ service: 't', destination });
+  log.info({ password: 'hunter22', body: { refresh_token: 'mrt_x', text_body: 'hello' }, req: { headers: { authorization: 'Bearer mr_x' } } }, 'x');
+  const line = lines.join('');
+  for (const secret of ['hunter22', 'mrt_x', 'hello', 'mr_x']) expect(line).not.toContain(secret);
+  expect(line).toContain('[redacted]');
+});
