@@ -3,3 +3,4 @@ export * from './context';
 export * from './api-client';
 export * from './wait';
 export * from './services';
+export * from './fixtures';

@@ -1,12 +1,12 @@
 /**
- * Wycheproof's JWS vectors (shared/corpora/wycheproof) through the gateway's checks: the
+ * Wycheproof's JWS vectors (fixtures/corpora/wycheproof) through the gateway's checks: the
  * canonical-encoding check, then jose with the algorithm pinned to the key's and the key
  * from a JWK set. Every invalid vector must be rejected; valid ones we refuse on purpose
  * are listed below.
  */
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { compactVerify, createLocalJWKSet, importJWK, type JWK } from 'jose';
+import { corpusPath } from '@mailroom/testing';
 import { isCanonicalCompactJws } from './jws-format';
 
 interface Group {
@@ -15,7 +15,7 @@ interface Group {
   tests: { tcId: number; comment: string; jws: string | Record<string, unknown>; result: 'valid' | 'invalid' }[];
 }
 
-const file = path.resolve(__dirname, '../../../../../shared/corpora/wycheproof/json_web_signature_test.json');
+const file = corpusPath('wycheproof', 'json_web_signature_test.json');
 const groups = (JSON.parse(readFileSync(file, 'utf8')) as { testGroups: Group[] }).testGroups;
 
 async function verifies(group: Group, jws: string): Promise<boolean> {
