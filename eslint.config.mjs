@@ -3,6 +3,7 @@
 // contracts import nothing of ours.
 import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -45,7 +46,7 @@ export default tseslint.config(
   },
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', __dirname: 'readonly' } },
+    languageOptions: { globals: globals.node },
     rules: { '@typescript-eslint/no-require-imports': 'off', 'no-console': 'off' },
   },
 );

@@ -84,9 +84,11 @@ export async function runService(module: AnyServiceModule, env: Env, telemetry?:
 
 /** Applies the migrations of every module that owns a schema. */
 export async function migrateAll(modules: AnyServiceModule[], env: Env, log: Logger): Promise<void> {
-  for (const module of modules) {
+  // Every configuration is checked before any schema changes, so a bad one migrates nothing.
+  const configs = modules.map((m) => m.loadConfig(env) as BaseConfig);
+  for (const [i, module] of modules.entries()) {
     if (!module.database) continue;
-    const config = module.loadConfig(env) as BaseConfig;
+    const config = configs[i]!;
     const db = createDb<unknown>({ url: config.DATABASE_URL, schema: module.database.schema, max: 1 });
     try {
       const { applied } = await migrate(db, module.database);
