@@ -1,8 +1,9 @@
 // npm run bench:gateway — authenticated GET /api/v1/org through gateway -> NATS -> orgs ->
 // PostgreSQL, each service in its own process as in production, against the bare limit: the
 // same query from a bare express handler on PostgreSQL. Both at 64 connections, in one run.
-// Options: --duration <s> (default 15), --connections <n> (default 64).
-import { fork, spawn } from 'node:child_process';
+// Options: --duration <s> (default 15), --connections <n> (default 64), --all-in-one, --profile.
+import { execFileSync, fork, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -14,18 +15,23 @@ const arg = (name, dflt) => {
   return i > 0 ? Number(process.argv[i + 1]) : dflt;
 };
 const duration = arg('duration', 15);
+// --all-in-one: the services in one process (npm start's shape) instead of one process each.
+const allInOne = process.argv.includes('--all-in-one');
+// --profile: CPU profiles of the services into /tmp/mailroom-prof (for finding where time goes).
+const profile = process.argv.includes('--profile') ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mailroom-prof'] : [];
 const connections = arg('connections', 64);
 
 const children = [];
 function startService(name, env) {
+  const entry = name === 'all-in-one' ? 'apps/all-in-one/dist/main.js' : `services/${name}/dist/main.js`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, `services/${name}/dist/main.js`)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...profile, path.join(root, entry)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(child);
     let buf = '';
     child.stdout.on('data', (d) => {
       buf += d;
       for (const line of buf.split('\n')) {
-        if (line.includes('"msg":"started"')) {
+        if (line.includes('"msg":"started"') && (name !== 'all-in-one' || line.includes('"service":"gateway"'))) {
           const endpoints = JSON.parse(line).endpoints ?? {};
           resolve(endpoints);
         }
@@ -34,6 +40,38 @@ function startService(name, env) {
     });
     child.on('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
   });
+}
+
+// CPU seconds used so far by a process (user + system), from /proc: where the time goes.
+const TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+function cpuOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+function pidsOf(name) {
+  try {
+    return execFileSync('pgrep', ['-x', name]).toString().trim().split('\n').map(Number);
+  } catch {
+    return [];
+  }
+}
+function cpuSnapshot(named) {
+  const snap = {};
+  for (const [label, pids] of Object.entries(named)) snap[label] = pids().reduce((t, pid) => t + cpuOf(pid), 0);
+  snap['bench (autocannon)'] = (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
+  return snap;
+}
+async function measured(named, fn) {
+  const before = cpuSnapshot(named);
+  const result = await fn();
+  const after = cpuSnapshot(named);
+  const total = result.requests.total;
+  result.cpuMsPerRequest = Object.fromEntries(Object.keys(after).map((k) => [k, ((after[k] - before[k]) * 1000) / total]));
+  return result;
 }
 
 function run(url, token) {
@@ -47,15 +85,20 @@ async function warm(url, token) {
 }
 
 const ctx = await createTestContext({
-  LOG_LEVEL: 'warn',
+  LOG_LEVEL: 'info', // the bench reads each service's "started" line; request logs are debug
   MIGRATE_ON_START: 'true',
   RATE_LIMIT_PER_SECOND: '1000000',
   RATE_LIMIT_BURST: '1000000',
 });
 try {
-  await startService('orgs', ctx.env);
-  await startService('auth', ctx.env);
-  const { http } = await startService('gateway', ctx.env);
+  let http;
+  if (allInOne) {
+    ({ http } = await startService('all-in-one', ctx.env));
+  } else {
+    await startService('orgs', ctx.env);
+    await startService('auth', ctx.env);
+    ({ http } = await startService('gateway', ctx.env));
+  }
   const post = (p, body, token) =>
     fetch(`${http}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) }).then((r) => r.json());
   const account = await post('/api/v1/auth/signup', { email: 'bench@example.com', password: 'correct horse battery' });
@@ -68,18 +111,27 @@ try {
   const barePort = await new Promise((resolve) => bare.once('message', (m) => resolve(m.port)));
   const bareUrl = `http://127.0.0.1:${barePort}/api/v1/org`;
 
+  const [orgsProc, authProc, gatewayProc] = allInOne ? [children[0], { pid: -1 }, { pid: -1 }] : children;
+  const common = { 'nats-server': () => pidsOf('nats-server'), postgres: () => pidsOf('postgres') };
   await warm(bareUrl, key.key);
-  const bareResult = await run(bareUrl, key.key);
+  const bareResult = await measured({ bare: () => [bare.pid], ...common }, () => run(bareUrl, key.key));
   await warm(`${http}/api/v1/org`, key.key);
-  const full = await run(`${http}/api/v1/org`, key.key);
+  const full = await measured(
+    allInOne ? { 'all-in-one': () => [orgsProc.pid], ...common } : { gateway: () => [gatewayProc.pid], orgs: () => [orgsProc.pid], auth: () => [authProc.pid], ...common },
+    () => run(`${http}/api/v1/org`, key.key),
+  );
 
   const row = (name, r) =>
     `${name.padEnd(44)} ${String(Math.round(r.requests.average)).padStart(8)} req/s   p50 ${String(r.latency.p50).padStart(4)} ms   p99 ${String(r.latency.p99).padStart(4)} ms   non-2xx ${r.non2xx}   errors ${r.errors}`;
-  console.log(`\nbench:gateway — ${connections} connections, ${duration} s each, GET /api/v1/org with an API key\n`);
+  console.log(`\nbench:gateway — ${allInOne ? 'services in one process' : 'one process per service'}, ${connections} connections, ${duration} s each, GET /api/v1/org with an API key\n`);
   console.log(row('full path (gateway -> NATS -> orgs -> pg)', full));
   console.log(row('bare limit (express -> pg, same query)', bareResult));
   const ratio = full.requests.average / bareResult.requests.average;
   console.log(`\nfull / bare throughput: ${(ratio * 100).toFixed(1)}%   (target >= 50%, p99 <= 20 ms)`);
+  const cpu = (r) => Object.entries(r.cpuMsPerRequest).filter(([, ms]) => ms > 0.001).map(([k, ms]) => `${k} ${ms.toFixed(3)}`).join(', ');
+  console.log(`\nCPU ms per request (this machine has ${(await import('node:os')).availableParallelism()} cores, shared by everything above):`);
+  console.log(`  full: ${cpu(full)}`);
+  console.log(`  bare: ${cpu(bareResult)}`);
 } finally {
   for (const c of children) c.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 1500));

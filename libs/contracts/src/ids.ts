@@ -58,10 +58,30 @@ export function ulid(ms: number = Date.now(), random: Uint8Array = randomBytes(1
   return out;
 }
 
-function randomBytes(n: number): Uint8Array {
-  const b = new Uint8Array(n);
-  globalThis.crypto.getRandomValues(b);
-  return b;
+// Random bytes are drawn from a pool refilled 4 KiB at a time: one system call per ~400 ids.
+const POOL_SIZE = 4096;
+let pool = new Uint8Array(0);
+let poolOffset = 0;
+
+/** n cryptographically random bytes (n <= 4096). */
+export function randomBytes(n: number): Uint8Array {
+  if (poolOffset + n > pool.length) {
+    pool = new Uint8Array(POOL_SIZE);
+    globalThis.crypto.getRandomValues(pool);
+    poolOffset = 0;
+  }
+  const out = pool.slice(poolOffset, poolOffset + n);
+  poolOffset += n;
+  return out;
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** n random bytes as lower-case hex. */
+export function randomHex(n: number): string {
+  let out = '';
+  for (const b of randomBytes(n)) out += HEX[b];
+  return out;
 }
 
 export function newId<K extends IdKind>(kind: K, ms?: number): `${(typeof ID_PREFIXES)[K]}_${string}` {

@@ -90,7 +90,9 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
 
   async function handle(name: RpcName, schema: z.ZodType, handler: RpcHandler<RpcName>, msg: Msg): Promise<void> {
     const call = fromHeaders(msg.headers);
-    const reqLog = log.child({ op: name, request_id: call.requestId, trace_id: traceIdOf(call.traceparent) });
+    // The request's logger is made only if something is logged: a child logger per request is not free.
+    let child: Logger | undefined;
+    const reqLog = () => (child ??= log.child({ op: name, request_id: call.requestId, trace_id: traceIdOf(call.traceparent) }));
     const parent = msg.headers ? propagation.extract(context.active(), msg.headers, headerGetter) : context.active();
     await context.with(parent, () =>
       tracer.startActiveSpan(`rpc ${name}`, { kind: SpanKind.SERVER }, async (span) => {
@@ -105,12 +107,17 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
           if (!parsed.success) {
             throw new AppError('invalid_request', 'request is invalid', { details: zodDetails(parsed.error) });
           }
-          const result = await handler(parsed.data as never, { ...call, log: reqLog });
+          const result = await handler(parsed.data as never, {
+            ...call,
+            get log() {
+              return reqLog();
+            },
+          });
           msg.respond(encodeJson(result ?? {}));
         } catch (err) {
           const appErr = toAppError(err);
           if (appErr.code === 'internal_error') {
-            reqLog.error({ err }, 'operation failed');
+            reqLog().error({ err }, 'operation failed');
             span.setStatus({ code: SpanStatusCode.ERROR });
           }
           respondError(msg, appErr);

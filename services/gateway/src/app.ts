@@ -5,10 +5,9 @@
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { type z } from 'zod';
-import { AppError, newId, type AuthContext } from '@mailroom/contracts';
+import { AppError, newId, randomHex, type AuthContext } from '@mailroom/contracts';
 import { validTraceparent, type CallContext, type RpcClient } from '@mailroom/messaging';
 import type { Logger } from '@mailroom/platform';
-import { randomBytes } from 'node:crypto';
 import type { Authenticator } from './auth/authenticator';
 import { fromMiddlewareError, sendError } from './http/errors';
 import { IdempotencyStore } from './http/idempotency';
@@ -34,11 +33,17 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 interface Locals {
   requestId: string;
   traceparent: string;
-  log: Logger;
+  readonly log: Logger;
 }
 
 function locals(res: Response): Locals {
-  return res.locals as Locals;
+  return (res.locals as { mr: Locals }).mr;
+}
+
+/** A new W3C traceparent (sampled), for requests that arrive without one. */
+function newTraceparent(): string {
+  const id = randomHex(24);
+  return `00-${id.slice(0, 32)}-${id.slice(32)}-01`;
 }
 
 function zodDetails(where: string, error: z.ZodError) {
@@ -75,16 +80,26 @@ export function createApp(deps: AppDeps): express.Express {
   app.use((req, res, next) => {
     const incoming = req.get('x-request-id');
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newId('request');
-    const traceparent = validTraceparent(req.get('traceparent')) ?? `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01`;
-    const log = deps.log.child({ request_id: requestId, trace_id: traceparent.slice(3, 35) });
-    Object.assign(res.locals, { requestId, traceparent, log } satisfies Locals);
+    const traceparent = validTraceparent(req.get('traceparent')) ?? newTraceparent();
+    // Made on first use: a child logger per request is not free and most requests log nothing.
+    let log: Logger | undefined;
+    const locals: Locals = {
+      requestId,
+      traceparent,
+      get log() {
+        return (log ??= deps.log.child({ request_id: requestId, trace_id: traceparent.slice(3, 35) }));
+      },
+    };
+    res.locals.mr = locals;
     res.setHeader('x-request-id', requestId);
     res.setHeader('cache-control', 'no-store');
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      log.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
-    });
+    if (deps.log.isLevelEnabled('debug')) {
+      const started = process.hrtime.bigint();
+      res.on('finish', () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        locals.log.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
+      });
+    }
     next();
   });
 
@@ -114,8 +129,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const appErr = fromMiddlewareError(err, deps.bodyLimitBytes);
     const l = locals(res);
-    if (appErr.code === 'internal_error') (l.log ?? deps.log).error({ err }, 'request failed');
-    sendError(res, appErr, l.requestId ?? 'unknown');
+    if (appErr.code === 'internal_error') (l?.log ?? deps.log).error({ err }, 'request failed');
+    sendError(res, appErr, l?.requestId ?? 'unknown');
   });
   return app;
 }
@@ -133,7 +148,8 @@ function requireJson(route: Route): RequestHandler {
 
 function routeHandler(route: Route, deps: AppDeps): RequestHandler {
   return async (req, res) => {
-    const { requestId, traceparent, log } = locals(res);
+    const l = locals(res);
+    const { requestId, traceparent } = l;
     const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const base: Omit<CallContext, 'auth'> = { requestId, traceparent, client: { ip, userAgent: req.get('user-agent') } };
     try {
@@ -191,8 +207,8 @@ function routeHandler(route: Route, deps: AppDeps): RequestHandler {
       }
     } catch (err) {
       const appErr = err instanceof AppError ? err : new AppError('internal_error', 'internal error', { cause: err });
-      if (appErr.code === 'internal_error') log.error({ err, op: route.op }, 'request failed');
-      else if (appErr.status >= 500) log.warn({ code: appErr.code, op: route.op, msg: appErr.message }, 'dependency failure');
+      if (appErr.code === 'internal_error') l.log.error({ err, op: route.op }, 'request failed');
+      else if (appErr.status >= 500) l.log.warn({ code: appErr.code, op: route.op, msg: appErr.message }, 'dependency failure');
       sendError(res, appErr, requestId);
     }
   };
