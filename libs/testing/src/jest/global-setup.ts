@@ -1,14 +1,30 @@
-/** Integration runs: check the servers, name the run, sweep leftovers of old crashed runs. */
+/**
+ * Integration runs: find the servers (the local ones, or containers when they are absent
+ * and Docker is present), name the run, sweep leftovers of old crashed runs.
+ */
 import { dropStale, newRunId, reachable, serverUrls } from '../infra';
+import { dockerAvailable, startContainers, type StartedServers } from './containers';
+
+declare global {
+  var mailroomContainers: StartedServers | undefined;
+}
 
 export default async function globalSetup(): Promise<void> {
-  const urls = serverUrls();
+  let urls = serverUrls();
   const up = await reachable(urls);
   if (!up.postgres || !up.nats) {
-    throw new Error(
-      `integration tests need PostgreSQL and NATS with JetStream: postgres ${up.postgres ? 'up' : 'DOWN'} at ${urls.databaseUrl}, ` +
-        `nats ${up.nats ? 'up' : 'DOWN'} at ${urls.natsUrl}. Start them (see README) or set TEST_DATABASE_URL / TEST_NATS_URL.`,
-    );
+    if (!dockerAvailable()) {
+      throw new Error(
+        `integration tests need PostgreSQL and NATS with JetStream: postgres ${up.postgres ? 'up' : 'DOWN'} at ${urls.databaseUrl}, ` +
+          `nats ${up.nats ? 'up' : 'DOWN'} at ${urls.natsUrl}. Start them (see README), set TEST_DATABASE_URL / TEST_NATS_URL, or run where Docker is.`,
+      );
+    }
+    const started = await startContainers({ postgres: !up.postgres, nats: !up.nats });
+    globalThis.mailroomContainers = started;
+    // Workers start after this and inherit the environment.
+    if (started.databaseUrl) process.env.TEST_DATABASE_URL = started.databaseUrl;
+    if (started.natsUrl) process.env.TEST_NATS_URL = started.natsUrl;
+    urls = serverUrls();
   }
   process.env.MAILROOM_TEST_RUN = newRunId();
   await dropStale(urls);

@@ -165,7 +165,7 @@ export class Authenticator {
     try {
       payload = (await this.verifyJwt(token)).payload;
     } catch (err) {
-      if (err instanceof joseErrors.JWKSNoMatchingKey && Date.now() - this.jwksLoadedAt > JWKS_MIN_REFRESH_MS) {
+      if (err instanceof joseErrors.JWKSNoMatchingKey && this.clock.now().getTime() - this.jwksLoadedAt > JWKS_MIN_REFRESH_MS) {
         await this.loadJwks(call);
         payload = (await this.verifyJwt(token).catch((e: unknown) => this.rethrow(e))).payload;
       } else {
@@ -202,7 +202,7 @@ export class Authenticator {
       .call('auth.jwks.get', {}, { ...call, auth: { kind: 'service', service: 'gateway' } })
       .then((set) => {
         this.jwks = createLocalJWKSet({ keys: set.keys });
-        this.jwksLoadedAt = Date.now();
+        this.jwksLoadedAt = this.clock.now().getTime();
       })
       .finally(() => (this.jwksLoading = undefined));
     return this.jwksLoading;

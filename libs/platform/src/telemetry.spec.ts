@@ -1,0 +1,47 @@
+import { execFile } from 'node:child_process';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { startTelemetry } from './telemetry';
+
+// The SDK loads modules with dynamic import(), which jest's VM refuses: the export runs in a
+// real Node process, from the build (npm test builds first).
+const CHILD = `
+  const { startTelemetry } = require(${JSON.stringify(path.resolve(__dirname, '../dist/telemetry.js'))});
+  const t = startTelemetry('mailroom-test', { OTEL_EXPORTER_OTLP_ENDPOINT: process.argv[1] });
+  const { trace } = require('@opentelemetry/api');
+  trace.getTracer('test').startActiveSpan('work', (span) => span.end());
+  t.shutdown().then(() => process.exit(t.enabled ? 0 : 3));
+`;
+
+describe('telemetry', () => {
+  it('is off, and loads nothing, without an endpoint', async () => {
+    const t = startTelemetry('svc', {});
+    expect(t.enabled).toBe(false);
+    await t.shutdown();
+  });
+
+  it('exports spans over OTLP/HTTP to the configured collector', async () => {
+    const received: { url: string; body: string }[] = [];
+    const collector = createServer((req: IncomingMessage, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push({ url: req.url ?? '', body });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
+    const { port } = collector.address() as AddressInfo;
+    try {
+      await new Promise<void>((resolve, reject) =>
+        execFile(process.execPath, ['-e', CHILD, `http://127.0.0.1:${port}`], { cwd: path.resolve(__dirname, '..') }, (err) => (err ? reject(err) : resolve())),
+      );
+      const traces = received.find((r) => r.url === '/v1/traces');
+      expect(traces).toBeDefined();
+      expect(traces!.body).toContain('mailroom-test');
+    } finally {
+      collector.close();
+    }
+  });
+});
