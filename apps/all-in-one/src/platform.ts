@@ -4,6 +4,8 @@
  */
 import { authService } from '@mailroom/auth';
 import { gatewayService } from '@mailroom/gateway';
+import { ingestService } from '@mailroom/mail-ingest';
+import { mailboxService } from '@mailroom/mailbox';
 import { orgsService } from '@mailroom/orgs';
 import { createLogger, Lifecycle, type Clock, type Env, type Logger } from '@mailroom/platform';
 import { startService, type AnyServiceModule, type RunningService } from '@mailroom/runtime';
@@ -12,6 +14,8 @@ import { startService, type AnyServiceModule, type RunningService } from '@mailr
 export const SERVICES = {
   orgs: orgsService,
   auth: authService,
+  mailbox: mailboxService,
+  'mail-ingest': ingestService,
   gateway: gatewayService,
 } as const satisfies Record<string, AnyServiceModule>;
 

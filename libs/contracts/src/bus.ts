@@ -37,7 +37,20 @@ export const STREAMS = {
     duplicateWindowSeconds: 120,
     description: 'Auth facts: session and API key revocations',
   },
+  /** Work queue: accepted inbound mail, one item per SMTP transaction, consumed by mailbox. */
+  MAIL_INBOUND: {
+    subjects: ['mail.inbound'],
+    retention: 'workqueue',
+    maxAgeSeconds: 0,
+    duplicateWindowSeconds: 600,
+    description: 'Accepted inbound mail awaiting parsing and storage (mailbox)',
+  },
 } as const satisfies Record<string, StreamSpec>;
+
+/** Work queue subjects: one owner each. */
+export const WORK = {
+  inbound: 'mail.inbound',
+} as const;
 
 export type StreamName = keyof typeof STREAMS;
 

@@ -25,6 +25,8 @@ export const ID_PREFIXES = {
   attachment: 'att',
   label: 'lbl',
   signingKey: 'sgk',
+  raw: 'raw',
+  outboxEvent: 'obx',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

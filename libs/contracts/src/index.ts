@@ -7,4 +7,6 @@ export * from './pagination';
 export * from './auth-context';
 export * from './rpc';
 export * from './api/accounts';
+export * from './api/mailbox';
+export * from './mail';
 export * from './wire';

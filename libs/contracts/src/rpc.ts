@@ -5,7 +5,9 @@
  */
 import { z } from 'zod';
 import * as a from './api/accounts';
+import * as m from './api/mailbox';
 import { idSchema } from './ids';
+import { pageOf } from './pagination';
 
 const empty = z.object({});
 
@@ -40,6 +42,26 @@ export const RPC = {
     request: z.object({ org_id: idSchema('organization'), env_id: idSchema('environment') }),
     response: a.environment,
   },
+  // mailbox
+  'mailbox.inbox.create': { request: m.inboxCreateRequest, response: m.inbox },
+  'mailbox.inbox.list': { request: a.pageQuery, response: pageOf(m.inbox) },
+  'mailbox.inbox.get': { request: m.inboxId, response: m.inbox },
+  'mailbox.inbox.update': { request: m.inboxUpdateRequest.extend(m.inboxId.shape), response: m.inbox },
+  'mailbox.inbox.delete': { request: m.inboxId, response: empty },
+  'mailbox.inbox.resume': { request: m.inboxId, response: m.inbox },
+  'mailbox.inbox.resolve': { request: z.object({ address: z.string().min(3).max(320) }), response: m.inboxResolution },
+  'mailbox.message.get': { request: m.messageRef, response: m.message },
+  'mailbox.message.list': { request: m.messageListRequest, response: m.messageList },
+  'mailbox.message.raw': { request: m.messageRef, response: m.download },
+  'mailbox.attachment.get': { request: m.messageRef.extend({ attachment_id: idSchema('attachment') }), response: m.download },
+  'mailbox.thread.list': { request: m.threadListRequest, response: m.threadList },
+  'mailbox.thread.get': { request: m.threadRef, response: m.threadWithMessages },
+  'mailbox.label.addToMessage': { request: m.labelsBody.extend({ id: idSchema('message') }), response: z.object({ message_id: idSchema('message'), labels: z.array(z.string()) }) },
+  'mailbox.label.removeFromMessage': { request: m.labelsBody.extend({ id: idSchema('message') }), response: z.object({ message_id: idSchema('message'), labels: z.array(z.string()) }) },
+  'mailbox.label.addToThread': { request: m.labelsBody.extend({ id: idSchema('thread') }), response: z.object({ thread_id: idSchema('thread'), labels: z.array(z.string()) }) },
+  'mailbox.label.removeFromThread': { request: m.labelsBody.extend({ id: idSchema('thread') }), response: z.object({ thread_id: idSchema('thread'), labels: z.array(z.string()) }) },
+  'mailbox.label.batch': { request: m.labelBatchRequest, response: z.object({ updated: z.number().int(), not_found: z.array(idSchema('message')) }) },
+  'mailbox.label.list': { request: empty, response: m.labelList },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

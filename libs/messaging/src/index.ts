@@ -7,3 +7,4 @@ export * from './streams';
 export * from './consumer';
 export * from './publish';
 export * from './facts';
+export * from './objects';

@@ -52,7 +52,7 @@ export async function deleteNamespaceStreams(bus: Bus): Promise<string[]> {
   if (!bus.ns.prefix) throw new Error('refusing to delete streams of the empty namespace');
   const deleted: string[] = [];
   for await (const name of bus.jsm.streams.names()) {
-    if (name.startsWith(`${bus.ns.prefix}_`)) {
+    if (name.replace(/^(KV|OBJ)_/, '').startsWith(`${bus.ns.prefix}_`)) {
       await bus.jsm.streams.delete(name);
       deleted.push(name);
     }

@@ -1,2 +1,3 @@
 export * from './service-module';
 export * from './run';
+export * from './outbox';

@@ -4,3 +4,6 @@ export * from './api-client';
 export * from './wait';
 export * from './services';
 export * from './fixtures';
+export * from './dns-server';
+export * from './smtp-client';
+export * from './event-tap';

@@ -73,7 +73,8 @@ export async function deleteStreams(natsUrl: string, match: (name: string) => bo
     const jsm = await jetstreamManager(nc);
     const deleted: string[] = [];
     for await (const name of jsm.streams.names()) {
-      const bare = name.startsWith('KV_') ? name.slice(3) : name;
+      // KV buckets and object stores live in streams named KV_<bucket> and OBJ_<bucket>.
+      const bare = name.replace(/^(KV|OBJ)_/, '');
       if (!bare.startsWith(PREFIX) || !match(bare)) continue;
       await jsm.streams.delete(name).catch(() => false);
       deleted.push(name);

@@ -12,6 +12,9 @@ import type { Authenticator } from './auth/authenticator';
 import { fromMiddlewareError, sendError } from './http/errors';
 import { IdempotencyStore } from './http/idempotency';
 import type { RateLimiter } from './http/rate-limit';
+import { sendDownload } from './http/download';
+import type { BucketName, ObjectStore } from '@mailroom/messaging';
+import { download as downloadSchema } from '@mailroom/contracts';
 import { expressPath, pathPattern, type Route } from './routes';
 
 export interface AppDeps {
@@ -26,6 +29,7 @@ export interface AppDeps {
   bodyLimitBytes: number;
   rpcTimeoutMs: number;
   trustProxy: boolean;
+  buckets: Record<BucketName, ObjectStore>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -175,6 +179,11 @@ function routeHandler(route: Route, deps: AppDeps): RequestHandler {
       };
       const call: CallContext = { ...base, auth };
       const idemKey = route.idempotent ? req.get('idempotency-key') : undefined;
+      if (route.download) {
+        const result = downloadSchema.parse(await deps.rpc.call(route.op, input as never, call, { timeoutMs: deps.rpcTimeoutMs }));
+        await sendDownload(res, deps.buckets, result);
+        return;
+      }
       if (idemKey === undefined) {
         const result = await deps.rpc.call(route.op, input as never, call, { timeoutMs: deps.rpcTimeoutMs });
         if (route.endsSession && auth.kind === 'user') deps.authenticator.sessionEnded(auth.session_id);

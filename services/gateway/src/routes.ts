@@ -3,7 +3,22 @@
  * document are both built from it, so what is documented is what is served.
  */
 import { z } from 'zod';
-import { RPC, apiKeyCreateRequest, idSchema, loginRequest, pageQuery, refreshRequest, signupRequest, type RpcName } from '@mailroom/contracts';
+import {
+  RPC,
+  apiKeyCreateRequest,
+  idSchema,
+  inboxCreateRequest,
+  inboxUpdateRequest,
+  labelBatchRequest,
+  labelsBody,
+  loginRequest,
+  messageListRequest,
+  pageQuery,
+  refreshRequest,
+  signupRequest,
+  threadListRequest,
+  type RpcName,
+} from '@mailroom/contracts';
 
 /**
  * none: no credential (session-starting auth routes);
@@ -33,9 +48,17 @@ export interface Route {
   aliases?: string[];
   /** On success the caller's session is over: this gateway denies it at once, others on the revocation fact. */
   endsSession?: boolean;
+  /** The operation names a stored object; the gateway streams it (raw message, attachment). */
+  download?: boolean;
 }
 
 const keyId = z.object({ id: idSchema('apiKey') });
+const inboxId = z.object({ id: idSchema('inbox') });
+const inboxParam = z.object({ inbox_id: idSchema('inbox') });
+const messageParams = inboxParam.extend({ message_id: idSchema('message') });
+const threadParams = inboxParam.extend({ thread_id: idSchema('thread') });
+const messageId = z.object({ id: idSchema('message') });
+const threadId = z.object({ id: idSchema('thread') });
 
 function notYet(method: Method, path: string, summary: string, tag: string, aliases?: string[]): Route {
   return { method, path, auth: 'admin', summary, tag, ...(aliases ? { aliases } : {}) };
@@ -52,6 +75,24 @@ export const ROUTES: Route[] = [
   { method: 'get', path: '/api/v1/keys/{id}', auth: 'tenant', op: 'auth.apikey.get', params: keyId, tag: 'API keys', summary: 'Get an API key (without its secret)' },
   { method: 'delete', path: '/api/v1/keys/{id}', auth: 'tenant', op: 'auth.apikey.delete', params: keyId, status: 204, tag: 'API keys', summary: 'Revoke an API key; requests with it fail within a second' },
   { method: 'get', path: '/api/v1/org', auth: 'tenant', op: 'orgs.organization.get', tag: 'Organization', summary: 'Get the organization the credential acts in' },
+  { method: 'post', path: '/api/v1/inboxes', auth: 'tenant', op: 'mailbox.inbox.create', body: inboxCreateRequest, status: 201, idempotent: true, tag: 'Inboxes', summary: 'Create an inbox (username generated when absent; domain defaults to MAIL_DOMAIN)' },
+  { method: 'get', path: '/api/v1/inboxes', auth: 'tenant', op: 'mailbox.inbox.list', query: pageQuery, tag: 'Inboxes', summary: 'List inboxes, newest first' },
+  { method: 'get', path: '/api/v1/inboxes/{id}', auth: 'tenant', op: 'mailbox.inbox.get', params: inboxId, tag: 'Inboxes', summary: 'Get an inbox' },
+  { method: 'patch', path: '/api/v1/inboxes/{id}', auth: 'tenant', op: 'mailbox.inbox.update', params: inboxId, body: inboxUpdateRequest, tag: 'Inboxes', summary: 'Update display_name, or pause (status: paused: mail still arrives, sending is refused)' },
+  { method: 'delete', path: '/api/v1/inboxes/{id}', auth: 'tenant', op: 'mailbox.inbox.delete', params: inboxId, status: 204, tag: 'Inboxes', summary: 'Delete an inbox; mail to it is refused from then on' },
+  { method: 'post', path: '/api/v1/inboxes/{id}/resume', auth: 'tenant', op: 'mailbox.inbox.resume', params: inboxId, tag: 'Inboxes', summary: 'Resume a paused inbox' },
+  { method: 'get', path: '/api/v1/inboxes/{inbox_id}/messages', auth: 'tenant', op: 'mailbox.message.list', params: inboxParam, query: messageListRequest.omit({ inbox_id: true }), tag: 'Messages', summary: 'List messages of an inbox, newest first (filters: label, before, after)' },
+  { method: 'get', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}', auth: 'tenant', op: 'mailbox.message.get', params: messageParams, tag: 'Messages', summary: 'Get a message' },
+  { method: 'get', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}/raw', auth: 'tenant', op: 'mailbox.message.raw', params: messageParams, download: true, tag: 'Messages', summary: 'Download the raw message (message/rfc822), byte for byte as received' },
+  { method: 'get', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}/attachments/{attachment_id}', auth: 'tenant', op: 'mailbox.attachment.get', params: messageParams.extend({ attachment_id: idSchema('attachment') }), download: true, tag: 'Messages', summary: 'Download an attachment' },
+  { method: 'get', path: '/api/v1/inboxes/{inbox_id}/threads', auth: 'tenant', op: 'mailbox.thread.list', params: inboxParam, query: threadListRequest.omit({ inbox_id: true }), tag: 'Threads', summary: 'List threads of an inbox, most recent activity first' },
+  { method: 'get', path: '/api/v1/inboxes/{inbox_id}/threads/{thread_id}', auth: 'tenant', op: 'mailbox.thread.get', params: threadParams, tag: 'Threads', summary: 'Get a thread with its messages, oldest first' },
+  { method: 'post', path: '/api/v1/messages/{id}/labels', auth: 'tenant', op: 'mailbox.label.addToMessage', params: messageId, body: labelsBody, tag: 'Labels', summary: 'Add labels to a message' },
+  { method: 'delete', path: '/api/v1/messages/{id}/labels', auth: 'tenant', op: 'mailbox.label.removeFromMessage', params: messageId, body: labelsBody, tag: 'Labels', summary: 'Remove labels from a message (system labels cannot be removed)' },
+  { method: 'post', path: '/api/v1/threads/{id}/labels', auth: 'tenant', op: 'mailbox.label.addToThread', params: threadId, body: labelsBody, tag: 'Labels', summary: 'Add labels to every message of a thread' },
+  { method: 'delete', path: '/api/v1/threads/{id}/labels', auth: 'tenant', op: 'mailbox.label.removeFromThread', params: threadId, body: labelsBody, tag: 'Labels', summary: 'Remove labels from every message of a thread' },
+  { method: 'post', path: '/api/v1/labels/batch', auth: 'tenant', op: 'mailbox.label.batch', body: labelBatchRequest, tag: 'Labels', summary: 'Add and remove labels on up to 100 messages at once' },
+  { method: 'get', path: '/api/v1/labels', auth: 'tenant', op: 'mailbox.label.list', tag: 'Labels', summary: 'Labels in use, with message counts' },
   // Admin operations: wired with their aliases, answered when the admin service lands.
   notYet('post', '/api/v1/admin/keys', 'Create an admin key', 'Admin'),
   notYet('get', '/api/v1/admin/keys', 'List admin keys', 'Admin'),

@@ -1,7 +1,7 @@
 /** The gateway: the only HTTP entry; owns no tables. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RpcClient, ensureStreams } from '@mailroom/messaging';
+import { RpcClient, ensureStreams, openBucket } from '@mailroom/messaging';
 import type { ServiceModule } from '@mailroom/runtime';
 import { createApp } from './app';
 import { Authenticator } from './auth/authenticator';
@@ -33,7 +33,9 @@ export const gatewayService: ServiceModule<GatewayConfig, never> = {
     );
     life.add('gateway:authenticator', authenticator, (a) => a.stop());
     await authenticator.start();
+    const [raw, attachments] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'attachments')]);
     const app = createApp({
+      buckets: { raw, attachments },
       routes: ROUTES,
       authenticator,
       rpc,

@@ -1,0 +1,21 @@
+/**
+ * Object buckets (JetStream object store) for message bytes: raw messages and decoded
+ * attachments, which are too large for a NATS message. Bucket names come from the
+ * contracts' catalog and the namespace. Objects are chunked and checksummed by NATS.
+ */
+import { Objm, type ObjectStore } from '@nats-io/obj';
+import { StorageType } from '@nats-io/jetstream';
+import { OBJECT_BUCKETS } from '@mailroom/contracts';
+import type { Bus } from './bus';
+
+export type BucketName = keyof typeof OBJECT_BUCKETS;
+
+/** Opens (creating on first use) a bucket of the catalog in this bus's namespace. */
+export async function openBucket(bus: Bus, bucket: BucketName): Promise<ObjectStore> {
+  return new Objm(bus.js).create(bus.ns.stream(OBJECT_BUCKETS[bucket]), {
+    storage: StorageType.File,
+    description: `mailroom ${bucket}`,
+  });
+}
+
+export type { ObjectStore };

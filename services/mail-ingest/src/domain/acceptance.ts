@@ -1,0 +1,83 @@
+/**
+ * What happens between the end of DATA and the reply: authentication and spam verdicts
+ * (in parallel, each bounded), the spam policy, then durable hand-off: the raw bytes go to
+ * the MAIL_RAW bucket and the `mail.inbound` work item must be acknowledged by JetStream
+ * before the sender hears 250. If either fails the sender hears 451 and retries; a raw
+ * object left without its work item is removed.
+ */
+import { newId, type AuthResults, type InboundMail } from '@mailroom/contracts';
+import type { Clock, Logger } from '@mailroom/platform';
+import type { Recipient } from './recipients';
+import { SmtpReply } from './replies';
+import type { SpamCheck, SpamScanner } from './spam';
+
+export interface Envelope {
+  ip: string;
+  helo: string;
+  tls: boolean;
+  mailFrom: string;
+  recipients: Recipient[];
+}
+
+export type Authenticate = (input: { raw: Buffer; ip: string; helo: string; mailFrom: string }) => Promise<AuthResults>;
+
+export interface HandOff {
+  putRaw(rawId: string, raw: Buffer): Promise<void>;
+  deleteRaw(rawId: string): Promise<void>;
+  /** Resolves once JetStream acknowledged the work item. */
+  publish(item: InboundMail): Promise<void>;
+}
+
+export interface Accepted {
+  rawId: string;
+  spam: SpamCheck;
+}
+
+export class Acceptance {
+  constructor(
+    private readonly authenticate: Authenticate,
+    private readonly spam: SpamScanner,
+    private readonly handOff: HandOff,
+    private readonly clock: Clock,
+  ) {}
+
+  async accept(raw: Buffer, env: Envelope, log: Logger): Promise<Accepted> {
+    const rawId = newId('raw');
+    const receivedAt = this.clock.now();
+    const [auth, spam] = await Promise.all([
+      this.authenticate({ raw, ip: env.ip, helo: env.helo, mailFrom: env.mailFrom }),
+      this.spam.scan({ raw, ip: env.ip, helo: env.helo, mailFrom: env.mailFrom, recipients: env.recipients.map((r) => r.address), queueId: rawId }),
+    ]);
+    if (spam.error) log.warn({ raw_id: rawId, reason: spam.error }, 'spam check unavailable: message marked unscanned');
+    if (spam.reject) {
+      log.info({ raw_id: rawId, score: spam.score, ip: env.ip }, 'rejected as spam');
+      throw new SmtpReply('spam');
+    }
+    // One work item per inbox, whatever the number of addresses that led to it.
+    const recipients = [...new Map(env.recipients.map((r) => [r.inbox_id, r])).values()];
+    const item: InboundMail = {
+      raw_id: rawId,
+      size: raw.length,
+      received_at: receivedAt.toISOString(),
+      client: { ip: env.ip, helo: env.helo, tls: env.tls },
+      mail_from: env.mailFrom,
+      recipients,
+      auth,
+      spam: { score: spam.score, verdict: spam.verdict },
+    };
+    try {
+      await this.handOff.putRaw(rawId, raw);
+    } catch (err) {
+      log.error({ err, raw_id: rawId }, 'could not store the raw message: answering 451');
+      throw new SmtpReply('tryLater', 'storage unavailable');
+    }
+    try {
+      await this.handOff.publish(item);
+    } catch (err) {
+      log.error({ err, raw_id: rawId }, 'could not queue the message: answering 451');
+      await this.handOff.deleteRaw(rawId).catch(() => log.warn({ raw_id: rawId }, 'orphan raw object left behind'));
+      throw new SmtpReply('tryLater', 'queue unavailable');
+    }
+    return { rawId, spam };
+  }
+}

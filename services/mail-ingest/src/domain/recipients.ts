@@ -1,0 +1,54 @@
+/**
+ * RCPT TO decisions: which addresses are ours, and which inbox each is. Lookups are cached
+ * briefly (positive and negative) so a burst of mail to one address asks the mailbox
+ * service once; a deleted inbox is refused within RCPT_CACHE_TTL_MS.
+ */
+import { AppError } from '@mailroom/contracts';
+import { SmtpReply } from './replies';
+
+export interface Recipient {
+  address: string;
+  inbox_id: string;
+  org_id: string;
+  env_id: string;
+}
+
+export type Lookup = (address: string) => Promise<Omit<Recipient, 'address'> | null>;
+
+const ADDRESS = /^[^\s@<>()[\]\\,;:"]{1,64}@[a-z0-9.-]{1,253}$/i;
+
+export class RecipientResolver {
+  private readonly cache = new Map<string, { value: Omit<Recipient, 'address'> | null; expires: number }>();
+
+  constructor(
+    private readonly domains: Set<string>,
+    private readonly lookup: Lookup,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The inbox behind `address`, or an SmtpReply to give instead. */
+  async resolve(raw: string): Promise<Recipient> {
+    const address = raw.trim().toLowerCase();
+    if (!ADDRESS.test(address)) throw new SmtpReply('badAddress');
+    const domain = address.slice(address.lastIndexOf('@') + 1);
+    if (!this.domains.has(domain)) throw new SmtpReply('relayDenied');
+    const hit = this.cache.get(address);
+    let value: Omit<Recipient, 'address'> | null;
+    if (hit && hit.expires > this.now()) {
+      value = hit.value;
+    } else {
+      try {
+        value = await this.lookup(address);
+      } catch (err) {
+        // The mailbox service is down or slow: the sender must try again, not give up.
+        if (err instanceof AppError && !err.retryable && err.code !== 'internal_error') throw err;
+        throw new SmtpReply('tryLater', 'recipient lookup unavailable');
+      }
+      if (this.cache.size > 100_000) this.cache.clear();
+      this.cache.set(address, { value, expires: this.now() + this.ttlMs });
+    }
+    if (!value) throw new SmtpReply('noSuchUser');
+    return { address, ...value };
+  }
+}

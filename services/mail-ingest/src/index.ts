@@ -1,0 +1,2 @@
+export { ingestService } from './service';
+export type { IngestConfig } from './config';

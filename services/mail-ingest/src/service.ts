@@ -1,0 +1,80 @@
+/** The mail-ingest service: the SMTP edge. Owns no tables; hands accepted mail to mailbox through mail.inbound. */
+import { readFile } from 'node:fs/promises';
+import { AppError, WORK, newId } from '@mailroom/contracts';
+import { RpcClient, encodeJson, ensureStreams, openBucket } from '@mailroom/messaging';
+import type { ServiceModule } from '@mailroom/runtime';
+import { loadConfig, type IngestConfig } from './config';
+import { Acceptance } from './domain/acceptance';
+import { DataScanner } from './domain/data-scanner';
+import { ConnectionLimiter, MessageRateLimiter } from './domain/limits';
+import { createAuthenticator, createResolver } from './domain/mail-auth';
+import { RecipientResolver } from './domain/recipients';
+import { SpamScanner } from './domain/spam';
+import { startSmtpEdge } from './smtp/server';
+
+export const ingestService: ServiceModule<IngestConfig, never> = {
+  name: 'mail-ingest',
+  loadConfig,
+  async start({ config, bus, life, log, clock }) {
+    await ensureStreams(bus, ['MAIL_INBOUND']);
+    const raw = await openBucket(bus, 'raw');
+    const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
+    const recipients = new RecipientResolver(
+      new Set([config.MAIL_DOMAIN, ...config.MAIL_EXTRA_DOMAINS]),
+      async (address) => {
+        try {
+          const r = await rpc.asService('mail-ingest', 'mailbox.inbox.resolve', { address }, { requestId: newId('request') });
+          return { inbox_id: r.inbox_id, org_id: r.org_id, env_id: r.env_id };
+        } catch (err) {
+          if (err instanceof AppError && err.code === 'not_found') return null;
+          throw err;
+        }
+      },
+      config.RCPT_CACHE_TTL_MS,
+    );
+    const authenticate = createAuthenticator(createResolver({ servers: config.DNS_SERVERS, timeoutMs: config.DNS_TIMEOUT_MS }), {
+      mta: config.SMTP_HOSTNAME,
+      timeoutMs: config.AUTH_TIMEOUT_MS,
+    });
+    const acceptance = new Acceptance(
+      authenticate,
+      new SpamScanner(config.RSPAMD_URL, config.RSPAMD_TIMEOUT_MS, { spamScore: config.SPAM_SCORE, rejectScore: config.SPAM_REJECT_SCORE }),
+      {
+        putRaw: async (rawId, bytes) => void (await raw.putBlob({ name: rawId }, bytes)),
+        deleteRaw: async (rawId) => void (await raw.delete(rawId)),
+        publish: async (item) => {
+          await bus.js.publish(bus.ns.subject(WORK.inbound), encodeJson(item), { msgID: item.raw_id, timeout: 5_000 });
+        },
+      },
+      clock,
+    );
+    const tls =
+      config.SMTP_TLS_CERT_FILE && config.SMTP_TLS_KEY_FILE
+        ? { cert: await readFile(config.SMTP_TLS_CERT_FILE), key: await readFile(config.SMTP_TLS_KEY_FILE) }
+        : undefined;
+    const edge = await startSmtpEdge(
+      {
+        port: config.SMTP_PORT,
+        host: config.SMTP_HOST,
+        hostname: config.SMTP_HOSTNAME,
+        maxBytes: config.SMTP_MAX_MESSAGE_BYTES,
+        maxRecipients: config.SMTP_MAX_RECIPIENTS,
+        maxClients: config.SMTP_MAX_CLIENTS,
+        socketTimeoutMs: config.SMTP_SOCKET_TIMEOUT_MS,
+        tls,
+      },
+      {
+        connections: new ConnectionLimiter(config.SMTP_MAX_CONNECTIONS_PER_IP),
+        rate: new MessageRateLimiter(config.SMTP_MAX_MESSAGES_PER_MINUTE_PER_IP),
+        recipients,
+        acceptance,
+        scanner: (max) => new DataScanner(max),
+        log,
+      },
+    );
+    life.add('mail-ingest:smtp', edge, (e) => e.close());
+    const host = config.SMTP_HOST === '0.0.0.0' || config.SMTP_HOST === '::' ? '127.0.0.1' : config.SMTP_HOST;
+    log.info({ port: edge.port, tls: Boolean(tls), rspamd: config.RSPAMD_URL ?? 'off' }, 'SMTP edge listening');
+    return { endpoints: { smtp: `smtp://${host}:${edge.port}` } };
+  },
+};

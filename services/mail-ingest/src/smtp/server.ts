@@ -1,0 +1,154 @@
+/**
+ * The SMTP edge (smtp-server). Decisions live in the domain modules; this file connects
+ * them to the protocol: limits at connect and MAIL FROM, recipients at RCPT, the DATA
+ * scanner (size, bare line endings), and acceptance. Replies carry our own enhanced status
+ * codes (smtp-server would map every 550 to 5.1.1).
+ */
+import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '@mailroom/platform';
+import type { Acceptance } from '../domain/acceptance';
+import type { DataScanner } from '../domain/data-scanner';
+import type { ConnectionLimiter, MessageRateLimiter } from '../domain/limits';
+import type { Recipient, RecipientResolver } from '../domain/recipients';
+import { REPLIES, SmtpReply } from '../domain/replies';
+
+export interface SmtpEdgeOptions {
+  port: number;
+  host: string;
+  /** Our name in the greeting and EHLO. */
+  hostname: string;
+  maxBytes: number;
+  maxRecipients: number;
+  maxClients: number;
+  socketTimeoutMs: number;
+  tls?: { key: Buffer; cert: Buffer } | undefined;
+}
+
+export interface SmtpEdgeDeps {
+  connections: ConnectionLimiter;
+  rate: MessageRateLimiter;
+  recipients: RecipientResolver;
+  acceptance: Acceptance;
+  scanner: (maxBytes: number) => DataScanner;
+  log: Logger;
+}
+
+export interface SmtpEdge {
+  server: SMTPServer;
+  port: number;
+  /** Stops accepting, lets transactions in flight finish, then ends stragglers with 421. */
+  close(): Promise<void>;
+}
+
+function replyText(name: keyof typeof REPLIES): string {
+  const r = REPLIES[name];
+  return `${r.enhanced} ${r.text}`;
+}
+
+export async function startSmtpEdge(opts: SmtpEdgeOptions, deps: SmtpEdgeDeps): Promise<SmtpEdge> {
+  const { log } = deps;
+  const counted = new Set<string>(); // sessions holding a connection slot
+  const recipients = new Map<string, Recipient[]>(); // per session, for the current transaction
+
+  const server: SMTPServer = new SMTPServer({
+    name: opts.hostname,
+    banner: 'Mailroom ESMTP',
+    size: opts.maxBytes,
+    maxClients: opts.maxClients,
+    socketTimeout: opts.socketTimeoutMs,
+    closeTimeout: 10_000,
+    authOptional: true,
+    disabledCommands: opts.tls ? ['AUTH'] : ['AUTH', 'STARTTLS'],
+    hideSTARTTLS: !opts.tls,
+    hideENHANCEDSTATUSCODES: true,
+    // A PTR lookup per connection costs a DNS round trip (seconds when DNS is slow) and
+    // decides nothing here; rspamd does its own reverse check from the IP we pass it.
+    disableReverseLookup: true,
+    logger: false,
+    ...(opts.tls ? { key: opts.tls.key, cert: opts.tls.cert } : {}),
+
+    onConnect(session, callback) {
+      if (!deps.connections.acquire(session.remoteAddress)) {
+        return callback(new SmtpReply('tooManyConnections'));
+      }
+      counted.add(session.id);
+      callback();
+    },
+
+    onClose(session) {
+      if (counted.delete(session.id)) deps.connections.release(session.remoteAddress);
+      recipients.delete(session.id);
+    },
+
+    onMailFrom(_address, session, callback) {
+      recipients.set(session.id, []);
+      if (!deps.rate.take(session.remoteAddress)) return callback(new SmtpReply('rateLimited'));
+      callback();
+    },
+
+    onRcptTo(address, session, callback) {
+      const list = recipients.get(session.id) ?? [];
+      if (list.length >= opts.maxRecipients) return callback(new SmtpReply('tooManyRecipients'));
+      deps.recipients.resolve(address.address).then(
+        (rcpt) => {
+          list.push(rcpt);
+          recipients.set(session.id, list);
+          callback();
+        },
+        (err: unknown) => callback(err instanceof SmtpReply ? err : new SmtpReply('tryLater')),
+      );
+    },
+
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback) {
+      const scanner = deps.scanner(opts.maxBytes);
+      let refused = false;
+      stream.on('data', (chunk: Buffer) => {
+        if (refused || scanner.push(chunk)) return;
+        // Over the limit: answer now and hang up rather than read (and discard) the rest.
+        refused = true;
+        log.info({ ip: session.remoteAddress, bytes: scanner.size }, 'message over the size limit: 552 and close');
+        for (const connection of server.connections) {
+          if (connection.id === session.id) {
+            connection.send(552, replyText('tooBig'));
+            connection.close();
+          }
+        }
+        stream.destroy();
+      });
+      stream.on('end', () => {
+        if (refused) return;
+        if (scanner.bareLineEnding) return callback(new SmtpReply('bareLineEnding'));
+        const rcpts = recipients.get(session.id) ?? [];
+        if (!rcpts.length) return callback(new SmtpReply('noRecipients'));
+        deps.acceptance
+          .accept(scanner.message(), {
+            ip: session.remoteAddress,
+            helo: session.hostNameAppearsAs ?? '',
+            tls: session.secure,
+            mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+            recipients: rcpts,
+          }, log)
+          .then(
+            (accepted) => callback(null, `2.0.0 Ok: queued as ${accepted.rawId}`),
+            (err: unknown) => {
+              if (!(err instanceof SmtpReply)) log.error({ err }, 'acceptance failed: answering 451');
+              callback(err instanceof SmtpReply ? err : new SmtpReply('tryLater'));
+            },
+          );
+      });
+    },
+  });
+
+  server.on('error', (err) => log.warn({ err }, 'smtp connection error'));
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve());
+  });
+  const { port } = server.server.address() as AddressInfo;
+  return {
+    server,
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

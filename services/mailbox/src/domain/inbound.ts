@@ -1,0 +1,197 @@
+/**
+ * Storing accepted inbound mail: one work item of `mail.inbound` (one SMTP transaction,
+ * raw bytes already in the MAIL_RAW bucket) becomes one message per recipient inbox,
+ * threaded, labelled, and announced as message.received through the outbox, all in one
+ * transaction per inbox. Idempotent: a redelivered item finds its messages stored
+ * (unique inbox + raw id) and changes nothing. Spam is stored with label `spam` and not
+ * announced.
+ */
+import { newId, type EnvelopeOf, type InboundMail } from '@mailroom/contracts';
+import { withTransaction, type Kysely, type Transaction } from '@mailroom/db';
+import type { Clock, Logger } from '@mailroom/platform';
+import type { Outbox } from '@mailroom/runtime';
+import type { InboxRepository } from '../repo/inbox.repository';
+import type { MessageRepository } from '../repo/message.repository';
+import type { MailboxDb } from '../repo/tables';
+import type { ParsedMail } from '../parsing/parsed-mail';
+import { preview } from './messages';
+import { normalizeSubject, parentIds, subjectsAgree } from './threading';
+
+export interface RawStore {
+  /** The raw message, or null when the object does not exist. */
+  get(rawId: string): Promise<Uint8Array | null>;
+}
+
+export interface AttachmentStore {
+  put(objectName: string, content: Uint8Array): Promise<void>;
+}
+
+export interface Parser {
+  parse(raw: Uint8Array): Promise<ParsedMail>;
+}
+
+export type StoreOutcome = { stored: number; skipped: number } | { missingRaw: true };
+
+/** PostgreSQL text cannot hold NUL; the raw message keeps every byte, the parsed fields drop them. */
+export function withoutNul(parsed: ParsedMail): ParsedMail {
+  const clean = (s: string) => (s.includes('\u0000') ? s.replaceAll('\u0000', '') : s);
+  const cleanNullable = (s: string | null) => (s === null ? null : clean(s));
+  const address = (a: { address: string; name: string }) => ({ address: clean(a.address), name: clean(a.name) });
+  return {
+    ...parsed,
+    subject: clean(parsed.subject),
+    message_id: cleanNullable(parsed.message_id),
+    in_reply_to: cleanNullable(parsed.in_reply_to),
+    references: parsed.references.map(clean),
+    from: parsed.from && address(parsed.from),
+    reply_to: parsed.reply_to.map(address),
+    to: parsed.to.map(address),
+    cc: parsed.cc.map(address),
+    text: clean(parsed.text),
+    html: clean(parsed.html),
+    extracted_text: cleanNullable(parsed.extracted_text),
+    attachments: parsed.attachments.map((a) => ({ ...a, filename: cleanNullable(a.filename), content_type: clean(a.content_type), content_id: cleanNullable(a.content_id), disposition: cleanNullable(a.disposition) })),
+  };
+}
+
+function isAuthenticated(auth: InboundMail['auth']): boolean {
+  return auth.spf.result === 'pass' || auth.dkim.result === 'pass';
+}
+
+export class InboundStore {
+  constructor(
+    private readonly db: Kysely<MailboxDb>,
+    private readonly inboxes: InboxRepository,
+    private readonly messages: MessageRepository,
+    private readonly raw: RawStore,
+    private readonly attachments: AttachmentStore,
+    private readonly parser: Parser,
+    private readonly outbox: Outbox<MailboxDb>,
+    private readonly clock: Clock,
+  ) {}
+
+  async store(item: InboundMail, log: Logger): Promise<StoreOutcome> {
+    const done = new Set((await this.messages.inboxesHoldingRaw(item.raw_id)).map((r) => r.inbox_id));
+    const pending = item.recipients.filter((r) => !done.has(r.inbox_id));
+    if (!pending.length) return { stored: 0, skipped: item.recipients.length };
+    const raw = await this.raw.get(item.raw_id);
+    if (!raw) return { missingRaw: true };
+    const parsed = withoutNul(await this.parser.parse(raw));
+    if (parsed.error) log.warn({ raw_id: item.raw_id, reason: parsed.error }, 'message read in part');
+    // Attachments are stored once per raw message, under names the copies share.
+    await Promise.all(parsed.attachments.map((a, i) => this.attachments.put(`${item.raw_id}.${i}`, a.content)));
+    let stored = 0;
+    for (const rcpt of pending) {
+      const inbox = await this.inboxes.findAnyById(rcpt.inbox_id);
+      if (!inbox) {
+        // Resolved at RCPT moments ago, so it existed: never hard-deleted, this cannot happen.
+        log.error({ inbox_id: rcpt.inbox_id, raw_id: item.raw_id }, 'recipient inbox does not exist; message kept in the raw store only');
+        continue;
+      }
+      const inserted = await withTransaction(this.db, (trx) => this.storeOne(trx, item, parsed, { id: inbox.id, org_id: inbox.org_id, env_id: inbox.env_id, address: inbox.address }));
+      if (inserted) stored++;
+    }
+    this.outbox.kick();
+    return { stored, skipped: item.recipients.length - pending.length };
+  }
+
+  private async storeOne(
+    trx: Transaction<MailboxDb>,
+    item: InboundMail,
+    parsed: ParsedMail,
+    inbox: { id: string; org_id: string; env_id: string; address: string },
+  ): Promise<boolean> {
+    await this.messages.lockInbox(inbox.id, trx);
+    const receivedAt = new Date(item.received_at);
+    const subject = parsed.subject;
+    const parent = await this.messages.findThreadOfParent(inbox.id, parentIds(parsed.in_reply_to, parsed.references), trx);
+    let threadId: string;
+    if (parent && subjectsAgree(subject, parent.normalized_subject)) {
+      threadId = parent.id;
+    } else {
+      threadId = newId('thread');
+      await this.messages.insertThread(
+        { id: threadId, org_id: inbox.org_id, env_id: inbox.env_id, inbox_id: inbox.id, subject, normalized_subject: normalizeSubject(subject), last_message_at: receivedAt, created_at: this.clock.now(), updated_at: this.clock.now() },
+        trx,
+      );
+    }
+    const messageId = newId('message');
+    const toAddresses = parsed.to.length ? parsed.to.map((a) => a.address) : [inbox.address];
+    const fromAddress = parsed.from?.address ?? item.mail_from;
+    const inserted = await this.messages.insertMessage(
+      {
+        id: messageId,
+        org_id: inbox.org_id,
+        env_id: inbox.env_id,
+        inbox_id: inbox.id,
+        thread_id: threadId,
+        direction: 'inbound',
+        raw_id: item.raw_id,
+        raw_size: item.size,
+        message_id_header: parsed.message_id,
+        in_reply_to: parsed.in_reply_to,
+        references: parsed.references,
+        from_address: fromAddress,
+        from_name: parsed.from?.name || null,
+        reply_to: parsed.reply_to.map((a) => a.address),
+        to_addresses: toAddresses,
+        cc_addresses: parsed.cc.map((a) => a.address),
+        subject,
+        text_body: parsed.text,
+        html_body: parsed.html,
+        extracted_text: parsed.extracted_text,
+        has_attachments: parsed.attachments.length > 0,
+        auth: JSON.stringify(item.auth),
+        spam: JSON.stringify(item.spam),
+        mail_from: item.mail_from,
+        parse_error: parsed.error,
+        received_at: receivedAt,
+        created_at: this.clock.now(),
+      },
+      trx,
+    );
+    if (!inserted) return false; // a concurrent delivery of the same item won
+    await this.messages.touchThread(threadId, receivedAt, preview(parsed.extracted_text ?? parsed.text), trx);
+    await this.messages.insertAttachments(
+      parsed.attachments.map((a, i) => ({
+        id: newId('attachment'),
+        message_id: messageId,
+        org_id: inbox.org_id,
+        filename: a.filename,
+        content_type: a.content_type,
+        size: a.size,
+        content_id: a.content_id,
+        disposition: a.disposition,
+        checksum: a.checksum,
+        position: i,
+        object_name: `${item.raw_id}.${i}`,
+      })),
+      trx,
+    );
+    const spam = item.spam.verdict === 'spam';
+    const labels = ['received', ...(spam ? ['spam'] : []), ...(isAuthenticated(item.auth) ? [] : ['unauthenticated'])];
+    await this.messages.addLabels(labels.map((label) => ({ message_id: messageId, label, org_id: inbox.org_id, env_id: inbox.env_id, thread_id: threadId })), trx);
+    if (!spam) {
+      const event: EnvelopeOf<'message.received'> = {
+        id: newId('event'),
+        type: 'message.received',
+        timestamp: this.clock.now().toISOString(),
+        org_id: inbox.org_id,
+        env_id: inbox.env_id,
+        data: {
+          message_id: messageId,
+          thread_id: threadId,
+          inbox_id: inbox.id,
+          from_address: fromAddress,
+          to_addresses: toAddresses,
+          subject,
+          extracted_text: parsed.extracted_text ?? '',
+          has_attachments: parsed.attachments.length > 0,
+          received_at: receivedAt.toISOString(),
+        },
+      };
+      await this.outbox.add(trx, event);
+    }
+    return true;
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Inboxes: an address on MAIL_DOMAIN (custom domains join when the domains service
+ * exists), unique case-insensitively across all tenants. A paused inbox still receives
+ * mail; only its sending is refused (mail-send). A deleted inbox refuses mail at RCPT.
+ */
+import { AppError, decodePageToken, encodePageToken, idSchema, newId, randomBytes, type Inbox } from '@mailroom/contracts';
+import { isUniqueViolation } from '@mailroom/db';
+import type { Clock } from '@mailroom/platform';
+import { z } from 'zod';
+import type { InboxRepository, InboxRow, Tenant } from '../repo/inbox.repository';
+
+const cursor = z.object({ before: idSchema('inbox') });
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+
+export function toInbox(row: InboxRow): Inbox {
+  return {
+    inbox_id: row.id,
+    address: row.address,
+    display_name: row.display_name,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** `agent-` and 10 random base32 characters: 50 bits, so collisions stay theoretical. */
+export function generateUsername(): string {
+  let out = 'agent-';
+  for (const b of randomBytes(10)) out += ALPHABET[b & 31];
+  return out;
+}
+
+export function invalidPageToken(): AppError {
+  return new AppError('invalid_request', 'page_token is not valid', { details: [{ path: 'page_token', message: 'not a token from this list' }] });
+}
+
+export class Inboxes {
+  constructor(
+    private readonly repo: InboxRepository,
+    private readonly clock: Clock,
+    private readonly mailDomain: string,
+  ) {}
+
+  async create(t: Tenant, input: { username?: string | undefined; domain?: string | undefined; display_name?: string | undefined }): Promise<Inbox> {
+    const domain = input.domain ?? this.mailDomain;
+    if (domain !== this.mailDomain) {
+      throw new AppError('unprocessable', `domain ${domain} is not available for inboxes; use ${this.mailDomain}`, {
+        details: [{ path: 'domain', message: 'not a domain of this service' }],
+      });
+    }
+    const now = this.clock.now();
+    // A generated name is retried on the (unlikely) collision; a chosen one is a conflict.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const username = input.username ?? generateUsername();
+      const row: Omit<InboxRow, 'deleted_at'> = {
+        id: newId('inbox'),
+        org_id: t.org_id,
+        env_id: t.env_id,
+        username,
+        domain,
+        address: `${username}@${domain}`,
+        display_name: input.display_name ?? null,
+        status: 'active',
+        created_at: now,
+        updated_at: now,
+      };
+      try {
+        await this.repo.insert(row);
+        return toInbox({ ...row, deleted_at: null });
+      } catch (err) {
+        if (!isUniqueViolation(err)) throw err;
+        if (input.username) throw new AppError('conflict', `the address ${row.address} is taken; choose another username`);
+      }
+    }
+    throw new AppError('conflict', 'could not generate a free address; retry');
+  }
+
+  async get(t: Tenant, id: string): Promise<Inbox> {
+    const row = await this.repo.find(t, id);
+    if (!row) throw AppError.notFound('inbox');
+    return toInbox(row);
+  }
+
+  async list(t: Tenant, q: { limit: number; page_token?: string | undefined }): Promise<{ data: Inbox[]; next_page_token: string | null }> {
+    let before: string | undefined;
+    if (q.page_token) {
+      const c = decodePageToken(q.page_token, cursor);
+      if (!c) throw invalidPageToken();
+      before = c.before;
+    }
+    const rows = await this.repo.list(t, q.limit + 1, before);
+    const page = rows.slice(0, q.limit);
+    const last = page.at(-1);
+    return { data: page.map(toInbox), next_page_token: rows.length > q.limit && last ? encodePageToken({ before: last.id }) : null };
+  }
+
+  async update(t: Tenant, id: string, input: { display_name?: string | null | undefined; status?: 'active' | 'paused' | undefined }): Promise<Inbox> {
+    const set: Partial<Pick<InboxRow, 'display_name' | 'status'>> = {};
+    if (input.display_name !== undefined) set.display_name = input.display_name;
+    if (input.status !== undefined) set.status = input.status;
+    const row = await this.repo.update(t, id, set, this.clock.now());
+    if (!row) throw AppError.notFound('inbox');
+    return toInbox(row);
+  }
+
+  async resume(t: Tenant, id: string): Promise<Inbox> {
+    return this.update(t, id, { status: 'active' });
+  }
+
+  async delete(t: Tenant, id: string): Promise<void> {
+    if (!(await this.repo.softDelete(t, id, this.clock.now()))) throw AppError.notFound('inbox');
+  }
+
+  /** For the SMTP edge's RCPT check. */
+  async resolve(address: string): Promise<{ inbox_id: string; org_id: string; env_id: string; address: string; status: 'active' | 'paused' }> {
+    const row = await this.repo.findLiveByAddress(address.trim().toLowerCase());
+    if (!row) throw AppError.notFound('inbox');
+    return { inbox_id: row.id, org_id: row.org_id, env_id: row.env_id, address: row.address, status: row.status };
+  }
+}

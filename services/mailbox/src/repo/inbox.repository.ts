@@ -1,0 +1,69 @@
+/** Inboxes; every tenant read filters on org_id and env_id, and never sees deleted ones. */
+import type { Executor, Kysely, Selectable } from '@mailroom/db';
+import type { InboxTable, MailboxDb } from './tables';
+
+export type InboxRow = Selectable<InboxTable>;
+export interface Tenant {
+  org_id: string;
+  env_id: string;
+}
+
+export class InboxRepository {
+  constructor(private readonly db: Kysely<MailboxDb>) {}
+
+  insert(row: Omit<InboxRow, 'deleted_at'>, ex: Executor<MailboxDb> = this.db) {
+    return ex.insertInto('inboxes').values(row).execute();
+  }
+
+  find(t: Tenant, id: string, ex: Executor<MailboxDb> = this.db): Promise<InboxRow | undefined> {
+    return ex
+      .selectFrom('inboxes')
+      .selectAll()
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+  }
+
+  /** Newest first; `before` is the last id of the previous page. */
+  list(t: Tenant, limit: number, before: string | undefined, ex: Executor<MailboxDb> = this.db): Promise<InboxRow[]> {
+    let q = ex.selectFrom('inboxes').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('deleted_at', 'is', null);
+    if (before) q = q.where('id', '<', before);
+    return q.orderBy('id', 'desc').limit(limit).execute();
+  }
+
+  async update(t: Tenant, id: string, set: Partial<Pick<InboxRow, 'display_name' | 'status'>>, now: Date, ex: Executor<MailboxDb> = this.db): Promise<InboxRow | undefined> {
+    return ex
+      .updateTable('inboxes')
+      .set({ ...set, updated_at: now })
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async softDelete(t: Tenant, id: string, now: Date, ex: Executor<MailboxDb> = this.db): Promise<boolean> {
+    const res = await ex
+      .updateTable('inboxes')
+      .set({ deleted_at: now, updated_at: now })
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
+  }
+
+  /** For the SMTP edge: the live inbox behind an address, whoever owns it. */
+  findLiveByAddress(address: string, ex: Executor<MailboxDb> = this.db): Promise<InboxRow | undefined> {
+    return ex.selectFrom('inboxes').selectAll().where('address', '=', address).where('deleted_at', 'is', null).executeTakeFirst();
+  }
+
+  /** For the inbound consumer: the inbox a work item names, deleted or not (accepted mail is never dropped). */
+  findAnyById(id: string, ex: Executor<MailboxDb> = this.db): Promise<InboxRow | undefined> {
+    return ex.selectFrom('inboxes').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+}

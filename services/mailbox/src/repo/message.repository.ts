@@ -1,0 +1,217 @@
+/**
+ * Messages, threads, attachments and labels. Reads are scoped to a tenant (org and
+ * environment) and to live inboxes; writes of inbound mail happen in the consumer's
+ * transaction.
+ */
+import { sql, type Executor, type Insertable, type Kysely, type Selectable } from '@mailroom/db';
+import type { Tenant } from './inbox.repository';
+import type { AttachmentTable, MailboxDb, MessageTable, ThreadTable } from './tables';
+
+export type MessageRow = Selectable<MessageTable>;
+export type ThreadRow = Selectable<ThreadTable>;
+export type AttachmentRow = Selectable<AttachmentTable>;
+
+/** Newest first, paging on (time, id). */
+export interface TimeCursor {
+  at: Date;
+  id: string;
+}
+
+export class MessageRepository {
+  constructor(private readonly db: Kysely<MailboxDb>) {}
+
+  // ---- inbound writes
+
+  /** Serializes threading within one inbox for the rest of the transaction. */
+  async lockInbox(inboxId: string, ex: Executor<MailboxDb>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtext(${`mailbox.inbox.${inboxId}`}))`.execute(ex);
+  }
+
+  inboxesHoldingRaw(rawId: string, ex: Executor<MailboxDb> = this.db): Promise<{ inbox_id: string }[]> {
+    return ex.selectFrom('messages').select('inbox_id').where('raw_id', '=', rawId).execute();
+  }
+
+  /** The thread of the newest message in the inbox whose Message-ID is one of `ids`. */
+  findThreadOfParent(inboxId: string, ids: string[], ex: Executor<MailboxDb>): Promise<Pick<ThreadRow, 'id' | 'normalized_subject'> | undefined> {
+    if (!ids.length) return Promise.resolve(undefined);
+    return ex
+      .selectFrom('messages as m')
+      .innerJoin('threads as t', 't.id', 'm.thread_id')
+      .select(['t.id', 't.normalized_subject'])
+      .where('m.inbox_id', '=', inboxId)
+      .where('m.message_id_header', 'in', ids)
+      .orderBy('m.received_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  insertThread(row: Insertable<ThreadTable>, ex: Executor<MailboxDb>) {
+    return ex.insertInto('threads').values(row).execute();
+  }
+
+  touchThread(threadId: string, at: Date, preview: string, ex: Executor<MailboxDb>) {
+    return ex
+      .updateTable('threads')
+      .set((eb) => ({
+        message_count: eb('message_count', '+', 1),
+        last_message_at: sql<Date>`greatest(last_message_at, ${at})`,
+        preview: sql<string>`case when ${at} >= last_message_at then ${preview} else preview end`,
+        updated_at: new Date(),
+      }))
+      .where('id', '=', threadId)
+      .execute();
+  }
+
+  /** Inserts unless this inbox already holds this raw message; returns whether it did. */
+  async insertMessage(row: Insertable<MessageTable>, ex: Executor<MailboxDb>): Promise<boolean> {
+    const res = await ex.insertInto('messages').values(row).onConflict((oc) => oc.columns(['inbox_id', 'raw_id']).doNothing()).returning('id').executeTakeFirst();
+    return res !== undefined;
+  }
+
+  async insertAttachments(rows: Insertable<AttachmentTable>[], ex: Executor<MailboxDb>): Promise<void> {
+    if (rows.length) await ex.insertInto('attachments').values(rows).execute();
+  }
+
+  async addLabels(rows: { message_id: string; label: string; org_id: string; env_id: string; thread_id: string }[], ex: Executor<MailboxDb> = this.db): Promise<void> {
+    if (rows.length) await ex.insertInto('message_labels').values(rows).onConflict((oc) => oc.columns(['message_id', 'label']).doNothing()).execute();
+  }
+
+  async removeLabels(messageIds: string[], labels: string[], ex: Executor<MailboxDb> = this.db): Promise<void> {
+    if (messageIds.length && labels.length) {
+      await ex.deleteFrom('message_labels').where('message_id', 'in', messageIds).where('label', 'in', labels).execute();
+    }
+  }
+
+  // ---- tenant reads
+
+  findMessage(t: Tenant, messageId: string, inboxId?: string, ex: Executor<MailboxDb> = this.db): Promise<MessageRow | undefined> {
+    let q = ex
+      .selectFrom('messages as m')
+      .innerJoin('inboxes as i', 'i.id', 'm.inbox_id')
+      .selectAll('m')
+      .where('m.org_id', '=', t.org_id)
+      .where('m.env_id', '=', t.env_id)
+      .where('m.id', '=', messageId)
+      .where('i.deleted_at', 'is', null);
+    if (inboxId) q = q.where('m.inbox_id', '=', inboxId);
+    return q.executeTakeFirst();
+  }
+
+  findMessages(t: Tenant, messageIds: string[], ex: Executor<MailboxDb> = this.db): Promise<Pick<MessageRow, 'id' | 'thread_id'>[]> {
+    if (!messageIds.length) return Promise.resolve([]);
+    return ex
+      .selectFrom('messages as m')
+      .innerJoin('inboxes as i', 'i.id', 'm.inbox_id')
+      .select(['m.id', 'm.thread_id'])
+      .where('m.org_id', '=', t.org_id)
+      .where('m.env_id', '=', t.env_id)
+      .where('m.id', 'in', messageIds)
+      .where('i.deleted_at', 'is', null)
+      .execute();
+  }
+
+  listMessages(
+    t: Tenant,
+    q: { inboxId: string; limit: number; cursor?: TimeCursor | undefined; label?: string | undefined; before?: Date | undefined; after?: Date | undefined },
+    ex: Executor<MailboxDb> = this.db,
+  ): Promise<MessageRow[]> {
+    let query = ex
+      .selectFrom('messages as m')
+      .selectAll('m')
+      .where('m.org_id', '=', t.org_id)
+      .where('m.env_id', '=', t.env_id)
+      .where('m.inbox_id', '=', q.inboxId);
+    if (q.label) {
+      const label = q.label;
+      query = query.where((eb) => eb.exists(eb.selectFrom('message_labels as l').select('l.message_id').whereRef('l.message_id', '=', 'm.id').where('l.label', '=', label)));
+    }
+    if (q.before) query = query.where('m.received_at', '<', q.before);
+    if (q.after) query = query.where('m.received_at', '>', q.after);
+    if (q.cursor) {
+      const c = q.cursor;
+      query = query.where((eb) => eb.or([eb('m.received_at', '<', c.at), eb.and([eb('m.received_at', '=', c.at), eb('m.id', '<', c.id)])]));
+    }
+    return query.orderBy('m.received_at', 'desc').orderBy('m.id', 'desc').limit(q.limit).execute();
+  }
+
+  messagesOfThread(t: Tenant, threadId: string, ex: Executor<MailboxDb> = this.db): Promise<MessageRow[]> {
+    return ex
+      .selectFrom('messages')
+      .selectAll()
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('thread_id', '=', threadId)
+      .orderBy('received_at', 'asc')
+      .orderBy('id', 'asc')
+      .limit(1000)
+      .execute();
+  }
+
+  findThread(t: Tenant, threadId: string, inboxId?: string, ex: Executor<MailboxDb> = this.db): Promise<ThreadRow | undefined> {
+    let q = ex
+      .selectFrom('threads as th')
+      .innerJoin('inboxes as i', 'i.id', 'th.inbox_id')
+      .selectAll('th')
+      .where('th.org_id', '=', t.org_id)
+      .where('th.env_id', '=', t.env_id)
+      .where('th.id', '=', threadId)
+      .where('i.deleted_at', 'is', null);
+    if (inboxId) q = q.where('th.inbox_id', '=', inboxId);
+    return q.executeTakeFirst();
+  }
+
+  listThreads(t: Tenant, q: { inboxId: string; limit: number; cursor?: TimeCursor | undefined; label?: string | undefined }, ex: Executor<MailboxDb> = this.db): Promise<ThreadRow[]> {
+    let query = ex.selectFrom('threads as th').selectAll('th').where('th.org_id', '=', t.org_id).where('th.env_id', '=', t.env_id).where('th.inbox_id', '=', q.inboxId);
+    if (q.label) {
+      const label = q.label;
+      query = query.where((eb) => eb.exists(eb.selectFrom('message_labels as l').select('l.message_id').whereRef('l.thread_id', '=', 'th.id').where('l.label', '=', label)));
+    }
+    if (q.cursor) {
+      const c = q.cursor;
+      query = query.where((eb) => eb.or([eb('th.last_message_at', '<', c.at), eb.and([eb('th.last_message_at', '=', c.at), eb('th.id', '<', c.id)])]));
+    }
+    return query.orderBy('th.last_message_at', 'desc').orderBy('th.id', 'desc').limit(q.limit).execute();
+  }
+
+  async labelsOfMessages(messageIds: string[], ex: Executor<MailboxDb> = this.db): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (!messageIds.length) return out;
+    const rows = await ex.selectFrom('message_labels').select(['message_id', 'label']).where('message_id', 'in', messageIds).orderBy('label').execute();
+    for (const r of rows) out.set(r.message_id, [...(out.get(r.message_id) ?? []), r.label]);
+    return out;
+  }
+
+  async labelsOfThreads(threadIds: string[], ex: Executor<MailboxDb> = this.db): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    if (!threadIds.length) return out;
+    const rows = await ex.selectFrom('message_labels').select(['thread_id', 'label']).distinct().where('thread_id', 'in', threadIds).orderBy('label').execute();
+    for (const r of rows) out.set(r.thread_id, [...(out.get(r.thread_id) ?? []), r.label]);
+    return out;
+  }
+
+  async attachmentsOfMessages(messageIds: string[], ex: Executor<MailboxDb> = this.db): Promise<Map<string, AttachmentRow[]>> {
+    const out = new Map<string, AttachmentRow[]>();
+    if (!messageIds.length) return out;
+    const rows = await ex.selectFrom('attachments').selectAll().where('message_id', 'in', messageIds).orderBy('position').execute();
+    for (const r of rows) out.set(r.message_id, [...(out.get(r.message_id) ?? []), r]);
+    return out;
+  }
+
+  findAttachment(t: Tenant, messageId: string, attachmentId: string, ex: Executor<MailboxDb> = this.db): Promise<AttachmentRow | undefined> {
+    return ex.selectFrom('attachments').selectAll().where('org_id', '=', t.org_id).where('message_id', '=', messageId).where('id', '=', attachmentId).executeTakeFirst();
+  }
+
+  labelCounts(t: Tenant, ex: Executor<MailboxDb> = this.db): Promise<{ label: string; message_count: number }[]> {
+    return ex
+      .selectFrom('message_labels as l')
+      .innerJoin('messages as m', 'm.id', 'l.message_id')
+      .innerJoin('inboxes as i', 'i.id', 'm.inbox_id')
+      .select(['l.label', (eb) => eb.fn.countAll<number>().as('message_count')])
+      .where('l.org_id', '=', t.org_id)
+      .where('l.env_id', '=', t.env_id)
+      .where('i.deleted_at', 'is', null)
+      .groupBy('l.label')
+      .orderBy('l.label')
+      .execute();
+  }
+}

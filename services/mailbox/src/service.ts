@@ -1,0 +1,47 @@
+/** The mailbox service: inboxes, threads, messages, labels, attachments; stores accepted inbound mail. */
+import path from 'node:path';
+import { ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
+import { Outbox, type ServiceModule } from '@mailroom/runtime';
+import { loadConfig, type MailboxConfig } from './config';
+import { startInboundConsumer } from './consumers/mail-inbound.consumer';
+import { InboundStore } from './domain/inbound';
+import { Inboxes } from './domain/inboxes';
+import { Messages } from './domain/messages';
+import { MailParser } from './parsing/parser';
+import { InboxRepository } from './repo/inbox.repository';
+import { MessageRepository } from './repo/message.repository';
+import type { MailboxDb } from './repo/tables';
+import { mailboxHandlers } from './rpc/handlers';
+
+export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
+  name: 'mailbox',
+  database: { schema: 'mailbox', migrationsDir: path.join(__dirname, '..', 'migrations') },
+  loadConfig,
+  async start({ config, bus, db, life, clock, log }) {
+    await ensureStreams(bus, ['EVENTS', 'MAIL_INBOUND']);
+    const [rawBucket, attachmentBucket] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'attachments')]);
+    const inboxRepo = new InboxRepository(db);
+    const messageRepo = new MessageRepository(db);
+    const outbox = life.add('mailbox:outbox', new Outbox(db, bus, log), (o) => o.stop());
+    outbox.start();
+    const parser = life.add(
+      'mailbox:parser',
+      new MailParser({ workers: config.PARSE_WORKERS, timeoutMs: config.PARSE_TIMEOUT_MS, maxHtmlBytes: config.PARSE_MAX_HTML_BYTES, workerHeapMb: config.PARSE_WORKER_HEAP_MB }),
+      (p) => p.close(),
+    );
+    const store = new InboundStore(
+      db,
+      inboxRepo,
+      messageRepo,
+      { get: (rawId) => rawBucket.getBlob(rawId) },
+      { put: async (name, content) => void (await attachmentBucket.putBlob({ name }, content)) },
+      parser,
+      outbox,
+      clock,
+    );
+    const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN);
+    const messages = new Messages(db, messageRepo);
+    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages)), (s) => s.stop());
+    life.add('mailbox:inbound', await startInboundConsumer(bus, store, config.INBOUND_CONCURRENCY), (c) => c.stop());
+  },
+};
