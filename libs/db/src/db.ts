@@ -20,6 +20,8 @@ export interface DbOptions {
   applicationName?: string;
   /** Per-statement bound in ms, enforced by the server; default 30 s. */
   statementTimeoutMs?: number;
+  /** An idle pooled connection was lost (server restart, failover). The pool replaces it. */
+  onIdleError?: (err: Error) => void;
 }
 
 export function assertSchemaName(schema: string): void {
@@ -28,7 +30,7 @@ export function assertSchemaName(schema: string): void {
 
 export function createPool(opts: DbOptions): pg.Pool {
   assertSchemaName(opts.schema);
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.max ?? 10,
     application_name: opts.applicationName ?? `mailroom-${opts.schema}`,
@@ -36,6 +38,9 @@ export function createPool(opts: DbOptions): pg.Pool {
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
   });
+  // Without a listener, an idle connection the server closes would crash the process.
+  pool.on('error', (err) => opts.onIdleError?.(err));
+  return pool;
 }
 
 export function createDb<DB>(opts: DbOptions): Kysely<DB> {

@@ -83,15 +83,18 @@ export class Outbox<DB = unknown> {
         const { rows } = await sql<{ id: string; payload: string }>`
           select id, payload from outbox where published_at is null
           order by id limit ${this.opts.batch ?? 100} for update skip locked`.execute(trx);
-        for (const row of rows) {
-          const parsed = eventEnvelope.safeParse(JSON.parse(row.payload));
-          if (!parsed.success) {
-            // Unreachable unless the table was edited by hand: never block the queue on it.
-            this.log.error({ id: row.id }, 'outbox row is not a valid event; skipped');
-            continue;
-          }
-          await publishEvent(this.bus, parsed.data);
-        }
+        // Published together: each is acknowledged on its own, and the batch is marked only when all were.
+        await Promise.all(
+          rows.map(async (row) => {
+            const parsed = eventEnvelope.safeParse(JSON.parse(row.payload));
+            if (!parsed.success) {
+              // Unreachable unless the table was edited by hand: never block the queue on it.
+              this.log.error({ id: row.id }, 'outbox row is not a valid event; skipped');
+              return;
+            }
+            await publishEvent(this.bus, parsed.data);
+          }),
+        );
         if (rows.length) {
           await sql`update outbox set published_at = now() where id in (${sql.join(rows.map((r) => r.id))})`.execute(trx);
         }

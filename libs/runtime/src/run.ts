@@ -38,7 +38,11 @@ export async function startService(module: AnyServiceModule, opts: StartOptions)
   let db: Kysely<unknown> | undefined;
   const checks: HealthChecks = {};
   if (module.database) {
-    db = life.add(`${module.name}:db`, createDb<unknown>({ url: config.DATABASE_URL, schema: module.database.schema }), (d) => d.destroy());
+    db = life.add(
+      `${module.name}:db`,
+      createDb<unknown>({ url: config.DATABASE_URL, schema: module.database.schema, onIdleError: (err) => log.warn({ err: err.message }, 'idle database connection lost') }),
+      (d) => d.destroy(),
+    );
     const theDb = db;
     checks.database = () => pingDb(theDb);
     if (opts.migrate) {

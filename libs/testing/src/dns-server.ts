@@ -68,7 +68,7 @@ const MAX_CHARACTER_STRING = 255;
 /** RFC 1035 4.2.1: the UDP limit of a client that did not announce a larger one with EDNS. */
 const CLASSIC_UDP_LIMIT = 512;
 const MAX_CNAME_CHAIN = 8;
-const RCODE = { NOERROR: 0, SERVFAIL: 2, NXDOMAIN: 3, NOTIMP: 4 } as const;
+const RCODE = { NOERROR: 0, FORMERR: 1, SERVFAIL: 2, NXDOMAIN: 3 } as const;
 const SERVED_TYPES: ReadonlySet<string> = new Set<DnsRecordType>(['A', 'AAAA', 'CNAME', 'PTR', 'NS', 'MX', 'TXT', 'SOA']);
 
 function normalizeName(name: string): string {
@@ -163,25 +163,25 @@ export async function startDnsServer(zone: DnsRecord[], opts: DnsServerOptions =
   const pendingReplies = new Set<NodeJS.Timeout>();
   const tcpSockets = new Set<net.Socket>();
 
-  function respond(query: DecodedPacket): Packet {
-    const question = query.questions?.[0];
-    // RD is echoed because c-ares drops an answer whose header does not match its question.
+  function respond(query: DecodedPacket, fault: DnsFault | undefined): Packet {
+    // RFC 1035 4.1.1: RD is copied from the query into the response.
     const header = { type: 'response' as const, id: query.id ?? 0, flags: AUTHORITATIVE_ANSWER | (query.flag_rd ? RECURSION_DESIRED : 0) };
-    if (!question || query.questions?.length !== 1) return { ...header, flags: header.flags | RCODE.NOTIMP, questions: query.questions ?? [] };
-    if (findFault(faults, question)?.servfail) return { ...header, flags: header.flags | RCODE.SERVFAIL, questions: [question] };
+    const question = query.questions?.length === 1 ? query.questions[0] : undefined;
+    if (!question) return { ...header, flags: header.flags | RCODE.FORMERR, questions: query.questions ?? [] };
+    if (fault?.servfail) return { ...header, flags: header.flags | RCODE.SERVFAIL, questions: [question] };
     const { rcode, answers } = records.answer(question);
     return { ...header, flags: header.flags | rcode, questions: [question], answers };
   }
 
-  /** Runs `send` after the fault's delay, if any; close() cancels the replies still waiting. */
+  /** Sends the answer, after the fault's delay if there is one; close() drops the ones still waiting. */
   function reply(query: DecodedPacket, send: (response: Packet) => void): void {
     const question = query.questions?.[0];
-    const delayMs = question ? (findFault(faults, question)?.delayMs ?? 0) : 0;
-    if (delayMs <= 0) return send(respond(query));
+    const fault = question && findFault(faults, question);
+    if (!fault?.delayMs) return send(respond(query, fault));
     const timer = setTimeout(() => {
       pendingReplies.delete(timer);
-      send(respond(query));
-    }, delayMs);
+      send(respond(query, fault));
+    }, fault.delayMs);
     pendingReplies.add(timer);
   }
 

@@ -31,8 +31,10 @@ export const ingestConfigSchema = z
     MAIL_EXTRA_DOMAINS: domainList,
     SMTP_PORT: envInt(2525, { min: 0, max: 65535 }),
     SMTP_HOST: envString('0.0.0.0'),
-    /** Our name in the greeting and EHLO, and the MTA name of authentication results. */
-    SMTP_HOSTNAME: envString(hostname()),
+    /** Our name in the greeting and EHLO, and the authserv-id of authentication results (a host name). */
+    SMTP_HOSTNAME: envString(hostname()).pipe(
+      z.string().regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i, 'must be a host name'),
+    ),
     SMTP_MAX_MESSAGE_BYTES: envInt(25 * 1024 * 1024, { min: 1024 }),
     SMTP_MAX_RECIPIENTS: envInt(100, { min: 1, max: 1000 }),
     SMTP_MAX_CLIENTS: envInt(1000, { min: 1 }),

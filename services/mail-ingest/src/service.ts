@@ -7,7 +7,8 @@ import { loadConfig, type IngestConfig } from './config';
 import { Acceptance } from './domain/acceptance';
 import { DataScanner } from './domain/data-scanner';
 import { ConnectionLimiter, MessageRateLimiter } from './domain/limits';
-import { createAuthenticator, createResolver } from './domain/mail-auth';
+import { checkMailAuth, createResolver } from './domain/mail-auth';
+import type { Authenticate } from './domain/acceptance';
 import { RecipientResolver } from './domain/recipients';
 import { SpamScanner } from './domain/spam';
 import { startSmtpEdge } from './smtp/server';
@@ -32,10 +33,9 @@ export const ingestService: ServiceModule<IngestConfig, never> = {
       },
       config.RCPT_CACHE_TTL_MS,
     );
-    const authenticate = createAuthenticator(createResolver({ servers: config.DNS_SERVERS, timeoutMs: config.DNS_TIMEOUT_MS }), {
-      mta: config.SMTP_HOSTNAME,
-      timeoutMs: config.AUTH_TIMEOUT_MS,
-    });
+    // Stopped after the SMTP edge (lifecycles stop in reverse): queries still in flight end then.
+    const dns = life.add('mail-ingest:dns', createResolver({ servers: config.DNS_SERVERS, timeoutMs: config.DNS_TIMEOUT_MS }), (r) => r.cancel());
+    const authenticate: Authenticate = (m) => checkMailAuth({ ...m, mta: config.SMTP_HOSTNAME }, { resolve: dns.resolve, timeoutMs: config.AUTH_TIMEOUT_MS });
     const acceptance = new Acceptance(
       authenticate,
       new SpamScanner(config.RSPAMD_URL, config.RSPAMD_TIMEOUT_MS, { spamScore: config.SPAM_SCORE, rejectScore: config.SPAM_REJECT_SCORE }),

@@ -44,10 +44,12 @@ export class Acceptance {
   async accept(raw: Buffer, env: Envelope, log: Logger): Promise<Accepted> {
     const rawId = newId('raw');
     const receivedAt = this.clock.now();
+    const t0 = performance.now();
     const [auth, spam] = await Promise.all([
       this.authenticate({ raw, ip: env.ip, helo: env.helo, mailFrom: env.mailFrom }),
       this.spam.scan({ raw, ip: env.ip, helo: env.helo, mailFrom: env.mailFrom, recipients: env.recipients.map((r) => r.address), queueId: rawId }),
     ]);
+    const t1 = performance.now();
     if (spam.error) log.warn({ raw_id: rawId, reason: spam.error }, 'spam check unavailable: message marked unscanned');
     if (spam.reject) {
       log.info({ raw_id: rawId, score: spam.score, ip: env.ip }, 'rejected as spam');
@@ -71,6 +73,7 @@ export class Acceptance {
       log.error({ err, raw_id: rawId }, 'could not store the raw message: answering 451');
       throw new SmtpReply('tryLater', 'storage unavailable');
     }
+    const t2 = performance.now();
     try {
       await this.handOff.publish(item);
     } catch (err) {
@@ -78,6 +81,8 @@ export class Acceptance {
       await this.handOff.deleteRaw(rawId).catch(() => log.warn({ raw_id: rawId }, 'orphan raw object left behind'));
       throw new SmtpReply('tryLater', 'queue unavailable');
     }
+    const t3 = performance.now();
+    log.debug({ raw_id: rawId, checks_ms: Math.round(t1 - t0), store_ms: Math.round(t2 - t1), queue_ms: Math.round(t3 - t2) }, 'accepted');
     return { rawId, spam };
   }
 }

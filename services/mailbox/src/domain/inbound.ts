@@ -2,12 +2,12 @@
  * Storing accepted inbound mail: one work item of `mail.inbound` (one SMTP transaction,
  * raw bytes already in the MAIL_RAW bucket) becomes one message per recipient inbox,
  * threaded, labelled, and announced as message.received through the outbox, all in one
- * transaction per inbox. Idempotent: a redelivered item finds its messages stored
+ * statement per inbox. Idempotent: a redelivered item finds its messages stored
  * (unique inbox + raw id) and changes nothing. Spam is stored with label `spam` and not
  * announced.
  */
-import { newId, type EnvelopeOf, type InboundMail } from '@mailroom/contracts';
-import { withTransaction, type Kysely, type Transaction } from '@mailroom/db';
+import { eventEnvelope, newId, type EnvelopeOf, type InboundMail } from '@mailroom/contracts';
+import type { Kysely } from '@mailroom/db';
 import type { Clock, Logger } from '@mailroom/platform';
 import type { Outbox } from '@mailroom/runtime';
 import type { InboxRepository } from '../repo/inbox.repository';
@@ -88,37 +88,46 @@ export class InboundStore {
         log.error({ inbox_id: rcpt.inbox_id, raw_id: item.raw_id }, 'recipient inbox does not exist; message kept in the raw store only');
         continue;
       }
-      const inserted = await withTransaction(this.db, (trx) => this.storeOne(trx, item, parsed, { id: inbox.id, org_id: inbox.org_id, env_id: inbox.env_id, address: inbox.address }));
+      const inserted = await this.storeOne(item, parsed, { id: inbox.id, org_id: inbox.org_id, env_id: inbox.env_id, address: inbox.address });
       if (inserted) stored++;
     }
     this.outbox.kick();
     return { stored, skipped: item.recipients.length - pending.length };
   }
 
-  private async storeOne(
-    trx: Transaction<MailboxDb>,
-    item: InboundMail,
-    parsed: ParsedMail,
-    inbox: { id: string; org_id: string; env_id: string; address: string },
-  ): Promise<boolean> {
-    await this.messages.lockInbox(inbox.id, trx);
+  private async storeOne(item: InboundMail, parsed: ParsedMail, inbox: { id: string; org_id: string; env_id: string; address: string }): Promise<boolean> {
     const receivedAt = new Date(item.received_at);
     const subject = parsed.subject;
-    const parent = await this.messages.findThreadOfParent(inbox.id, parentIds(parsed.in_reply_to, parsed.references), trx);
-    let threadId: string;
-    if (parent && subjectsAgree(subject, parent.normalized_subject)) {
-      threadId = parent.id;
-    } else {
-      threadId = newId('thread');
-      await this.messages.insertThread(
-        { id: threadId, org_id: inbox.org_id, env_id: inbox.env_id, inbox_id: inbox.id, subject, normalized_subject: normalizeSubject(subject), last_message_at: receivedAt, created_at: this.clock.now(), updated_at: this.clock.now() },
-        trx,
-      );
-    }
+    const parent = await this.messages.findThreadOfParent(inbox.id, parentIds(parsed.in_reply_to, parsed.references));
+    const joins = parent !== undefined && subjectsAgree(subject, parent.normalized_subject);
+    const threadId = joins ? parent.id : newId('thread');
     const messageId = newId('message');
     const toAddresses = parsed.to.length ? parsed.to.map((a) => a.address) : [inbox.address];
     const fromAddress = parsed.from?.address ?? item.mail_from;
-    const inserted = await this.messages.insertMessage(
+    const spam = item.spam.verdict === 'spam';
+    const text = preview(parsed.extracted_text ?? parsed.text);
+    const now = this.clock.now();
+    const event: EnvelopeOf<'message.received'> | null = spam
+      ? null
+      : {
+          id: newId('event'),
+          type: 'message.received',
+          timestamp: now.toISOString(),
+          org_id: inbox.org_id,
+          env_id: inbox.env_id,
+          data: {
+            message_id: messageId,
+            thread_id: threadId,
+            inbox_id: inbox.id,
+            from_address: fromAddress,
+            to_addresses: toAddresses,
+            subject,
+            extracted_text: parsed.extracted_text ?? '',
+            has_attachments: parsed.attachments.length > 0,
+            received_at: receivedAt.toISOString(),
+          },
+        };
+    return this.messages.insertInbound(
       {
         id: messageId,
         org_id: inbox.org_id,
@@ -146,16 +155,15 @@ export class InboundStore {
         mail_from: item.mail_from,
         parse_error: parsed.error,
         received_at: receivedAt,
-        created_at: this.clock.now(),
       },
-      trx,
-    );
-    if (!inserted) return false; // a concurrent delivery of the same item won
-    await this.messages.touchThread(threadId, receivedAt, preview(parsed.extracted_text ?? parsed.text), trx);
-    await this.messages.insertAttachments(
+      joins
+        ? { create: false, preview: text }
+        : {
+            create: true,
+            row: { id: threadId, org_id: inbox.org_id, env_id: inbox.env_id, inbox_id: inbox.id, subject, normalized_subject: normalizeSubject(subject), last_message_at: receivedAt, preview: text },
+          },
       parsed.attachments.map((a, i) => ({
         id: newId('attachment'),
-        message_id: messageId,
         org_id: inbox.org_id,
         filename: a.filename,
         content_type: a.content_type,
@@ -166,32 +174,9 @@ export class InboundStore {
         position: i,
         object_name: `${item.raw_id}.${i}`,
       })),
-      trx,
+      ['received', ...(spam ? ['spam'] : []), ...(isAuthenticated(item.auth) ? [] : ['unauthenticated'])],
+      // The outbox validates the envelope against the contract before it is stored.
+      event && { id: event.id, payload: JSON.stringify(eventEnvelope.parse(event)) },
     );
-    const spam = item.spam.verdict === 'spam';
-    const labels = ['received', ...(spam ? ['spam'] : []), ...(isAuthenticated(item.auth) ? [] : ['unauthenticated'])];
-    await this.messages.addLabels(labels.map((label) => ({ message_id: messageId, label, org_id: inbox.org_id, env_id: inbox.env_id, thread_id: threadId })), trx);
-    if (!spam) {
-      const event: EnvelopeOf<'message.received'> = {
-        id: newId('event'),
-        type: 'message.received',
-        timestamp: this.clock.now().toISOString(),
-        org_id: inbox.org_id,
-        env_id: inbox.env_id,
-        data: {
-          message_id: messageId,
-          thread_id: threadId,
-          inbox_id: inbox.id,
-          from_address: fromAddress,
-          to_addresses: toAddresses,
-          subject,
-          extracted_text: parsed.extracted_text ?? '',
-          has_attachments: parsed.attachments.length > 0,
-          received_at: receivedAt.toISOString(),
-        },
-      };
-      await this.outbox.add(trx, event);
-    }
-    return true;
   }
 }

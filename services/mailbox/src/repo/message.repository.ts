@@ -22,17 +22,12 @@ export class MessageRepository {
 
   // ---- inbound writes
 
-  /** Serializes threading within one inbox for the rest of the transaction. */
-  async lockInbox(inboxId: string, ex: Executor<MailboxDb>): Promise<void> {
-    await sql`select pg_advisory_xact_lock(hashtext(${`mailbox.inbox.${inboxId}`}))`.execute(ex);
-  }
-
   inboxesHoldingRaw(rawId: string, ex: Executor<MailboxDb> = this.db): Promise<{ inbox_id: string }[]> {
     return ex.selectFrom('messages').select('inbox_id').where('raw_id', '=', rawId).execute();
   }
 
   /** The thread of the newest message in the inbox whose Message-ID is one of `ids`. */
-  findThreadOfParent(inboxId: string, ids: string[], ex: Executor<MailboxDb>): Promise<Pick<ThreadRow, 'id' | 'normalized_subject'> | undefined> {
+  findThreadOfParent(inboxId: string, ids: string[], ex: Executor<MailboxDb> = this.db): Promise<Pick<ThreadRow, 'id' | 'normalized_subject'> | undefined> {
     if (!ids.length) return Promise.resolve(undefined);
     return ex
       .selectFrom('messages as m')
@@ -45,31 +40,66 @@ export class MessageRepository {
       .executeTakeFirst();
   }
 
-  insertThread(row: Insertable<ThreadTable>, ex: Executor<MailboxDb>) {
-    return ex.insertInto('threads').values(row).execute();
-  }
-
-  touchThread(threadId: string, at: Date, preview: string, ex: Executor<MailboxDb>) {
-    return ex
-      .updateTable('threads')
-      .set((eb) => ({
-        message_count: eb('message_count', '+', 1),
-        last_message_at: sql<Date>`greatest(last_message_at, ${at})`,
-        preview: sql<string>`case when ${at} >= last_message_at then ${preview} else preview end`,
-        updated_at: new Date(),
-      }))
-      .where('id', '=', threadId)
-      .execute();
-  }
-
-  /** Inserts unless this inbox already holds this raw message; returns whether it did. */
-  async insertMessage(row: Insertable<MessageTable>, ex: Executor<MailboxDb>): Promise<boolean> {
-    const res = await ex.insertInto('messages').values(row).onConflict((oc) => oc.columns(['inbox_id', 'raw_id']).doNothing()).returning('id').executeTakeFirst();
-    return res !== undefined;
-  }
-
-  async insertAttachments(rows: Insertable<AttachmentTable>[], ex: Executor<MailboxDb>): Promise<void> {
-    if (rows.length) await ex.insertInto('attachments').values(rows).execute();
+  /**
+   * Stores one inbound message in one statement (atomic without a transaction, one round trip):
+   * the message, unless this inbox already holds this raw message; then, only if it was
+   * inserted, its new thread or its thread's counters, its attachments, its labels and its
+   * outbox event. Returns whether the message was inserted. Foreign keys are checked at the
+   * end of the statement, so the message may name the thread inserted beside it.
+   */
+  async insertInbound(
+    m: Insertable<MessageTable> & { id: string; thread_id: string; received_at: Date },
+    thread: { create: true; row: Insertable<ThreadTable> & { preview: string } } | { create: false; preview: string },
+    attachments: Omit<Insertable<AttachmentTable>, 'message_id'>[],
+    labels: string[],
+    event: { id: string; payload: string } | null,
+    ex: Executor<MailboxDb> = this.db,
+  ): Promise<boolean> {
+    const now = new Date();
+    const a = attachments;
+    const col = <K extends keyof (typeof a)[number]>(k: K) => a.map((x) => x[k] ?? null);
+    const t = thread.create ? thread.row : undefined;
+    const { rows } = await sql<{ inserted: number }>`
+      with m as (
+        insert into messages (id, org_id, env_id, inbox_id, thread_id, direction, raw_id, raw_size, message_id_header, in_reply_to, "references",
+          from_address, from_name, reply_to, to_addresses, cc_addresses, subject, text_body, html_body, extracted_text, has_attachments,
+          auth, spam, mail_from, parse_error, received_at, created_at)
+        values (${m.id}, ${m.org_id}, ${m.env_id}, ${m.inbox_id}, ${m.thread_id}, ${m.direction}, ${m.raw_id}, ${m.raw_size}, ${m.message_id_header},
+          ${m.in_reply_to}, ${m.references ?? []}::text[], ${m.from_address}, ${m.from_name}, ${m.reply_to ?? []}::text[], ${m.to_addresses ?? []}::text[],
+          ${m.cc_addresses ?? []}::text[], ${m.subject}, ${m.text_body}, ${m.html_body}, ${m.extracted_text}, ${m.has_attachments},
+          ${m.auth}::jsonb, ${m.spam}::jsonb, ${m.mail_from}, ${m.parse_error}, ${m.received_at}, ${now})
+        on conflict (inbox_id, raw_id) do nothing
+        returning id
+      ),
+      new_thread as (
+        insert into threads (id, org_id, env_id, inbox_id, subject, normalized_subject, message_count, preview, last_message_at, created_at, updated_at)
+        select ${t?.id ?? null}, ${t?.org_id ?? null}, ${t?.env_id ?? null}, ${t?.inbox_id ?? null}, ${t?.subject ?? null}, ${t?.normalized_subject ?? null},
+          1, ${t?.preview ?? ''}, ${m.received_at}, ${now}, ${now}
+        from m where ${thread.create}
+      ),
+      old_thread as (
+        update threads set message_count = message_count + 1,
+          preview = case when ${m.received_at}::timestamptz >= last_message_at then ${thread.create ? '' : thread.preview} else preview end,
+          last_message_at = greatest(last_message_at, ${m.received_at}::timestamptz),
+          updated_at = ${now}
+        where id = ${m.thread_id} and not ${thread.create} and exists (select 1 from m)
+      ),
+      att as (
+        insert into attachments (id, message_id, org_id, filename, content_type, size, content_id, disposition, checksum, position, object_name)
+        select x.id, m.id, ${m.org_id}, x.filename, x.content_type, x.size, x.content_id, x.disposition, x.checksum, x.position, x.object_name
+        from m, unnest(${col('id')}::text[], ${col('filename')}::text[], ${col('content_type')}::text[], ${col('size')}::int[], ${col('content_id')}::text[],
+          ${col('disposition')}::text[], ${col('checksum')}::text[], ${col('position')}::int[], ${col('object_name')}::text[])
+          as x(id, filename, content_type, size, content_id, disposition, checksum, position, object_name)
+      ),
+      lbl as (
+        insert into message_labels (message_id, label, org_id, env_id, thread_id)
+        select m.id, l, ${m.org_id}, ${m.env_id}, ${m.thread_id} from m, unnest(${labels}::text[]) as l
+      ),
+      evt as (
+        insert into outbox (id, payload) select ${event?.id ?? null}, ${event?.payload ?? null} from m where ${event !== null}
+      )
+      select count(*)::int as inserted from m`.execute(ex);
+    return (rows[0]?.inserted ?? 0) > 0;
   }
 
   async addLabels(rows: { message_id: string; label: string; org_id: string; env_id: string; thread_id: string }[], ex: Executor<MailboxDb> = this.db): Promise<void> {
