@@ -5,6 +5,7 @@
 import { authService } from '@mailroom/auth';
 import { gatewayService } from '@mailroom/gateway';
 import { orgsService } from '@mailroom/orgs';
+import { webhooksService } from '@mailroom/webhooks';
 import { createLogger, Lifecycle, type Clock, type Env, type Logger } from '@mailroom/platform';
 import { startService, type AnyServiceModule, type RunningService } from '@mailroom/runtime';
 
@@ -12,6 +13,7 @@ import { startService, type AnyServiceModule, type RunningService } from '@mailr
 export const SERVICES = {
   orgs: orgsService,
   auth: authService,
+  webhooks: webhooksService,
   gateway: gatewayService,
 } as const satisfies Record<string, AnyServiceModule>;
 

@@ -7,4 +7,5 @@ export * from './pagination';
 export * from './auth-context';
 export * from './rpc';
 export * from './api/accounts';
+export * from './api/webhooks';
 export * from './wire';

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import * as a from './api/accounts';
+import * as w from './api/webhooks';
 import { idSchema } from './ids';
 
 const empty = z.object({});
@@ -40,6 +41,15 @@ export const RPC = {
     request: z.object({ org_id: idSchema('organization'), env_id: idSchema('environment') }),
     response: a.environment,
   },
+  // webhooks
+  'webhooks.endpoint.create': { request: w.webhookEndpointCreateRequest, response: w.webhookEndpointCreated },
+  'webhooks.endpoint.list': { request: a.pageQuery, response: w.webhookEndpointList },
+  'webhooks.endpoint.get': { request: w.webhookEndpointId, response: w.webhookEndpoint },
+  'webhooks.endpoint.update': { request: w.webhookEndpointUpdateRequest, response: w.webhookEndpoint },
+  'webhooks.endpoint.delete': { request: w.webhookEndpointId, response: empty },
+  'webhooks.endpoint.recover': { request: w.webhookRecoverRequest, response: w.webhookRecoverResponse },
+  'webhooks.delivery.list': { request: w.webhookDeliveryListRequest, response: w.webhookDeliveryList },
+  'webhooks.delivery.redeliver': { request: w.webhookRedeliverParams, response: w.webhookRedeliverResponse },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

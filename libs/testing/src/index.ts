@@ -4,3 +4,5 @@ export * from './api-client';
 export * from './wait';
 export * from './services';
 export * from './fixtures';
+export * from './webhook-receiver';
+export * from './events';

@@ -3,7 +3,21 @@
  * document are both built from it, so what is documented is what is served.
  */
 import { z } from 'zod';
-import { RPC, apiKeyCreateRequest, idSchema, loginRequest, pageQuery, refreshRequest, signupRequest, type RpcName } from '@mailroom/contracts';
+import {
+  RPC,
+  apiKeyCreateRequest,
+  idSchema,
+  loginRequest,
+  pageQuery,
+  refreshRequest,
+  signupRequest,
+  webhookEndpointCreateRequest,
+  webhookEndpointId,
+  webhookEndpointUpdateBody,
+  webhookRecoverBody,
+  webhookRedeliverParams,
+  type RpcName,
+} from '@mailroom/contracts';
 
 /**
  * none: no credential (session-starting auth routes);
@@ -52,6 +66,15 @@ export const ROUTES: Route[] = [
   { method: 'get', path: '/api/v1/keys/{id}', auth: 'tenant', op: 'auth.apikey.get', params: keyId, tag: 'API keys', summary: 'Get an API key (without its secret)' },
   { method: 'delete', path: '/api/v1/keys/{id}', auth: 'tenant', op: 'auth.apikey.delete', params: keyId, status: 204, tag: 'API keys', summary: 'Revoke an API key; requests with it fail within a second' },
   { method: 'get', path: '/api/v1/org', auth: 'tenant', op: 'orgs.organization.get', tag: 'Organization', summary: 'Get the organization the credential acts in' },
+  // Webhooks: endpoints and delivery records of the environment the credential acts in.
+  { method: 'post', path: '/api/v1/webhooks/endpoints', auth: 'tenant', op: 'webhooks.endpoint.create', body: webhookEndpointCreateRequest, status: 201, idempotent: true, tag: 'Webhooks', summary: 'Create a webhook endpoint; events omitted = every event type, including types added later. The secret (whsec_...) is in this answer only' },
+  { method: 'get', path: '/api/v1/webhooks/endpoints', auth: 'tenant', op: 'webhooks.endpoint.list', query: pageQuery, tag: 'Webhooks', summary: 'List webhook endpoints, newest first (without secrets)' },
+  { method: 'get', path: '/api/v1/webhooks/endpoints/{id}', auth: 'tenant', op: 'webhooks.endpoint.get', params: webhookEndpointId, tag: 'Webhooks', summary: 'Get a webhook endpoint (without its secret)' },
+  { method: 'patch', path: '/api/v1/webhooks/endpoints/{id}', auth: 'tenant', op: 'webhooks.endpoint.update', params: webhookEndpointId, body: webhookEndpointUpdateBody, tag: 'Webhooks', summary: 'Update url, events or description; disabled: false re-enables and resets the failure count' },
+  { method: 'delete', path: '/api/v1/webhooks/endpoints/{id}', auth: 'tenant', op: 'webhooks.endpoint.delete', params: webhookEndpointId, status: 204, tag: 'Webhooks', summary: 'Delete a webhook endpoint and its delivery records' },
+  { method: 'get', path: '/api/v1/webhooks/endpoints/{id}/deliveries', auth: 'tenant', op: 'webhooks.delivery.list', params: webhookEndpointId, query: pageQuery, tag: 'Webhooks', summary: 'Delivery records of an endpoint, one per attempt, newest first' },
+  { method: 'post', path: '/api/v1/webhooks/endpoints/{id}/deliveries/{delivery_id}/redeliver', auth: 'tenant', op: 'webhooks.delivery.redeliver', params: webhookRedeliverParams, status: 202, tag: 'Webhooks', summary: 'Send the event of a delivery again, once (same event id and body); 409 on a disabled endpoint' },
+  { method: 'post', path: '/api/v1/webhooks/endpoints/{id}/recover', auth: 'tenant', op: 'webhooks.endpoint.recover', params: webhookEndpointId, body: webhookRecoverBody, status: 202, tag: 'Webhooks', summary: 'Send again the events of [since, until) (at most 14 days) without a successful delivery to this endpoint' },
   // Admin operations: wired with their aliases, answered when the admin service lands.
   notYet('post', '/api/v1/admin/keys', 'Create an admin key', 'Admin'),
   notYet('get', '/api/v1/admin/keys', 'List admin keys', 'Admin'),
