@@ -57,8 +57,9 @@ create index jobs_by_endpoint on jobs (endpoint_id, event_id);
 -- One row per attempt: the delivery records of the API. (job_id, attempt) is unique, so a
 -- worker that dies after sending and before recording cannot make a duplicate row.
 create table attempts (
-  seq bigint generated always as identity primary key,
-  id text not null unique,
+  id text primary key,
+  -- Insertion order: delivery records page newest first by it.
+  seq bigint generated always as identity,
   job_id bigint not null,
   endpoint_id text not null,
   org_id text not null,

@@ -65,7 +65,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     dispatcher.start();
     life.add(
       'webhooks:consumer',
-      await runEventsConsumer(bus, { deliveries, clock, maxAttempts: retries.maxAttempts, wake, concurrency: 32 }),
+      await runEventsConsumer(bus, { deliveries, clock, maxAttempts: retries.maxAttempts, dispatcher, concurrency: 256 }),
       (c) => c.stop(),
     );
   },

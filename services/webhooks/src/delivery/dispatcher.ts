@@ -15,7 +15,7 @@
  * no attempt row is ever written twice.
  */
 import { newId } from '@mailroom/contracts';
-import { withTransaction, type Kysely } from '@mailroom/db';
+import { sql, withTransaction, type Kysely } from '@mailroom/db';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
 import type { ClaimedJob, DeliveryRepository, EndpointTally, FinishedAttempt } from '../repo/delivery.repository';
 import type { JobState, WebhooksDb } from '../repo/tables';
@@ -24,6 +24,8 @@ import { sign } from '../domain/signature';
 import type { PostResult } from './http-client';
 
 export const AUTO_DISABLE_REASON = 'disabled after 50 consecutive failed deliveries';
+/** Claims held per request slot: enough queued work to keep the slots busy between claims. */
+const CLAIM_AHEAD = 4;
 
 export interface Poster {
   post(url: string, body: Buffer, headers: Record<string, string>, abort?: AbortSignal): Promise<PostResult>;
@@ -90,12 +92,29 @@ export class Dispatcher {
     return this.running;
   }
 
+  /** A lease for deliveries the fan-out creates already claimed, when there is room for them. */
+  leaseForNewWork(): { owner: string; until: Date } | undefined {
+    if (this.stopped || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
+    return { owner: this.opts.owner, until: this.leaseFrom(this.clock.now()) };
+  }
+
+  /** Takes deliveries created leased to this instance (committed): they start as slots allow. */
+  adopt(jobs: ClaimedJob[]): void {
+    if (this.stopped) {
+      void this.repo.release(this.opts.owner, jobs.map((j) => j.id)).catch(() => {});
+      return;
+    }
+    for (const job of jobs) this.enqueue(job);
+  }
+
   private async claimLoop(): Promise<void> {
     do {
       this.claimAgain = false;
-      const room = this.opts.maxInFlight - this.claimed.size;
+      // Claimed work queues in memory ahead of the requests, so a busy endpoint never waits for
+      // a claim round trip; bounded per endpoint, so a slow one holds few claims.
+      const room = this.opts.maxInFlight * CLAIM_AHEAD - this.claimed.size;
       if (room <= 0) return;
-      const perEndpointClaims = this.opts.perEndpoint * 2;
+      const perEndpointClaims = this.opts.perEndpoint * CLAIM_AHEAD * 2;
       const skip = [...this.endpoints].filter(([, s]) => s.running + s.queue.length >= perEndpointClaims).map(([id]) => id);
       const limit = Math.min(room, 500);
       let jobs: ClaimedJob[];
@@ -140,6 +159,7 @@ export class Dispatcher {
         this.running--;
         if (slots.running === 0 && slots.queue.length === 0) this.endpoints.delete(endpointId);
         this.pump(endpointId);
+        if (slots.queue.length < this.opts.perEndpoint) this.wake();
         // A global slot freed: endpoints that waited for one go on.
         if (this.running < this.opts.maxInFlight) for (const id of this.endpoints.keys()) if (id !== endpointId) this.pump(id);
       });
@@ -242,6 +262,9 @@ export class Dispatcher {
     }
     const now = this.clock.now();
     const newlyDisabled = await withTransaction(this.db, async (trx) => {
+      // Not waiting for the WAL flush is safe here: a record lost in a database crash leaves
+      // its delivery leased, so it is attempted again (at-least-once), never lost.
+      await sql`set local synchronous_commit = off`.execute(trx);
       const states = await this.repo.tallyEndpoints([...tallies.values()], this.opts.failureThreshold, AUTO_DISABLE_REASON, now, trx);
       const disabled = new Map(states.map((s) => [s.id, s.disabled]));
       const rows: (FinishedAttempt & { state: JobState })[] = [];

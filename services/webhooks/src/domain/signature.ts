@@ -13,5 +13,6 @@ export function newWebhookSecret(): string {
 }
 
 export function sign(secret: string, timestampSeconds: number, body: Buffer): string {
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${timestampSeconds}.`, 'utf8').update(body).digest('hex');
+  // A string key is taken as UTF-8, and is several times cheaper than a Buffer (no KeyObject per call).
+  return createHmac('sha256', secret).update(`${timestampSeconds}.`, 'utf8').update(body).digest('hex');
 }

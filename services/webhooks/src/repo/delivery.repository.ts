@@ -65,26 +65,50 @@ export class DeliveryRepository {
   constructor(private readonly db: Kysely<WebhooksDb>) {}
 
   /**
-   * Stores the event (once) and one pending delivery per matching enabled endpoint, in one
-   * statement; a repeated event adds nothing. Returns how many deliveries were created.
+   * Stores each event (once) and one delivery per matching enabled endpoint of its org and
+   * environment, in one statement for the whole batch; a repeated event adds nothing.
+   * With `lease`, the new deliveries are created already claimed by that worker (it will
+   * attempt them at once, sparing a claim round trip) and returned; without, they are
+   * created pending and only counted.
    */
-  async fanOut(event: StoredEvent, maxAttempts: number, now: Date, ex: Executor<WebhooksDb> = this.db): Promise<number> {
-    const { rows } = await sql<{ id: number }>`
-      with targets as (
-        select id from endpoints
-        where org_id = ${event.org_id} and env_id = ${event.env_id} and not disabled
-          and (event_types is null or ${event.type} = any(event_types))
+  async fanOut(
+    events: StoredEvent[],
+    opts: { maxAttempts: number; now: Date; lease?: { owner: string; until: Date } | undefined },
+    ex: Executor<WebhooksDb> = this.db,
+  ): Promise<{ created: number; claimed: ClaimedJob[] }> {
+    if (events.length === 0) return { created: 0, claimed: [] };
+    const { now, lease } = opts;
+    const { rows } = await sql<Omit<ClaimedJob, 'body'>>`
+      with ev as (
+        select * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.org_id)}::text[], ${events.map((e) => e.env_id)}::text[],
+                             ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::bytea[], ${events.map((e) => e.occurred_at)}::timestamptz[])
+          as ev(id, org_id, env_id, type, body, occurred_at)
+      ), targets as (
+        select ev.id as event_id, e.id as endpoint_id, e.url, e.secret_sealed from ev
+        join endpoints e on e.org_id = ev.org_id and e.env_id = ev.env_id and not e.disabled
+          and (e.event_types is null or ev.type = any(e.event_types))
       ), stored as (
         insert into events (id, org_id, env_id, type, body, occurred_at)
-        select ${event.id}, ${event.org_id}, ${event.env_id}, ${event.type}, ${event.body}, ${event.occurred_at}
-        where exists (select 1 from targets)
+        select ev.id, ev.org_id, ev.env_id, ev.type, ev.body, ev.occurred_at from ev
+        where exists (select 1 from targets t where t.event_id = ev.id)
         on conflict (id) do nothing
+      ), inserted as (
+        insert into jobs (endpoint_id, event_id, origin, state, max_attempts, next_attempt_at, lock_owner, locked_until, created_at, updated_at)
+        select endpoint_id, event_id, 'event', ${lease ? 'in_flight' : 'pending'}, ${opts.maxAttempts}, ${now},
+               ${lease?.owner ?? null}::text, ${lease?.until ?? null}::timestamptz, ${now}, ${now}
+        from targets
+        on conflict (event_id, endpoint_id) where origin = 'event' do nothing
+        returning id, endpoint_id, event_id
       )
-      insert into jobs (endpoint_id, event_id, origin, state, max_attempts, next_attempt_at, created_at, updated_at)
-      select id, ${event.id}, 'event', 'pending', ${maxAttempts}, ${now}, ${now}, ${now} from targets
-      on conflict (event_id, endpoint_id) where origin = 'event' do nothing
-      returning id`.execute(ex);
-    return rows.length;
+      select i.id::int as id, i.endpoint_id, i.event_id, 'event' as origin, 0 as attempts, ${opts.maxAttempts}::int as max_attempts,
+             ev.type as event_type, t.url, t.secret_sealed, ev.org_id, ev.env_id
+      from inserted i
+      join targets t on t.event_id = i.event_id and t.endpoint_id = i.endpoint_id
+      join ev on ev.id = i.event_id`.execute(ex);
+    if (!lease) return { created: rows.length, claimed: [] };
+    // The body is the one just written: not read back from the database.
+    const bodies = new Map(events.map((e) => [e.id, e.body]));
+    return { created: rows.length, claimed: rows.map((r) => ({ ...r, body: bodies.get(r.event_id) ?? Buffer.alloc(0) })) };
   }
 
   /**
