@@ -69,6 +69,7 @@ function startWebhooks(env) {
     children.push(child);
     let buf = '';
     child.stdout.on('data', (d) => {
+      if (process.env.BENCH_LOG_LEVEL) process.stderr.write(d);
       buf += d;
       if (buf.includes('"msg":"started"')) resolve(child);
       buf = buf.slice(-4096);
@@ -119,7 +120,7 @@ async function latencies(receivers, published) {
 }
 
 const ctx = await createTestContext({
-  LOG_LEVEL: 'info',
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
   MIGRATE_ON_START: 'true',
   WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
 });

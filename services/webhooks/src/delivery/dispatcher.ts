@@ -60,6 +60,8 @@ export class Dispatcher {
   private readonly abort = new AbortController();
   private timers: NodeJS.Timeout[] = [];
   private readonly secrets = new Map<string, { sealed: Buffer; secret: string }>();
+  /** Work done since the last report (debug level): where the time goes under load. */
+  private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
 
   constructor(
     private readonly db: Kysely<WebhooksDb>,
@@ -75,6 +77,15 @@ export class Dispatcher {
   start(): void {
     this.timers.push(setInterval(() => this.wake(), this.opts.pollIntervalMs).unref());
     this.timers.push(setInterval(() => void this.heartbeat(), Math.max(100, Math.floor(this.opts.leaseMs / 3))).unref());
+    if (this.log.isLevelEnabled('debug')) {
+      this.timers.push(
+        setInterval(() => {
+          const s = this.stats;
+          if (s.claims || s.adopted || s.flushes) this.log.debug({ ...s, claimMs: Math.round(s.claimMs), flushMs: Math.round(s.flushMs), in_flight: this.running, claimed_now: this.claimed.size }, 'dispatcher stats (5 s)');
+          this.stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
+        }, 5_000).unref(),
+      );
+    }
     this.wake();
   }
 
@@ -104,6 +115,7 @@ export class Dispatcher {
       void this.repo.release(this.opts.owner, jobs.map((j) => j.id)).catch(() => {});
       return;
     }
+    this.stats.adopted += jobs.length;
     for (const job of jobs) this.enqueue(job);
   }
 
@@ -120,7 +132,11 @@ export class Dispatcher {
       let jobs: ClaimedJob[];
       try {
         const now = this.clock.now();
+        const t0 = performance.now();
         jobs = await this.repo.claim({ owner: this.opts.owner, now, leaseUntil: this.leaseFrom(now), limit, perEndpoint: perEndpointClaims, skipEndpoints: skip });
+        this.stats.claims++;
+        this.stats.claimMs += performance.now() - t0;
+        this.stats.claimed += jobs.length;
       } catch (err) {
         this.log.warn({ err }, 'claiming deliveries failed; retrying at the next poll');
         return;
@@ -233,7 +249,11 @@ export class Dispatcher {
       const batch = this.finished;
       this.finished = [];
       try {
+        const t0 = performance.now();
         await this.record(batch);
+        this.stats.flushes++;
+        this.stats.flushMs += performance.now() - t0;
+        this.stats.recorded += batch.length;
         failures = 0;
       } catch (err) {
         failures++;

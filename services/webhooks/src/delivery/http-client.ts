@@ -68,14 +68,15 @@ export function guardedLookup(ips: IpPolicy, resolver: Resolver): LookupFunction
   return (hostname, options, callback) => {
     resolver(hostname).then(
       (all) => {
-        const family = typeof options === 'object' && options.family ? (options.family === 'IPv6' ? 6 : options.family === 'IPv4' ? 4 : options.family) : 0;
+        const family = options.family === 'IPv6' ? 6 : options.family === 'IPv4' ? 4 : (options.family ?? 0);
         const candidates = family ? all.filter((a) => a.family === family) : all;
         const permitted = candidates.filter((a) => ips.permits(a.address));
         if (permitted.length === 0) {
           callback(candidates.length ? new BlockedDestinationError(hostname) : Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
           return;
         }
-        if (typeof options === 'object' && options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, permitted);
+        // net.connect asks for every address (all: true) when it races IPv4 and IPv6 (autoSelectFamily).
+        if (options.all) callback(null, permitted);
         else callback(null, permitted[0]!.address, permitted[0]!.family);
       },
       (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), '', 0),
