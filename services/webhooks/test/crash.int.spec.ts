@@ -68,8 +68,12 @@ beforeAll(async () => {
   db = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: 'webhooks', max: 2 });
 });
 
+afterEach(async () => {
+  // A test that failed half-way must not leave an instance consuming the next test's events.
+  await Promise.all([...children].map((c) => (c.kill('SIGKILL'), exited(c))));
+});
+
 afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
   await db?.destroy();
   await bus?.drain();
   await Promise.all(receivers.map((r) => r.close()));
@@ -79,13 +83,19 @@ afterAll(async () => {
 it('kill -9 during delivery, then restart: every event delivered at least once, no duplicate attempt rows', async () => {
   let child = await startWebhooks();
   const { tenant, call } = tenantCall();
-  const r = await WebhookReceiver.start({ reply: () => ({ status: 200, delayMs: 20 }) });
+  // 4 requests in flight of 100 ms each: the 150 events take seconds, so the kill lands in the middle.
+  const r = await WebhookReceiver.start({ reply: () => ({ status: 200, delayMs: 100 }) });
   receivers.push(r);
   const endpoint = await callRpc(bus, 'webhooks.endpoint.create', { url: r.url() }, call);
   const events = Array.from({ length: 150 }, () => messageReceivedEvent(tenant));
   for (const e of events) await publishEvent(bus, e);
 
-  await waitFor(() => r.received.length >= 20, { what: 'deliveries under way' });
+  // Every event fanned out (acked on the bus), and deliveries under way: the kill hits the deliveries.
+  await waitFor(async () => {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from jobs where endpoint_id = ${endpoint.id}`.execute(db);
+    return rows[0]!.n === events.length;
+  }, { what: 'every event fanned out' });
+  await waitFor(() => r.received.length >= 8, { what: 'deliveries under way' });
   child.kill('SIGKILL');
   await exited(child);
   const atKill = new Set(r.received.map((d) => d.body.id)).size;
@@ -105,7 +115,7 @@ it('kill -9 during delivery, then restart: every event delivered at least once, 
   expect(jobs).toEqual([{ state: 'delivered', n: events.length }]);
   child.kill('SIGTERM');
   expect(await exited(child)).toBe(0);
-});
+}, 60_000);
 
 it('SIGTERM lets the attempt in flight finish and keeps the scheduled retry', async () => {
   let child = await startWebhooks();
@@ -140,4 +150,4 @@ it('SIGTERM lets the attempt in flight finish and keeps the scheduled retry', as
   expect(slow.of(event.id)).toHaveLength(1);
   child.kill('SIGTERM');
   expect(await exited(child)).toBe(0);
-});
+}, 60_000);

@@ -72,6 +72,8 @@ export function runEventsConsumer(
     filterSubject: 'events.>',
     schema: eventEnvelope,
     concurrency: deps.concurrency,
+    // A fan-out takes milliseconds: messages an instance took and died with come back after 10 s, not 30.
+    ackWaitMs: 10_000,
     handler: async (envelope) => {
       // A failed write throws: the message is redelivered later with backoff.
       await batcher.add(storedEvent(envelope));
