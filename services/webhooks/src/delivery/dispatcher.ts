@@ -56,6 +56,8 @@ export class Dispatcher {
   private flushing: Promise<void> | undefined;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
+  /** The last claim found nothing due, with no endpoint left out of it. */
+  private nothingDue = false;
   private stopped = false;
   private readonly abort = new AbortController();
   private timers: NodeJS.Timeout[] = [];
@@ -89,9 +91,16 @@ export class Dispatcher {
     this.wake();
   }
 
-  /** Looks for due deliveries now (coalesced: one claim runs at a time). */
-  wake(): void {
+  /**
+   * Looks for due deliveries now (coalesced: one claim runs at a time). `soft` wakes come
+   * from this instance's own progress (a queue ran low, a slot freed) and are skipped while
+   * the last claim proved there was nothing due; anything that can make work due (new
+   * deliveries, redelivery, a lease taken over, the poll timer) wakes it for real.
+   */
+  wake(soft = false): void {
     if (this.stopped) return;
+    if (soft && this.nothingDue) return;
+    if (!soft) this.nothingDue = false;
     if (this.claiming) {
       this.claimAgain = true;
       return;
@@ -145,6 +154,7 @@ export class Dispatcher {
         await this.repo.release(this.opts.owner, jobs.map((j) => j.id)).catch(() => {});
         return;
       }
+      if (jobs.length === 0 && skip.length === 0) this.nothingDue = true;
       for (const job of jobs) this.enqueue(job);
       if (jobs.length >= limit) this.claimAgain = true;
     } while (this.claimAgain && !this.stopped);
@@ -175,7 +185,7 @@ export class Dispatcher {
         this.running--;
         if (slots.running === 0 && slots.queue.length === 0) this.endpoints.delete(endpointId);
         this.pump(endpointId);
-        if (slots.queue.length < this.opts.perEndpoint) this.wake();
+        if (slots.queue.length < this.opts.perEndpoint) this.wake(true);
         // A global slot freed: endpoints that waited for one go on.
         if (this.running < this.opts.maxInFlight) for (const id of this.endpoints.keys()) if (id !== endpointId) this.pump(id);
       });
@@ -264,7 +274,7 @@ export class Dispatcher {
         continue;
       }
       for (const a of batch) this.claimed.delete(a.job.id);
-      this.wake();
+      this.wake(true);
     }
   }
 

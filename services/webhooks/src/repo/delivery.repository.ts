@@ -84,7 +84,7 @@ export class DeliveryRepository {
                              ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::bytea[], ${events.map((e) => e.occurred_at)}::timestamptz[])
           as ev(id, org_id, env_id, type, body, occurred_at)
       ), targets as (
-        select ev.id as event_id, e.id as endpoint_id, e.url, e.secret_sealed from ev
+        select ev.id as event_id, e.id as endpoint_id from ev
         join endpoints e on e.org_id = ev.org_id and e.env_id = ev.env_id and not e.disabled
           and (e.event_types is null or ev.type = any(e.event_types))
       ), stored as (
@@ -100,10 +100,11 @@ export class DeliveryRepository {
         on conflict (event_id, endpoint_id) where origin = 'event' do nothing
         returning id, endpoint_id, event_id
       )
+      -- Joined by primary key, not back to targets: the planner cannot estimate CTE rows and would nest-loop them.
       select i.id::int as id, i.endpoint_id, i.event_id, 'event' as origin, 0 as attempts, ${opts.maxAttempts}::int as max_attempts,
-             ev.type as event_type, t.url, t.secret_sealed, ev.org_id, ev.env_id
+             ev.type as event_type, p.url, p.secret_sealed, ev.org_id, ev.env_id
       from inserted i
-      join targets t on t.event_id = i.event_id and t.endpoint_id = i.endpoint_id
+      join endpoints p on p.id = i.endpoint_id
       join ev on ev.id = i.event_id`.execute(ex);
     if (!lease) return { created: rows.length, claimed: [] };
     // The body is the one just written: not read back from the database.
@@ -129,7 +130,8 @@ export class DeliveryRepository {
         ) due
       ), picked as (
         select j.id from jobs j
-        where j.id in (select id from candidates where rn <= ${opts.perEndpoint} order by next_attempt_at limit ${opts.limit})
+        -- = any(array(...)), not in (...): the planner then locks by primary key instead of joining the whole due index.
+        where j.id = any(array(select id from candidates where rn <= ${opts.perEndpoint} order by next_attempt_at limit ${opts.limit}))
           and j.state = 'pending'
         for update of j skip locked
       ), claimed as (
