@@ -133,6 +133,19 @@ describe('endpoints API', () => {
     expectError(await api.get(`/api/v1/webhooks/endpoints/${created.id}`, { token: tenant.key }), 404, 'not_found');
   });
 
+  it('works with a user access token too, in the environment it acts in', async () => {
+    const email = `u${Math.random().toString(36).slice(2)}@example.com`;
+    const signup = await api.post('/api/v1/auth/signup', { email, password: 'correct horse battery' });
+    const key = await api.post('/api/v1/keys', { name: 'k' }, { token: signup.body.access_token });
+    const r = await receiver();
+    const created = await api.post('/api/v1/webhooks/endpoints', { url: r.url() }, { token: signup.body.access_token });
+    expect(created.status).toBe(201);
+    // The user's default environment is the key's: both see the endpoint.
+    const viaKey = await api.get(`/api/v1/webhooks/endpoints/${created.body.id}`, { token: key.body.key });
+    expect(viaKey.status).toBe(200);
+    expect((await api.get('/api/v1/webhooks/endpoints', { token: signup.body.access_token })).body.data).toHaveLength(1);
+  });
+
   it('pages the endpoint list', async () => {
     const t = await newTenant();
     const r = await receiver();

@@ -51,6 +51,8 @@ export class Dispatcher {
   private readonly claimed = new Map<number, ClaimedJob>();
   private readonly endpoints = new Map<string, EndpointSlots>();
   private running = 0;
+  /** Some endpoint has work and room but the global bound stopped it. */
+  private globalWait = false;
   private readonly attempts = new Set<Promise<void>>();
   private finished: FinishedAttempt[] = [];
   private flushing: Promise<void> | undefined;
@@ -187,10 +189,14 @@ export class Dispatcher {
         this.pump(endpointId);
         if (slots.queue.length < this.opts.perEndpoint) this.wake(true);
         // A global slot freed: endpoints that waited for one go on.
-        if (this.running < this.opts.maxInFlight) for (const id of this.endpoints.keys()) if (id !== endpointId) this.pump(id);
+        if (this.globalWait && this.running < this.opts.maxInFlight) {
+          this.globalWait = false;
+          for (const id of this.endpoints.keys()) if (id !== endpointId) this.pump(id);
+        }
       });
       this.attempts.add(p);
     }
+    if (slots.queue.length && slots.running < this.opts.perEndpoint && this.running >= this.opts.maxInFlight) this.globalWait = true;
   }
 
   private secretOf(job: ClaimedJob): string {
