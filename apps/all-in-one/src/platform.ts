@@ -7,6 +7,7 @@ import { gatewayService } from '@mailroom/gateway';
 import { ingestService } from '@mailroom/mail-ingest';
 import { mailboxService } from '@mailroom/mailbox';
 import { orgsService } from '@mailroom/orgs';
+import { webhooksService } from '@mailroom/webhooks';
 import { createLogger, Lifecycle, type Clock, type Env, type Logger } from '@mailroom/platform';
 import { startService, type AnyServiceModule, type RunningService } from '@mailroom/runtime';
 
@@ -16,6 +17,7 @@ export const SERVICES = {
   auth: authService,
   mailbox: mailboxService,
   'mail-ingest': ingestService,
+  webhooks: webhooksService,
   gateway: gatewayService,
 } as const satisfies Record<string, AnyServiceModule>;
 

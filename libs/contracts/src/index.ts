@@ -9,4 +9,5 @@ export * from './rpc';
 export * from './api/accounts';
 export * from './api/mailbox';
 export * from './mail';
+export * from './api/webhooks';
 export * from './wire';

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import * as a from './api/accounts';
 import * as m from './api/mailbox';
+import * as w from './api/webhooks';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
 
@@ -62,6 +63,15 @@ export const RPC = {
   'mailbox.label.removeFromThread': { request: m.labelsBody.extend({ id: idSchema('thread') }), response: z.object({ thread_id: idSchema('thread'), labels: z.array(z.string()) }) },
   'mailbox.label.batch': { request: m.labelBatchRequest, response: z.object({ updated: z.number().int(), not_found: z.array(idSchema('message')) }) },
   'mailbox.label.list': { request: empty, response: m.labelList },
+  // webhooks
+  'webhooks.endpoint.create': { request: w.webhookEndpointCreateRequest, response: w.webhookEndpointCreated },
+  'webhooks.endpoint.list': { request: a.pageQuery, response: w.webhookEndpointList },
+  'webhooks.endpoint.get': { request: w.webhookEndpointId, response: w.webhookEndpoint },
+  'webhooks.endpoint.update': { request: w.webhookEndpointUpdateRequest, response: w.webhookEndpoint },
+  'webhooks.endpoint.delete': { request: w.webhookEndpointId, response: empty },
+  'webhooks.endpoint.recover': { request: w.webhookRecoverRequest, response: w.webhookRecoverResponse },
+  'webhooks.delivery.list': { request: w.webhookDeliveryListRequest, response: w.webhookDeliveryList },
+  'webhooks.delivery.redeliver': { request: w.webhookRedeliverParams, response: w.webhookRedeliverResponse },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

@@ -81,11 +81,16 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
   let messages: ConsumerMessages | undefined;
 
   async function process(m: JsMsg): Promise<void> {
+    const subject = bus.ns.unprefix(m.subject);
+    // The message's logger is made only if something is logged: a child logger per message is not free.
+    let child: Logger | undefined;
     const meta: MessageMeta = {
-      subject: bus.ns.unprefix(m.subject),
+      subject,
       seq: m.seq,
       deliveryCount: m.info.deliveryCount,
-      log: log.child({ subject: bus.ns.unprefix(m.subject), seq: m.seq, delivery: m.info.deliveryCount }),
+      get log() {
+        return (child ??= log.child({ subject, seq: m.seq, delivery: m.info.deliveryCount }));
+      },
       msg: m,
     };
     let payload: unknown;

@@ -7,3 +7,5 @@ export * from './fixtures';
 export * from './dns-server';
 export * from './smtp-client';
 export * from './event-tap';
+export * from './webhook-receiver';
+export * from './events';

@@ -28,3 +28,20 @@ describe('route table', () => {
     expect(ROUTES.filter((r) => r.op && internal.includes(r.op))).toEqual([]);
   });
 });
+
+describe('webhooks routes', () => {
+  it('serve every public webhooks operation at the spec paths', () => {
+    const routed = new Map(ROUTES.filter((r) => r.op?.startsWith('webhooks.')).map((r) => [r.op, `${r.method.toUpperCase()} ${r.path}`]));
+    expect(Object.fromEntries(routed)).toEqual({
+      'webhooks.endpoint.create': 'POST /api/v1/webhooks/endpoints',
+      'webhooks.endpoint.list': 'GET /api/v1/webhooks/endpoints',
+      'webhooks.endpoint.get': 'GET /api/v1/webhooks/endpoints/{id}',
+      'webhooks.endpoint.update': 'PATCH /api/v1/webhooks/endpoints/{id}',
+      'webhooks.endpoint.delete': 'DELETE /api/v1/webhooks/endpoints/{id}',
+      'webhooks.delivery.list': 'GET /api/v1/webhooks/endpoints/{id}/deliveries',
+      'webhooks.delivery.redeliver': 'POST /api/v1/webhooks/endpoints/{id}/deliveries/{delivery_id}/redeliver',
+      'webhooks.endpoint.recover': 'POST /api/v1/webhooks/endpoints/{id}/recover',
+    });
+    expect(ROUTES.filter((r) => r.op?.startsWith('webhooks.')).every((r) => r.auth === 'tenant')).toBe(true);
+  });
+});

@@ -17,6 +17,11 @@ import {
   refreshRequest,
   signupRequest,
   threadListRequest,
+  webhookEndpointCreateRequest,
+  webhookEndpointId,
+  webhookEndpointUpdateBody,
+  webhookRecoverBody,
+  webhookRedeliverParams,
   type RpcName,
 } from '@mailroom/contracts';
 
@@ -93,6 +98,15 @@ export const ROUTES: Route[] = [
   { method: 'delete', path: '/api/v1/threads/{id}/labels', auth: 'tenant', op: 'mailbox.label.removeFromThread', params: threadId, body: labelsBody, tag: 'Labels', summary: 'Remove labels from every message of a thread' },
   { method: 'post', path: '/api/v1/labels/batch', auth: 'tenant', op: 'mailbox.label.batch', body: labelBatchRequest, tag: 'Labels', summary: 'Add and remove labels on up to 100 messages at once' },
   { method: 'get', path: '/api/v1/labels', auth: 'tenant', op: 'mailbox.label.list', tag: 'Labels', summary: 'Labels in use, with message counts' },
+  // Webhooks: endpoints and delivery records of the environment the credential acts in.
+  { method: 'post', path: '/api/v1/webhooks/endpoints', auth: 'tenant', op: 'webhooks.endpoint.create', body: webhookEndpointCreateRequest, status: 201, idempotent: true, tag: 'Webhooks', summary: 'Create a webhook endpoint; events omitted = every event type, including types added later. The secret (whsec_...) is in this answer only' },
+  { method: 'get', path: '/api/v1/webhooks/endpoints', auth: 'tenant', op: 'webhooks.endpoint.list', query: pageQuery, tag: 'Webhooks', summary: 'List webhook endpoints, newest first (without secrets)' },
+  { method: 'get', path: '/api/v1/webhooks/endpoints/{id}', auth: 'tenant', op: 'webhooks.endpoint.get', params: webhookEndpointId, tag: 'Webhooks', summary: 'Get a webhook endpoint (without its secret)' },
+  { method: 'patch', path: '/api/v1/webhooks/endpoints/{id}', auth: 'tenant', op: 'webhooks.endpoint.update', params: webhookEndpointId, body: webhookEndpointUpdateBody, tag: 'Webhooks', summary: 'Update url, events or description; disabled: false re-enables and resets the failure count' },
+  { method: 'delete', path: '/api/v1/webhooks/endpoints/{id}', auth: 'tenant', op: 'webhooks.endpoint.delete', params: webhookEndpointId, status: 204, tag: 'Webhooks', summary: 'Delete a webhook endpoint and its delivery records' },
+  { method: 'get', path: '/api/v1/webhooks/endpoints/{id}/deliveries', auth: 'tenant', op: 'webhooks.delivery.list', params: webhookEndpointId, query: pageQuery, tag: 'Webhooks', summary: 'Delivery records of an endpoint, one per attempt, newest first' },
+  { method: 'post', path: '/api/v1/webhooks/endpoints/{id}/deliveries/{delivery_id}/redeliver', auth: 'tenant', op: 'webhooks.delivery.redeliver', params: webhookRedeliverParams, status: 202, tag: 'Webhooks', summary: 'Send the event of a delivery again, once (same event id and body); 409 on a disabled endpoint' },
+  { method: 'post', path: '/api/v1/webhooks/endpoints/{id}/recover', auth: 'tenant', op: 'webhooks.endpoint.recover', params: webhookEndpointId, body: webhookRecoverBody, status: 202, tag: 'Webhooks', summary: 'Send again the events of [since, until) (at most 14 days) without a successful delivery to this endpoint' },
   // Admin operations: wired with their aliases, answered when the admin service lands.
   notYet('post', '/api/v1/admin/keys', 'Create an admin key', 'Admin'),
   notYet('get', '/api/v1/admin/keys', 'List admin keys', 'Admin'),

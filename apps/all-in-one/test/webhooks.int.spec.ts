@@ -1,0 +1,437 @@
+/**
+ * Webhooks end to end: endpoints through the HTTP API, events published on the bus as the
+ * services that emit them will, deliveries to real receivers on loopback that verify each
+ * signature with their own code. Time is a ManualClock shared by the platform and the
+ * receivers, so retries become due when a test moves it, never by waiting.
+ */
+import { publishEvent, connectBus, type Bus } from '@mailroom/messaging';
+import { createLogger, ManualClock } from '@mailroom/platform';
+import {
+  ApiClient,
+  createTestContext,
+  domainVerifiedEvent,
+  messageReceivedEvent,
+  verifySignature,
+  waitFor,
+  WebhookReceiver,
+  type ReceiverOptions,
+  type TestContext,
+} from '@mailroom/testing';
+import type { EventEnvelope } from '@mailroom/contracts';
+import { startPlatform, type Platform } from '../src/platform';
+
+let ctx: TestContext;
+let platform: Platform;
+let api: ApiClient;
+let bus: Bus;
+const clock = new ManualClock(new Date());
+const receivers: WebhookReceiver[] = [];
+
+interface Tenant {
+  key: string;
+  org_id: string;
+  env_id: string;
+}
+let tenant: Tenant;
+
+async function newTenant(): Promise<Tenant> {
+  const email = `w${Math.random().toString(36).slice(2)}@example.com`;
+  const signup = await api.post('/api/v1/auth/signup', { email, password: 'correct horse battery' });
+  expect(signup.status).toBe(201);
+  const key = await api.post('/api/v1/keys', { name: 'webhooks' }, { token: signup.body.access_token });
+  expect(key.status).toBe(201);
+  return { key: key.body.key, org_id: signup.body.organization.id, env_id: signup.body.organization.default_env_id };
+}
+
+async function receiver(opts: ReceiverOptions = {}): Promise<WebhookReceiver> {
+  const r = await WebhookReceiver.start({ now: () => clock.now().getTime(), ...opts });
+  receivers.push(r);
+  return r;
+}
+
+async function endpoint(r: WebhookReceiver, body: Record<string, unknown> = {}, t: Tenant = tenant, path = '/hook') {
+  const res = await api.post('/api/v1/webhooks/endpoints', { url: r.url(path), ...body }, { token: t.key });
+  expect(res.status).toBe(201);
+  r.secrets.push(res.body.secret);
+  return res.body as { id: string; secret: string; url: string; events: string[] };
+}
+
+async function publish(event: EventEnvelope): Promise<EventEnvelope> {
+  await publishEvent(bus, event);
+  return event;
+}
+
+async function records(id: string, t: Tenant = tenant): Promise<any[]> {
+  const res = await api.get(`/api/v1/webhooks/endpoints/${id}/deliveries?limit=100`, { token: t.key });
+  expect(res.status).toBe(200);
+  return res.body.data;
+}
+
+function recordsAtLeast(id: string, n: number, t: Tenant = tenant): Promise<any[]> {
+  return waitFor(async () => {
+    const data = await records(id, t);
+    return data.length >= n && data;
+  }, { timeoutMs: 20_000, what: `${n} delivery records of ${id}` });
+}
+
+/** Moves time to when the newest record says the next attempt is due (and a little past it). */
+function advanceTo(next: string): void {
+  const ms = Date.parse(next) - clock.now().getTime() + 1_000;
+  if (ms > 0) clock.advance(ms);
+}
+
+function expectError(res: { status: number; body: any }, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.body.error).toMatchObject({ code, message: expect.any(String), request_id: expect.any(String) });
+}
+
+beforeAll(async () => {
+  ctx = await createTestContext({
+    // Receivers of these tests listen on loopback: allowed here, refused by default (webhooks-ssrf.int.spec.ts).
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32,::1/128',
+    WEBHOOK_POLL_INTERVAL_MS: '50',
+    // The 30 s receiver deadline, shortened so a hanging receiver costs this test 1.5 s.
+    WEBHOOK_TIMEOUT_MS: '1500',
+    RATE_LIMIT_PER_SECOND: '0',
+  });
+  platform = await startPlatform({ env: ctx.env, migrate: true, clock });
+  api = new ApiClient(platform.services.gateway!.endpoints.http!);
+  bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'webhooks-test', namespace: ctx.env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
+  tenant = await newTenant();
+});
+
+afterAll(async () => {
+  await bus?.drain();
+  await platform?.stop();
+  await Promise.all(receivers.map((r) => r.close()));
+  await ctx?.cleanup();
+});
+
+describe('endpoints API', () => {
+  it('creates with a secret shown once, reads, lists, updates and deletes', async () => {
+    const r = await receiver();
+    const created = await endpoint(r, { description: 'my agent' });
+    expect(created).toMatchObject({ url: r.url(), description: 'my agent', disabled: false, disabled_reason: null });
+    expect(created.id).toMatch(/^whe_[0-9a-z]{26}$/);
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    // events omitted = every event type
+    expect(created.events).toEqual(['message.received', 'message.sent', 'message.delivered', 'message.bounced', 'message.complained', 'message.rejected', 'domain.verified']);
+
+    const one = await api.get(`/api/v1/webhooks/endpoints/${created.id}`, { token: tenant.key });
+    expect(one.status).toBe(200);
+    expect(one.body).not.toHaveProperty('secret');
+    expect(one.text).not.toContain(created.secret);
+    const list = await api.get('/api/v1/webhooks/endpoints?limit=100', { token: tenant.key });
+    expect(list.body.data.map((e: { id: string }) => e.id)).toContain(created.id);
+    expect(list.text).not.toContain('whsec_');
+
+    const patched = await api.patch(`/api/v1/webhooks/endpoints/${created.id}`, { events: ['message.sent', 'message.sent'], description: null, url: r.url('/other') }, { token: tenant.key });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ events: ['message.sent'], description: null, url: r.url('/other') });
+
+    expect((await api.delete(`/api/v1/webhooks/endpoints/${created.id}`, { token: tenant.key })).status).toBe(204);
+    expectError(await api.get(`/api/v1/webhooks/endpoints/${created.id}`, { token: tenant.key }), 404, 'not_found');
+  });
+
+  it('works with a user access token too, in the environment it acts in', async () => {
+    const email = `u${Math.random().toString(36).slice(2)}@example.com`;
+    const signup = await api.post('/api/v1/auth/signup', { email, password: 'correct horse battery' });
+    const key = await api.post('/api/v1/keys', { name: 'k' }, { token: signup.body.access_token });
+    const r = await receiver();
+    const created = await api.post('/api/v1/webhooks/endpoints', { url: r.url() }, { token: signup.body.access_token });
+    expect(created.status).toBe(201);
+    // The user's default environment is the key's: both see the endpoint.
+    const viaKey = await api.get(`/api/v1/webhooks/endpoints/${created.body.id}`, { token: key.body.key });
+    expect(viaKey.status).toBe(200);
+    expect((await api.get('/api/v1/webhooks/endpoints', { token: signup.body.access_token })).body.data).toHaveLength(1);
+  });
+
+  it('pages the endpoint list', async () => {
+    const t = await newTenant();
+    const r = await receiver();
+    const ids = [];
+    for (let i = 0; i < 3; i++) ids.push((await endpoint(r, {}, t)).id);
+    const page1 = await api.get('/api/v1/webhooks/endpoints?limit=2', { token: t.key });
+    expect(page1.body.data.map((e: { id: string }) => e.id)).toEqual([ids[2], ids[1]]);
+    const page2 = await api.get(`/api/v1/webhooks/endpoints?limit=2&page_token=${page1.body.next_page_token}`, { token: t.key });
+    expect(page2.body).toEqual({ data: [expect.objectContaining({ id: ids[0] })], next_page_token: null });
+  });
+
+  it('refuses unknown event types, bad URLs and non-public literal addresses', async () => {
+    const post = (body: unknown) => api.post('/api/v1/webhooks/endpoints', body, { token: tenant.key });
+    expectError(await post({ url: 'https://example.com/hook', events: ['message.exploded'] }), 400, 'invalid_request');
+    expectError(await post({ url: 'https://example.com/hook', events: [] }), 400, 'invalid_request');
+    expectError(await post({ url: 'https://example.com/hook', secret: 'whsec_mine' }), 400, 'invalid_request');
+    expectError(await post({ events: ['message.sent'] }), 400, 'invalid_request');
+    for (const url of [
+      'not a url',
+      'ftp://example.com/hook',
+      'https://user:pass@example.com/hook',
+      'http://10.0.0.1/hook',
+      'http://169.254.169.254/latest/meta-data',
+      'http://[::ffff:169.254.169.254]/',
+      'http://[fd00::1]/',
+      'http://0.0.0.0/',
+      'http://2130706434/', // 127.0.0.2, outside the allowed 127.0.0.1/32
+    ]) {
+      const res = await post({ url });
+      expectError(res, 400, 'invalid_request');
+    }
+    // Names are resolved and checked at connect time, not here; http is fine outside production.
+    expect((await post({ url: 'http://hooks.example.com/x' })).status).toBe(201);
+  });
+
+  it('keeps tenants apart: another tenant gets 404 for every id', async () => {
+    const r = await receiver();
+    const mine = await endpoint(r);
+    const event = await publish(messageReceivedEvent(tenant, clock.now()));
+    const [record] = await recordsAtLeast(mine.id, 1);
+    expect(record.event_id).toBe(event.id);
+    const other = await newTenant();
+    const base = `/api/v1/webhooks/endpoints/${mine.id}`;
+    expectError(await api.get(base, { token: other.key }), 404, 'not_found');
+    expectError(await api.patch(base, { description: 'x' }, { token: other.key }), 404, 'not_found');
+    expectError(await api.get(`${base}/deliveries`, { token: other.key }), 404, 'not_found');
+    expectError(await api.post(`${base}/deliveries/${record.id}/redeliver`, undefined, { token: other.key }), 404, 'not_found');
+    expectError(await api.post(`${base}/recover`, { since: new Date(clock.now().getTime() - 60_000).toISOString() }, { token: other.key }), 404, 'not_found');
+    expectError(await api.delete(base, { token: other.key }), 404, 'not_found');
+    expect((await api.get('/api/v1/webhooks/endpoints', { token: other.key })).body.data).toEqual([]);
+    // An event of the other tenant never reaches my endpoint.
+    const otherR = await receiver();
+    await endpoint(otherR, {}, other);
+    const foreign = await publish(messageReceivedEvent(other, clock.now()));
+    await waitFor(() => otherR.of(foreign.id).length === 1);
+    expect(r.of(foreign.id)).toEqual([]);
+    expect((await api.get(base, { token: tenant.key })).status).toBe(200);
+  });
+
+  it('answers 400 to a deliveries limit of 0, -1, 1000', async () => {
+    const r = await receiver();
+    const e = await endpoint(r);
+    for (const limit of ['0', '-1', '1000', '101', 'x']) {
+      expectError(await api.get(`/api/v1/webhooks/endpoints/${e.id}/deliveries?limit=${limit}`, { token: tenant.key }), 400, 'invalid_request');
+    }
+    expect((await api.get(`/api/v1/webhooks/endpoints/${e.id}/deliveries?limit=1`, { token: tenant.key })).body).toEqual({ data: [], next_page_token: null });
+    expect((await api.get(`/api/v1/webhooks/endpoints/${e.id}/deliveries?limit=100`, { token: tenant.key })).status).toBe(200);
+  });
+});
+
+describe('delivery', () => {
+  it('delivers the envelope, signed, as its exact JSON: 200 delivered', async () => {
+    const r = await receiver();
+    const e = await endpoint(r);
+    const event = await publish(messageReceivedEvent(tenant, clock.now()));
+    await waitFor(() => r.of(event.id).length === 1);
+    const [got] = r.of(event.id);
+    expect(got!.verifiedWith).toBe(e.secret);
+    expect(got!.raw.toString('utf8')).toBe(JSON.stringify(event));
+    expect(got!.headers['content-type']).toBe('application/json');
+    expect(got!.timestamp).toBe(String(Math.floor(clock.now().getTime() / 1000)));
+    expect(got!.signature).toMatch(/^[0-9a-f]{64}$/);
+    const [record] = await recordsAtLeast(e.id, 1);
+    expect(record).toEqual({
+      id: expect.stringMatching(/^wdl_/),
+      event_id: event.id,
+      event_type: 'message.received',
+      status: 'delivered',
+      http_status: 200,
+      attempt: 1,
+      trigger: 'scheduled',
+      duration_ms: expect.any(Number),
+      created_at: expect.any(String),
+    });
+  });
+
+  it('500 then 200: the same id and identical body, a new timestamp and signature', async () => {
+    const r = await receiver({ reply: (d) => ({ status: d.n === 1 ? 500 : 200, body: d.n === 1 ? 'oops' : 'ok' }) });
+    const e = await endpoint(r);
+    const event = await publish(messageReceivedEvent(tenant, clock.now()));
+    const [failed] = await recordsAtLeast(e.id, 1);
+    expect(failed).toMatchObject({ status: 'failed', http_status: 500, attempt: 1, error: 'non_2xx_status', response_body: 'oops' });
+    const delay = Date.parse(failed.next_attempt_at) - Date.parse(failed.created_at);
+    expect(delay).toBeGreaterThanOrEqual(4_000);
+    expect(delay).toBeLessThanOrEqual(6_100);
+    advanceTo(failed.next_attempt_at);
+    const [delivered] = await recordsAtLeast(e.id, 2);
+    expect(delivered).toMatchObject({ status: 'delivered', http_status: 200, attempt: 2, trigger: 'scheduled', event_id: event.id });
+    const [first, second] = r.of(event.id);
+    expect(second!.raw.equals(first!.raw)).toBe(true);
+    expect(second!.body.id).toBe(event.id);
+    expect(second!.timestamp).not.toBe(first!.timestamp);
+    expect(second!.signature).not.toBe(first!.signature);
+    expect(first!.verifiedWith).toBe(e.secret);
+    expect(second!.verifiedWith).toBe(e.secret);
+  });
+
+  it('retries 400, 401 and 404 like any failure', async () => {
+    const statuses = [400, 401, 404, 200];
+    const r = await receiver({ reply: (d) => ({ status: statuses[d.n - 1] ?? 200 }) });
+    const e = await endpoint(r);
+    await publish(messageReceivedEvent(tenant, clock.now()));
+    for (let n = 1; n <= 3; n++) {
+      const [latest] = await recordsAtLeast(e.id, n);
+      expect(latest).toMatchObject({ status: 'failed', http_status: statuses[n - 1], attempt: n });
+      advanceTo(latest.next_attempt_at);
+    }
+    const [last] = await recordsAtLeast(e.id, 4);
+    expect(last).toMatchObject({ status: 'delivered', http_status: 200, attempt: 4 });
+  });
+
+  it('a receiver that hangs past the deadline: failed, http_status 0, next attempt at least 60 s later', async () => {
+    const r = await receiver({ reply: () => ({ status: 200, hang: true }) });
+    const e = await endpoint(r);
+    await publish(messageReceivedEvent(tenant, clock.now()));
+    const [record] = await recordsAtLeast(e.id, 1);
+    expect(record).toMatchObject({ status: 'failed', http_status: 0, error: 'timeout', attempt: 1 });
+    expect(Date.parse(record.next_attempt_at) - Date.parse(record.created_at)).toBeGreaterThanOrEqual(60_000);
+    await api.delete(`/api/v1/webhooks/endpoints/${e.id}`, { token: tenant.key });
+  });
+
+  it('does not follow a 3xx, even to an allowed 127.0.0.1', async () => {
+    const target = await receiver();
+    const r = await receiver({ reply: () => ({ status: 302, headers: { location: target.url() } }) });
+    const e = await endpoint(r);
+    await publish(messageReceivedEvent(tenant, clock.now()));
+    const [record] = await recordsAtLeast(e.id, 1);
+    expect(record).toMatchObject({ status: 'failed', http_status: 302, error: 'redirect_not_followed' });
+    expect(target.connections).toBe(0);
+    await api.delete(`/api/v1/webhooks/endpoints/${e.id}`, { token: tenant.key });
+  });
+
+  it('honours Retry-After within [scheduled, 2x], and waits at least 60 s after a 429', async () => {
+    const replies = [
+      { status: 429, headers: { 'retry-after': '120' } },
+      { status: 503, headers: { 'retry-after': '450' } },
+      { status: 200 },
+    ];
+    const r = await receiver({ reply: (d) => replies[d.n - 1] ?? { status: 200 } });
+    const e = await endpoint(r);
+    await publish(messageReceivedEvent(tenant, clock.now()));
+    const [first] = await recordsAtLeast(e.id, 1);
+    expect(first).toMatchObject({ status: 'failed', http_status: 429 });
+    // Scheduled 5 s (+-20%), so Retry-After 120 is capped at twice that; a 429 still waits 60 s.
+    const d1 = Date.parse(first.next_attempt_at) - Date.parse(first.created_at);
+    expect(d1).toBeGreaterThanOrEqual(60_000);
+    expect(d1).toBeLessThan(61_000);
+    advanceTo(first.next_attempt_at);
+    const [second] = await recordsAtLeast(e.id, 2);
+    expect(second).toMatchObject({ status: 'failed', http_status: 503, attempt: 2 });
+    // Scheduled 5 min (+-20%): Retry-After 450 s lies within [scheduled, 2x] and is taken as given.
+    const d2 = Date.parse(second.next_attempt_at) - Date.parse(second.created_at);
+    expect(d2).toBeGreaterThanOrEqual(450_000);
+    expect(d2).toBeLessThan(451_000);
+    advanceTo(second.next_attempt_at);
+    expect((await recordsAtLeast(e.id, 3))[0]).toMatchObject({ status: 'delivered', attempt: 3 });
+  });
+
+  it('sends only the subscribed event types', async () => {
+    const only = await receiver();
+    const all = await receiver();
+    const e1 = await endpoint(only, { events: ['domain.verified'] });
+    await endpoint(all);
+    const msg = await publish(messageReceivedEvent(tenant, clock.now()));
+    const dom = await publish(domainVerifiedEvent(tenant, clock.now()));
+    await waitFor(() => all.of(msg.id).length === 1 && all.of(dom.id).length === 1 && only.of(dom.id).length === 1);
+    expect(only.of(msg.id)).toEqual([]);
+    expect((await recordsAtLeast(e1.id, 1)).map((d) => d.event_type)).toEqual(['domain.verified']);
+  });
+
+  it('two endpoints on one URL, different secrets: each delivery verifies only with its own', async () => {
+    const r = await receiver();
+    const a = await endpoint(r, {}, tenant, '/shared');
+    const b = await endpoint(r, {}, tenant, '/shared');
+    expect(a.secret).not.toBe(b.secret);
+    const event = await publish(messageReceivedEvent(tenant, clock.now()));
+    await waitFor(() => r.of(event.id).length === 2);
+    const now = clock.now().getTime();
+    const verifiers = r.of(event.id).map((d) => [a.secret, b.secret].filter((s) => verifySignature(s, d.timestamp, d.signature, d.raw, now)));
+    expect(verifiers.map((v) => v.length)).toEqual([1, 1]);
+    expect(new Set(verifiers.flat())).toEqual(new Set([a.secret, b.secret]));
+  });
+
+  it('redelivers one manual attempt with the same event id; 409 when disabled', async () => {
+    const r = await receiver();
+    const e = await endpoint(r);
+    const event = await publish(messageReceivedEvent(tenant, clock.now()));
+    const [record] = await recordsAtLeast(e.id, 1);
+    const res = await api.post(`/api/v1/webhooks/endpoints/${e.id}/deliveries/${record.id}/redeliver`, undefined, { token: tenant.key });
+    expect(res.status).toBe(202);
+    expect(res.body).toEqual({ endpoint_id: e.id, event_id: event.id });
+    const [manual] = await recordsAtLeast(e.id, 2);
+    expect(manual).toMatchObject({ event_id: event.id, trigger: 'manual', attempt: 1, status: 'delivered' });
+    const [first, again] = r.of(event.id);
+    expect(again!.raw.equals(first!.raw)).toBe(true);
+    expectError(await api.post(`/api/v1/webhooks/endpoints/${e.id}/deliveries/wdl_${'0'.repeat(26)}/redeliver`, undefined, { token: tenant.key }), 404, 'not_found');
+    expect((await api.patch(`/api/v1/webhooks/endpoints/${e.id}`, { disabled: true }, { token: tenant.key })).body).toMatchObject({ disabled: true, disabled_reason: 'disabled by a user' });
+    expectError(await api.post(`/api/v1/webhooks/endpoints/${e.id}/deliveries/${record.id}/redeliver`, undefined, { token: tenant.key }), 409, 'conflict');
+  });
+
+  it('recovers the events of a window that have no successful delivery, from the event stream', async () => {
+    const t = await newTenant();
+    const r = await receiver();
+    const before = await publish(messageReceivedEvent(t, clock.now()));
+    const e = await endpoint(r, {}, t);
+    const after = await publish(messageReceivedEvent(t, clock.now()));
+    await waitFor(() => r.of(after.id).length === 1);
+    clock.advance(1_000);
+    const since = new Date(clock.now().getTime() - 13 * 86_400_000).toISOString();
+    const recover = await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since }, { token: t.key });
+    expect(recover.status).toBe(202);
+    expect(recover.body).toMatchObject({ endpoint_id: e.id, since, queued: 1 });
+    await waitFor(() => r.of(before.id).length === 1);
+    const recovered = (await recordsAtLeast(e.id, 2, t)).find((d) => d.event_id === before.id);
+    expect(recovered).toMatchObject({ trigger: 'manual', status: 'delivered' });
+    expect(r.of(before.id)[0]!.raw.toString()).toBe(JSON.stringify(before));
+    // Everything of the window is delivered now: nothing to send again.
+    expect((await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since }, { token: t.key })).body.queued).toBe(0);
+    const tooLong = new Date(clock.now().getTime() - 15 * 86_400_000).toISOString();
+    expectError(await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since: tooLong }, { token: t.key }), 400, 'invalid_request');
+    expectError(await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since, until: since }, { token: t.key }), 400, 'invalid_request');
+    expectError(await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since: 'yesterday' }, { token: t.key }), 400, 'invalid_request');
+  });
+});
+
+describe('auto-disable', () => {
+  it('disables after 50 consecutive failures, cancels pending retries, makes no new deliveries', async () => {
+    const t = await newTenant();
+    const failing = await receiver({ reply: () => ({ status: 500 }) });
+    const control = await receiver();
+    const e = await endpoint(failing, {}, t);
+    await endpoint(control, {}, t);
+    for (let i = 0; i < 50; i++) await publish(messageReceivedEvent(t, clock.now()));
+    const disabled = await waitFor(async () => {
+      const res = await api.get(`/api/v1/webhooks/endpoints/${e.id}`, { token: t.key });
+      return res.body.disabled === true && res.body;
+    }, { timeoutMs: 20_000, what: 'auto-disable' });
+    expect(disabled.disabled_reason).toMatch(/50 consecutive failed/);
+    await waitFor(async () => (await records(e.id, t)).length === 50);
+    expect(failing.received).toHaveLength(50);
+    // Retries would be due now: they were cancelled. A new event reaches only the control endpoint.
+    clock.advance(3_600_000);
+    const next = await publish(messageReceivedEvent(t, clock.now()));
+    await waitFor(() => control.of(next.id).length === 1);
+    expect(failing.received).toHaveLength(50);
+    expect((await records(e.id, t)).every((d) => d.status === 'failed' && d.http_status === 500)).toBe(true);
+
+    const enabled = await api.patch(`/api/v1/webhooks/endpoints/${e.id}`, { disabled: false }, { token: t.key });
+    expect(enabled.body).toMatchObject({ disabled: false, disabled_reason: null });
+    failing.reply = () => ({ status: 200 });
+    const after = await publish(messageReceivedEvent(t, clock.now()));
+    await waitFor(() => failing.of(after.id).length === 1);
+  });
+
+  it('49 failures, 1 success, 49 failures: stays enabled', async () => {
+    const t = await newTenant();
+    const r = await receiver({ reply: (d) => ({ status: d.n === 50 ? 204 : 500 }) });
+    const e = await endpoint(r, {}, t);
+    for (let i = 0; i < 49; i++) await publish(messageReceivedEvent(t, clock.now()));
+    await waitFor(async () => (await records(e.id, t)).length === 49, { timeoutMs: 20_000 });
+    await publish(messageReceivedEvent(t, clock.now()));
+    await waitFor(async () => (await records(e.id, t)).length === 50);
+    expect((await records(e.id, t))[0]).toMatchObject({ status: 'delivered', http_status: 204 });
+    for (let i = 0; i < 49; i++) await publish(messageReceivedEvent(t, clock.now()));
+    // 99 records fit in one page of 100; wait for all 99 and look at the endpoint.
+    await waitFor(async () => (await records(e.id, t)).length === 99, { timeoutMs: 20_000 });
+    expect((await api.get(`/api/v1/webhooks/endpoints/${e.id}`, { token: t.key })).body).toMatchObject({ disabled: false, disabled_reason: null });
+  });
+});

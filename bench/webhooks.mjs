@@ -1,0 +1,224 @@
+// npm run bench:webhooks — events published on NATS, fanned out by the webhooks service (its
+// own process, as in production) to 4 endpoints on 4 local receivers: through the EVENTS
+// consumer, PostgreSQL (one pending delivery per event and endpoint, claimed, one attempt row
+// each) and a signed HTTP POST. Measured in one run:
+//   1. burst: 20,000 events (80,000 deliveries) published as fast as NATS takes them:
+//      deliveries/s, and p50/p99 from publish to receipt;
+//   2. bare limit: an undici loop POSTing the same 80,000 bodies to the same receivers with
+//      the same bound (4 in flight per receiver), no bus, no database;
+//   3. paced: 250, 500 and 1,000 events/s (x4 deliveries) for --paced-seconds each: p50/p99
+//      publish to receipt.
+// Options: --events <n> (20000), --rates <events/s,...> (250,500,1000), --paced-seconds <s> (10).
+import { execFileSync, fork, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+import { createTestContext, messageReceivedEvent } from '@mailroom/testing';
+import { callRpc, connectBus, publishEvent } from '@mailroom/messaging';
+import { createLogger } from '@mailroom/platform';
+import { newId } from '@mailroom/contracts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const EVENTS = arg('events', 20_000);
+// Paced runs, in events/s (each event is 4 deliveries): the target rate of 1,000 and lighter loads beside it.
+const RATES = (process.argv.includes('--rates') ? process.argv[process.argv.indexOf('--rates') + 1] : '250,500,1000').split(',').map(Number);
+const PACED_SECONDS = arg('paced-seconds', 10);
+const RECEIVERS = 4;
+const PER_RECEIVER = 4;
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const children = [];
+
+// CPU seconds used so far by processes (user + system, from /proc): where the time goes.
+const TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+function cpuOf(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+function pidsOf(name) {
+  try {
+    return execFileSync('pgrep', ['-x', name]).toString().trim().split('\n').map(Number);
+  } catch {
+    return [];
+  }
+}
+function cpuSnapshot(named) {
+  const snap = {};
+  for (const [label, pids] of Object.entries(named)) snap[label] = pids().reduce((t, pid) => t + cpuOf(pid), 0);
+  snap.bench = (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
+  return snap;
+}
+function cpuPerDelivery(before, after, deliveries) {
+  return Object.keys(after)
+    .map((k) => `${k} ${(((after[k] - before[k]) * 1000) / deliveries).toFixed(3)}`)
+    .join(', ');
+}
+function startWebhooks(env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/wh-prof'] : []), path.join(root, 'services/webhooks/dist/main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    let buf = '';
+    child.stdout.on('data', (d) => {
+      if (process.env.BENCH_LOG_LEVEL) process.stderr.write(d);
+      buf += d;
+      if (buf.includes('"msg":"started"')) resolve(child);
+      buf = buf.slice(-4096);
+    });
+    child.on('exit', (code) => reject(new Error(`webhooks exited with ${code}`)));
+  });
+}
+
+function ask(child, message, key) {
+  return new Promise((resolve) => {
+    const on = (m) => {
+      if (key in m) {
+        child.off('message', on);
+        resolve(m[key]);
+      }
+    };
+    child.on('message', on);
+    child.send(message);
+  });
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function waitForCount(receivers, expected, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const count = await ask(receivers, 'count', 'count');
+    if (count >= expected) return count;
+    if (Date.now() > deadline) throw new Error(`only ${count} of ${expected} deliveries arrived in time`);
+    await sleep(50);
+  }
+}
+
+async function latencies(receivers, published) {
+  const arrivals = await ask(receivers, 'arrivals', 'arrivals');
+  const out = [];
+  let duplicates = 0;
+  for (const [id, first, n] of arrivals) {
+    const t0 = published.get(id);
+    if (t0 !== undefined) out.push(first - t0);
+    duplicates += n - RECEIVERS;
+  }
+  out.sort((a, b) => a - b);
+  return { p50: percentile(out, 50), p99: percentile(out, 99), max: out.at(-1), duplicates };
+}
+
+const ctx = await createTestContext({
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  MIGRATE_ON_START: 'true',
+  WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+});
+try {
+  const receivers = fork(path.join(root, 'bench/webhook-receivers.mjs'));
+  children.push(receivers);
+  const ports = await new Promise((resolve) => receivers.once('message', (m) => resolve(m.ports)));
+  const webhooks = await startWebhooks(ctx.env);
+  const procs = { webhooks: () => [webhooks.pid], receivers: () => [receivers.pid], postgres: () => pidsOf('postgres'), 'nats-server': () => pidsOf('nats-server') };
+  const log = createLogger({ service: 'bench', level: 'silent' });
+  const bus = await connectBus({ servers: ctx.env.NATS_URL, name: 'bench-webhooks', namespace: ctx.env.BUS_NAMESPACE, log });
+  const tenant = { org_id: newId('organization'), env_id: newId('environment') };
+  const call = { auth: { kind: 'api_key', key_id: newId('apiKey'), ...tenant }, requestId: 'bench' };
+  for (const port of ports) await callRpc(bus, 'webhooks.endpoint.create', { url: `http://127.0.0.1:${port}/hook` }, call);
+
+  async function publishAll(events, pace) {
+    const published = new Map();
+    const inflight = new Set();
+    const started = now();
+    for (const [i, e] of events.entries()) {
+      // Paced: publish what is due, then yield a few ms (timers are too coarse for one event each).
+      if (pace && started + (i * 1000) / pace > now()) await sleep(Math.max(1, started + (i * 1000) / pace - now()));
+      published.set(e.id, now());
+      const p = publishEvent(bus, e).finally(() => inflight.delete(p));
+      inflight.add(p);
+      if (inflight.size >= 256) await Promise.race(inflight);
+    }
+    await Promise.all(inflight);
+    return { published, started };
+  }
+
+  const make = (n) => Array.from({ length: n }, () => messageReceivedEvent(tenant));
+
+  // Warm-up: connections, JIT, the database's caches.
+  await ask(receivers, 'reset', 'reset');
+  await publishAll(make(500));
+  await waitForCount(receivers, 500 * RECEIVERS, 60_000);
+
+  // 1. Burst.
+  await ask(receivers, 'reset', 'reset');
+  const burstEvents = make(EVENTS);
+  const cpu0 = cpuSnapshot(procs);
+  const { published, started } = await publishAll(burstEvents);
+  const publishedIn = now() - started;
+  await waitForCount(receivers, EVENTS * RECEIVERS, 600_000);
+  const burstMs = now() - started;
+  const cpu1 = cpuSnapshot(procs);
+  const burst = await latencies(receivers, published);
+
+  // 2. Bare undici loop, same bodies, same receivers, same bound.
+  const agent = new Agent({ pipelining: 1, keepAliveTimeout: 4_000, allowH2: false });
+  const bodies = burstEvents.map((e) => Buffer.from(JSON.stringify(e)));
+  await ask(receivers, 'reset', 'reset');
+  const cpu2 = cpuSnapshot(procs);
+  const bareStart = now();
+  await Promise.all(
+    ports.flatMap((port) => {
+      let next = 0;
+      return Array.from({ length: PER_RECEIVER }, async () => {
+        while (next < bodies.length) {
+          const body = bodies[next++];
+          const res = await request(`http://127.0.0.1:${port}/hook`, { dispatcher: agent, method: 'POST', headers: { 'content-type': 'application/json' }, body });
+          await res.body.dump();
+        }
+      });
+    }),
+  );
+  const bareMs = now() - bareStart;
+  const cpu3 = cpuSnapshot(procs);
+  await agent.close();
+
+  // 3. Paced.
+  const pacedResults = [];
+  for (const rate of RATES) {
+    await ask(receivers, 'reset', 'reset');
+    const pacedEvents = make(rate * PACED_SECONDS);
+    const paced = await publishAll(pacedEvents, rate);
+    const publishedRate = pacedEvents.length / ((now() - paced.started) / 1000);
+    await waitForCount(receivers, pacedEvents.length * RECEIVERS, 600_000);
+    pacedResults.push({ rate, events: pacedEvents.length, publishedRate, ...(await latencies(receivers, paced.published)) });
+  }
+
+  const fmt = (n) => Math.round(n).toLocaleString('en-US');
+  const ms = (n) => `${n.toFixed(1)} ms`;
+  console.log(`\nbench:webhooks — ${RECEIVERS} receivers on loopback, ${PER_RECEIVER} requests in flight per endpoint; webhooks service in its own process\n`);
+  console.log(`burst: ${fmt(EVENTS)} events -> ${fmt(EVENTS * RECEIVERS)} deliveries (published in ${(publishedIn / 1000).toFixed(1)} s)`);
+  console.log(`  service path: ${fmt((EVENTS * RECEIVERS) / (burstMs / 1000))} deliveries/s   publish->receipt p50 ${ms(burst.p50)}  p99 ${ms(burst.p99)}  max ${ms(burst.max)}  duplicates ${burst.duplicates}`);
+  console.log(`  bare undici:  ${fmt((EVENTS * RECEIVERS) / (bareMs / 1000))} deliveries/s   (same bodies, same receivers, ${PER_RECEIVER} in flight each)`);
+  console.log(`  service / bare: ${((bareMs / burstMs) * 100).toFixed(1)}%   (target >= 50%)`);
+  console.log(`  CPU ms per delivery, service path: ${cpuPerDelivery(cpu0, cpu1, EVENTS * RECEIVERS)}`);
+  console.log(`  CPU ms per delivery, bare:         ${cpuPerDelivery(cpu2, cpu3, EVENTS * RECEIVERS)}`);
+  for (const p of pacedResults) {
+    console.log(`paced: ${fmt(p.events)} events at ${fmt(p.publishedRate)} events/s (${fmt(p.publishedRate * RECEIVERS)} deliveries/s)`);
+    console.log(`  publish->receipt p50 ${ms(p.p50)}  p99 ${ms(p.p99)}  max ${ms(p.max)}  duplicates ${p.duplicates}   (target p99 < 100 ms at 1,000 events/s)`);
+  }
+  await bus.drain();
+} finally {
+  for (const c of children) c.kill('SIGTERM');
+  await sleep(1500);
+  await ctx.cleanup();
+}

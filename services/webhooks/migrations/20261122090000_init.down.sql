@@ -1,0 +1,4 @@
+drop table attempts;
+drop table jobs;
+drop table events;
+drop table endpoints;

@@ -1,0 +1,83 @@
+/**
+ * `webhooks--dispatch`: the durable consumer of every public event (`events.>`). For each
+ * event it stores one pending delivery per subscribed enabled endpoint of the event's org
+ * and environment (several events per statement under load), then acks. The deliveries
+ * are created leased to this instance's dispatcher when it has room, which starts them
+ * after the commit; no message is held across an HTTP call. A redelivered message finds
+ * its deliveries already there (unique per event and endpoint) and adds nothing.
+ */
+import { eventEnvelope } from '@mailroom/contracts';
+import { runConsumer, type Bus, type RunningConsumer } from '@mailroom/messaging';
+import type { Clock } from '@mailroom/platform';
+import { storedEvent } from '../domain/endpoints';
+import type { ClaimedJob, DeliveryRepository, StoredEvent } from '../repo/delivery.repository';
+
+/** The dispatcher, as the fan-out sees it: new deliveries go straight to it when it has room. */
+export interface NewWorkSink {
+  /** A lease to create new deliveries under, or undefined when this instance has no room for more. */
+  leaseForNewWork(): { owner: string; until: Date } | undefined;
+  adopt(jobs: ClaimedJob[]): void;
+  wake(): void;
+}
+
+export const DISPATCH_CONSUMER = 'webhooks--dispatch';
+/** Events written in one statement at most. */
+const MAX_BATCH = 500;
+
+/**
+ * Group commit of fan-outs: messages that arrive while a write runs go together in the
+ * next one, so the cost of a commit is shared by many events under load and a lone event
+ * is written at once. Each message is acked only after its own batch committed.
+ */
+export class FanOutBatcher {
+  private pending: { event: StoredEvent; resolve: (created: number) => void; reject: (err: unknown) => void }[] = [];
+  private writing: Promise<void> | undefined;
+
+  constructor(private readonly deps: { deliveries: DeliveryRepository; clock: Clock; maxAttempts: number; dispatcher: NewWorkSink }) {}
+
+  add(event: StoredEvent): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ event, resolve, reject });
+      this.writing ??= this.write().finally(() => (this.writing = undefined));
+    });
+  }
+
+  private async write(): Promise<void> {
+    while (this.pending.length) {
+      const batch = this.pending.splice(0, MAX_BATCH);
+      try {
+        const { created, claimed } = await this.deps.deliveries.fanOut(batch.map((b) => b.event), {
+          maxAttempts: this.deps.maxAttempts,
+          now: this.deps.clock.now(),
+          lease: this.deps.dispatcher.leaseForNewWork(),
+        });
+        if (claimed.length) this.deps.dispatcher.adopt(claimed);
+        else if (created > 0) this.deps.dispatcher.wake();
+        for (const b of batch) b.resolve(created);
+      } catch (err) {
+        for (const b of batch) b.reject(err);
+      }
+    }
+  }
+}
+
+export function runEventsConsumer(
+  bus: Bus,
+  deps: { deliveries: DeliveryRepository; clock: Clock; maxAttempts: number; dispatcher: NewWorkSink; concurrency: number },
+): Promise<RunningConsumer> {
+  const batcher = new FanOutBatcher(deps);
+  return runConsumer(bus, {
+    stream: 'EVENTS',
+    durable: DISPATCH_CONSUMER,
+    filterSubject: 'events.>',
+    schema: eventEnvelope,
+    concurrency: deps.concurrency,
+    // A fan-out takes milliseconds: messages an instance took and died with come back after 10 s, not 30.
+    ackWaitMs: 10_000,
+    handler: async (envelope) => {
+      // A failed write throws: the message is redelivered later with backoff.
+      await batcher.add(storedEvent(envelope));
+      return 'ack';
+    },
+  });
+}

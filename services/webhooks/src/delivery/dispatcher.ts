@@ -1,0 +1,361 @@
+/**
+ * The delivery engine of one instance. It claims due deliveries from PostgreSQL (never
+ * from JetStream: no message is held across an HTTP call) under a lease it keeps renewing,
+ * POSTs each with a fresh timestamp and signature, and records the outcomes in batches:
+ * one attempt row each, the delivery's next state (delivered, failed, or pending with its
+ * next attempt time), and the endpoint's failure count, disabling it at 50.
+ *
+ * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint, `maxInFlight` in
+ * all; an endpoint with enough claimed work is left out of the next claim, so a slow
+ * receiver holds at most a few claims and cannot starve the others.
+ *
+ * Crash safety: a delivery is leased to this instance while claimed; if the instance dies
+ * its leases run out and another instance takes the deliveries over. An attempt sent but
+ * not recorded is sent again (at-least-once); (delivery, attempt number) is unique, so
+ * no attempt row is ever written twice.
+ */
+import { newId } from '@mailroom/contracts';
+import { sql, withTransaction, type Kysely } from '@mailroom/db';
+import type { Clock, Logger, SecretBox } from '@mailroom/platform';
+import type { ClaimedJob, DeliveryRepository, EndpointTally, FinishedAttempt } from '../repo/delivery.repository';
+import type { JobState, WebhooksDb } from '../repo/tables';
+import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
+import { sign } from '../domain/signature';
+import type { PostResult } from './http-client';
+
+export const AUTO_DISABLE_REASON = 'disabled after 50 consecutive failed deliveries';
+/** Claims held per request slot: enough queued work to keep the slots busy between claims. */
+const CLAIM_AHEAD = 4;
+
+export interface Poster {
+  post(url: string, body: Buffer, headers: Record<string, string>, abort?: AbortSignal): Promise<PostResult>;
+}
+
+export interface DispatcherOptions {
+  /** This instance's lease owner name. */
+  owner: string;
+  maxInFlight: number;
+  perEndpoint: number;
+  leaseMs: number;
+  pollIntervalMs: number;
+  shutdownGraceMs: number;
+  failureThreshold: number;
+}
+
+interface EndpointSlots {
+  running: number;
+  queue: ClaimedJob[];
+}
+
+export class Dispatcher {
+  private readonly claimed = new Map<number, ClaimedJob>();
+  private readonly endpoints = new Map<string, EndpointSlots>();
+  private running = 0;
+  /** Some endpoint has work and room but the global bound stopped it. */
+  private globalWait = false;
+  private readonly attempts = new Set<Promise<void>>();
+  private finished: FinishedAttempt[] = [];
+  private flushing: Promise<void> | undefined;
+  private claiming: Promise<void> | undefined;
+  private claimAgain = false;
+  /** The last claim found nothing due, with no endpoint left out of it. */
+  private nothingDue = false;
+  private stopped = false;
+  private readonly abort = new AbortController();
+  private timers: NodeJS.Timeout[] = [];
+  private readonly secrets = new Map<string, { sealed: Buffer; secret: string }>();
+  /** Work done since the last report (debug level): where the time goes under load. */
+  private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
+
+  constructor(
+    private readonly db: Kysely<WebhooksDb>,
+    private readonly repo: DeliveryRepository,
+    private readonly http: Poster,
+    private readonly box: SecretBox,
+    private readonly retries: RetryPolicy,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+    private readonly opts: DispatcherOptions,
+  ) {}
+
+  start(): void {
+    this.timers.push(setInterval(() => this.wake(), this.opts.pollIntervalMs).unref());
+    this.timers.push(setInterval(() => void this.heartbeat(), Math.max(100, Math.floor(this.opts.leaseMs / 3))).unref());
+    if (this.log.isLevelEnabled('debug')) {
+      this.timers.push(
+        setInterval(() => {
+          const s = this.stats;
+          if (s.claims || s.adopted || s.flushes) this.log.debug({ ...s, claimMs: Math.round(s.claimMs), flushMs: Math.round(s.flushMs), in_flight: this.running, claimed_now: this.claimed.size }, 'dispatcher stats (5 s)');
+          this.stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
+        }, 5_000).unref(),
+      );
+    }
+    this.wake();
+  }
+
+  /**
+   * Looks for due deliveries now (coalesced: one claim runs at a time). `soft` wakes come
+   * from this instance's own progress (a queue ran low, a slot freed) and are skipped while
+   * the last claim proved there was nothing due; anything that can make work due (new
+   * deliveries, redelivery, a lease taken over, the poll timer) wakes it for real.
+   */
+  wake(soft = false): void {
+    if (this.stopped) return;
+    if (soft && this.nothingDue) return;
+    if (!soft) this.nothingDue = false;
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
+    }
+    this.claiming = this.claimLoop().finally(() => (this.claiming = undefined));
+  }
+
+  get inFlight(): number {
+    return this.running;
+  }
+
+  /** A lease for deliveries the fan-out creates already claimed, when there is room for them. */
+  leaseForNewWork(): { owner: string; until: Date } | undefined {
+    if (this.stopped || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
+    return { owner: this.opts.owner, until: this.leaseFrom(this.clock.now()) };
+  }
+
+  /** Takes deliveries created leased to this instance (committed): they start as slots allow. */
+  adopt(jobs: ClaimedJob[]): void {
+    if (this.stopped) {
+      void this.repo.release(this.opts.owner, jobs.map((j) => j.id)).catch(() => {});
+      return;
+    }
+    this.stats.adopted += jobs.length;
+    for (const job of jobs) this.enqueue(job);
+  }
+
+  private async claimLoop(): Promise<void> {
+    do {
+      this.claimAgain = false;
+      // Claimed work queues in memory ahead of the requests, so a busy endpoint never waits for
+      // a claim round trip; bounded per endpoint, so a slow one holds few claims.
+      const room = this.opts.maxInFlight * CLAIM_AHEAD - this.claimed.size;
+      if (room <= 0) return;
+      const perEndpointClaims = this.opts.perEndpoint * CLAIM_AHEAD * 2;
+      const skip = [...this.endpoints].filter(([, s]) => s.running + s.queue.length >= perEndpointClaims).map(([id]) => id);
+      const limit = Math.min(room, 500);
+      let jobs: ClaimedJob[];
+      try {
+        const now = this.clock.now();
+        const t0 = performance.now();
+        jobs = await this.repo.claim({ owner: this.opts.owner, now, leaseUntil: this.leaseFrom(now), limit, perEndpoint: perEndpointClaims, skipEndpoints: skip });
+        this.stats.claims++;
+        this.stats.claimMs += performance.now() - t0;
+        this.stats.claimed += jobs.length;
+      } catch (err) {
+        this.log.warn({ err }, 'claiming deliveries failed; retrying at the next poll');
+        return;
+      }
+      if (this.stopped) {
+        await this.repo.release(this.opts.owner, jobs.map((j) => j.id)).catch(() => {});
+        return;
+      }
+      if (jobs.length === 0 && skip.length === 0) this.nothingDue = true;
+      for (const job of jobs) this.enqueue(job);
+      if (jobs.length >= limit) this.claimAgain = true;
+    } while (this.claimAgain && !this.stopped);
+  }
+
+  private leaseFrom(now: Date): Date {
+    return new Date(now.getTime() + this.opts.leaseMs);
+  }
+
+  private enqueue(job: ClaimedJob): void {
+    this.claimed.set(job.id, job);
+    let slots = this.endpoints.get(job.endpoint_id);
+    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [] }));
+    slots.queue.push(job);
+    this.pump(job.endpoint_id);
+  }
+
+  private pump(endpointId: string): void {
+    const slots = this.endpoints.get(endpointId);
+    if (!slots) return;
+    while (!this.stopped && slots.running < this.opts.perEndpoint && slots.queue.length && this.running < this.opts.maxInFlight) {
+      const job = slots.queue.shift()!;
+      slots.running++;
+      this.running++;
+      const p = this.attempt(job).finally(() => {
+        this.attempts.delete(p);
+        slots.running--;
+        this.running--;
+        if (slots.running === 0 && slots.queue.length === 0) this.endpoints.delete(endpointId);
+        this.pump(endpointId);
+        if (slots.queue.length < this.opts.perEndpoint) this.wake(true);
+        // A global slot freed: endpoints that waited for one go on.
+        if (this.globalWait && this.running < this.opts.maxInFlight) {
+          this.globalWait = false;
+          for (const id of this.endpoints.keys()) if (id !== endpointId) this.pump(id);
+        }
+      });
+      this.attempts.add(p);
+    }
+    if (slots.queue.length && slots.running < this.opts.perEndpoint && this.running >= this.opts.maxInFlight) this.globalWait = true;
+  }
+
+  private secretOf(job: ClaimedJob): string {
+    const cached = this.secrets.get(job.endpoint_id);
+    if (cached && cached.sealed.equals(job.secret_sealed)) return cached.secret;
+    const secret = this.box.open(job.secret_sealed, job.endpoint_id).toString('utf8');
+    if (this.secrets.size > 10_000) this.secrets.clear();
+    this.secrets.set(job.endpoint_id, { sealed: job.secret_sealed, secret });
+    return secret;
+  }
+
+  private async attempt(job: ClaimedJob): Promise<void> {
+    const attempt = job.attempts + 1;
+    const at = this.clock.now();
+    const timestamp = Math.floor(at.getTime() / 1000);
+    let result: PostResult;
+    try {
+      const signature = sign(this.secretOf(job), timestamp, job.body);
+      result = await this.http.post(
+        job.url,
+        job.body,
+        { 'content-type': 'application/json', 'x-service-timestamp': String(timestamp), 'x-service-signature': signature },
+        this.abort.signal,
+      );
+    } catch (err) {
+      // Not the receiver's fault (e.g. a secret that no longer opens): recorded as a failed attempt, retried on schedule.
+      this.log.error({ err, endpoint_id: job.endpoint_id, event_id: job.event_id }, 'could not attempt delivery');
+      result = { ok: false, httpStatus: 0, error: 'internal_error', timedOut: false, durationMs: 0 };
+    }
+    // Cut short by shutdown: nothing is recorded, the delivery is handed back and sent again.
+    if (result.error === 'aborted') return;
+    let retryAt: Date | null = null;
+    if (!result.ok) {
+      const now = this.clock.now();
+      const delay = this.retries.delayAfter(
+        attempt,
+        { timedOut: result.timedOut, httpStatus: result.httpStatus, retryAfterSeconds: parseRetryAfter(result.retryAfter, now) },
+        job.max_attempts,
+      );
+      if (delay !== undefined) retryAt = new Date(now.getTime() + delay);
+    }
+    this.finished.push({
+      attemptId: newId('delivery', at.getTime()),
+      job,
+      attempt,
+      trigger: attempt === 1 && job.origin !== 'event' ? 'manual' : 'scheduled',
+      ok: result.ok,
+      httpStatus: result.httpStatus,
+      error: result.error ?? null,
+      responseBody: result.responseBody ?? null,
+      durationMs: result.durationMs,
+      at,
+      retryAt,
+    });
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    this.flushing ??= this.flushLoop().finally(() => (this.flushing = undefined));
+  }
+
+  /** Writes what finished while the previous write ran: batches grow with the load, no timer needed. */
+  private async flushLoop(): Promise<void> {
+    let failures = 0;
+    while (this.finished.length) {
+      const batch = this.finished;
+      this.finished = [];
+      try {
+        const t0 = performance.now();
+        await this.record(batch);
+        this.stats.flushes++;
+        this.stats.flushMs += performance.now() - t0;
+        this.stats.recorded += batch.length;
+        failures = 0;
+      } catch (err) {
+        failures++;
+        this.log.warn({ err, attempts: batch.length }, 'recording attempts failed; retrying');
+        this.finished = [...batch, ...this.finished];
+        if (this.stopped && failures >= 3) return;
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** failures)));
+        continue;
+      }
+      for (const a of batch) this.claimed.delete(a.job.id);
+      this.wake(true);
+    }
+  }
+
+  private async record(batch: FinishedAttempt[]): Promise<void> {
+    const tallies = new Map<string, EndpointTally>();
+    for (const a of batch) {
+      const t = tallies.get(a.job.endpoint_id) ?? { endpointId: a.job.endpoint_id, hadSuccess: false, trailingFailures: 0 };
+      if (a.ok) {
+        t.hadSuccess = true;
+        t.trailingFailures = 0;
+      } else {
+        t.trailingFailures++;
+      }
+      tallies.set(a.job.endpoint_id, t);
+    }
+    const now = this.clock.now();
+    const newlyDisabled = await withTransaction(this.db, async (trx) => {
+      // Not waiting for the WAL flush is safe here: a record lost in a database crash leaves
+      // its delivery leased, so it is attempted again (at-least-once), never lost.
+      await sql`set local synchronous_commit = off`.execute(trx);
+      const states = await this.repo.tallyEndpoints([...tallies.values()], this.opts.failureThreshold, AUTO_DISABLE_REASON, now, trx);
+      const disabled = new Map(states.map((s) => [s.id, s.disabled]));
+      const rows: (FinishedAttempt & { state: JobState })[] = [];
+      for (const a of batch) {
+        const isDisabled = disabled.get(a.job.endpoint_id);
+        if (isDisabled === undefined) continue; // the endpoint was deleted meanwhile
+        const retryAt = a.retryAt && !isDisabled ? a.retryAt : null;
+        const state: JobState = a.ok ? 'delivered' : retryAt ? 'pending' : a.retryAt ? 'cancelled' : 'failed';
+        rows.push({ ...a, retryAt, state });
+      }
+      await this.repo.recordAttempts(this.opts.owner, rows, now, trx);
+      return states.filter((s) => s.newlyDisabled).map((s) => s.id);
+    });
+    for (const id of newlyDisabled) this.log.warn({ endpoint_id: id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
+  }
+
+  private async heartbeat(): Promise<void> {
+    try {
+      const now = this.clock.now();
+      if (this.claimed.size) await this.repo.renewLeases(this.opts.owner, this.leaseFrom(now));
+      const reaped = await this.repo.reapExpired(this.opts.owner, now);
+      if (reaped) {
+        this.log.info({ deliveries: reaped }, 'took over deliveries of a worker whose lease ran out');
+        this.wake();
+      }
+    } catch (err) {
+      this.log.warn({ err }, 'lease renewal failed');
+    }
+  }
+
+  /**
+   * Stops claiming, lets attempts in flight finish (up to the grace period, then cuts them
+   * short), records what finished, and hands every delivery not recorded back as due.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearInterval(t);
+    await this.claiming;
+    let timer: NodeJS.Timeout | undefined;
+    const inFlight = Promise.allSettled([...this.attempts]);
+    const graceful = await Promise.race([
+      inFlight.then(() => true),
+      new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), this.opts.shutdownGraceMs))),
+    ]);
+    clearTimeout(timer);
+    if (!graceful) {
+      this.log.warn({ in_flight: this.running }, 'attempts still running at the end of the grace period: cut short, to be sent again');
+      this.abort.abort();
+      await Promise.allSettled([...this.attempts]);
+    }
+    this.scheduleFlush();
+    await this.flushing;
+    const leftover = [...this.claimed.keys()];
+    await this.repo.release(this.opts.owner, leftover).catch((err: unknown) => this.log.warn({ err }, 'could not hand deliveries back; their leases will run out'));
+    this.claimed.clear();
+    this.endpoints.clear();
+  }
+}

@@ -1,0 +1,195 @@
+/**
+ * The HTTP client of deliveries (undici). One deadline (30 s by default) covers connect,
+ * TLS, the request and the response head; redirects are never followed (a 3xx is a
+ * failure); the response body is read up to 64 KB and its first 4 KB are kept.
+ *
+ * SSRF guard: every new connection is checked where the address is known. Literal IPs
+ * are checked in the connector (Node does not call the lookup hook for them), names in
+ * the DNS lookup hook of the socket itself, so the address checked is the address
+ * connected to and DNS rebinding between a check and the connect is impossible. A
+ * refused destination makes no connection at all.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { Agent, buildConnector, request } from 'undici';
+import { ipLiteralOf, type IpPolicy } from '../domain/ip-policy';
+
+export const RESPONSE_READ_LIMIT = 64 * 1024;
+export const RESPONSE_KEEP_LIMIT = 4 * 1024;
+
+export type DeliveryError =
+  | 'timeout'
+  | 'blocked_destination'
+  | 'dns_failure'
+  | 'connection_refused'
+  | 'connection_reset'
+  | 'connection_failed'
+  | 'tls_failure'
+  | 'redirect_not_followed'
+  | 'non_2xx_status'
+  | 'internal_error'
+  | 'aborted';
+
+export interface PostResult {
+  ok: boolean;
+  /** 0 when there was no HTTP answer. */
+  httpStatus: number;
+  error?: DeliveryError;
+  timedOut: boolean;
+  durationMs: number;
+  responseBody?: string;
+  retryAfter?: string;
+}
+
+/** Resolves a name to all its addresses (dns.lookup by default; tests inject their own). */
+export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+
+const systemResolver: Resolver = (hostname) =>
+  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
+
+export class BlockedDestinationError extends Error {
+  readonly code = 'E_BLOCKED_DESTINATION';
+  constructor(host: string) {
+    super(`destination ${host} is not a public address`);
+    this.name = 'BlockedDestinationError';
+  }
+}
+
+export interface HttpClientOptions {
+  ips: IpPolicy;
+  /** The one deadline of an attempt. */
+  timeoutMs: number;
+  resolver?: Resolver;
+  userAgent?: string;
+}
+
+/** A lookup hook for net/tls.connect that answers only with permitted addresses. */
+export function guardedLookup(ips: IpPolicy, resolver: Resolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolver(hostname).then(
+      (all) => {
+        const family = options.family === 'IPv6' ? 6 : options.family === 'IPv4' ? 4 : (options.family ?? 0);
+        const candidates = family ? all.filter((a) => a.family === family) : all;
+        const permitted = candidates.filter((a) => ips.permits(a.address));
+        if (permitted.length === 0) {
+          callback(candidates.length ? new BlockedDestinationError(hostname) : Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+          return;
+        }
+        // net.connect asks for every address (all: true) when it races IPv4 and IPv6 (autoSelectFamily).
+        if (options.all) callback(null, permitted);
+        else callback(null, permitted[0]!.address, permitted[0]!.family);
+      },
+      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), '', 0),
+    );
+  };
+}
+
+function codeOf(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    if (typeof e === 'object' && 'code' in e && typeof e.code === 'string' && e.code !== 'UND_ERR_SOCKET' && e.code !== 'ABORT_ERR') return e.code;
+    if (e instanceof AggregateError && e.errors.length) e = e.errors[0];
+    else e = typeof e === 'object' && e !== null && 'cause' in e ? e.cause : undefined;
+  }
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+}
+
+export function classifyError(err: unknown): DeliveryError {
+  const code = codeOf(err) ?? '';
+  if (code === 'E_BLOCKED_DESTINATION') return 'blocked_destination';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA' || code === 'EAI_FAIL') return 'dns_failure';
+  if (code === 'ECONNREFUSED') return 'connection_refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE' || code === 'UND_ERR_CLOSED') return 'connection_reset';
+  if (code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'ETIMEDOUT') return 'timeout';
+  if (code.startsWith('ERR_TLS') || code.startsWith('ERR_SSL') || code.includes('CERT') || code === 'DEPTH_ZERO_SELF_SIGNED_CERT' || code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE') return 'tls_failure';
+  return 'connection_failed';
+}
+
+export class WebhookHttpClient {
+  private readonly agent: Agent;
+  private readonly timeoutMs: number;
+  private readonly userAgent: string;
+
+  constructor(opts: HttpClientOptions) {
+    this.timeoutMs = opts.timeoutMs;
+    this.userAgent = opts.userAgent ?? 'Mailroom-Webhooks/1.0';
+    const base = buildConnector({ timeout: opts.timeoutMs, lookup: guardedLookup(opts.ips, opts.resolver ?? systemResolver) });
+    this.agent = new Agent({
+      connect: (options, callback) => {
+        const literal = ipLiteralOf(options.hostname);
+        if (literal !== undefined && !opts.ips.permits(literal)) {
+          callback(new BlockedDestinationError(literal), null);
+          return;
+        }
+        base(options, callback);
+      },
+      headersTimeout: opts.timeoutMs,
+      bodyTimeout: opts.timeoutMs,
+      keepAliveTimeout: 4_000,
+      pipelining: 1,
+      allowH2: false,
+    });
+  }
+
+  /** POSTs `body`; never throws. `abort` ends the attempt early (shutdown). */
+  async post(url: string, body: Buffer, headers: Record<string, string>, abort?: AbortSignal): Promise<PostResult> {
+    const started = performance.now();
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new Error('deadline'));
+    }, this.timeoutMs);
+    const onAbort = () => controller.abort(new Error('aborted'));
+    abort?.addEventListener('abort', onAbort, { once: true });
+    const duration = () => Math.max(0, Math.round(performance.now() - started));
+    try {
+      const res = await request(url, {
+        dispatcher: this.agent,
+        method: 'POST',
+        headers: { ...headers, 'user-agent': this.userAgent, 'content-length': String(body.length) },
+        body,
+        signal: controller.signal,
+      });
+      const status = res.statusCode;
+      const kept: Buffer[] = [];
+      let keptBytes = 0;
+      let read = 0;
+      try {
+        for await (const chunk of res.body) {
+          const buf: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
+          read += buf.length;
+          if (keptBytes < RESPONSE_KEEP_LIMIT) {
+            const part = buf.subarray(0, RESPONSE_KEEP_LIMIT - keptBytes);
+            kept.push(part);
+            keptBytes += part.length;
+          }
+          if (read >= RESPONSE_READ_LIMIT) break;
+        }
+      } catch {
+        // The verdict is the status line; a body cut short by the deadline changes nothing.
+      }
+      const ok = status >= 200 && status < 300;
+      const retryAfter = res.headers['retry-after'];
+      const text = keptBytes ? Buffer.concat(kept).toString('utf8') : undefined;
+      return {
+        ok,
+        httpStatus: status,
+        ...(ok ? {} : { error: status >= 300 && status < 400 ? 'redirect_not_followed' : 'non_2xx_status' }),
+        timedOut: false,
+        durationMs: duration(),
+        ...(text ? { responseBody: text } : {}),
+        ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+      };
+    } catch (err) {
+      const error: DeliveryError = timedOut ? 'timeout' : abort?.aborted ? 'aborted' : classifyError(err);
+      return { ok: false, httpStatus: 0, error, timedOut: error === 'timeout', durationMs: duration() };
+    } finally {
+      clearTimeout(timer);
+      abort?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}

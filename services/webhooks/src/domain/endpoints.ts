@@ -1,0 +1,247 @@
+/**
+ * The endpoints API of a tenant: create (the only answer with the secret), list, get,
+ * update, delete; the delivery records of an endpoint; redelivery of one attempt's event
+ * and recovery of a window of events. Every operation is scoped to the caller's org and
+ * environment: another tenant's id is not found.
+ */
+import {
+  AppError,
+  EVENT_TYPES,
+  decodePageToken,
+  encodePageToken,
+  idSchema,
+  newId,
+  WEBHOOK_RECOVER_MAX_DAYS,
+  type EventEnvelope,
+  type EventType,
+  type WebhookDelivery,
+  type WebhookEndpoint,
+  type WebhookEndpointCreated,
+} from '@mailroom/contracts';
+import { withTransaction, type Kysely } from '@mailroom/db';
+import type { Clock, SecretBox } from '@mailroom/platform';
+import { z } from 'zod';
+import type { AttemptRow, DeliveryRepository, StoredEvent } from '../repo/delivery.repository';
+import type { EndpointRepository, EndpointRow, Tenant } from '../repo/endpoint.repository';
+import type { WebhooksDb } from '../repo/tables';
+import type { RetryPolicy } from './retry-policy';
+import { newWebhookSecret } from './signature';
+import { checkReceiverUrl, type UrlPolicyOptions } from './url-policy';
+import type { EventHistory, WakeDispatcher } from './ports';
+
+export const DISABLED_BY_USER = 'disabled by a user';
+const DAY_MS = 86_400_000;
+/** Events are read from the stream a little before `since`: an envelope's timestamp may precede its publication. */
+const HISTORY_MARGIN_MS = 5 * 60_000;
+const RECOVERY_CHUNK = 500;
+
+export function toEventType(value: string): EventType {
+  const found = EVENT_TYPES.find((t) => t === value);
+  if (!found) throw new AppError('internal_error', `stored event type ${value} is not catalogued`);
+  return found;
+}
+
+export function toEndpoint(row: EndpointRow): WebhookEndpoint {
+  const types = row.event_types;
+  return {
+    id: row.id,
+    url: row.url,
+    events: types === null ? [...EVENT_TYPES] : EVENT_TYPES.filter((t) => types.includes(t)),
+    description: row.description,
+    disabled: row.disabled,
+    disabled_reason: row.disabled ? row.disabled_reason : null,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export function toDelivery(row: AttemptRow): WebhookDelivery {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    event_type: toEventType(row.event_type),
+    status: row.status,
+    http_status: row.http_status,
+    attempt: row.attempt,
+    trigger: row.triggered_by,
+    ...(row.error ? { error: row.error } : {}),
+    duration_ms: row.duration_ms,
+    created_at: row.created_at.toISOString(),
+    ...(row.next_attempt_at ? { next_attempt_at: row.next_attempt_at.toISOString() } : {}),
+    ...(row.response_body ? { response_body: row.response_body } : {}),
+  };
+}
+
+/** The stored form of an envelope: serialized once, these bytes are every attempt's body. */
+export function storedEvent(envelope: EventEnvelope): StoredEvent {
+  return {
+    id: envelope.id,
+    org_id: envelope.org_id,
+    env_id: envelope.env_id,
+    type: envelope.type,
+    body: Buffer.from(JSON.stringify(envelope), 'utf8'),
+    occurred_at: new Date(envelope.timestamp),
+  };
+}
+
+const endpointCursor = z.object({ before: idSchema('webhookEndpoint') });
+const deliveryCursor = z.object({ seq: z.number().int().positive() });
+
+function badToken(): AppError {
+  return new AppError('invalid_request', 'page_token is not valid', { details: [{ path: 'page_token', message: 'not a token from this list' }] });
+}
+
+export interface EndpointsDeps {
+  db: Kysely<WebhooksDb>;
+  endpoints: EndpointRepository;
+  deliveries: DeliveryRepository;
+  box: SecretBox;
+  clock: Clock;
+  urls: UrlPolicyOptions;
+  retries: RetryPolicy;
+  history: EventHistory;
+  wake: WakeDispatcher;
+}
+
+export class Endpoints {
+  constructor(private readonly d: EndpointsDeps) {}
+
+  async create(t: Tenant, input: { url: string; events?: EventType[] | undefined; description?: string | undefined }): Promise<WebhookEndpointCreated> {
+    const url = checkReceiverUrl(input.url, this.d.urls);
+    const now = this.d.clock.now();
+    const id = newId('webhookEndpoint');
+    const secret = newWebhookSecret();
+    const row: Parameters<EndpointRepository['insert']>[0] = {
+      id,
+      org_id: t.org_id,
+      env_id: t.env_id,
+      url,
+      event_types: input.events ?? null,
+      description: input.description || null,
+      // Bound to the endpoint id: a sealed secret copied onto another row does not open.
+      secret_sealed: this.d.box.seal(secret, id),
+      created_at: now,
+      updated_at: now,
+    };
+    await this.d.endpoints.insert(row);
+    return { ...toEndpoint({ ...row, disabled: false, disabled_reason: null, disabled_at: null, consecutive_failures: 0 }), secret };
+  }
+
+  async list(t: Tenant, q: { limit: number; page_token?: string | undefined }): Promise<{ data: WebhookEndpoint[]; next_page_token: string | null }> {
+    let before: string | undefined;
+    if (q.page_token) {
+      const c = decodePageToken(q.page_token, endpointCursor);
+      if (!c) throw badToken();
+      before = c.before;
+    }
+    const rows = await this.d.endpoints.list(t, { limit: q.limit + 1, before });
+    const page = rows.slice(0, q.limit);
+    const last = page.at(-1);
+    return { data: page.map(toEndpoint), next_page_token: rows.length > q.limit && last ? encodePageToken({ before: last.id }) : null };
+  }
+
+  async get(t: Tenant, id: string): Promise<WebhookEndpoint> {
+    return toEndpoint(await this.require(t, id));
+  }
+
+  async update(
+    t: Tenant,
+    id: string,
+    input: { url?: string | undefined; events?: EventType[] | undefined; description?: string | null | undefined; disabled?: boolean | undefined },
+  ): Promise<WebhookEndpoint> {
+    const url = input.url === undefined ? undefined : checkReceiverUrl(input.url, this.d.urls);
+    const now = this.d.clock.now();
+    return withTransaction(this.d.db, async (trx) => {
+      const current = await this.d.endpoints.find(t, id, trx);
+      if (!current) throw AppError.notFound('webhook endpoint');
+      const set: Parameters<EndpointRepository['update']>[2] = { updated_at: now };
+      if (url !== undefined) set.url = url;
+      if (input.events !== undefined) set.event_types = input.events;
+      if (input.description !== undefined) set.description = input.description || null;
+      if (input.disabled === false) {
+        // Re-enabling starts a new count; deliveries cancelled by the disable stay cancelled (recover re-sends them).
+        Object.assign(set, { disabled: false, disabled_reason: null, disabled_at: null, consecutive_failures: 0 });
+      } else if (input.disabled === true && !current.disabled) {
+        Object.assign(set, { disabled: true, disabled_reason: DISABLED_BY_USER, disabled_at: now });
+        await this.d.deliveries.cancelPending([id], now, trx);
+      }
+      const row = await this.d.endpoints.update(t, id, set, trx);
+      if (!row) throw AppError.notFound('webhook endpoint');
+      return toEndpoint(row);
+    });
+  }
+
+  async delete(t: Tenant, id: string): Promise<void> {
+    const deleted = await withTransaction(this.d.db, async (trx) => {
+      await trx.deleteFrom('attempts').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('endpoint_id', '=', id).execute();
+      return this.d.endpoints.delete(t, id, trx);
+    });
+    if (!deleted) throw AppError.notFound('webhook endpoint');
+  }
+
+  async deliveries(t: Tenant, id: string, q: { limit: number; page_token?: string | undefined }): Promise<{ data: WebhookDelivery[]; next_page_token: string | null }> {
+    await this.require(t, id);
+    let before: number | undefined;
+    if (q.page_token) {
+      const c = decodePageToken(q.page_token, deliveryCursor);
+      if (!c) throw badToken();
+      before = c.seq;
+    }
+    const rows = await this.d.deliveries.listAttempts(t, id, { limit: q.limit + 1, before });
+    const page = rows.slice(0, q.limit);
+    const last = page.at(-1);
+    return { data: page.map(toDelivery), next_page_token: rows.length > q.limit && last ? encodePageToken({ seq: last.seq }) : null };
+  }
+
+  /** One manual attempt of the event of `deliveryId`, with the same event id and body. */
+  async redeliver(t: Tenant, id: string, deliveryId: string): Promise<{ endpoint_id: string; event_id: string }> {
+    const endpoint = await this.require(t, id);
+    const attempt = await this.d.deliveries.findAttempt(t, id, deliveryId);
+    if (!attempt) throw AppError.notFound('delivery');
+    if (endpoint.disabled) throw new AppError('conflict', 'the endpoint is disabled; re-enable it (PATCH disabled: false) before redelivering');
+    await this.d.deliveries.insertJob({ endpoint_id: id, event_id: attempt.event_id, origin: 'manual', max_attempts: 1, now: this.d.clock.now() });
+    this.d.wake();
+    return { endpoint_id: id, event_id: attempt.event_id };
+  }
+
+  /**
+   * Queues again every event of [since, until) this endpoint is subscribed to and has no
+   * successful delivery of, read back from the durable event stream. Recovered deliveries
+   * are retried on the normal schedule.
+   */
+  async recover(t: Tenant, id: string, input: { since: string; until?: string | undefined }): Promise<{ endpoint_id: string; since: string; until: string; queued: number }> {
+    const endpoint = await this.require(t, id);
+    const now = this.d.clock.now();
+    const since = new Date(input.since);
+    const until = input.until ? new Date(Math.min(Date.parse(input.until), now.getTime())) : now;
+    const invalid = (message: string) => new AppError('invalid_request', message, { details: [{ path: 'since', message }] });
+    if (since.getTime() >= until.getTime()) throw invalid('since must be before until (and before now)');
+    if (until.getTime() - since.getTime() > WEBHOOK_RECOVER_MAX_DAYS * DAY_MS) throw invalid(`the window can be at most ${WEBHOOK_RECOVER_MAX_DAYS} days`);
+    if (endpoint.disabled) throw new AppError('conflict', 'the endpoint is disabled; re-enable it (PATCH disabled: false) before recovering');
+    const types = endpoint.event_types;
+    let chunk: StoredEvent[] = [];
+    let queued = 0;
+    const flush = async () => {
+      const batch = chunk;
+      chunk = [];
+      queued += await this.d.deliveries.queueRecovery(id, batch, this.d.retries.maxAttempts, this.d.clock.now());
+    };
+    await this.d.history.read(new Date(since.getTime() - HISTORY_MARGIN_MS), until, async (event) => {
+      if (event.org_id !== t.org_id || event.env_id !== t.env_id) return;
+      if (types !== null && !types.includes(event.type)) return;
+      const at = Date.parse(event.timestamp);
+      if (at < since.getTime() || at >= until.getTime()) return;
+      chunk.push(storedEvent(event));
+      if (chunk.length >= RECOVERY_CHUNK) await flush();
+    });
+    await flush();
+    if (queued) this.d.wake();
+    return { endpoint_id: id, since: since.toISOString(), until: until.toISOString(), queued };
+  }
+
+  private async require(t: Tenant, id: string): Promise<EndpointRow> {
+    const row = await this.d.endpoints.find(t, id);
+    if (!row) throw AppError.notFound('webhook endpoint');
+    return row;
+  }
+}

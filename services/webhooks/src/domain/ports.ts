@@ -1,0 +1,13 @@
+/** What the webhooks domain needs from outside it, as plain interfaces. */
+import type { EventEnvelope } from '@mailroom/contracts';
+
+export interface EventHistory {
+  /**
+   * Calls `onEvent` for every event of the durable event stream published from `since`
+   * (within the stream's retention) up to `until`, oldest first.
+   */
+  read(since: Date, until: Date, onEvent: (event: EventEnvelope) => Promise<void> | void): Promise<void>;
+}
+
+/** Tells the dispatcher that deliveries were queued, so it looks now rather than at its next poll. */
+export type WakeDispatcher = () => void;

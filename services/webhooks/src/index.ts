@@ -1,0 +1,5 @@
+export { webhooksService, FAILURE_THRESHOLD, PER_ENDPOINT_IN_FLIGHT } from './service';
+export type { WebhooksConfig } from './config';
+export { WebhookHttpClient, type PostResult } from './delivery/http-client';
+export { IpPolicy } from './domain/ip-policy';
+export { sign } from './domain/signature';

@@ -1,0 +1,49 @@
+/** Webhook endpoints. Every read and write is scoped to the tenant (org and environment). */
+import type { Executor, Kysely, Selectable } from '@mailroom/db';
+import type { EndpointTable, WebhooksDb } from './tables';
+
+export type EndpointRow = Selectable<EndpointTable>;
+export interface Tenant {
+  org_id: string;
+  env_id: string;
+}
+
+export class EndpointRepository {
+  constructor(private readonly db: Kysely<WebhooksDb>) {}
+
+  async insert(row: Omit<EndpointRow, 'disabled' | 'disabled_reason' | 'disabled_at' | 'consecutive_failures'>, ex: Executor<WebhooksDb> = this.db): Promise<void> {
+    await ex.insertInto('endpoints').values(row).execute();
+  }
+
+  find(t: Tenant, id: string, ex: Executor<WebhooksDb> = this.db): Promise<EndpointRow | undefined> {
+    return ex.selectFrom('endpoints').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Newest first; `before` is the last id of the previous page. */
+  list(t: Tenant, opts: { limit: number; before?: string | undefined }, ex: Executor<WebhooksDb> = this.db): Promise<EndpointRow[]> {
+    let q = ex.selectFrom('endpoints').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id);
+    if (opts.before) q = q.where('id', '<', opts.before);
+    return q.orderBy('id', 'desc').limit(opts.limit).execute();
+  }
+
+  async update(
+    t: Tenant,
+    id: string,
+    set: Partial<Pick<EndpointRow, 'url' | 'event_types' | 'description' | 'disabled' | 'disabled_reason' | 'disabled_at' | 'consecutive_failures' | 'updated_at'>>,
+    ex: Executor<WebhooksDb> = this.db,
+  ): Promise<EndpointRow | undefined> {
+    return ex
+      .updateTable('endpoints')
+      .set(set)
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  async delete(t: Tenant, id: string, ex: Executor<WebhooksDb> = this.db): Promise<boolean> {
+    const res = await ex.deleteFrom('endpoints').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).executeTakeFirst();
+    return res.numDeletedRows > 0n;
+  }
+}

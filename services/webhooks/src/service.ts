@@ -1,0 +1,72 @@
+/** The webhooks service: endpoints, the dispatcher (signing, retries, auto-disable), delivery records. */
+import { hostname } from 'node:os';
+import path from 'node:path';
+import { randomHex } from '@mailroom/contracts';
+import { ensureStreams, serveRpc } from '@mailroom/messaging';
+import { SecretBox } from '@mailroom/platform';
+import type { ServiceModule } from '@mailroom/runtime';
+import { loadConfig, type WebhooksConfig } from './config';
+import { streamEventHistory } from './consumers/event-history';
+import { runEventsConsumer } from './consumers/events.consumer';
+import { Dispatcher } from './delivery/dispatcher';
+import { WebhookHttpClient } from './delivery/http-client';
+import { Endpoints } from './domain/endpoints';
+import { IpPolicy } from './domain/ip-policy';
+import { RetryPolicy } from './domain/retry-policy';
+import { DeliveryRepository } from './repo/delivery.repository';
+import { EndpointRepository } from './repo/endpoint.repository';
+import type { WebhooksDb } from './repo/tables';
+import { webhooksHandlers } from './rpc/handlers';
+
+/** Consecutive failed attempts that disable an endpoint (spec, section 8). */
+export const FAILURE_THRESHOLD = 50;
+/** Requests in flight to one endpoint at once. */
+export const PER_ENDPOINT_IN_FLIGHT = 4;
+
+export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
+  name: 'webhooks',
+  database: { schema: 'webhooks', migrationsDir: path.join(__dirname, '..', 'migrations') },
+  loadConfig,
+  async start({ config, bus, db, life, clock, log }) {
+    await ensureStreams(bus, ['EVENTS']);
+    const ips = new IpPolicy(config.allowedCidrs);
+    if (config.allowedCidrs.length) {
+      log.warn({ allowed_cidrs: config.allowedCidrs }, 'webhooks may reach these non-public address ranges (WEBHOOK_ALLOWED_CIDRS)');
+    } else {
+      log.info('webhooks reach public addresses only (WEBHOOK_ALLOWED_CIDRS is empty)');
+    }
+    const retries = new RetryPolicy(config.retrySchedule);
+    const box = new SecretBox(config.SECRETS_ENCRYPTION_KEY);
+    const deliveries = new DeliveryRepository(db);
+    const http = life.add('webhooks:http', new WebhookHttpClient({ ips, timeoutMs: config.WEBHOOK_TIMEOUT_MS }), (h) => h.close());
+    const dispatcher = new Dispatcher(db, deliveries, http, box, retries, clock, log.child({ component: 'dispatcher' }), {
+      owner: `${hostname()}:${process.pid}:${randomHex(4)}`,
+      maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
+      perEndpoint: PER_ENDPOINT_IN_FLIGHT,
+      leaseMs: config.WEBHOOK_LEASE_SECONDS * 1000,
+      pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
+      shutdownGraceMs: config.WEBHOOK_SHUTDOWN_GRACE_MS,
+      failureThreshold: FAILURE_THRESHOLD,
+    });
+    life.add('webhooks:dispatcher', dispatcher, (d) => d.stop());
+    const wake = () => dispatcher.wake();
+    const endpoints = new Endpoints({
+      db,
+      endpoints: new EndpointRepository(db),
+      deliveries,
+      box,
+      clock,
+      urls: { allowHttp: config.MAILROOM_ENV !== 'production', ips },
+      retries,
+      history: streamEventHistory(bus),
+      wake,
+    });
+    life.add('webhooks:rpc', serveRpc(bus, 'webhooks', webhooksHandlers(endpoints)), (s) => s.stop());
+    dispatcher.start();
+    life.add(
+      'webhooks:consumer',
+      await runEventsConsumer(bus, { deliveries, clock, maxAttempts: retries.maxAttempts, dispatcher, concurrency: 256 }),
+      (c) => c.stop(),
+    );
+  },
+};

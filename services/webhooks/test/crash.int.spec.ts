@@ -1,0 +1,153 @@
+/**
+ * The webhooks service as its own process (node services/webhooks/dist/main.js, built by
+ * `npm test`): killed with SIGKILL in the middle of deliveries and started again, every
+ * event is delivered at least once and no attempt row is written twice; stopped with
+ * SIGTERM, the attempt in flight finishes and is recorded, and a scheduled retry survives
+ * the restart.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { createDb, sql, type Kysely } from '@mailroom/db';
+import { callRpc, connectBus, publishEvent, type Bus } from '@mailroom/messaging';
+import { createLogger } from '@mailroom/platform';
+import { newId, type AuthContext } from '@mailroom/contracts';
+import { createTestContext, messageReceivedEvent, waitFor, WebhookReceiver, type TestContext } from '@mailroom/testing';
+
+const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
+
+let ctx: TestContext;
+let bus: Bus;
+let db: Kysely<unknown>;
+const children = new Set<ChildProcess>();
+const receivers: WebhookReceiver[] = [];
+
+function startWebhooks(): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [MAIN], {
+    env: {
+      ...process.env,
+      ...ctx.env,
+      LOG_LEVEL: 'info',
+      MIGRATE_ON_START: 'true',
+      HEALTH_PORT: '0',
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+      // A killed instance's deliveries are taken over once its lease runs out: 2 s here.
+      WEBHOOK_LEASE_SECONDS: '2',
+      WEBHOOK_POLL_INTERVAL_MS: '100',
+      WEBHOOK_RETRY_SCHEDULE: '2',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.add(child);
+  child.on('exit', () => children.delete(child));
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      if (buf.includes('"msg":"started"')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`webhooks exited with ${code} before starting`)));
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+}
+
+function tenantCall() {
+  const tenant = { org_id: newId('organization'), env_id: newId('environment') };
+  const auth: AuthContext = { kind: 'api_key', key_id: newId('apiKey'), ...tenant };
+  return { tenant, call: { auth, requestId: newId('request') } };
+}
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'crash-test', namespace: ctx.env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
+  db = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: 'webhooks', max: 2 });
+});
+
+afterEach(async () => {
+  // A test that failed half-way must not leave an instance consuming the next test's events.
+  await Promise.all([...children].map((c) => (c.kill('SIGKILL'), exited(c))));
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await bus?.drain();
+  await Promise.all(receivers.map((r) => r.close()));
+  await ctx?.cleanup();
+});
+
+it('kill -9 during delivery, then restart: every event delivered at least once, no duplicate attempt rows', async () => {
+  let child = await startWebhooks();
+  const { tenant, call } = tenantCall();
+  // 4 requests in flight of 100 ms each: the 150 events take seconds, so the kill lands in the middle.
+  const r = await WebhookReceiver.start({ reply: () => ({ status: 200, delayMs: 100 }) });
+  receivers.push(r);
+  const endpoint = await callRpc(bus, 'webhooks.endpoint.create', { url: r.url() }, call);
+  const events = Array.from({ length: 150 }, () => messageReceivedEvent(tenant));
+  for (const e of events) await publishEvent(bus, e);
+
+  // Every event fanned out (acked on the bus), and deliveries under way: the kill hits the deliveries.
+  await waitFor(async () => {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from jobs where endpoint_id = ${endpoint.id}`.execute(db);
+    return rows[0]!.n === events.length;
+  }, { what: 'every event fanned out' });
+  await waitFor(() => r.received.length >= 8, { what: 'deliveries under way' });
+  child.kill('SIGKILL');
+  await exited(child);
+  const atKill = new Set(r.received.map((d) => d.body.id)).size;
+  expect(atKill).toBeLessThan(events.length);
+  child = await startWebhooks();
+
+  await waitFor(() => events.every((e) => r.of(e.id).length >= 1), { timeoutMs: 30_000, what: 'every event received' });
+  const attempts = await waitFor(async () => {
+    const { rows } = await sql<{ event_id: string; n: number; delivered: number }>`
+      select event_id, count(*)::int as n, count(*) filter (where status = 'delivered')::int as delivered
+      from attempts where endpoint_id = ${endpoint.id} group by event_id`.execute(db);
+    return rows.length === events.length && rows.every((row) => row.delivered === 1) && rows;
+  }, { timeoutMs: 30_000, what: 'every delivery recorded' });
+  // One attempt row per event: an attempt sent before the kill and never recorded is sent again as the same attempt.
+  expect(attempts.every((a) => a.n === 1)).toBe(true);
+  const { rows: jobs } = await sql<{ state: string; n: number }>`select state, count(*)::int as n from jobs where endpoint_id = ${endpoint.id} group by state`.execute(db);
+  expect(jobs).toEqual([{ state: 'delivered', n: events.length }]);
+  child.kill('SIGTERM');
+  expect(await exited(child)).toBe(0);
+}, 60_000);
+
+it('SIGTERM lets the attempt in flight finish and keeps the scheduled retry', async () => {
+  let child = await startWebhooks();
+  const { tenant, call } = tenantCall();
+  const slow = await WebhookReceiver.start({ reply: () => ({ status: 200, delayMs: 1_500 }) });
+  const failing = await WebhookReceiver.start({ reply: () => ({ status: 500 }) });
+  receivers.push(slow, failing);
+  const slowEndpoint = await callRpc(bus, 'webhooks.endpoint.create', { url: slow.url() }, call);
+  const failingEndpoint = await callRpc(bus, 'webhooks.endpoint.create', { url: failing.url() }, call);
+  const event = messageReceivedEvent(tenant);
+  await publishEvent(bus, event);
+
+  await waitFor(() => slow.of(event.id).length === 1 && failing.of(event.id).length === 1, { what: 'both attempts started' });
+  const [failed] = (await waitFor(async () => (await callRpc(bus, 'webhooks.delivery.list', { id: failingEndpoint.id }, call)).data.length === 1 && callRpc(bus, 'webhooks.delivery.list', { id: failingEndpoint.id }, call))).data;
+  expect(failed).toMatchObject({ status: 'failed', http_status: 500, next_attempt_at: expect.any(String) });
+  // The slow receiver still holds its request.
+  child.kill('SIGTERM');
+  expect(await exited(child)).toBe(0);
+  const { rows } = await sql<{ status: string; n: number }>`select status, count(*)::int as n from attempts where endpoint_id = ${slowEndpoint.id} group by status`.execute(db);
+  expect(rows).toEqual([{ status: 'delivered', n: 1 }]);
+  const { rows: retry } = await sql<{ state: string; next_attempt_at: Date }>`select state, next_attempt_at from jobs where endpoint_id = ${failingEndpoint.id}`.execute(db);
+  expect(retry).toEqual([{ state: 'pending', next_attempt_at: expect.any(Date) }]);
+
+  failing.reply = () => ({ status: 200 });
+  child = await startWebhooks();
+  await waitFor(() => failing.of(event.id).length === 2, { timeoutMs: 15_000, what: 'the retry after the restart' });
+  const after = await waitFor(async () => {
+    const list = await callRpc(bus, 'webhooks.delivery.list', { id: failingEndpoint.id }, call);
+    return list.data.length === 2 && list.data;
+  });
+  expect(after[0]).toMatchObject({ status: 'delivered', attempt: 2, trigger: 'scheduled' });
+  expect(slow.of(event.id)).toHaveLength(1);
+  child.kill('SIGTERM');
+  expect(await exited(child)).toBe(0);
+}, 60_000);
