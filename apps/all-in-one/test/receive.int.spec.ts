@@ -55,7 +55,7 @@ beforeAll(async () => {
     { name: 'forged.test', type: 'TXT', text: 'v=spf1 ip4:192.0.2.1 -all' },
     { name: '_dmarc.forged.test', type: 'TXT', text: 'v=DMARC1; p=reject' },
   ]);
-  ctx = await createTestContext({ MAIL_DOMAIN: DOMAIN, SMTP_PORT: '0', SMTP_HOST: '127.0.0.1', SMTP_HOSTNAME: 'mx.agents.test', DNS_SERVERS: dns.servers, SMTP_MAX_MESSAGE_BYTES: String(200 * 1024) });
+  ctx = await createTestContext({ MAIL_DOMAIN: DOMAIN, SMTP_PORT: '0', SMTP_HOST: '127.0.0.1', SMTP_HOSTNAME: 'mx.agents.test', DNS_SERVERS: dns.servers, SMTP_MAX_MESSAGE_BYTES: String(200 * 1024), SMTP_INLINE_RAW_MAX_BYTES: String(16 * 1024) });
   platform = await startPlatform({ env: ctx.env, migrate: true });
   smtpPort = Number(new URL(platform.services['mail-ingest']!.endpoints.smtp!).port);
   const anon = new ApiClient(platform.services.gateway!.endpoints.http!);
@@ -221,6 +221,19 @@ describe('receiving', () => {
     const other = await api.post('/api/v1/auth/signup', { email: 'nosy@example.com', password: 'correct horse battery' });
     const nosy = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${message.message_id}/raw`, { headers: { authorization: `Bearer ${other.body.access_token}` } });
     expect(nosy.status).toBe(404);
+  });
+
+  it('keeps a message larger than the inline limit in the object store before queueing it, byte for byte', async () => {
+    const inbox = await newInbox();
+    const body = `${'0123456789abcdef'.repeat(4).concat('\r\n').repeat(1200)}`; // ~80 KB, over the 16 KB inline limit of this test
+    const info = await transport().sendMail({ from: 'ada@sender.test', to: inbox.address, subject: 'Big one', text: body });
+    const [summary] = await messagesOf(inbox.inbox_id);
+    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${summary.message_id}/raw`, { headers: { authorization: `Bearer ${token}` } });
+    const bytes = Buffer.from(await raw.arrayBuffer());
+    expect(bytes.length).toBeGreaterThan(16 * 1024);
+    expect(bytes.toString('latin1')).toContain(`Message-ID: ${info.messageId}`);
+    const message = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages/${summary.message_id}`)).body;
+    expect(message.text_body.replace(/\r\n/g, '\n')).toBe(body.replace(/\r\n/g, '\n'));
   });
 
   it('stores one message per recipient inbox for one transaction', async () => {

@@ -1,7 +1,9 @@
 /**
- * The work item of the `mail.inbound` queue: one accepted SMTP transaction, its raw bytes
- * already stored (object `raw_id` of the MAIL_RAW bucket), with the verdicts the SMTP edge
- * reached. The mailbox service turns it into one stored message per recipient inbox.
+ * The work item of the `mail.inbound` queue: one accepted SMTP transaction with the verdicts
+ * the SMTP edge reached. The raw bytes are durable before the sender hears 250 either way:
+ * a small message travels inside the item (`raw`, base64; JetStream stores it), and mailbox
+ * writes it to the MAIL_RAW bucket as object `raw_id`; a larger one is written there by the
+ * edge first. The mailbox service turns the item into one stored message per recipient inbox.
  */
 import { z } from 'zod';
 import { authResults, spamResult } from './api/mailbox';
@@ -34,5 +36,7 @@ export const inboundMail = z.object({
     .min(1),
   auth: authResults,
   spam: spamResult,
+  /** The raw message, base64, when small enough to travel in the item; else it is object raw_id already. */
+  raw: z.string().optional(),
 });
 export type InboundMail = z.infer<typeof inboundMail>;

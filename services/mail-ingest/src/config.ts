@@ -36,6 +36,8 @@ export const ingestConfigSchema = z
       z.string().regex(/^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i, 'must be a host name'),
     ),
     SMTP_MAX_MESSAGE_BYTES: envInt(25 * 1024 * 1024, { min: 1024 }),
+    /** Messages up to this size travel inside the mail.inbound work item; larger ones go to the object store first. */
+    SMTP_INLINE_RAW_MAX_BYTES: envInt(256 * 1024, { min: 0, max: 700 * 1024 }),
     SMTP_MAX_RECIPIENTS: envInt(100, { min: 1, max: 1000 }),
     SMTP_MAX_CLIENTS: envInt(1000, { min: 1 }),
     SMTP_MAX_CONNECTIONS_PER_IP: envInt(20, { min: 1 }),

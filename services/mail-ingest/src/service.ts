@@ -47,6 +47,7 @@ export const ingestService: ServiceModule<IngestConfig, never> = {
         },
       },
       clock,
+      config.SMTP_INLINE_RAW_MAX_BYTES,
     );
     const tls =
       config.SMTP_TLS_CERT_FILE && config.SMTP_TLS_KEY_FILE

@@ -33,7 +33,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       db,
       inboxRepo,
       messageRepo,
-      { get: (rawId) => rawBucket.getBlob(rawId) },
+      { get: (rawId) => rawBucket.getBlob(rawId), put: async (rawId, raw) => void (await rawBucket.putBlob({ name: rawId }, raw)) },
       { put: async (name, content) => void (await attachmentBucket.putBlob({ name }, content)) },
       parser,
       outbox,

@@ -39,6 +39,8 @@ export class Acceptance {
     private readonly spam: SpamScanner,
     private readonly handOff: HandOff,
     private readonly clock: Clock,
+    /** Up to this size the raw bytes travel in the work item (one durable write instead of an object and an item). */
+    private readonly inlineMaxBytes: number,
   ) {}
 
   async accept(raw: Buffer, env: Envelope, log: Logger): Promise<Accepted> {
@@ -67,18 +69,23 @@ export class Acceptance {
       auth,
       spam: { score: spam.score, verdict: spam.verdict },
     };
-    try {
-      await this.handOff.putRaw(rawId, raw);
-    } catch (err) {
-      log.error({ err, raw_id: rawId }, 'could not store the raw message: answering 451');
-      throw new SmtpReply('tryLater', 'storage unavailable');
+    const inline = raw.length <= this.inlineMaxBytes;
+    if (inline) {
+      item.raw = raw.toString('base64');
+    } else {
+      try {
+        await this.handOff.putRaw(rawId, raw);
+      } catch (err) {
+        log.error({ err, raw_id: rawId }, 'could not store the raw message: answering 451');
+        throw new SmtpReply('tryLater', 'storage unavailable');
+      }
     }
     const t2 = performance.now();
     try {
       await this.handOff.publish(item);
     } catch (err) {
       log.error({ err, raw_id: rawId }, 'could not queue the message: answering 451');
-      await this.handOff.deleteRaw(rawId).catch(() => log.warn({ raw_id: rawId }, 'orphan raw object left behind'));
+      if (!inline) await this.handOff.deleteRaw(rawId).catch(() => log.warn({ raw_id: rawId }, 'orphan raw object left behind'));
       throw new SmtpReply('tryLater', 'queue unavailable');
     }
     const t3 = performance.now();

@@ -20,6 +20,8 @@ import { normalizeSubject, parentIds, subjectsAgree } from './threading';
 export interface RawStore {
   /** The raw message, or null when the object does not exist. */
   get(rawId: string): Promise<Uint8Array | null>;
+  /** Stores (or stores again: same name, same bytes) a raw message that came inside its work item. */
+  put(rawId: string, raw: Uint8Array): Promise<void>;
 }
 
 export interface AttachmentStore {
@@ -74,7 +76,14 @@ export class InboundStore {
     const done = new Set((await this.messages.inboxesHoldingRaw(item.raw_id)).map((r) => r.inbox_id));
     const pending = item.recipients.filter((r) => !done.has(r.inbox_id));
     if (!pending.length) return { stored: 0, skipped: item.recipients.length };
-    const raw = await this.raw.get(item.raw_id);
+    let raw: Uint8Array | null;
+    if (item.raw !== undefined) {
+      // Written before any message refers to it, so a stored message always has its raw bytes.
+      raw = Buffer.from(item.raw, 'base64');
+      await this.raw.put(item.raw_id, raw);
+    } else {
+      raw = await this.raw.get(item.raw_id);
+    }
     if (!raw) return { missingRaw: true };
     const parsed = withoutNul(await this.parser.parse(raw));
     if (parsed.error) log.warn({ raw_id: item.raw_id, reason: parsed.error }, 'message read in part');

@@ -31,6 +31,10 @@ export function emptyParse(error: string): ParsedMail {
 
 export class MailParser {
   private readonly pool: Piscina<ParseTask, ParsedMail>;
+  // At most one parse per worker is handed to the pool, so a message's deadline starts when a
+  // worker takes it, not while it waits behind others.
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
 
   constructor(private readonly opts: ParserOptions) {
     this.pool = new Piscina({
@@ -56,8 +60,16 @@ export class MailParser {
     }
   }
 
-  private run(task: ParseTask, timeoutMs: number): Promise<ParsedMail> {
-    return this.pool.run(task, { signal: AbortSignal.timeout(timeoutMs) });
+  private async run(task: ParseTask, timeoutMs: number): Promise<ParsedMail> {
+    if (this.running < this.opts.workers) this.running++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve)); // the slot is handed over
+    try {
+      return await this.pool.run(task, { signal: AbortSignal.timeout(timeoutMs) });
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
   }
 
   async close(): Promise<void> {

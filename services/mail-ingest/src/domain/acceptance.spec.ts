@@ -1,0 +1,84 @@
+import { inboundMail, type AuthResults, type InboundMail } from '@mailroom/contracts';
+import { ManualClock, createLogger } from '@mailroom/platform';
+import { Acceptance, type HandOff } from './acceptance';
+import { SmtpReply } from './replies';
+import type { SpamScanner } from './spam';
+
+const log = createLogger({ service: 't', level: 'silent' });
+const pass = { result: 'pass' } as const;
+const auth: AuthResults = { spf: pass, dkim: { result: 'none' }, dmarc: pass, arc: { result: 'none' } };
+const env = {
+  ip: '192.0.2.1',
+  helo: 'mail.example.com',
+  tls: false,
+  mailFrom: 'a@example.com',
+  recipients: [
+    { address: 'x@agents.test', inbox_id: 'inb_01m8174x7arvmr0wr1z2nwr1sc', org_id: 'org_01m8174x7hbwtr6nz5yw8gkpdq', env_id: 'env_01m8174x7nc2fs021yjym3tbz4' },
+    { address: 'X+alias@agents.test', inbox_id: 'inb_01m8174x7arvmr0wr1z2nwr1sc', org_id: 'org_01m8174x7hbwtr6nz5yw8gkpdq', env_id: 'env_01m8174x7nc2fs021yjym3tbz4' },
+  ],
+};
+
+function scanner(result: { score: number | null; verdict: 'ham' | 'spam' | 'unscanned'; reject: boolean }): SpamScanner {
+  return { scan: async () => result } as unknown as SpamScanner;
+}
+
+function handOff(fail: { put?: boolean; publish?: boolean } = {}) {
+  const objects = new Map<string, Buffer>();
+  const published: InboundMail[] = [];
+  const h: HandOff = {
+    putRaw: async (id, raw) => {
+      if (fail.put) throw new Error('object store down');
+      objects.set(id, raw);
+    },
+    deleteRaw: async (id) => void objects.delete(id),
+    publish: async (item) => {
+      if (fail.publish) throw new Error('no ack');
+      published.push(item);
+    },
+  };
+  return { h, objects, published };
+}
+
+const raw = Buffer.from('Subject: hi\r\n\r\nhello\r\n');
+
+describe('Acceptance', () => {
+  it('queues a small message with its bytes inside the item, one item per inbox', async () => {
+    const { h, objects, published } = handOff();
+    const a = new Acceptance(async () => auth, scanner({ score: 1, verdict: 'ham', reject: false }), h, new ManualClock(), 1024);
+    const accepted = await a.accept(raw, env, log);
+    expect(objects.size).toBe(0);
+    expect(published).toHaveLength(1);
+    const item = inboundMail.parse(published[0]);
+    expect(item).toMatchObject({ raw_id: accepted.rawId, size: raw.length, mail_from: 'a@example.com', auth, spam: { score: 1, verdict: 'ham' } });
+    expect(item.recipients).toHaveLength(1);
+    expect(Buffer.from(item.raw!, 'base64')).toEqual(raw);
+  });
+
+  it('stores a large message in the object store before queueing it', async () => {
+    const { h, objects, published } = handOff();
+    const a = new Acceptance(async () => auth, scanner({ score: 1, verdict: 'ham', reject: false }), h, new ManualClock(), 4);
+    const accepted = await a.accept(raw, env, log);
+    expect(objects.get(accepted.rawId)).toEqual(raw);
+    expect(published[0]!.raw).toBeUndefined();
+  });
+
+  it('answers 451 when the bytes or the item cannot be made durable, leaving no object behind', async () => {
+    for (const fail of [{ put: true }, { publish: true }]) {
+      const { h, objects, published } = handOff(fail);
+      const a = new Acceptance(async () => auth, scanner({ score: 1, verdict: 'ham', reject: false }), h, new ManualClock(), 4);
+      await expect(a.accept(raw, env, log)).rejects.toMatchObject({ responseCode: 451 });
+      expect(objects.size).toBe(0);
+      expect(published).toHaveLength(0);
+    }
+  });
+
+  it('refuses spam at or over the reject score before storing anything, and keeps unscanned mail', async () => {
+    const { h, objects, published } = handOff();
+    const rejecting = new Acceptance(async () => auth, scanner({ score: 20, verdict: 'spam', reject: true }), h, new ManualClock(), 4);
+    await expect(rejecting.accept(raw, env, log)).rejects.toBeInstanceOf(SmtpReply);
+    expect(objects.size + published.length).toBe(0);
+    const unscanned = new Acceptance(async () => auth, scanner({ score: null, verdict: 'unscanned', reject: false }), h, new ManualClock(), 1024);
+    await unscanned.accept(raw, env, log);
+    expect(published[0]!.spam).toEqual({ score: null, verdict: 'unscanned' });
+  });
+});
