@@ -2,12 +2,12 @@
 // PostgreSQL, each service in its own process as in production, against the bare limit: the
 // same query from a bare express handler on PostgreSQL. Both at 64 connections, in one run.
 // Options: --duration <s> (default 15), --connections <n> (default 64), --all-in-one, --profile.
-import { execFileSync, fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { fork, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createTestContext } from '@mailroom/testing';
+import { cpuSnapshot, pidsOf } from './cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, dflt) => {
@@ -42,33 +42,10 @@ function startService(name, env) {
   });
 }
 
-// CPU seconds used so far by a process (user + system), from /proc: where the time goes.
-const TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-function cpuOf(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS;
-  } catch {
-    return 0;
-  }
-}
-function pidsOf(name) {
-  try {
-    return execFileSync('pgrep', ['-x', name]).toString().trim().split('\n').map(Number);
-  } catch {
-    return [];
-  }
-}
-function cpuSnapshot(named) {
-  const snap = {};
-  for (const [label, pids] of Object.entries(named)) snap[label] = pids().reduce((t, pid) => t + cpuOf(pid), 0);
-  snap['bench (autocannon)'] = (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
-  return snap;
-}
 async function measured(named, fn) {
-  const before = cpuSnapshot(named);
+  const before = cpuSnapshot(named, 'bench (autocannon)');
   const result = await fn();
-  const after = cpuSnapshot(named);
+  const after = cpuSnapshot(named, 'bench (autocannon)');
   const total = result.requests.total;
   result.cpuMsPerRequest = Object.fromEntries(Object.keys(after).map((k) => [k, ((after[k] - before[k]) * 1000) / total]));
   return result;

@@ -9,8 +9,7 @@
 //   3. paced: 250, 500 and 1,000 events/s (x4 deliveries) for --paced-seconds each: p50/p99
 //      publish to receipt.
 // Options: --events <n> (20000), --rates <events/s,...> (250,500,1000), --paced-seconds <s> (10).
-import { execFileSync, fork, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { fork, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
@@ -18,6 +17,7 @@ import { createTestContext, messageReceivedEvent } from '@mailroom/testing';
 import { callRpc, connectBus, publishEvent } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
 import { newId } from '@mailroom/contracts';
+import { cpuSnapshot, pidsOf } from './cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, dflt) => {
@@ -35,29 +35,6 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const children = [];
 
-// CPU seconds used so far by processes (user + system, from /proc): where the time goes.
-const TICKS = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
-function cpuOf(pid) {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS;
-  } catch {
-    return 0;
-  }
-}
-function pidsOf(name) {
-  try {
-    return execFileSync('pgrep', ['-x', name]).toString().trim().split('\n').map(Number);
-  } catch {
-    return [];
-  }
-}
-function cpuSnapshot(named) {
-  const snap = {};
-  for (const [label, pids] of Object.entries(named)) snap[label] = pids().reduce((t, pid) => t + cpuOf(pid), 0);
-  snap.bench = (process.cpuUsage().user + process.cpuUsage().system) / 1e6;
-  return snap;
-}
 function cpuPerDelivery(before, after, deliveries) {
   return Object.keys(after)
     .map((k) => `${k} ${(((after[k] - before[k]) * 1000) / deliveries).toFixed(3)}`)

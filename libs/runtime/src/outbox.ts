@@ -1,6 +1,7 @@
 /**
  * Transactional outbox: an event that must match a database write is inserted in the same
- * transaction (table `outbox` of the service's schema, see OUTBOX_TABLE_SQL), then relayed
+ * transaction (table `outbox` in the service's schema: id text primary key, payload text,
+ * created_at, published_at; see services/mailbox/migrations), then relayed
  * to JetStream after the commit, with msgID = the event id so a relay that repeats itself
  * is stored once. The relay runs right after a commit (kick) and on an interval for what a
  * crash or an outage left behind; several instances share the work with SKIP LOCKED.
@@ -9,17 +10,6 @@ import { eventEnvelope, type EventEnvelope } from '@mailroom/contracts';
 import { sql, type Kysely, type Transaction } from '@mailroom/db';
 import { publishEvent, type Bus } from '@mailroom/messaging';
 import type { Logger } from '@mailroom/platform';
-
-/** Paste into the service's migration that introduces the outbox. */
-export const OUTBOX_TABLE_SQL = `
-create table outbox (
-  id text primary key,
-  payload text not null,
-  created_at timestamptz not null default now(),
-  published_at timestamptz
-);
-create index outbox_pending on outbox (id) where published_at is null;
-`;
 
 export interface OutboxOptions {
   intervalMs?: number;
