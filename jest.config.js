@@ -16,7 +16,7 @@ const shared = {
   transformIgnorePatterns: ['/node_modules/(?!(jose|kysely)/)'],
   moduleNameMapper: {
     '^@mailroom/(contracts|platform|db|messaging|runtime|testing)$': '<rootDir>/libs/$1/src',
-    '^@mailroom/(auth|orgs|gateway|mailbox|mail-ingest|webhooks)$': '<rootDir>/services/$1/src',
+    '^@mailroom/(auth|orgs|gateway|mailbox|mail-ingest|mail-send|webhooks)$': '<rootDir>/services/$1/src',
     '^@mailroom/all-in-one$': '<rootDir>/apps/all-in-one/src',
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },

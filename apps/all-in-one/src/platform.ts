@@ -5,6 +5,7 @@
 import { authService } from '@mailroom/auth';
 import { gatewayService } from '@mailroom/gateway';
 import { ingestService } from '@mailroom/mail-ingest';
+import { sendService } from '@mailroom/mail-send';
 import { mailboxService } from '@mailroom/mailbox';
 import { orgsService } from '@mailroom/orgs';
 import { webhooksService } from '@mailroom/webhooks';
@@ -17,6 +18,7 @@ export const SERVICES = {
   auth: authService,
   mailbox: mailboxService,
   'mail-ingest': ingestService,
+  'mail-send': sendService,
   webhooks: webhooksService,
   gateway: gatewayService,
 } as const satisfies Record<string, AnyServiceModule>;

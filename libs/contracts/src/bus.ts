@@ -45,12 +45,31 @@ export const STREAMS = {
     duplicateWindowSeconds: 600,
     description: 'Accepted inbound mail awaiting parsing and storage (mailbox)',
   },
+  /** Work queue: messages to send, one item per stored outbound message, consumed by mail-send. */
+  MAIL_OUTBOUND: {
+    subjects: ['mail.outbound'],
+    retention: 'workqueue',
+    maxAgeSeconds: 0,
+    duplicateWindowSeconds: 600,
+    description: 'Outbound messages awaiting composition and hand-over to the provider (mail-send)',
+  },
+  /** Work queue: delivery and complaint reports received at the bounce domain, consumed by mail-send. */
+  MAIL_FEEDBACK: {
+    subjects: ['mail.feedback'],
+    retention: 'workqueue',
+    maxAgeSeconds: 0,
+    duplicateWindowSeconds: 600,
+    description: 'DSN and ARF reports addressed to the bounce domain (mail-send)',
+  },
 } as const satisfies Record<string, StreamSpec>;
 
 /** Work queue subjects: one owner each. */
 export const WORK = {
   inbound: 'mail.inbound',
+  outbound: 'mail.outbound',
+  feedback: 'mail.feedback',
 } as const;
+export type WorkSubject = (typeof WORK)[keyof typeof WORK];
 
 export type StreamName = keyof typeof STREAMS;
 

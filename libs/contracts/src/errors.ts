@@ -19,6 +19,10 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413 },
   unsupported_media_type: { status: 415 },
   unprocessable: { status: 422 },
+  /** A send refused before it left: recipient on the suppression list. */
+  blocked_recipient: { status: 422 },
+  /** A send refused before it left: the inbox or organization is paused. */
+  account_paused: { status: 422 },
   rate_limited: { status: 429 },
   internal_error: { status: 500 },
   not_implemented: { status: 501 },

@@ -8,6 +8,7 @@ export * from './auth-context';
 export * from './rpc';
 export * from './api/accounts';
 export * from './api/mailbox';
+export * from './api/send';
 export * from './mail';
 export * from './api/webhooks';
 export * from './wire';

@@ -40,3 +40,52 @@ export const inboundMail = z.object({
   raw: z.string().optional(),
 });
 export type InboundMail = z.infer<typeof inboundMail>;
+
+const addressWithName = z.object({ address: z.string(), name: z.string().nullable() });
+
+/**
+ * The work item of `mail.outbound`: one stored outbound message for mail-send to compose,
+ * sign and hand to the provider. Written by mailbox in the transaction that stores the
+ * message (outbox), so a stored message is always sent and an unstored one never is.
+ */
+export const outboundJob = z.object({
+  message_id: idSchema('message'),
+  thread_id: idSchema('thread'),
+  inbox_id: idSchema('inbox'),
+  org_id: idSchema('organization'),
+  env_id: idSchema('environment'),
+  /** Object of MAIL_RAW the composed message is stored as. */
+  raw_id: z.string().regex(/^raw_[0-9a-z]{26}$/),
+  /** RFC 5322 Message-ID, without angle brackets. */
+  message_id_header: z.string().min(3),
+  from: addressWithName,
+  to: z.array(z.string()).min(1),
+  cc: z.array(z.string()),
+  bcc: z.array(z.string()),
+  subject: z.string(),
+  text_body: z.string(),
+  html_body: z.string().nullable(),
+  in_reply_to: z.string().nullable(),
+  references: z.array(z.string()),
+  created_at: isoTimestamp,
+});
+export type OutboundJob = z.infer<typeof outboundJob>;
+
+/** The work item of `mail.feedback`: a report received at the bounce domain. */
+export const feedbackMail = z.object({
+  raw_id: z.string().regex(/^raw_[0-9a-z]{26}$/),
+  received_at: isoTimestamp,
+  mail_from: z.string(),
+  /** The envelope recipients at the bounce domain: they carry the VERP token of our message. */
+  rcpt_to: z.array(z.string()).min(1),
+  /** The report, base64 (reports are small; a larger one is refused at the edge). */
+  raw: z.string(),
+});
+export type FeedbackMail = z.infer<typeof feedbackMail>;
+
+/** Catalog: work queue subject -> payload schema. */
+export const WORK_ITEMS = {
+  'mail.inbound': inboundMail,
+  'mail.outbound': outboundJob,
+  'mail.feedback': feedbackMail,
+} as const;

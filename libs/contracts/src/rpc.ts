@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import * as a from './api/accounts';
 import * as m from './api/mailbox';
+import * as snd from './api/send';
 import * as w from './api/webhooks';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
@@ -63,6 +64,12 @@ export const RPC = {
   'mailbox.label.removeFromThread': { request: m.labelsBody.extend({ id: idSchema('thread') }), response: z.object({ thread_id: idSchema('thread'), labels: z.array(z.string()) }) },
   'mailbox.label.batch': { request: m.labelBatchRequest, response: z.object({ updated: z.number().int(), not_found: z.array(idSchema('message')) }) },
   'mailbox.label.list': { request: empty, response: m.labelList },
+  'mailbox.message.reply': { request: m.messageRef.extend(snd.replyRequest.shape), response: snd.sentMessageRef },
+  // send (the mail-send service)
+  'send.outbound.check': { request: snd.sendCheckRequest, response: empty },
+  'send.suppression.list': { request: a.pageQuery, response: snd.suppressionList },
+  'send.suppression.add': { request: snd.suppressionCreateRequest, response: snd.suppression },
+  'send.suppression.delete': { request: snd.suppressionAddress, response: empty },
   // webhooks
   'webhooks.endpoint.create': { request: w.webhookEndpointCreateRequest, response: w.webhookEndpointCreated },
   'webhooks.endpoint.list': { request: a.pageQuery, response: w.webhookEndpointList },

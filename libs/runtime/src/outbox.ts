@@ -1,12 +1,15 @@
 /**
- * Transactional outbox: an event that must match a database write is inserted in the same
- * transaction (table `outbox` in the service's schema: id text primary key, payload text,
- * created_at, published_at; see services/mailbox/migrations), then relayed
+ * Transactional outbox: an event (or a work item) that must match a database write is
+ * inserted in the same transaction (table `outbox` in the service's schema: id text primary
+ * key, subject text (null = a public event), payload text, created_at, published_at; see
+ * services/mailbox/migrations), then relayed
  * to JetStream after the commit, with msgID = the event id so a relay that repeats itself
  * is stored once. The relay runs right after a commit (kick) and on an interval for what a
  * crash or an outage left behind; several instances share the work with SKIP LOCKED.
  */
-import { eventEnvelope, type EventEnvelope } from '@mailroom/contracts';
+import { WORK_ITEMS, eventEnvelope, type EventEnvelope, type WorkSubject } from '@mailroom/contracts';
+import { encodeJson } from '@mailroom/messaging';
+import type { z } from 'zod';
 import { sql, type Kysely, type Transaction } from '@mailroom/db';
 import { publishEvent, type Bus } from '@mailroom/messaging';
 import type { Logger } from '@mailroom/platform';
@@ -35,6 +38,12 @@ export class Outbox<DB = unknown> {
   async add(trx: Kysely<DB> | Transaction<DB>, event: EventEnvelope): Promise<void> {
     const valid = eventEnvelope.parse(event);
     await sql`insert into outbox (id, payload) values (${valid.id}, ${JSON.stringify(valid)}) on conflict (id) do nothing`.execute(trx);
+  }
+
+  /** Writes a work item in the caller's transaction; `id` is its msgID (one item per id). */
+  async addWork<S extends WorkSubject>(trx: Kysely<DB> | Transaction<DB>, subject: S, id: string, item: z.input<(typeof WORK_ITEMS)[S]>): Promise<void> {
+    const valid = WORK_ITEMS[subject].parse(item);
+    await sql`insert into outbox (id, subject, payload) values (${id}, ${subject}, ${JSON.stringify(valid)}) on conflict (id) do nothing`.execute(trx);
   }
 
   start(): void {
@@ -70,12 +79,22 @@ export class Outbox<DB = unknown> {
     let total = 0;
     for (;;) {
       const published = await this.db.transaction().execute(async (trx) => {
-        const { rows } = await sql<{ id: string; payload: string }>`
-          select id, payload from outbox where published_at is null
+        const { rows } = await sql<{ id: string; subject: string | null; payload: string }>`
+          select id, subject, payload from outbox where published_at is null
           order by id limit ${this.opts.batch ?? 100} for update skip locked`.execute(trx);
         // Published together: each is acknowledged on its own, and the batch is marked only when all were.
         await Promise.all(
           rows.map(async (row) => {
+            if (row.subject !== null) {
+              const subject = row.subject as WorkSubject;
+              if (!Object.hasOwn(WORK_ITEMS, subject)) {
+                this.log.error({ id: row.id, subject: row.subject }, 'outbox row names no known work queue; skipped');
+                return;
+              }
+              const item = WORK_ITEMS[subject].parse(JSON.parse(row.payload));
+              await this.bus.js.publish(this.bus.ns.subject(subject), encodeJson(item), { msgID: row.id });
+              return;
+            }
             const parsed = eventEnvelope.safeParse(JSON.parse(row.payload));
             if (!parsed.success) {
               // Unreachable unless the table was edited by hand: never block the queue on it.

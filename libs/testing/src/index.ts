@@ -9,3 +9,4 @@ export * from './smtp-client';
 export * from './event-tap';
 export * from './webhook-receiver';
 export * from './events';
+export * from './test-relay';

@@ -1,12 +1,14 @@
 /** The mailbox service: inboxes, threads, messages, labels, attachments; stores accepted inbound mail. */
 import path from 'node:path';
-import { ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
+import { RpcClient, ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
+import { newId } from '@mailroom/contracts';
 import { Outbox, type ServiceModule } from '@mailroom/runtime';
 import { loadConfig, type MailboxConfig } from './config';
 import { startInboundConsumer } from './consumers/mail-inbound.consumer';
 import { InboundStore } from './domain/inbound';
 import { Inboxes } from './domain/inboxes';
 import { Messages } from './domain/messages';
+import { Replies } from './domain/replies';
 import { MailParser } from './parsing/parser';
 import { InboxRepository } from './repo/inbox.repository';
 import { MessageRepository } from './repo/message.repository';
@@ -18,7 +20,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
   database: { schema: 'mailbox', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ config, bus, db, life, clock, log }) {
-    await ensureStreams(bus, ['EVENTS', 'MAIL_INBOUND']);
+    await ensureStreams(bus, ['EVENTS', 'MAIL_INBOUND', 'MAIL_OUTBOUND']);
     const [rawBucket, attachmentBucket] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'attachments')]);
     const inboxRepo = new InboxRepository(db);
     const messageRepo = new MessageRepository(db);
@@ -41,7 +43,11 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
     );
     const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN);
     const messages = new Messages(db, messageRepo);
-    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages)), (s) => s.stop());
+    const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
+    const replies = new Replies(db, inboxRepo, messageRepo, outbox, {
+      check: async (req) => void (await rpc.asService('mailbox', 'send.outbound.check', req, { requestId: newId('request') })),
+    }, clock);
+    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, replies)), (s) => s.stop());
     life.add('mailbox:inbound', await startInboundConsumer(bus, store, config.INBOUND_CONCURRENCY), (c) => c.stop());
   },
 };

@@ -112,6 +112,22 @@ export class MessageRepository {
     }
   }
 
+  /** An outbound message joins its thread now; the send job is written beside it by the caller. */
+  async insertOutbound(row: Insertable<MessageTable> & { id: string; thread_id: string; received_at: Date; org_id: string; env_id: string }, preview: string, ex: Executor<MailboxDb>): Promise<void> {
+    await ex.insertInto('messages').values(row).execute();
+    await ex
+      .updateTable('threads')
+      .set((eb) => ({
+        message_count: eb('message_count', '+', 1),
+        last_message_at: sql<Date>`greatest(last_message_at, ${row.received_at})`,
+        preview: sql<string>`case when ${row.received_at}::timestamptz >= last_message_at then ${preview} else preview end`,
+        updated_at: row.received_at,
+      }))
+      .where('id', '=', row.thread_id)
+      .execute();
+    await ex.insertInto('message_labels').values({ message_id: row.id, label: 'sent', org_id: row.org_id, env_id: row.env_id, thread_id: row.thread_id }).execute();
+  }
+
   // ---- tenant reads
 
   findMessage(t: Tenant, messageId: string, inboxId?: string, ex: Executor<MailboxDb> = this.db): Promise<MessageRow | undefined> {

@@ -1,0 +1,209 @@
+/**
+ * Sending, as an agent would: mail arrives, the agent replies through the API, the reply
+ * leaves through a real SMTP relay (the test provider), threaded, DKIM-signed with the key
+ * the domain publishes, with our VERP address as envelope sender and DSNs requested; the
+ * events tell what became of it. Refused sends answer with a reason and emit message.rejected.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:net';
+import nodemailer from 'nodemailer';
+import { dkimVerify } from 'mailauth';
+import { Resolver } from 'node:dns/promises';
+import { ApiClient, EventTap, createTestContext, startDnsServer, startTestRelay, waitFor, type DnsServer, type TestContext, type TestRelay } from '@mailroom/testing';
+import { startPlatform, type Platform } from '../src/platform';
+
+const DOMAIN = 'agents.test';
+let ctx: TestContext;
+let dns: DnsServer;
+let relay: TestRelay;
+let platform: Platform;
+let api: ApiClient;
+let tap: EventTap;
+let smtpPort: number;
+let token: string;
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as { port: number }).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+async function receive(inbox: { inbox_id: string; address: string }, from: string, subject: string, extra: Record<string, unknown> = {}) {
+  const info = await nodemailer
+    .createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, name: 'mail.sender.test' })
+    .sendMail({ from, to: inbox.address, subject, text: 'Please help.', ...extra });
+  return waitFor(async () => {
+    const list = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages`)).body.data as { message_id: string; subject: string }[];
+    return list.find((m) => m.subject === subject) && { ...list.find((m) => m.subject === subject)!, header: info.messageId };
+  }, { timeoutMs: 20_000 });
+}
+
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const publicB64 = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
+
+beforeAll(async () => {
+  dns = await startDnsServer([
+    { name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' },
+    { name: `mailroom._domainkey.${DOMAIN}`, type: 'TXT', text: `v=DKIM1; k=rsa; p=${publicB64}` },
+  ]);
+  smtpPort = await freePort();
+  relay = await startTestRelay({
+    feedbackTo: { host: '127.0.0.1', port: smtpPort },
+    hostname: 'relay.test',
+    behaviour: (rcpt) => (rcpt.startsWith('nobody@') ? 'reject' : 'deliver'),
+  });
+  ctx = await createTestContext({
+    MAIL_DOMAIN: DOMAIN,
+    SMTP_PORT: String(smtpPort),
+    SMTP_HOST: '127.0.0.1',
+    DNS_SERVERS: dns.servers,
+    RSPAMD_URL: 'off',
+    SMTP_RELAY_URL: relay.url,
+    DKIM_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    DKIM_SELECTOR: 'mailroom',
+    SEND_RATE_PER_INBOX_PER_MINUTE: '5',
+  });
+  platform = await startPlatform({ env: ctx.env, migrate: true });
+  const anon = new ApiClient(platform.services.gateway!.endpoints.http!);
+  const signup = await anon.post('/api/v1/auth/signup', { email: 'sender@example.com', password: 'correct horse battery' });
+  token = (await anon.post('/api/v1/keys', { name: 'agent' }, { token: signup.body.access_token })).body.key;
+  api = anon.withToken(token);
+  tap = await EventTap.start(ctx.env);
+});
+
+afterAll(async () => {
+  await tap?.stop();
+  await platform?.stop();
+  await relay?.close();
+  await dns?.close();
+  await ctx?.cleanup();
+});
+
+describe('replying', () => {
+  it('sends a threaded, DKIM-signed reply through the relay and announces message.sent', async () => {
+    const inbox = (await api.post('/api/v1/inboxes', { username: 'support', display_name: 'Support Team' })).body;
+    const original = await receive(inbox, 'Ada <ada@sender.test>', 'Invoice 42', { messageId: '<orig-42@sender.test>', references: '<earlier@sender.test>' });
+
+    const reply = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'It is attached now.', html_body: '<p>It is attached now.</p>' }, { headers: { 'idempotency-key': 'reply-1' } });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({ message_id: expect.stringMatching(/^msg_/), thread_id: expect.stringMatching(/^thr_/) });
+    const stored = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}`)).body;
+    expect(reply.body.thread_id).toBe(stored.thread_id);
+
+    const [sent] = await relay.waitForMessages(1, 20_000);
+    const text = sent!.raw.toString('utf8');
+    expect(sent!.rcptTo).toEqual(['ada@sender.test']);
+    expect(sent!.mailFrom).toMatch(new RegExp(`^bounces\\+${reply.body.message_id}-[0-9a-z]{10}@${DOMAIN.replace('.', '\\.')}$`));
+    expect(sent!.dsn).toMatchObject({ ret: 'HDRS', envid: reply.body.message_id });
+    expect(sent!.recipients[0]!.notify).toEqual(['SUCCESS', 'FAILURE', 'DELAY']);
+    expect(text).toMatch(/^From: Support Team <support@agents\.test>\r$/m);
+    expect(text).toMatch(/^To: ada@sender\.test\r$/m);
+    expect(text).toMatch(/^Subject: Re: Invoice 42\r$/m);
+    expect(text).toMatch(/^In-Reply-To: <orig-42@sender\.test>\r$/m);
+    expect(text).toMatch(/^References: <earlier@sender\.test> <orig-42@sender\.test>\r$/m);
+    expect(text).toMatch(new RegExp(`^Message-ID: <${reply.body.message_id}@agents\\.test>\\r$`, 'm'));
+
+    // An independent verifier, against the key the domain publishes in DNS.
+    const resolver = new Resolver();
+    resolver.setServers([dns.servers]);
+    const verdict = await dkimVerify(sent!.raw, { resolver: (name: string, type: string) => resolver.resolve(name, type) as Promise<string[][]> });
+    expect(verdict.results.map((r) => [r.signingDomain, r.status.result])).toEqual([[DOMAIN, 'pass']]);
+    expect(verdict.results[0]!.canonicalization ?? 'relaxed/relaxed').toBe('relaxed/relaxed');
+
+    const event = await tap.waitFor((e) => e.type === 'message.sent' && e.data.message_id === reply.body.message_id);
+    expect(event.data).toEqual({
+      message_id: reply.body.message_id,
+      thread_id: reply.body.thread_id,
+      inbox_id: inbox.inbox_id,
+      from_address: 'support@agents.test',
+      to_addresses: ['ada@sender.test'],
+      subject: 'Re: Invoice 42',
+      provider_message_id: sent!.queueId,
+      sent_at: expect.stringMatching(/Z$/),
+    });
+
+    // Same Idempotency-Key, same body: the first answer, nothing sent again.
+    const again = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'It is attached now.', html_body: '<p>It is attached now.</p>' }, { headers: { 'idempotency-key': 'reply-1' } });
+    expect(again.body).toEqual(reply.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+
+    const thread = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/threads/${reply.body.thread_id}`)).body;
+    expect(thread.messages.map((m: { subject: string; labels: string[] }) => [m.subject, m.labels])).toEqual([
+      ['Invoice 42', ['received']],
+      ['Re: Invoice 42', ['sent']],
+    ]);
+    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${reply.body.message_id}/raw`, { headers: { authorization: `Bearer ${token}` } });
+    expect(Buffer.from(await raw.arrayBuffer())).toEqual(sent!.raw);
+    expect(relay.received).toHaveLength(1);
+  });
+
+  it('keeps one Re: and answers the Reply-To', async () => {
+    const inbox = (await api.post('/api/v1/inboxes', { username: 'sales' })).body;
+    const original = await receive(inbox, 'bob@sender.test', 'Re: Quote', { replyTo: 'orders@sender.test' });
+    const before = relay.received.length;
+    const reply = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'Done.' });
+    expect(reply.status).toBe(200);
+    const messages = await relay.waitForMessages(before + 1, 20_000);
+    const sent = messages[before]!;
+    expect(sent.rcptTo).toEqual(['orders@sender.test']);
+    expect(sent.raw.toString()).toMatch(/^Subject: Re: Quote\r$/m);
+  });
+
+  it('refuses a suppressed recipient, a paused inbox and a burst over the rate, each with message.rejected', async () => {
+    const inbox = (await api.post('/api/v1/inboxes', { username: 'limits' })).body;
+    const original = await receive(inbox, 'carol@sender.test', 'Hello there');
+    const replyPath = `/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`;
+
+    expect((await api.post('/api/v1/suppressions', { address: 'Carol@Sender.test' })).status).toBe(201);
+    const blocked = await api.post(replyPath, { text_body: 'hi' });
+    expect(blocked.status).toBe(422);
+    expect(blocked.body.error.code).toBe('blocked_recipient');
+    const rejected = await tap.waitFor((e) => e.type === 'message.rejected' && e.data.inbox_id === inbox.inbox_id);
+    expect(rejected.data).toEqual({
+      inbox_id: inbox.inbox_id,
+      from_address: inbox.address,
+      to_addresses: ['carol@sender.test'],
+      subject: 'Re: Hello there',
+      rejection_reason: 'blocked_recipient',
+      rejection_detail: expect.stringContaining('carol@sender.test'),
+      rejected_at: expect.any(String),
+    });
+    expect((await api.get('/api/v1/suppressions')).body.data).toEqual([expect.objectContaining({ address: 'carol@sender.test', reason: 'manual', message_id: null })]);
+    expect((await api.delete('/api/v1/suppressions/carol@sender.test')).status).toBe(204);
+    expect((await api.delete('/api/v1/suppressions/carol@sender.test')).status).toBe(404);
+
+    await api.patch(`/api/v1/inboxes/${inbox.inbox_id}`, { status: 'paused' });
+    const paused = await api.post(replyPath, { text_body: 'hi' });
+    expect(paused.status).toBe(422);
+    expect(paused.body.error.code).toBe('account_paused');
+    await tap.waitFor((e) => e.type === 'message.rejected' && e.data.inbox_id === inbox.inbox_id && e.data.rejection_reason === 'account_paused');
+    await api.post(`/api/v1/inboxes/${inbox.inbox_id}/resume`);
+
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await api.post(replyPath, { text_body: `n${i}` })).status);
+    expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(statuses.slice(5)).toEqual([429, 429]);
+    await tap.waitFor((e) => e.type === 'message.rejected' && e.data.inbox_id === inbox.inbox_id && e.data.rejection_reason === 'rate_limited');
+    // Nothing refused was stored.
+    const list = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages?label=sent`)).body.data;
+    expect(list).toHaveLength(5);
+  });
+
+  it('turns a recipient the relay refuses for good into message.bounced and a suppression', async () => {
+    const inbox = (await api.post('/api/v1/inboxes', { username: 'bouncy' })).body;
+    const original = await receive(inbox, 'nobody@sender.test', 'From nobody');
+    const reply = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'hello?' });
+    const bounced = await tap.waitFor((e) => e.type === 'message.bounced' && e.data.message_id === reply.body.message_id);
+    expect(bounced.data).toMatchObject({
+      bounce_type: 'Permanent',
+      bounce_sub_type: 'NoEmail',
+      bounced_recipients: [{ email_address: 'nobody@sender.test', status: '5.1.1', diagnostic_code: expect.stringMatching(/^smtp; 550/) }],
+    });
+    const suppressions = (await api.get('/api/v1/suppressions')).body.data;
+    expect(suppressions).toEqual(expect.arrayContaining([expect.objectContaining({ address: 'nobody@sender.test', reason: 'hard_bounce', message_id: reply.body.message_id })]));
+    const next = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'again?' });
+    expect(next.body.error.code).toBe('blocked_recipient');
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * Checks before a message is stored to be sent: a paused inbox (account_paused), a
+ * recipient on the suppression list (blocked_recipient), the inbox's or organization's
+ * send rate (rate_limited). A refusal is announced as message.rejected (it has no message
+ * id: nothing was stored) and answered to the caller with the same reason.
+ */
+import { AppError, newId, type EnvelopeOf, type REJECTION_REASONS } from '@mailroom/contracts';
+import { withTransaction, type Kysely } from '@mailroom/db';
+import type { Clock } from '@mailroom/platform';
+import type { Outbox } from '@mailroom/runtime';
+import type { SendRepository } from '../repo/send.repository';
+import type { SendDb } from '../repo/tables';
+
+type Reason = (typeof REJECTION_REASONS)[number];
+
+export interface CheckRequest {
+  org_id: string;
+  env_id: string;
+  inbox_id: string;
+  inbox_status: 'active' | 'paused';
+  from_address: string;
+  to_addresses: string[];
+  subject: string;
+}
+
+export interface RateLimits {
+  perInboxPerMinute: number;
+  perOrgPerMinute: number;
+}
+
+export class SendChecks {
+  constructor(
+    private readonly db: Kysely<SendDb>,
+    private readonly repo: SendRepository,
+    private readonly outbox: Outbox<SendDb>,
+    private readonly clock: Clock,
+    private readonly limits: RateLimits,
+  ) {}
+
+  async check(req: CheckRequest): Promise<void> {
+    const now = this.clock.now();
+    const refusal = await this.refusal(req, now);
+    if (!refusal) {
+      await this.repo.logSend(req.org_id, req.inbox_id, now);
+      return;
+    }
+    const event: EnvelopeOf<'message.rejected'> = {
+      id: newId('event'),
+      type: 'message.rejected',
+      timestamp: now.toISOString(),
+      org_id: req.org_id,
+      env_id: req.env_id,
+      data: {
+        inbox_id: req.inbox_id,
+        from_address: req.from_address,
+        to_addresses: req.to_addresses,
+        subject: req.subject,
+        rejection_reason: refusal.reason,
+        rejection_detail: refusal.detail,
+        rejected_at: now.toISOString(),
+      },
+    };
+    await withTransaction(this.db, (trx) => this.outbox.add(trx, event));
+    this.outbox.kick();
+    throw new AppError(refusal.reason === 'rate_limited' ? 'rate_limited' : refusal.reason, refusal.detail);
+  }
+
+  private async refusal(req: CheckRequest, now: Date): Promise<{ reason: Reason; detail: string } | undefined> {
+    if (req.inbox_status === 'paused') return { reason: 'account_paused', detail: 'the inbox is paused; resume it to send' };
+    const blocked = await this.repo.suppressed(req.org_id, req.env_id, req.to_addresses);
+    if (blocked.length) {
+      return { reason: 'blocked_recipient', detail: `on the suppression list: ${blocked.map((b) => `${b.address} (${b.reason})`).join(', ')}` };
+    }
+    const { inbox, org } = await this.repo.sentSince(req.org_id, req.inbox_id, new Date(now.getTime() - 60_000));
+    if (this.limits.perInboxPerMinute && inbox >= this.limits.perInboxPerMinute) {
+      return { reason: 'rate_limited', detail: `this inbox sent ${inbox} messages in the last minute (limit ${this.limits.perInboxPerMinute}); retry later` };
+    }
+    if (this.limits.perOrgPerMinute && org >= this.limits.perOrgPerMinute) {
+      return { reason: 'rate_limited', detail: `the organization sent ${org} messages in the last minute (limit ${this.limits.perOrgPerMinute}); retry later` };
+    }
+    return undefined;
+  }
+}

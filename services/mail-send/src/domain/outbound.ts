@@ -1,0 +1,144 @@
+/**
+ * Sending one stored outbound message: compose, sign, keep the raw bytes (the object the
+ * mailbox message points to), hand it to the provider with our VERP address as envelope
+ * sender, then record `sent` and announce message.sent in one transaction. Temporary
+ * failures are retried from the work queue; a message the provider accepted is never
+ * handed over again (its status says so before the work item is acknowledged). Recipients
+ * the provider refused for good are a bounce, and go on the suppression list.
+ */
+import { newId, type EnvelopeOf, type OutboundJob } from '@mailroom/contracts';
+import { withTransaction, type Kysely, type Transaction } from '@mailroom/db';
+import type { Clock, Logger } from '@mailroom/platform';
+import type { Outbox } from '@mailroom/runtime';
+import type { SendRepository } from '../repo/send.repository';
+import type { SendDb } from '../repo/tables';
+import { ProviderError, type MailProvider, type RejectedRecipient } from '../providers/provider';
+import { compose, sign, type DkimKey } from './compose';
+import { before, bounceSubType, isHandedOver } from './status';
+import type { Verp } from './verp';
+
+export interface RawStore {
+  put(rawId: string, raw: Buffer): Promise<void>;
+}
+
+/** After this many hand-over attempts a temporarily failing message is given up as a soft bounce. */
+export const MAX_ATTEMPTS = 12;
+
+export type SendOutcome = 'sent' | 'already-sent' | 'bounced' | 'retry';
+
+export class OutboundSender {
+  constructor(
+    private readonly db: Kysely<SendDb>,
+    private readonly repo: SendRepository,
+    private readonly provider: MailProvider,
+    private readonly raw: RawStore,
+    private readonly verp: Verp,
+    private readonly dkim: DkimKey | undefined,
+    private readonly outbox: Outbox<SendDb>,
+    private readonly clock: Clock,
+  ) {}
+
+  async send(job: OutboundJob, attempt: number, log: Logger): Promise<SendOutcome> {
+    const existing = await this.repo.find(job.message_id);
+    if (existing && isHandedOver(existing.status)) return 'already-sent';
+    const recipients = [...job.to, ...job.cc, ...job.bcc];
+    if (!existing) {
+      await this.repo.insertQueued({
+        message_id: job.message_id,
+        org_id: job.org_id,
+        env_id: job.env_id,
+        inbox_id: job.inbox_id,
+        thread_id: job.thread_id,
+        from_address: job.from.address,
+        to_addresses: recipients,
+        subject: job.subject,
+        status: 'queued',
+        provider: this.provider.name,
+        provider_message_id: null,
+        last_error: null,
+        sent_at: null,
+        delivered_at: null,
+        bounced_at: null,
+        complained_at: null,
+      });
+    }
+    let raw = await compose(job);
+    if (this.dkim) raw = await sign(raw, this.dkim);
+    await this.raw.put(job.raw_id, raw);
+    await this.repo.advance(job.message_id, ['queued', 'sending'], { status: 'sending' });
+
+    let accepted;
+    try {
+      accepted = await this.provider.send({ from: this.verp.address(job.message_id), to: recipients, raw, envelopeId: job.message_id });
+    } catch (err) {
+      if (!(err instanceof ProviderError)) throw err;
+      await this.repo.noteAttempt(job.message_id, err.message.slice(0, 500));
+      if (err.temporary && attempt < MAX_ATTEMPTS) {
+        log.warn({ message_id: job.message_id, attempt, reason: err.message }, 'provider unavailable or deferring: will retry');
+        return 'retry';
+      }
+      const rejected: RejectedRecipient[] = err.rejected.length
+        ? err.rejected
+        : recipients.map((address) => ({ address, code: 0, status: '4.4.7', diagnostic: `x-mailroom; gave up after ${attempt} attempts: ${err.message}` }));
+      await withTransaction(this.db, async (trx) => {
+        await this.repo.advance(job.message_id, before('bounced'), { status: 'bounced', bounced_at: this.clock.now() }, trx);
+        await this.bounce(trx, job, rejected, err.temporary ? 'Transient' : 'Permanent');
+      });
+      this.outbox.kick();
+      return 'bounced';
+    }
+
+    const now = this.clock.now();
+    await withTransaction(this.db, async (trx) => {
+      await this.repo.advance(job.message_id, before('sent'), { status: 'sent', sent_at: now, provider: this.provider.name, provider_message_id: accepted.providerMessageId }, trx);
+      await this.repo.noteAttempt(job.message_id, null, trx);
+      const sent: EnvelopeOf<'message.sent'> = {
+        id: newId('event'),
+        type: 'message.sent',
+        timestamp: now.toISOString(),
+        org_id: job.org_id,
+        env_id: job.env_id,
+        data: {
+          message_id: job.message_id,
+          thread_id: job.thread_id,
+          inbox_id: job.inbox_id,
+          from_address: job.from.address,
+          to_addresses: recipients,
+          subject: job.subject,
+          provider_message_id: accepted.providerMessageId,
+          sent_at: now.toISOString(),
+        },
+      };
+      await this.outbox.add(trx, sent);
+      if (accepted.rejected.length) await this.bounce(trx, job, accepted.rejected, 'Permanent');
+    });
+    this.outbox.kick();
+    return 'sent';
+  }
+
+  /** Announces a bounce and, when it is permanent, suppresses the recipients. */
+  private async bounce(trx: Transaction<SendDb>, job: Pick<OutboundJob, 'message_id' | 'thread_id' | 'inbox_id' | 'org_id' | 'env_id'>, rejected: RejectedRecipient[], type: 'Permanent' | 'Transient'): Promise<void> {
+    const now = this.clock.now();
+    const event: EnvelopeOf<'message.bounced'> = {
+      id: newId('event'),
+      type: 'message.bounced',
+      timestamp: now.toISOString(),
+      org_id: job.org_id,
+      env_id: job.env_id,
+      data: {
+        message_id: job.message_id,
+        thread_id: job.thread_id,
+        inbox_id: job.inbox_id,
+        bounce_type: type,
+        bounce_sub_type: type === 'Permanent' ? bounceSubType(rejected[0]?.status ?? '') : 'General',
+        bounced_recipients: rejected.map((r) => ({ email_address: r.address, status: r.status, diagnostic_code: r.diagnostic })),
+        bounced_at: now.toISOString(),
+      },
+    };
+    await this.outbox.add(trx, event);
+    if (type === 'Permanent') {
+      for (const r of rejected) await this.repo.suppress({ org_id: job.org_id, env_id: job.env_id, address: r.address, reason: 'hard_bounce', message_id: job.message_id }, trx);
+    }
+  }
+}
+

@@ -1,0 +1,46 @@
+/**
+ * VERP return paths: `bounces+<message id>-<mac>@<bounce domain>`. Reports come back to the
+ * envelope sender, so the address alone says which message they are about, even when the
+ * reporting server strips our headers. The MAC (HMAC-SHA256, 10 base32 characters) keeps
+ * someone who knows a message id from forging reports that would suppress its recipients.
+ */
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '@mailroom/platform';
+
+const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+const TOKEN = /^bounces\+(msg_[0-9a-z]{26})-([0-9a-z]{10})@(.+)$/;
+
+export class Verp {
+  private readonly key: Buffer;
+
+  constructor(
+    secret: string,
+    readonly domain: string,
+  ) {
+    this.key = createHmac('sha256', Buffer.from(secret, 'base64')).update('mailroom.verp').digest();
+  }
+
+  private mac(messageId: string): string {
+    const digest = createHmac('sha256', this.key).update(messageId).digest();
+    let out = '';
+    for (let i = 0; i < 10; i++) out += ALPHABET[digest[i]! & 31];
+    return out;
+  }
+
+  address(messageId: string): string {
+    return `bounces+${messageId}-${this.mac(messageId)}@${this.domain}`;
+  }
+
+  /** The message a report is about, or null when the address is not one of ours or its MAC is wrong. */
+  messageOf(address: string): string | null {
+    const m = TOKEN.exec(address.trim().toLowerCase());
+    if (!m || m[3] !== this.domain) return null;
+    return constantTimeEqual(m[2]!, this.mac(m[1]!)) ? m[1]! : null;
+  }
+}
+
+/** Whether an address is on the bounce domain's VERP pattern at all (for the SMTP edge's routing). */
+export function isVerpAddress(address: string, bounceDomain: string): boolean {
+  const m = TOKEN.exec(address.trim().toLowerCase());
+  return m !== null && m[3] === bounceDomain;
+}

@@ -1,0 +1,55 @@
+import type { ColumnType } from '@mailroom/db';
+
+type Timestamp = ColumnType<Date, Date | undefined, Date>;
+
+export type SendStatus = 'queued' | 'sending' | 'sent' | 'delivered' | 'bounced' | 'complained' | 'failed';
+
+export interface SendTable {
+  message_id: string;
+  org_id: string;
+  env_id: string;
+  inbox_id: string;
+  thread_id: string;
+  from_address: string;
+  to_addresses: string[];
+  subject: string;
+  status: SendStatus;
+  provider: string | null;
+  provider_message_id: string | null;
+  attempts: ColumnType<number, number | undefined, number>;
+  last_error: string | null;
+  created_at: Timestamp;
+  sent_at: Date | null;
+  delivered_at: Date | null;
+  bounced_at: Date | null;
+  complained_at: Date | null;
+  updated_at: Timestamp;
+}
+
+export interface SendLogTable {
+  org_id: string;
+  inbox_id: string;
+  at: Timestamp;
+}
+
+export interface SuppressionTable {
+  org_id: string;
+  env_id: string;
+  address: string;
+  reason: 'hard_bounce' | 'complaint' | 'manual';
+  message_id: string | null;
+  created_at: Timestamp;
+}
+
+export interface FeedbackProcessedTable {
+  raw_id: string;
+  message_id: string | null;
+  processed_at: Timestamp;
+}
+
+export interface SendDb {
+  sends: SendTable;
+  send_log: SendLogTable;
+  suppressions: SuppressionTable;
+  feedback_processed: FeedbackProcessedTable;
+}

@@ -1,0 +1,57 @@
+/** The mail-send service: outbound composition, DKIM, hand-over to the provider, feedback, suppression list. */
+import { generateKeyPairSync } from 'node:crypto';
+import path from 'node:path';
+import { ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
+import { Outbox, type ServiceModule } from '@mailroom/runtime';
+import { loadConfig, type SendConfig } from './config';
+import { startOutboundConsumer } from './consumers/mail-outbound.consumer';
+import { SendChecks } from './domain/checks';
+import type { DkimKey } from './domain/compose';
+import { OutboundSender } from './domain/outbound';
+import { Suppressions } from './domain/suppressions';
+import { Verp } from './domain/verp';
+import { SmtpRelayProvider } from './providers/smtp';
+import { SendRepository } from './repo/send.repository';
+import type { SendDb } from './repo/tables';
+import { sendHandlers } from './rpc/handlers';
+
+export const sendService: ServiceModule<SendConfig, SendDb> = {
+  name: 'mail-send',
+  database: { schema: 'mail_send', migrationsDir: path.join(__dirname, '..', 'migrations') },
+  loadConfig,
+  async start({ config, bus, db, life, clock, log }) {
+    await ensureStreams(bus, ['EVENTS', 'MAIL_OUTBOUND']);
+    const raw = await openBucket(bus, 'raw');
+    const repo = new SendRepository(db);
+    const outbox = life.add('mail-send:outbox', new Outbox(db, bus, log), (o) => o.stop());
+    outbox.start();
+    let dkim: DkimKey;
+    if (config.DKIM_PRIVATE_KEY) {
+      dkim = { domain: config.MAIL_DOMAIN, selector: config.DKIM_SELECTOR, privateKey: config.DKIM_PRIVATE_KEY };
+    } else {
+      // Development only (production requires a key): signed with a throwaway key nobody publishes.
+      const { privateKey } = generateKeyPairSync('ed25519');
+      dkim = { domain: config.MAIL_DOMAIN, selector: config.DKIM_SELECTOR, privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+      log.warn('DKIM_PRIVATE_KEY is not set: signing with a throwaway key; receivers will not verify the signatures');
+    }
+    const provider = life.add('mail-send:provider', new SmtpRelayProvider(config.SMTP_RELAY_URL, config.MAIL_DOMAIN), (p) => p.close());
+    const sender = new OutboundSender(
+      db,
+      repo,
+      provider,
+      { put: async (rawId, bytes) => void (await raw.putBlob({ name: rawId }, bytes)) },
+      new Verp(config.SECRETS_ENCRYPTION_KEY, config.BOUNCE_DOMAIN),
+      dkim,
+      outbox,
+      clock,
+    );
+    const checks = new SendChecks(db, repo, outbox, clock, { perInboxPerMinute: config.SEND_RATE_PER_INBOX_PER_MINUTE, perOrgPerMinute: config.SEND_RATE_PER_ORG_PER_MINUTE });
+    life.add('mail-send:rpc', serveRpc(bus, 'send', sendHandlers(checks, new Suppressions(repo))), (s) => s.stop());
+    life.add('mail-send:outbound', await startOutboundConsumer(bus, sender, config.OUTBOUND_CONCURRENCY), (c) => c.stop());
+    // The send log only needs the last minute; keep an hour for inspection.
+    const prune = setInterval(() => void repo.pruneSendLog(new Date(clock.now().getTime() - 3_600_000)).catch(() => undefined), 60_000);
+    prune.unref();
+    life.add('mail-send:prune', prune, (t) => clearInterval(t));
+    log.info({ provider: provider.name, relay: new URL(config.SMTP_RELAY_URL).host, bounce_domain: config.BOUNCE_DOMAIN }, 'sending through the relay');
+  },
+};
