@@ -9,6 +9,7 @@ import { createServer } from 'node:net';
 import nodemailer from 'nodemailer';
 import { dkimVerify } from 'mailauth';
 import { Resolver } from 'node:dns/promises';
+import type { EnvelopeOf } from '@mailroom/contracts';
 import { ApiClient, EventTap, createTestContext, startDnsServer, startTestRelay, waitFor, type DnsServer, type TestContext, type TestRelay } from '@mailroom/testing';
 import { startPlatform, type Platform } from '../src/platform';
 
@@ -52,7 +53,14 @@ beforeAll(async () => {
   relay = await startTestRelay({
     feedbackTo: { host: '127.0.0.1', port: smtpPort },
     hostname: 'relay.test',
-    behaviour: (rcpt) => (rcpt.startsWith('nobody@') ? 'reject' : 'deliver'),
+    behaviour: (rcpt) => {
+      const local = rcpt.split('@')[0]!;
+      if (local === 'nobody') return 'reject';
+      if (local === 'gone') return 'bounce';
+      if (local === 'angry') return 'complain';
+      if (local === 'slow') return 'defer-then-bounce';
+      return 'deliver';
+    },
   });
   ctx = await createTestContext({
     MAIL_DOMAIN: DOMAIN,
@@ -205,5 +213,85 @@ describe('replying', () => {
     expect(suppressions).toEqual(expect.arrayContaining([expect.objectContaining({ address: 'nobody@sender.test', reason: 'hard_bounce', message_id: reply.body.message_id })]));
     const next = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'again?' });
     expect(next.body.error.code).toBe('blocked_recipient');
+  });
+});
+
+describe('what became of a message (reports over SMTP from the provider)', () => {
+  async function replyTo(local: string, subject: string) {
+    const inbox = (await api.post('/api/v1/inboxes', { username: `fb-${local}` })).body;
+    const original = await receive(inbox, `${local}@sender.test`, subject);
+    const reply = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'Noted.' });
+    expect(reply.status).toBe(200);
+    return { inbox, reply: reply.body as { message_id: string; thread_id: string } };
+  }
+
+  it('announces message.delivered from a success DSN, with the processing time', async () => {
+    const { inbox, reply } = await replyTo('happy', 'Deliver me');
+    const sent = await tap.waitFor((e) => e.type === 'message.sent' && e.data.message_id === reply.message_id);
+    const delivered = await tap.waitFor((e): e is EnvelopeOf<'message.delivered'> => e.type === 'message.delivered' && e.data.message_id === reply.message_id, 20_000);
+    expect(delivered.data).toEqual({
+      message_id: reply.message_id,
+      thread_id: reply.thread_id,
+      inbox_id: inbox.inbox_id,
+      to_addresses: ['happy@sender.test'],
+      delivered_at: expect.any(String),
+      processing_time_ms: Date.parse(delivered.data.delivered_at) - Date.parse((sent.data as { sent_at: string }).sent_at),
+    });
+  });
+
+  it('announces a hard bounce, suppresses the address, and refuses the next send to it', async () => {
+    const { inbox, reply } = await replyTo('gone', 'Bounce me');
+    const bounced = await tap.waitFor((e) => e.type === 'message.bounced' && e.data.message_id === reply.message_id, 20_000);
+    expect(bounced.data).toMatchObject({
+      inbox_id: inbox.inbox_id,
+      thread_id: reply.thread_id,
+      bounce_type: 'Permanent',
+      bounce_sub_type: 'NoEmail',
+      bounced_recipients: [{ email_address: 'gone@sender.test', status: '5.1.1', diagnostic_code: expect.stringContaining('550 5.1.1') }],
+    });
+    await waitFor(async () => ((await api.get('/api/v1/suppressions')).body.data as { address: string }[]).some((s) => s.address === 'gone@sender.test'));
+    const list = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages`)).body.data as { message_id: string; subject: string }[];
+    const original = list.find((m) => m.subject === 'Bounce me')!;
+    const next = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'Still there?' });
+    expect(next.status).toBe(422);
+    expect(next.body.error.code).toBe('blocked_recipient');
+    await tap.waitFor((e) => e.type === 'message.rejected' && e.data.inbox_id === inbox.inbox_id && e.data.rejection_reason === 'blocked_recipient');
+  });
+
+  it('announces message.complained from an ARF report, without thread_id, and suppresses the address', async () => {
+    const { inbox, reply } = await replyTo('angry', 'Complain about me');
+    const complained = await tap.waitFor((e) => e.type === 'message.complained' && e.data.message_id === reply.message_id, 20_000);
+    expect(complained.data).toEqual({
+      message_id: reply.message_id,
+      inbox_id: inbox.inbox_id,
+      complained_recipients: ['angry@sender.test'],
+      feedback_type: 'abuse',
+      complained_at: expect.any(String),
+    });
+    await waitFor(async () => ((await api.get('/api/v1/suppressions')).body.data as { address: string; reason: string }[]).some((s) => s.address === 'angry@sender.test' && s.reason === 'complaint'));
+  });
+
+  it('waits through a delay report, then announces the bounce once', async () => {
+    const { reply } = await replyTo('slow', 'Delay me');
+    await tap.waitFor((e) => e.type === 'message.bounced' && e.data.message_id === reply.message_id, 20_000);
+    await relay.waitForReports(relay.reportsSent.length, 5_000);
+    expect(tap.events.filter((e) => e.type === 'message.bounced' && e.data.message_id === reply.message_id)).toHaveLength(1);
+    expect(tap.events.some((e) => e.type === 'message.delivered' && e.data.message_id === reply.message_id)).toBe(false);
+  });
+
+  it('ignores a forged report to a VERP address with a wrong mac', async () => {
+    const { reply } = await replyTo('victim', 'Do not forge me');
+    await tap.waitFor((e) => e.type === 'message.sent' && e.data.message_id === reply.message_id);
+    const forged = `bounces+${reply.message_id}-aaaaaaaaaa@${DOMAIN}`;
+    const dsn = [
+      'From: MAILER-DAEMON@evil.test', `To: ${forged}`, 'Subject: Undelivered', 'MIME-Version: 1.0',
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="b"', '', '--b', 'Content-Type: text/plain', '', 'failed', '--b',
+      'Content-Type: message/delivery-status', '', 'Reporting-MTA: dns; evil.test', '', 'Final-Recipient: rfc822; victim@sender.test', 'Action: failed', 'Status: 5.1.1', '', '--b--', '',
+    ].join('\r\n');
+    await nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true }).sendMail({ envelope: { from: '', to: forged }, raw: dsn });
+    // The genuine success DSN still arrives; the forged failure changed nothing.
+    await tap.waitFor((e) => e.type === 'message.delivered' && e.data.message_id === reply.message_id, 20_000);
+    expect(tap.events.some((e) => e.type === 'message.bounced' && e.data.message_id === reply.message_id)).toBe(false);
+    expect(((await api.get('/api/v1/suppressions')).body.data as { address: string }[]).some((s) => s.address === 'victim@sender.test')).toBe(false);
   });
 });

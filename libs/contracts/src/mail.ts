@@ -10,6 +10,12 @@ import { authResults, spamResult } from './api/mailbox';
 import { idSchema } from './ids';
 import { isoTimestamp } from './time';
 
+/**
+ * Local part of our VERP envelope senders: `bounces+<message id>-<mac>`. The SMTP edge routes
+ * mail for it on the bounce domain to mail.feedback; mail-send checks the mac.
+ */
+export const VERP_LOCAL_PART = /^bounces\+(msg_[0-9a-z]{26})-([0-9a-z]{10})$/;
+
 export const OBJECT_BUCKETS = {
   /** Raw messages, byte for byte, named by raw id. */
   raw: 'MAIL_RAW',
@@ -78,8 +84,8 @@ export const feedbackMail = z.object({
   mail_from: z.string(),
   /** The envelope recipients at the bounce domain: they carry the VERP token of our message. */
   rcpt_to: z.array(z.string()).min(1),
-  /** The report, base64 (reports are small; a larger one is refused at the edge). */
-  raw: z.string(),
+  /** The report, base64, when small enough to travel in the item; else it is object raw_id of MAIL_RAW. */
+  raw: z.string().optional(),
 });
 export type FeedbackMail = z.infer<typeof feedbackMail>;
 

@@ -29,6 +29,8 @@ export const ingestConfigSchema = z
     MAIL_DOMAIN: envString('mailroom.localhost').pipe(z.string().toLowerCase().regex(DOMAIN_PATTERN, 'must be a domain name')),
     /** More domains to accept mail for, besides MAIL_DOMAIN. */
     MAIL_EXTRA_DOMAINS: domainList,
+    /** Domain of our VERP envelope senders (mail-send's BOUNCE_DOMAIN); default MAIL_DOMAIN. */
+    BOUNCE_DOMAIN: z.string().toLowerCase().regex(DOMAIN_PATTERN, 'must be a domain name').optional(),
     SMTP_PORT: envInt(2525, { min: 0, max: 65535 }),
     SMTP_HOST: envString('0.0.0.0'),
     /** Our name in the greeting and EHLO, and the authserv-id of authentication results (a host name). */
@@ -62,6 +64,7 @@ export const ingestConfigSchema = z
     SPAM_SCORE: score(6),
     SPAM_REJECT_SCORE: score(15),
   })
+  .transform((c) => ({ ...c, BOUNCE_DOMAIN: c.BOUNCE_DOMAIN ?? c.MAIL_DOMAIN }))
   .superRefine((c, ctx) => {
     if (Boolean(c.SMTP_TLS_CERT_FILE) !== Boolean(c.SMTP_TLS_KEY_FILE)) {
       ctx.addIssue({ code: 'custom', path: ['SMTP_TLS_CERT_FILE'], message: 'SMTP_TLS_CERT_FILE and SMTP_TLS_KEY_FILE go together' });

@@ -17,7 +17,7 @@ export const ingestService: ServiceModule<IngestConfig, never> = {
   name: 'mail-ingest',
   loadConfig,
   async start({ config, bus, life, log, clock }) {
-    await ensureStreams(bus, ['MAIL_INBOUND']);
+    await ensureStreams(bus, ['MAIL_INBOUND', 'MAIL_FEEDBACK']);
     const raw = await openBucket(bus, 'raw');
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
     const recipients = new RecipientResolver(
@@ -32,6 +32,8 @@ export const ingestService: ServiceModule<IngestConfig, never> = {
         }
       },
       config.RCPT_CACHE_TTL_MS,
+      Date.now,
+      config.BOUNCE_DOMAIN,
     );
     // Stopped after the SMTP edge (lifecycles stop in reverse): queries still in flight end then.
     const dns = life.add('mail-ingest:dns', createResolver({ servers: config.DNS_SERVERS, timeoutMs: config.DNS_TIMEOUT_MS }), (r) => r.cancel());
@@ -44,6 +46,9 @@ export const ingestService: ServiceModule<IngestConfig, never> = {
         deleteRaw: async (rawId) => void (await raw.delete(rawId)),
         publish: async (item) => {
           await bus.js.publish(bus.ns.subject(WORK.inbound), encodeJson(item), { msgID: item.raw_id, timeout: 5_000 });
+        },
+        publishFeedback: async (item) => {
+          await bus.js.publish(bus.ns.subject(WORK.feedback), encodeJson(item), { msgID: item.raw_id, timeout: 5_000 });
         },
       },
       clock,

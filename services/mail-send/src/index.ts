@@ -1,3 +1,3 @@
 export { sendService } from './service';
 export type { SendConfig } from './config';
-export { Verp, isVerpAddress } from './domain/verp';
+export { Verp } from './domain/verp';

@@ -4,7 +4,10 @@ import path from 'node:path';
 import { ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
 import { Outbox, type ServiceModule } from '@mailroom/runtime';
 import { loadConfig, type SendConfig } from './config';
+import { startFeedbackConsumer } from './consumers/mail-feedback.consumer';
 import { startOutboundConsumer } from './consumers/mail-outbound.consumer';
+import { parseFeedback } from './domain/feedback';
+import { FeedbackHandler } from './domain/feedback-handler';
 import { SendChecks } from './domain/checks';
 import type { DkimKey } from './domain/compose';
 import { OutboundSender } from './domain/outbound';
@@ -20,7 +23,7 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
   database: { schema: 'mail_send', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ config, bus, db, life, clock, log }) {
-    await ensureStreams(bus, ['EVENTS', 'MAIL_OUTBOUND']);
+    await ensureStreams(bus, ['EVENTS', 'MAIL_OUTBOUND', 'MAIL_FEEDBACK']);
     const raw = await openBucket(bus, 'raw');
     const repo = new SendRepository(db);
     const outbox = life.add('mail-send:outbox', new Outbox(db, bus, log), (o) => o.stop());
@@ -35,12 +38,13 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
       log.warn('DKIM_PRIVATE_KEY is not set: signing with a throwaway key; receivers will not verify the signatures');
     }
     const provider = life.add('mail-send:provider', new SmtpRelayProvider(config.SMTP_RELAY_URL, config.MAIL_DOMAIN), (p) => p.close());
+    const verp = new Verp(config.SECRETS_ENCRYPTION_KEY, config.BOUNCE_DOMAIN);
     const sender = new OutboundSender(
       db,
       repo,
       provider,
       { put: async (rawId, bytes) => void (await raw.putBlob({ name: rawId }, bytes)) },
-      new Verp(config.SECRETS_ENCRYPTION_KEY, config.BOUNCE_DOMAIN),
+      verp,
       dkim,
       outbox,
       clock,
@@ -48,6 +52,8 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
     const checks = new SendChecks(db, repo, outbox, clock, { perInboxPerMinute: config.SEND_RATE_PER_INBOX_PER_MINUTE, perOrgPerMinute: config.SEND_RATE_PER_ORG_PER_MINUTE });
     life.add('mail-send:rpc', serveRpc(bus, 'send', sendHandlers(checks, new Suppressions(repo))), (s) => s.stop());
     life.add('mail-send:outbound', await startOutboundConsumer(bus, sender, config.OUTBOUND_CONCURRENCY), (c) => c.stop());
+    const feedback = new FeedbackHandler(db, repo, verp, parseFeedback, outbox, clock);
+    life.add('mail-send:feedback', await startFeedbackConsumer(bus, feedback, raw), (c) => c.stop());
     // The send log only needs the last minute; keep an hour for inspection.
     const prune = setInterval(() => void repo.pruneSendLog(new Date(clock.now().getTime() - 3_600_000)).catch(() => undefined), 60_000);
     prune.unref();

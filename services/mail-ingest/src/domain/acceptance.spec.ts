@@ -1,4 +1,4 @@
-import { inboundMail, type AuthResults, type InboundMail } from '@mailroom/contracts';
+import { inboundMail, type AuthResults, type FeedbackMail, type InboundMail } from '@mailroom/contracts';
 import { ManualClock, createLogger } from '@mailroom/platform';
 import { Acceptance, type HandOff } from './acceptance';
 import { SmtpReply } from './replies';
@@ -13,8 +13,8 @@ const env = {
   tls: false,
   mailFrom: 'a@example.com',
   recipients: [
-    { address: 'x@agents.test', inbox_id: 'inb_01m8174x7arvmr0wr1z2nwr1sc', org_id: 'org_01m8174x7hbwtr6nz5yw8gkpdq', env_id: 'env_01m8174x7nc2fs021yjym3tbz4' },
-    { address: 'X+alias@agents.test', inbox_id: 'inb_01m8174x7arvmr0wr1z2nwr1sc', org_id: 'org_01m8174x7hbwtr6nz5yw8gkpdq', env_id: 'env_01m8174x7nc2fs021yjym3tbz4' },
+    { kind: 'inbox' as const, address: 'x@agents.test', inbox_id: 'inb_01m8174x7arvmr0wr1z2nwr1sc', org_id: 'org_01m8174x7hbwtr6nz5yw8gkpdq', env_id: 'env_01m8174x7nc2fs021yjym3tbz4' },
+    { kind: 'inbox' as const, address: 'X+alias@agents.test', inbox_id: 'inb_01m8174x7arvmr0wr1z2nwr1sc', org_id: 'org_01m8174x7hbwtr6nz5yw8gkpdq', env_id: 'env_01m8174x7nc2fs021yjym3tbz4' },
   ],
 };
 
@@ -25,6 +25,7 @@ function scanner(result: { score: number | null; verdict: 'ham' | 'spam' | 'unsc
 function handOff(fail: { put?: boolean; publish?: boolean } = {}) {
   const objects = new Map<string, Buffer>();
   const published: InboundMail[] = [];
+  const reports: FeedbackMail[] = [];
   const h: HandOff = {
     putRaw: async (id, raw) => {
       if (fail.put) throw new Error('object store down');
@@ -35,8 +36,12 @@ function handOff(fail: { put?: boolean; publish?: boolean } = {}) {
       if (fail.publish) throw new Error('no ack');
       published.push(item);
     },
+    publishFeedback: async (item) => {
+      if (fail.publish) throw new Error('no ack');
+      reports.push(item);
+    },
   };
-  return { h, objects, published };
+  return { h, objects, published, reports };
 }
 
 const raw = Buffer.from('Subject: hi\r\n\r\nhello\r\n');
@@ -70,6 +75,26 @@ describe('Acceptance', () => {
       expect(objects.size).toBe(0);
       expect(published).toHaveLength(0);
     }
+  });
+
+  it('routes a report to our bounce domain to mail.feedback, without spam or authentication checks', async () => {
+    const { h, published, reports } = handOff();
+    let checked = false;
+    const a = new Acceptance(
+      async () => {
+        checked = true;
+        return auth;
+      },
+      scanner({ score: 99, verdict: 'spam', reject: true }),
+      h,
+      new ManualClock(),
+      1024,
+    );
+    const verp = 'bounces+msg_01m81betdze3mw8mv7aj87yqgh-abcdefghjk@agents.test';
+    await a.accept(raw, { ...env, mailFrom: '', recipients: [{ kind: 'feedback', address: verp }] }, log);
+    expect(checked).toBe(false);
+    expect(published).toHaveLength(0);
+    expect(reports).toEqual([expect.objectContaining({ mail_from: '', rcpt_to: [verp], raw: raw.toString('base64') })]);
   });
 
   it('refuses spam at or over the reject score before storing anything, and keeps unscanned mail', async () => {

@@ -5,9 +5,9 @@
  * before the sender hears 250. If either fails the sender hears 451 and retries; a raw
  * object left without its work item is removed.
  */
-import { newId, type AuthResults, type InboundMail } from '@mailroom/contracts';
+import { newId, type AuthResults, type FeedbackMail, type InboundMail } from '@mailroom/contracts';
 import type { Clock, Logger } from '@mailroom/platform';
-import type { Recipient } from './recipients';
+import type { InboxRecipient, Recipient } from './recipients';
 import { SmtpReply } from './replies';
 import type { SpamCheck, SpamScanner } from './spam';
 
@@ -26,6 +26,8 @@ export interface HandOff {
   deleteRaw(rawId: string): Promise<void>;
   /** Resolves once JetStream acknowledged the work item. */
   publish(item: InboundMail): Promise<void>;
+  /** The same, for a report to our bounce domain (mail.feedback). */
+  publishFeedback(item: FeedbackMail): Promise<void>;
 }
 
 export interface Accepted {
@@ -44,6 +46,35 @@ export class Acceptance {
   ) {}
 
   async accept(raw: Buffer, env: Envelope, log: Logger): Promise<Accepted> {
+    const inboxes = env.recipients.filter((r): r is InboxRecipient => r.kind === 'inbox');
+    const reports = env.recipients.filter((r) => r.kind === 'feedback');
+    if (!inboxes.length) return this.acceptReport(raw, env, reports.map((r) => r.address), log);
+    const accepted = await this.acceptForInboxes(raw, { ...env, recipients: inboxes }, log);
+    // A report and a message in one transaction (never seen in practice) are both kept.
+    if (reports.length) await this.acceptReport(raw, env, reports.map((r) => r.address), log);
+    return accepted;
+  }
+
+  /**
+   * A delivery or complaint report to our bounce domain: no spam or authentication verdict
+   * applies (mail-send matches it to the message by the VERP address and checks the mac).
+   */
+  private async acceptReport(raw: Buffer, env: Envelope, rcptTo: string[], log: Logger): Promise<Accepted> {
+    const rawId = newId('raw');
+    const inline = raw.length <= this.inlineMaxBytes;
+    const item: FeedbackMail = { raw_id: rawId, received_at: this.clock.now().toISOString(), mail_from: env.mailFrom, rcpt_to: rcptTo, ...(inline ? { raw: raw.toString('base64') } : {}) };
+    try {
+      if (!inline) await this.handOff.putRaw(rawId, raw);
+      await this.handOff.publishFeedback(item);
+    } catch (err) {
+      log.error({ err, raw_id: rawId }, 'could not queue the report: answering 451');
+      if (!inline) await this.handOff.deleteRaw(rawId).catch(() => undefined);
+      throw new SmtpReply('tryLater', 'queue unavailable');
+    }
+    return { rawId, spam: { score: null, verdict: 'unscanned', reject: false } };
+  }
+
+  private async acceptForInboxes(raw: Buffer, env: Omit<Envelope, 'recipients'> & { recipients: InboxRecipient[] }, log: Logger): Promise<Accepted> {
     const rawId = newId('raw');
     const receivedAt = this.clock.now();
     const t0 = performance.now();
@@ -58,7 +89,7 @@ export class Acceptance {
       throw new SmtpReply('spam');
     }
     // One work item per inbox, whatever the number of addresses that led to it.
-    const recipients = [...new Map(env.recipients.map((r) => [r.inbox_id, r])).values()];
+    const recipients = [...new Map(env.recipients.map((r) => [r.inbox_id, { address: r.address, inbox_id: r.inbox_id, org_id: r.org_id, env_id: r.env_id }])).values()];
     const item: InboundMail = {
       raw_id: rawId,
       size: raw.length,

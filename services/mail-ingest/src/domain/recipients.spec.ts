@@ -9,7 +9,7 @@ describe('RecipientResolver', () => {
     let now = 0;
     const asked: string[] = [];
     const r = new RecipientResolver(new Set(['agents.test']), async (a) => (asked.push(a), a === 'box@agents.test' ? inbox : null), 5_000, () => now);
-    await expect(r.resolve('Box@Agents.Test')).resolves.toEqual({ address: 'box@agents.test', ...inbox });
+    await expect(r.resolve('Box@Agents.Test')).resolves.toEqual({ kind: 'inbox', address: 'box@agents.test', ...inbox });
     await r.resolve('box@agents.test');
     await expect(r.resolve('nobody@agents.test')).rejects.toMatchObject({ reply: 'noSuchUser', responseCode: 550 });
     await expect(r.resolve('nobody@agents.test')).rejects.toBeInstanceOf(SmtpReply);
@@ -17,6 +17,15 @@ describe('RecipientResolver', () => {
     now += 5_001;
     await r.resolve('box@agents.test');
     expect(asked).toHaveLength(3);
+  });
+
+  it('recognises our VERP addresses on the bounce domain without a lookup', async () => {
+    const r = new RecipientResolver(new Set(['agents.test']), async () => {
+      throw new Error('not asked');
+    }, 5_000, Date.now, 'bounce.agents.test');
+    const verp = 'bounces+msg_01m81betdze3mw8mv7aj87yqgh-abcdefghjk@bounce.agents.test';
+    await expect(r.resolve(verp.toUpperCase())).resolves.toEqual({ kind: 'feedback', address: verp });
+    await expect(r.resolve('bounces+nonsense@bounce.agents.test')).rejects.toMatchObject({ reply: 'relayDenied' });
   });
 
   it('refuses other domains and malformed addresses without a lookup', async () => {

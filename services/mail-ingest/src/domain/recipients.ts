@@ -3,38 +3,52 @@
  * briefly (positive and negative) so a burst of mail to one address asks the mailbox
  * service once; a deleted inbox is refused within RCPT_CACHE_TTL_MS.
  */
-import { AppError } from '@mailroom/contracts';
+import { AppError, VERP_LOCAL_PART } from '@mailroom/contracts';
 import { SmtpReply } from './replies';
 
-export interface Recipient {
+export interface InboxRecipient {
+  kind: 'inbox';
   address: string;
   inbox_id: string;
   org_id: string;
   env_id: string;
 }
 
-export type Lookup = (address: string) => Promise<Omit<Recipient, 'address'> | null>;
+/** A delivery or complaint report coming back to one of our VERP envelope senders. */
+export interface FeedbackRecipient {
+  kind: 'feedback';
+  address: string;
+}
+
+export type Recipient = InboxRecipient | FeedbackRecipient;
+
+type InboxRef = Omit<InboxRecipient, 'address' | 'kind'>;
+export type Lookup = (address: string) => Promise<InboxRef | null>;
 
 const ADDRESS = /^[^\s@<>()[\]\\,;:"]{1,64}@[a-z0-9.-]{1,253}$/i;
 
 export class RecipientResolver {
-  private readonly cache = new Map<string, { value: Omit<Recipient, 'address'> | null; expires: number }>();
+  private readonly cache = new Map<string, { value: InboxRef | null; expires: number }>();
 
   constructor(
     private readonly domains: Set<string>,
     private readonly lookup: Lookup,
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    /** Where our VERP envelope senders live; their mail is routed to mail.feedback. */
+    private readonly bounceDomain?: string,
   ) {}
 
   /** The inbox behind `address`, or an SmtpReply to give instead. */
   async resolve(raw: string): Promise<Recipient> {
     const address = raw.trim().toLowerCase();
     if (!ADDRESS.test(address)) throw new SmtpReply('badAddress');
-    const domain = address.slice(address.lastIndexOf('@') + 1);
+    const at = address.lastIndexOf('@');
+    const domain = address.slice(at + 1);
+    if (domain === this.bounceDomain && VERP_LOCAL_PART.test(address.slice(0, at))) return { kind: 'feedback', address };
     if (!this.domains.has(domain)) throw new SmtpReply('relayDenied');
     const hit = this.cache.get(address);
-    let value: Omit<Recipient, 'address'> | null;
+    let value: InboxRef | null;
     if (hit && hit.expires > this.now()) {
       value = hit.value;
     } else {
@@ -49,6 +63,6 @@ export class RecipientResolver {
       this.cache.set(address, { value, expires: this.now() + this.ttlMs });
     }
     if (!value) throw new SmtpReply('noSuchUser');
-    return { address, ...value };
+    return { kind: 'inbox', address, ...value };
   }
 }

@@ -5,10 +5,16 @@
  * someone who knows a message id from forging reports that would suppress its recipients.
  */
 import { createHmac } from 'node:crypto';
+import { VERP_LOCAL_PART } from '@mailroom/contracts';
 import { constantTimeEqual } from '@mailroom/platform';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
-const TOKEN = /^bounces\+(msg_[0-9a-z]{26})-([0-9a-z]{10})@(.+)$/;
+
+function split(address: string): { local: string; domain: string } | null {
+  const a = address.trim().toLowerCase();
+  const at = a.lastIndexOf('@');
+  return at > 0 ? { local: a.slice(0, at), domain: a.slice(at + 1) } : null;
+}
 
 export class Verp {
   private readonly key: Buffer;
@@ -33,14 +39,10 @@ export class Verp {
 
   /** The message a report is about, or null when the address is not one of ours or its MAC is wrong. */
   messageOf(address: string): string | null {
-    const m = TOKEN.exec(address.trim().toLowerCase());
-    if (!m || m[3] !== this.domain) return null;
+    const parts = split(address);
+    const m = parts && parts.domain === this.domain ? VERP_LOCAL_PART.exec(parts.local) : null;
+    if (!m) return null;
     return constantTimeEqual(m[2]!, this.mac(m[1]!)) ? m[1]! : null;
   }
 }
 
-/** Whether an address is on the bounce domain's VERP pattern at all (for the SMTP edge's routing). */
-export function isVerpAddress(address: string, bounceDomain: string): boolean {
-  const m = TOKEN.exec(address.trim().toLowerCase());
-  return m !== null && m[3] === bounceDomain;
-}

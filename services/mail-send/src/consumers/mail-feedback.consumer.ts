@@ -1,0 +1,23 @@
+/** Consumer of `mail.feedback`: reports received at the bounce domain. */
+import { feedbackMail } from '@mailroom/contracts';
+import { runConsumer, type Bus, type ObjectStore, type RunningConsumer } from '@mailroom/messaging';
+import type { FeedbackHandler } from '../domain/feedback-handler';
+
+export function startFeedbackConsumer(bus: Bus, handler: FeedbackHandler, raw: ObjectStore): Promise<RunningConsumer> {
+  return runConsumer(bus, {
+    stream: 'MAIL_FEEDBACK',
+    durable: 'mail-send--feedback',
+    schema: feedbackMail,
+    concurrency: 8,
+    handler: async (item, meta) => {
+      const bytes = item.raw !== undefined ? Buffer.from(item.raw, 'base64') : await raw.getBlob(item.raw_id);
+      if (!bytes) {
+        meta.log.error({ raw_id: item.raw_id }, 'report missing from the object store: terminated');
+        return { term: 'raw report missing' };
+      }
+      const outcome = await handler.handle(item, Buffer.from(bytes), meta.log);
+      meta.log.debug({ raw_id: item.raw_id, outcome }, 'report handled');
+      return 'ack';
+    },
+  });
+}
