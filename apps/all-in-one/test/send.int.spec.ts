@@ -8,6 +8,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:net';
 import nodemailer from 'nodemailer';
 import { dkimVerify } from 'mailauth';
+import { simpleParser } from 'mailparser';
 import { Resolver } from 'node:dns/promises';
 import type { EnvelopeOf } from '@mailroom/contracts';
 import { ApiClient, EventTap, createTestContext, startDnsServer, startTestRelay, waitFor, type DnsServer, type TestContext, type TestRelay } from '@mailroom/testing';
@@ -293,5 +294,132 @@ describe('what became of a message (reports over SMTP from the provider)', () =>
     await tap.waitFor((e) => e.type === 'message.delivered' && e.data.message_id === reply.message_id, 20_000);
     expect(tap.events.some((e) => e.type === 'message.bounced' && e.data.message_id === reply.message_id)).toBe(false);
     expect(((await api.get('/api/v1/suppressions')).body.data as { address: string }[]).some((s) => s.address === 'victim@sender.test')).toBe(false);
+  });
+});
+
+describe('new messages, reply-all and forward', () => {
+  const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(3000, 7)]);
+
+  it('sends a new message with Cc, Bcc, attachments and custom headers, in a new thread', async () => {
+    const inbox = (await api.post('/api/v1/inboxes', { username: 'outreach', display_name: 'Outreach' })).body;
+    const before = relay.received.length;
+    const body = {
+      to: ['Pat@Sender.test', 'pat@sender.test'],
+      cc: 'quinn@sender.test',
+      bcc: ['audit@sender.test', 'quinn@sender.test'],
+      subject: 'Your report',
+      text_body: 'Attached.',
+      html_body: '<p>Attached.</p>',
+      attachments: [{ filename: 'report.pdf', content_type: 'application/pdf', content_base64: pdf.toString('base64') }, { filename: 'notes.txt', content_base64: Buffer.from('n').toString('base64') }, { filename: 'data', content_base64: Buffer.from('n').toString('base64') }],
+      headers: { 'X-Campaign': 'spring' },
+    };
+    const sent = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/send`, body, { headers: { 'idempotency-key': 'send-1' } });
+    expect(sent.status).toBe(200);
+    expect(sent.body).toEqual({ message_id: expect.stringMatching(/^msg_/), thread_id: expect.stringMatching(/^thr_/) });
+
+    const out = (await relay.waitForMessages(before + 1, 20_000))[before]!;
+    expect(out.rcptTo).toEqual(['pat@sender.test', 'quinn@sender.test', 'audit@sender.test']);
+    const parsed = await simpleParser(out.raw);
+    expect(parsed.from?.value).toEqual([{ name: 'Outreach', address: 'outreach@agents.test' }]);
+    expect(parsed.to).toMatchObject({ text: 'pat@sender.test' });
+    expect(parsed.cc).toMatchObject({ text: 'quinn@sender.test' });
+    expect(parsed.headers.has('bcc')).toBe(false);
+    expect(parsed.headers.get('x-campaign')).toBe('spring');
+    expect(parsed.inReplyTo).toBeUndefined();
+    expect(parsed.text?.trim()).toBe('Attached.');
+    expect(parsed.attachments.map((a) => [a.filename, a.contentType, a.content.equals(a.filename === 'report.pdf' ? pdf : Buffer.from('n'))])).toEqual([
+      ['report.pdf', 'application/pdf', true],
+      ['notes.txt', 'text/plain', true],
+      ['data', 'application/octet-stream', true],
+    ]);
+    const resolver = new Resolver();
+    resolver.setServers([dns.servers]);
+    const verdict = await dkimVerify(out.raw, { resolver: (name: string, type: string) => resolver.resolve(name, type) as Promise<string[][]> });
+    expect(verdict.results.map((r) => r.status.result)).toEqual(['pass']);
+
+    const stored = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages/${sent.body.message_id}`)).body;
+    expect(stored).toMatchObject({ thread_id: sent.body.thread_id, subject: 'Your report', to_addresses: ['pat@sender.test'], cc_addresses: ['quinn@sender.test'], labels: ['sent'] });
+    expect(stored.attachments.map((a: { filename: string; size: number }) => [a.filename, a.size])).toEqual([['report.pdf', pdf.length], ['notes.txt', 1], ['data', 1]]);
+    const download = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${sent.body.message_id}/attachments/${stored.attachments[0].attachment_id}`, { headers: { authorization: `Bearer ${token}` } });
+    expect(Buffer.from(await download.arrayBuffer()).equals(pdf)).toBe(true);
+    await tap.waitFor((e) => e.type === 'message.sent' && e.data.message_id === sent.body.message_id);
+
+    const replayed = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/send`, body, { headers: { 'idempotency-key': 'send-1' } });
+    expect(replayed.body).toEqual(sent.body);
+    const conflict = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/send`, { ...body, subject: 'Other' }, { headers: { 'idempotency-key': 'send-1' } });
+    expect(conflict.status).toBe(409);
+    expect(relay.received.filter((m) => m.raw.includes('Subject: Your report'))).toHaveLength(1);
+  });
+
+  it('checks a new message up front: recipients, size, body, headers', async () => {
+    const inbox = (await api.post('/api/v1/inboxes', { username: 'strict' })).body;
+    const path = `/api/v1/inboxes/${inbox.inbox_id}/messages/send`;
+    const base = { to: 'pat@sender.test', subject: 'Hi', text_body: 'x' };
+    const many = Array.from({ length: 30 }, (_, i) => `r${i}@sender.test`);
+    const tooMany = await api.post(path, { ...base, to: many, cc: many });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.code).toBe('invalid_request');
+    expect(JSON.stringify(tooMany.body.error)).toContain('at most 50 recipients');
+    const big = await api.post(path, { ...base, attachments: [{ filename: 'big.bin', content_base64: Buffer.alloc(600 * 1024).toString('base64') }] });
+    expect(big.status).toBe(413);
+    expect(big.body.error.code).toBe('payload_too_large');
+    // Within the gateway's body limit, beyond what one bus message carries: 413 as well, not 503.
+    const huge = await api.post(path, { ...base, text_body: 'a'.repeat(510 * 1024), html_body: 'b'.repeat(510 * 1024) });
+    expect([huge.status, huge.body.error.code]).toEqual([413, 'payload_too_large']);
+    for (const bad of [
+      { ...base, text_body: undefined },
+      { ...base, to: [] },
+      { ...base, to: 'not-an-address' },
+      { ...base, subject: 'two\r\nBcc: victim@sender.test' },
+      { ...base, headers: { Bcc: 'victim@sender.test' } },
+      { ...base, headers: { 'X-Ok': 'a\r\nBcc: victim@sender.test' } },
+      { ...base, attachments: [{ filename: '../etc/passwd', content_base64: 'AA==' }] },
+      { ...base, attachments: [{ filename: 'a.txt', content_base64: 'not base64!' }] },
+      { ...base, from: 'someone@else.test' },
+    ]) {
+      const res = await api.post(path, bad);
+      expect([JSON.stringify(bad), res.status, res.body.error?.code]).toEqual([JSON.stringify(bad), 400, 'invalid_request']);
+    }
+    expect((await api.post(`/api/v1/inboxes/inb_${'0'.repeat(26)}/messages/send`, base)).status).toBe(404);
+    expect((await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages`)).body.data).toEqual([]);
+  });
+
+  it('replies to everyone: the sender in To, the other recipients in Cc, never the inbox itself', async () => {
+    const inbox = (await api.post('/api/v1/inboxes', { username: 'team' })).body;
+    const original = await receive(inbox, 'Ada <ada@sender.test>', 'Planning', { to: [inbox.address.toUpperCase(), 'bob@sender.test'], cc: ['carol@sender.test', 'ada@sender.test'], messageId: '<plan-1@sender.test>' });
+    const before = relay.received.length;
+    const reply = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply-all`, { text_body: 'Agreed.' });
+    expect(reply.status).toBe(200);
+    const out = (await relay.waitForMessages(before + 1, 20_000))[before]!;
+    expect(out.rcptTo).toEqual(['ada@sender.test', 'bob@sender.test', 'carol@sender.test']);
+    const parsed = await simpleParser(out.raw);
+    expect(parsed.to).toMatchObject({ text: 'ada@sender.test' });
+    expect(parsed.cc).toMatchObject({ text: 'bob@sender.test, carol@sender.test' });
+    expect(parsed.subject).toBe('Re: Planning');
+    expect(parsed.inReplyTo).toBe('<plan-1@sender.test>');
+    const stored = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages/${reply.body.message_id}`)).body;
+    expect(stored).toMatchObject({ to_addresses: ['ada@sender.test'], cc_addresses: ['bob@sender.test', 'carol@sender.test'] });
+  });
+
+  it('forwards a message with its attachments, in the same thread', async () => {
+    const inbox = (await api.post('/api/v1/inboxes', { username: 'desk' })).body;
+    const original = await receive(inbox, 'Ada <ada@sender.test>', 'Contract', { text: 'Please sign.', attachments: [{ filename: 'contract.pdf', content: pdf, contentType: 'application/pdf' }] });
+    const before = relay.received.length;
+    const fwd = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/forward`, { to: 'legal@sender.test', text_body: 'For review.' }, { headers: { 'idempotency-key': 'fwd-1' } });
+    expect(fwd.status).toBe(200);
+    const out = (await relay.waitForMessages(before + 1, 20_000))[before]!;
+    expect(out.rcptTo).toEqual(['legal@sender.test']);
+    const parsed = await simpleParser(out.raw);
+    expect(parsed.subject).toBe('Fwd: Contract');
+    expect(parsed.text).toContain('For review.');
+    expect(parsed.text).toContain('---------- Forwarded message ---------');
+    expect(parsed.text).toContain('From: Ada <ada@sender.test>');
+    expect(parsed.text).toContain('Please sign.');
+    expect(parsed.attachments.map((a) => [a.filename, a.content.equals(pdf)])).toEqual([['contract.pdf', true]]);
+    const orig = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}`)).body;
+    expect(fwd.body.thread_id).toBe(orig.thread_id);
+    const again = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/forward`, { to: 'legal@sender.test', text_body: 'For review.' }, { headers: { 'idempotency-key': 'fwd-1' } });
+    expect(again.body).toEqual(fwd.body);
+    expect((await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/forward`, { text_body: 'no one' })).status).toBe(400);
   });
 });

@@ -1,6 +1,7 @@
 export * from './ids';
 export * from './errors';
 export * from './time';
+export * from './address';
 export * from './events';
 export * from './bus';
 export * from './pagination';

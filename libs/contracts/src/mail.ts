@@ -73,6 +73,12 @@ export const outboundJob = z.object({
   html_body: z.string().nullable(),
   in_reply_to: z.string().nullable(),
   references: z.array(z.string()),
+  /** Attachments: objects of the MAIL_ATTACHMENTS bucket. */
+  attachments: z
+    .array(z.object({ object: z.string().min(1), filename: z.string().nullable(), content_type: z.string(), content_id: z.string().nullable() }))
+    .default([]),
+  /** Custom X- headers. */
+  headers: z.record(z.string(), z.string()).default({}),
   created_at: isoTimestamp,
 });
 export type OutboundJob = z.infer<typeof outboundJob>;

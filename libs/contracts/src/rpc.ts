@@ -65,6 +65,9 @@ export const RPC = {
   'mailbox.label.batch': { request: m.labelBatchRequest, response: z.object({ updated: z.number().int(), not_found: z.array(idSchema('message')) }) },
   'mailbox.label.list': { request: empty, response: m.labelList },
   'mailbox.message.reply': { request: m.messageRef.extend(snd.replyRequest.shape), response: snd.sentMessageRef },
+  'mailbox.message.replyAll': { request: m.messageRef.extend(snd.replyAllRequest.shape), response: snd.sentMessageRef },
+  'mailbox.message.forward': { request: m.messageRef.extend(snd.forwardRequest.shape), response: snd.sentMessageRef },
+  'mailbox.message.send': { request: snd.sendFields.extend({ inbox_id: idSchema('inbox') }).superRefine(snd.checkSend), response: snd.sentMessageRef },
   // send (the mail-send service)
   'send.outbound.check': { request: snd.sendCheckRequest, response: empty },
   'send.suppression.list': { request: a.pageQuery, response: snd.suppressionList },

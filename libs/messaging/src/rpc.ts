@@ -157,6 +157,9 @@ export interface CallOptions {
 
 export const DEFAULT_RPC_TIMEOUT_MS = 5_000;
 
+/** Room left in a NATS message for the headers (auth context, trace) next to the request. */
+const HEADER_ROOM = 8 * 1024;
+
 export async function callRpc<N extends RpcName>(
   bus: Bus,
   name: N,
@@ -167,9 +170,16 @@ export async function callRpc<N extends RpcName>(
   const h = toHeaders(call);
   return tracer.startActiveSpan(`rpc ${name}`, { kind: SpanKind.CLIENT }, async (span) => {
     propagation.inject(context.active(), h, headerSetter);
+    const data = encodeJson(request);
+    // NATS refuses a message over the server's max_payload; say so rather than "bus unavailable".
+    const max = bus.nc.info?.max_payload;
+    if (max && data.length + HEADER_ROOM > max) {
+      span.end();
+      throw new AppError('payload_too_large', `the request is ${data.length} bytes once encoded; at most ${max - HEADER_ROOM} bytes can be carried to the ${rpcServiceOf(name)} service`);
+    }
     let reply: Msg;
     try {
-      reply = await bus.nc.request(bus.ns.subject(rpcSubject(name)), encodeJson(request), {
+      reply = await bus.nc.request(bus.ns.subject(rpcSubject(name)), data, {
         timeout: opts.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
         headers: h,
       });

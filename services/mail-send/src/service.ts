@@ -25,6 +25,7 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
   async start({ config, bus, db, life, clock, log }) {
     await ensureStreams(bus, ['EVENTS', 'MAIL_OUTBOUND', 'MAIL_FEEDBACK']);
     const raw = await openBucket(bus, 'raw');
+    const attachmentBucket = await openBucket(bus, 'attachments');
     const repo = new SendRepository(db);
     const outbox = life.add('mail-send:outbox', new Outbox(db, bus, log), (o) => o.stop());
     outbox.start();
@@ -44,6 +45,7 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
       repo,
       provider,
       { put: async (rawId, bytes) => void (await raw.putBlob({ name: rawId }, bytes)) },
+      (object) => attachmentBucket.getBlob(object),
       verp,
       dkim,
       outbox,

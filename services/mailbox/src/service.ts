@@ -8,7 +8,7 @@ import { startInboundConsumer } from './consumers/mail-inbound.consumer';
 import { InboundStore } from './domain/inbound';
 import { Inboxes } from './domain/inboxes';
 import { Messages } from './domain/messages';
-import { Replies } from './domain/replies';
+import { Sending } from './domain/sending';
 import { MailParser } from './parsing/parser';
 import { InboxRepository } from './repo/inbox.repository';
 import { MessageRepository } from './repo/message.repository';
@@ -44,10 +44,16 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
     const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN);
     const messages = new Messages(db, messageRepo);
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
-    const replies = new Replies(db, inboxRepo, messageRepo, outbox, {
-      check: async (req) => void (await rpc.asService('mailbox', 'send.outbound.check', req, { requestId: newId('request') })),
-    }, clock);
-    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, replies)), (s) => s.stop());
+    const sending = new Sending(
+      db,
+      inboxRepo,
+      messageRepo,
+      outbox,
+      { check: async (req) => void (await rpc.asService('mailbox', 'send.outbound.check', req, { requestId: newId('request') })) },
+      { put: async (name, content) => void (await attachmentBucket.putBlob({ name }, content)) },
+      clock,
+    );
+    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending)), (s) => s.stop());
     life.add('mailbox:inbound', await startInboundConsumer(bus, store, config.INBOUND_CONCURRENCY), (c) => c.stop());
   },
 };

@@ -1,5 +1,6 @@
 /** HTTP and RPC shapes of users, sessions, organizations, environments and API keys. */
 import { z } from 'zod';
+import { emailAddress } from '../address';
 import { roleSchema } from '../auth-context';
 import { idSchema } from '../ids';
 import { pageOf, pageQuery } from '../pagination';
@@ -7,13 +8,6 @@ import { isoTimestamp } from '../time';
 
 export const PASSWORD_MIN_LENGTH = 10;
 export const PASSWORD_MAX_LENGTH = 1024;
-
-const email = z
-  .string()
-  .trim()
-  .max(254)
-  .pipe(z.email('must be an email address'))
-  .transform((v) => v.toLowerCase());
 
 export const user = z.object({
   id: idSchema('user'),
@@ -62,7 +56,7 @@ export const tokenFields = z.object({
 export type TokenFields = z.infer<typeof tokenFields>;
 
 export const signupRequest = z.strictObject({
-  email,
+  email: emailAddress,
   password: z
     .string()
     .min(PASSWORD_MIN_LENGTH, `must be at least ${PASSWORD_MIN_LENGTH} characters`)
@@ -74,7 +68,7 @@ export const sessionResponse = z.object({ user, organization, ...tokenFields.sha
 export type SessionResponse = z.infer<typeof sessionResponse>;
 
 export const loginRequest = z.strictObject({
-  email,
+  email: emailAddress,
   password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
 });
 

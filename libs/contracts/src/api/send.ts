@@ -1,5 +1,6 @@
 /** HTTP and RPC shapes of sending: replies, pre-send checks, the suppression list. */
 import { z } from 'zod';
+import { emailAddress } from '../address';
 import { idSchema } from '../ids';
 import { pageOf } from '../pagination';
 import { isoTimestamp } from '../time';
@@ -14,12 +15,63 @@ export const replyRequest = z.strictObject({
 
 export const sentMessageRef = z.object({ message_id: idSchema('message'), thread_id: idSchema('thread') });
 
-const email = z
-  .string()
-  .trim()
-  .max(254)
-  .pipe(z.email('must be an email address'))
-  .transform((v) => v.toLowerCase());
+/** Recipients of one message, To, Cc and Bcc together. */
+export const MAX_RECIPIENTS = 50;
+/**
+ * Attachments sent through the JSON API, decoded, all together. Bounded by NATS's 1 MB
+ * message size on the way from the gateway to the mailbox service; larger files need an
+ * upload API (not built yet).
+ */
+export const MAX_ATTACHMENT_BYTES = 512 * 1024;
+
+const recipients = z.union([emailAddress.transform((r) => [r]), z.array(emailAddress).max(MAX_RECIPIENTS)]);
+const someRecipients = z.union([emailAddress.transform((r) => [r]), z.array(emailAddress).min(1, 'at least one recipient').max(MAX_RECIPIENTS)]);
+
+/** Custom headers: X- names only (the service sets the standard ones), values on one line. */
+const headers = z
+  .record(z.string().regex(/^X-[A-Za-z0-9-]{1,60}$/, 'custom header names start with X- (letters, digits, -)'), z.string().max(998).regex(/^[^\r\n]*$/, 'header values are one line'))
+  .refine((h) => Object.keys(h).length <= 20, 'at most 20 custom headers');
+
+export const attachmentUpload = z.strictObject({
+  filename: z.string().trim().min(1).max(255).regex(/^[^\r\n\\/]*$/, 'a file name, without path or line breaks'),
+  /** Absent: guessed from the file name's extension (application/octet-stream when unknown). */
+  content_type: z
+    .string()
+    .regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'a MIME type such as application/pdf')
+    .transform((v) => v.toLowerCase())
+    .optional(),
+  content_base64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64'),
+});
+
+export const sendFields = z.strictObject({
+  to: someRecipients,
+  cc: recipients.optional(),
+  bcc: recipients.optional(),
+  subject: z.string().max(998).regex(/^[^\r\n]*$/, 'one line'),
+  text_body: z.string().max(BODY_MAX).optional(),
+  html_body: z.string().max(BODY_MAX).optional(),
+  attachments: z.array(attachmentUpload).max(20).optional(),
+  headers: headers.optional(),
+});
+
+type SendShape = { to: string[]; cc?: string[] | undefined; bcc?: string[] | undefined; text_body?: string | undefined; html_body?: string | undefined };
+
+/** Checks across fields: a body, and the recipient limit over to, cc and bcc together. */
+export function checkSend(r: SendShape, ctx: z.RefinementCtx): void {
+  if (!r.text_body && !r.html_body) ctx.addIssue({ code: 'custom', path: ['text_body'], message: 'give text_body, html_body or both' });
+  const count = r.to.length + (r.cc?.length ?? 0) + (r.bcc?.length ?? 0);
+  if (count > MAX_RECIPIENTS) ctx.addIssue({ code: 'custom', path: ['to'], message: `at most ${MAX_RECIPIENTS} recipients in all (to, cc, bcc)` });
+}
+
+export const sendRequest = sendFields.superRefine(checkSend);
+
+export const replyAllRequest = replyRequest;
+
+export const forwardRequest = z.strictObject({
+  to: someRecipients,
+  text_body: z.string().max(BODY_MAX).optional(),
+});
+
 
 export const SUPPRESSION_REASONS = ['hard_bounce', 'complaint', 'manual'] as const;
 
@@ -31,11 +83,12 @@ export const suppression = z.object({
   created_at: isoTimestamp,
 });
 
-export const suppressionCreateRequest = z.strictObject({ address: email });
-export const suppressionAddress = z.object({ address: email });
+export const suppressionCreateRequest = z.strictObject({ address: emailAddress });
+export const suppressionAddress = z.object({ address: emailAddress });
 export const suppressionList = pageOf(suppression);
 
 /** What mailbox asks mail-send before it stores a message to send. */
+export type SendCheckRequest = z.infer<typeof sendCheckRequest>;
 export const sendCheckRequest = z.object({
   org_id: idSchema('organization'),
   env_id: idSchema('environment'),

@@ -4,7 +4,7 @@
  * send rate (rate_limited). A refusal is announced as message.rejected (it has no message
  * id: nothing was stored) and answered to the caller with the same reason.
  */
-import { AppError, newId, type EnvelopeOf, type REJECTION_REASONS } from '@mailroom/contracts';
+import { AppError, newId, type EnvelopeOf, type REJECTION_REASONS, type SendCheckRequest } from '@mailroom/contracts';
 import { withTransaction, type Kysely } from '@mailroom/db';
 import type { Clock } from '@mailroom/platform';
 import type { Outbox } from '@mailroom/runtime';
@@ -12,16 +12,6 @@ import type { SendRepository } from '../repo/send.repository';
 import type { SendDb } from '../repo/tables';
 
 type Reason = (typeof REJECTION_REASONS)[number];
-
-export interface CheckRequest {
-  org_id: string;
-  env_id: string;
-  inbox_id: string;
-  inbox_status: 'active' | 'paused';
-  from_address: string;
-  to_addresses: string[];
-  subject: string;
-}
 
 export interface RateLimits {
   perInboxPerMinute: number;
@@ -37,7 +27,7 @@ export class SendChecks {
     private readonly limits: RateLimits,
   ) {}
 
-  async check(req: CheckRequest): Promise<void> {
+  async check(req: SendCheckRequest): Promise<void> {
     const now = this.clock.now();
     const refusal = await this.refusal(req, now);
     if (!refusal) {
@@ -65,7 +55,7 @@ export class SendChecks {
     throw new AppError(refusal.reason === 'rate_limited' ? 'rate_limited' : refusal.reason, refusal.detail);
   }
 
-  private async refusal(req: CheckRequest, now: Date): Promise<{ reason: Reason; detail: string } | undefined> {
+  private async refusal(req: SendCheckRequest, now: Date): Promise<{ reason: Reason; detail: string } | undefined> {
     if (req.inbox_status === 'paused') return { reason: 'account_paused', detail: 'the inbox is paused; resume it to send' };
     const blocked = await this.repo.suppressed(req.org_id, req.env_id, req.to_addresses);
     if (blocked.length) {

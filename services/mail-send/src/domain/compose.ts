@@ -17,7 +17,26 @@ function bracketed(id: string): string {
   return `<${id}>`;
 }
 
-export async function compose(job: OutboundJob): Promise<Buffer> {
+/** Reads an attachment's bytes (an object of the attachments bucket); null when it is gone. */
+export type AttachmentSource = (object: string) => Promise<Uint8Array | null>;
+
+export class MissingAttachment extends Error {
+  override name = 'MissingAttachment';
+}
+
+export async function compose(job: OutboundJob, attachments: AttachmentSource): Promise<Buffer> {
+  const files = [];
+  for (const a of job.attachments) {
+    const content = await attachments(a.object);
+    // A stored message refers to it, so it must exist: sending without it would be a silent loss.
+    if (!content) throw new MissingAttachment(`attachment object ${a.object} of message ${job.message_id} is missing`);
+    files.push({
+      ...(a.filename ? { filename: a.filename } : {}),
+      contentType: a.content_type,
+      content: Buffer.from(content),
+      ...(a.content_id ? { cid: a.content_id } : {}),
+    });
+  }
   const composer = new MailComposer({
     from: job.from.name ? { name: job.from.name, address: job.from.address } : job.from.address,
     to: job.to,
@@ -29,6 +48,9 @@ export async function compose(job: OutboundJob): Promise<Buffer> {
     ...(job.in_reply_to ? { inReplyTo: bracketed(job.in_reply_to) } : {}),
     ...(job.references.length ? { references: job.references.map(bracketed) } : {}),
     date: new Date(job.created_at),
+    ...(files.length ? { attachments: files } : {}),
+    // X- names only (checked at the API); the composer encodes values, so no line can be injected.
+    ...(Object.keys(job.headers).length ? { headers: job.headers } : {}),
     // Bcc recipients are in the envelope only: the composer leaves the header out.
   });
   return composer.compile().build();

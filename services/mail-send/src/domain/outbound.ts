@@ -13,7 +13,7 @@ import type { Outbox } from '@mailroom/runtime';
 import type { SendRepository } from '../repo/send.repository';
 import type { SendDb } from '../repo/tables';
 import { ProviderError, type MailProvider, type RejectedRecipient } from '../providers/provider';
-import { compose, sign, type DkimKey } from './compose';
+import { compose, MissingAttachment, sign, type AttachmentSource, type DkimKey } from './compose';
 import { before, bounceSubType, isHandedOver } from './status';
 import type { Verp } from './verp';
 
@@ -32,6 +32,7 @@ export class OutboundSender {
     private readonly repo: SendRepository,
     private readonly provider: MailProvider,
     private readonly raw: RawStore,
+    private readonly attachments: AttachmentSource,
     private readonly verp: Verp,
     private readonly dkim: DkimKey | undefined,
     private readonly outbox: Outbox<SendDb>,
@@ -62,7 +63,14 @@ export class OutboundSender {
         complained_at: null,
       });
     }
-    let raw = await compose(job);
+    let raw: Buffer;
+    try {
+      raw = await compose(job, this.attachments);
+    } catch (err) {
+      if (!(err instanceof MissingAttachment)) throw err;
+      // Not expected (objects are stored before the message refers to them): retried, then given up.
+      return this.failed(job, recipients, attempt, new ProviderError(err.message, true), log);
+    }
     if (this.dkim) raw = await sign(raw, this.dkim);
     await this.raw.put(job.raw_id, raw);
     await this.repo.advance(job.message_id, ['queued', 'sending'], { status: 'sending' });
@@ -72,20 +80,7 @@ export class OutboundSender {
       accepted = await this.provider.send({ from: this.verp.address(job.message_id), to: recipients, raw, envelopeId: job.message_id });
     } catch (err) {
       if (!(err instanceof ProviderError)) throw err;
-      await this.repo.noteAttempt(job.message_id, err.message.slice(0, 500));
-      if (err.temporary && attempt < MAX_ATTEMPTS) {
-        log.warn({ message_id: job.message_id, attempt, reason: err.message }, 'provider unavailable or deferring: will retry');
-        return 'retry';
-      }
-      const rejected: RejectedRecipient[] = err.rejected.length
-        ? err.rejected
-        : recipients.map((address) => ({ address, code: 0, status: '4.4.7', diagnostic: `x-mailroom; gave up after ${attempt} attempts: ${err.message}` }));
-      await withTransaction(this.db, async (trx) => {
-        await this.repo.advance(job.message_id, before('bounced'), { status: 'bounced', bounced_at: this.clock.now() }, trx);
-        await this.bounce(trx, job, rejected, err.temporary ? 'Transient' : 'Permanent');
-      });
-      this.outbox.kick();
-      return 'bounced';
+      return this.failed(job, recipients, attempt, err, log);
     }
 
     const now = this.clock.now();
@@ -114,6 +109,24 @@ export class OutboundSender {
     });
     this.outbox.kick();
     return 'sent';
+  }
+
+  /** A failed attempt: retried while temporary and attempts remain, else a bounce. */
+  private async failed(job: OutboundJob, recipients: string[], attempt: number, err: ProviderError, log: Logger): Promise<SendOutcome> {
+    await this.repo.noteAttempt(job.message_id, err.message.slice(0, 500));
+    if (err.temporary && attempt < MAX_ATTEMPTS) {
+      log.warn({ message_id: job.message_id, attempt, reason: err.message }, 'temporary failure: will retry');
+      return 'retry';
+    }
+    const rejected: RejectedRecipient[] = err.rejected.length
+      ? err.rejected
+      : recipients.map((address) => ({ address, code: 0, status: '4.4.7', diagnostic: `x-mailroom; gave up after ${attempt} attempts: ${err.message}` }));
+    await withTransaction(this.db, async (trx) => {
+      await this.repo.advance(job.message_id, before('bounced'), { status: 'bounced', bounced_at: this.clock.now() }, trx);
+      await this.bounce(trx, job, rejected, err.temporary ? 'Transient' : 'Permanent');
+    });
+    this.outbox.kick();
+    return 'bounced';
   }
 
   /** Announces a bounce and, when it is permanent, suppresses the recipients. */

@@ -112,9 +112,22 @@ export class MessageRepository {
     }
   }
 
-  /** An outbound message joins its thread now; the send job is written beside it by the caller. */
-  async insertOutbound(row: Insertable<MessageTable> & { id: string; thread_id: string; received_at: Date; org_id: string; env_id: string }, preview: string, ex: Executor<MailboxDb>): Promise<void> {
+  /** An outbound message joins its thread (or starts one) now; the send job is written beside it by the caller. */
+  async insertOutbound(
+    row: Insertable<MessageTable> & { id: string; thread_id: string; inbox_id: string; received_at: Date; org_id: string; env_id: string },
+    preview: string,
+    newThread: { subject: string; normalized_subject: string } | undefined,
+    attachments: Insertable<AttachmentTable>[],
+    ex: Executor<MailboxDb>,
+  ): Promise<void> {
+    if (newThread) {
+      await ex
+        .insertInto('threads')
+        .values({ id: row.thread_id, org_id: row.org_id, env_id: row.env_id, inbox_id: row.inbox_id, ...newThread, last_message_at: row.received_at, created_at: row.received_at, updated_at: row.received_at })
+        .execute();
+    }
     await ex.insertInto('messages').values(row).execute();
+    if (attachments.length) await ex.insertInto('attachments').values(attachments).execute();
     await ex
       .updateTable('threads')
       .set((eb) => ({

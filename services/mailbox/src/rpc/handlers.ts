@@ -3,7 +3,7 @@ import { AppError, isTenant, type AuthContext } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
 import type { Inboxes } from '../domain/inboxes';
 import type { Messages } from '../domain/messages';
-import type { Replies } from '../domain/replies';
+import type { Sending } from '../domain/sending';
 import type { Tenant } from '../repo/inbox.repository';
 
 function tenantOf(auth: AuthContext): Tenant {
@@ -11,7 +11,7 @@ function tenantOf(auth: AuthContext): Tenant {
   return { org_id: auth.org_id, env_id: auth.env_id };
 }
 
-export function mailboxHandlers(inboxes: Inboxes, messages: Messages, replies: Replies): RpcHandlers<'mailbox'> {
+export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: Sending): RpcHandlers<'mailbox'> {
   return {
     'mailbox.inbox.create': (req, { auth }) => inboxes.create(tenantOf(auth), req),
     'mailbox.inbox.list': (req, { auth }) => inboxes.list(tenantOf(auth), req),
@@ -38,6 +38,9 @@ export function mailboxHandlers(inboxes: Inboxes, messages: Messages, replies: R
     'mailbox.label.removeFromThread': (req, { auth }) => messages.labelThread(tenantOf(auth), req.id, req.labels, 'remove'),
     'mailbox.label.batch': (req, { auth }) => messages.batch(tenantOf(auth), req),
     'mailbox.label.list': (_req, { auth }) => messages.labelList(tenantOf(auth)),
-    'mailbox.message.reply': (req, { auth }) => replies.reply(tenantOf(auth), req.inbox_id, req.message_id, req),
+    'mailbox.message.reply': (req, { auth }) => sending.reply(tenantOf(auth), req.inbox_id, req.message_id, req),
+    'mailbox.message.replyAll': (req, { auth }) => sending.replyAll(tenantOf(auth), req.inbox_id, req.message_id, req),
+    'mailbox.message.forward': (req, { auth }) => sending.forward(tenantOf(auth), req.inbox_id, req.message_id, req),
+    'mailbox.message.send': (req, { auth }) => sending.send(tenantOf(auth), req.inbox_id, req),
   };
 }
