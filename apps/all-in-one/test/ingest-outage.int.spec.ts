@@ -6,23 +6,15 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { ApiClient, RawSmtp, createTestContext, waitFor, withDatabase, type TestContext } from '@mailroom/testing';
+import { ApiClient, RawSmtp, createTestContext, freePort, waitFor, withDatabase, type TestContext } from '@mailroom/testing';
 import { startPlatform, type Platform } from '../src/platform';
 
 const NATS_BIN = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find(existsSync);
 const DOMAIN = 'outage.test';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 let nats: ChildProcess | undefined;
 let natsPort: number;

@@ -5,13 +5,12 @@
  * events tell what became of it. Refused sends answer with a reason and emit message.rejected.
  */
 import { generateKeyPairSync } from 'node:crypto';
-import { createServer } from 'node:net';
 import nodemailer from 'nodemailer';
 import { dkimVerify } from 'mailauth';
 import { simpleParser } from 'mailparser';
 import { Resolver } from 'node:dns/promises';
 import type { EnvelopeOf } from '@mailroom/contracts';
-import { ApiClient, EventTap, createTestContext, startDnsServer, startTestRelay, waitFor, type DnsServer, type TestContext, type TestRelay } from '@mailroom/testing';
+import { EventTap, createTestContext, freePort, signUpWithApiKey, startDnsServer, startTestRelay, waitFor, type ApiClient, type DnsServer, type TestContext, type TestRelay } from '@mailroom/testing';
 import { startPlatform, type Platform } from '../src/platform';
 
 const DOMAIN = 'agents.test';
@@ -23,14 +22,6 @@ let api: ApiClient;
 let tap: EventTap;
 let smtpPort: number;
 let token: string;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function receive(inbox: { inbox_id: string; address: string }, from: string, subject: string, extra: Record<string, unknown> = {}) {
   const info = await nodemailer
@@ -60,6 +51,7 @@ beforeAll(async () => {
       if (local === 'gone') return 'bounce';
       if (local === 'angry') return 'complain';
       if (local === 'slow') return 'defer-then-bounce';
+      if (local === 'spammy') return 'reject-content';
       return 'deliver';
     },
   });
@@ -75,10 +67,7 @@ beforeAll(async () => {
     SEND_RATE_PER_INBOX_PER_MINUTE: '5',
   });
   platform = await startPlatform({ env: ctx.env, migrate: true });
-  const anon = new ApiClient(platform.services.gateway!.endpoints.http!);
-  const signup = await anon.post('/api/v1/auth/signup', { email: 'sender@example.com', password: 'correct horse battery' });
-  token = (await anon.post('/api/v1/keys', { name: 'agent' }, { token: signup.body.access_token })).body.key;
-  api = anon.withToken(token);
+  ({ api, key: token } = await signUpWithApiKey(platform.services.gateway!.endpoints.http!, 'sender@example.com'));
   tap = await EventTap.start(ctx.env);
 });
 
@@ -214,6 +203,18 @@ describe('replying', () => {
     expect(suppressions).toEqual(expect.arrayContaining([expect.objectContaining({ address: 'nobody@sender.test', reason: 'hard_bounce', message_id: reply.body.message_id })]));
     const next = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'again?' });
     expect(next.body.error.code).toBe('blocked_recipient');
+  });
+  it('turns a message the relay refuses for good into message.bounced without suppressing its recipient', async () => {
+    const inbox = (await api.post('/api/v1/inboxes', { username: 'refused' })).body;
+    const original = await receive(inbox, 'spammy@sender.test', 'Content check');
+    const reply = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'hello' });
+    const bounced = await tap.waitFor((e) => e.type === 'message.bounced' && e.data.message_id === reply.body.message_id);
+    expect(bounced.data).toMatchObject({
+      bounce_type: 'Permanent',
+      bounce_sub_type: 'General',
+      bounced_recipients: [{ email_address: 'spammy@sender.test', status: '5.7.1', diagnostic_code: expect.stringMatching(/^smtp; 554/) }],
+    });
+    expect(((await api.get('/api/v1/suppressions')).body.data as { address: string }[]).some((s) => s.address === 'spammy@sender.test')).toBe(false);
   });
 });
 

@@ -73,6 +73,7 @@ export const RPC = {
   'send.suppression.list': { request: a.pageQuery, response: snd.suppressionList },
   'send.suppression.add': { request: snd.suppressionCreateRequest, response: snd.suppression },
   'send.suppression.delete': { request: snd.suppressionAddress, response: empty },
+  'send.ses.notification': { request: snd.snsNotificationRequest, response: empty },
   // webhooks
   'webhooks.endpoint.create': { request: w.webhookEndpointCreateRequest, response: w.webhookEndpointCreated },
   'webhooks.endpoint.list': { request: a.pageQuery, response: w.webhookEndpointList },

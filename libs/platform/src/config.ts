@@ -75,3 +75,21 @@ export const runtimeEnv = z
   .enum(['development', 'test', 'production'])
   .optional()
   .transform((v) => v ?? 'development');
+
+/** SECRETS_ENCRYPTION_KEY: 32 random bytes, base64; empty counts as absent (see checkSecretsKey). */
+export const secretsKeyField = z
+  .string()
+  .optional()
+  .transform((v) => v || undefined);
+
+/**
+ * For the services that seal or key secrets with SECRETS_ENCRYPTION_KEY: required in
+ * production, 32 bytes when given. Absent elsewhere, services use DEVELOPMENT_ENCRYPTION_KEY.
+ */
+export function checkSecretsKey(c: { MAILROOM_ENV: string; SECRETS_ENCRYPTION_KEY?: string | undefined }, ctx: z.RefinementCtx): void {
+  if (!c.SECRETS_ENCRYPTION_KEY) {
+    if (c.MAILROOM_ENV === 'production') ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY'], message: 'is required in production' });
+  } else if (Buffer.from(c.SECRETS_ENCRYPTION_KEY, 'base64').length !== 32) {
+    ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY'], message: 'must be 32 bytes, base64-encoded' });
+  }
+}

@@ -10,3 +10,5 @@ export * from './event-tap';
 export * from './webhook-receiver';
 export * from './events';
 export * from './test-relay';
+export * from './fake-ses';
+export * from './net';

@@ -14,7 +14,8 @@ import MimeNode from 'nodemailer/lib/mime-node';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { waitFor } from './wait';
 
-export type RelayBehaviour = 'deliver' | 'bounce' | 'defer-then-bounce' | 'complain' | 'reject' | 'tempfail';
+/** reject / tempfail: at RCPT TO; reject-content: the whole message at the end of DATA (554 5.7.1). */
+export type RelayBehaviour = 'deliver' | 'bounce' | 'defer-then-bounce' | 'complain' | 'reject' | 'tempfail' | 'reject-content';
 
 export interface TestRelayOptions {
   /** Where reports go: our SMTP edge (host, port). Reports are sent to the envelope sender (MAIL FROM) of the relayed message, which is a VERP address on our bounce domain. */
@@ -86,10 +87,11 @@ const RETRY_PERIOD_MS = 5 * 24 * 3600 * 1000;
 /** A documentation address (RFC 5737) for the remote MX it "connects" to. */
 const REMOTE_MX_IP = '192.0.2.25';
 
-/** Every reply the relay gives at RCPT TO, in one table (code, RFC 3463 enhanced code, text). */
+/** Every refusal the relay gives, in one table (code, RFC 3463 enhanced code, text). */
 const REPLIES = {
   reject: { code: 550, enhanced: '5.1.1', text: 'Recipient address rejected: User unknown in relay recipient table' },
   tempfail: { code: 451, enhanced: '4.3.0', text: 'Temporary failure; try again later' },
+  content: { code: 554, enhanced: '5.7.1', text: 'Message rejected: content policy' },
 } as const satisfies Record<string, { code: number; enhanced: string; text: string }>;
 
 /** An Error smtp-server turns into a reply with `responseCode`. */
@@ -457,6 +459,8 @@ export async function startTestRelay(opts: TestRelayOptions): Promise<TestRelay>
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => {
+        const refusing = [...(transactions.get(session.id)?.values() ?? [])].find((r) => r.behaviour === 'reject-content');
+        if (refusing) return callback(new RelayReply('content', refusing.address));
         // Stored (in `received`) before the 250 goes out.
         const message = accept(session, Buffer.concat(chunks));
         callback(null, `2.0.0 Ok: queued as ${message.queueId}`);

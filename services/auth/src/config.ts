@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEVELOPMENT_ENCRYPTION_KEY, envInt, envString, parseConfig, type Env } from '@mailroom/platform';
+import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envInt, envString, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
 import { baseEnv } from '@mailroom/runtime';
 
 export const authConfigSchema = z
@@ -11,15 +11,10 @@ export const authConfigSchema = z
     ACCESS_TOKEN_TTL_SECONDS: envInt(900, { min: 60, max: 3600 }),
     REFRESH_TOKEN_TTL_SECONDS: envInt(30 * 86_400, { min: 3600 }),
     /** 32 random bytes, base64: seals the token signing keys at rest. Required in production. */
-    SECRETS_ENCRYPTION_KEY: z.string().optional(),
+    SECRETS_ENCRYPTION_KEY: secretsKeyField,
   })
   .superRefine((c, ctx) => {
-    if (c.MAILROOM_ENV === 'production' && !c.SECRETS_ENCRYPTION_KEY) {
-      ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY'], message: 'is required in production' });
-    }
-    if (c.SECRETS_ENCRYPTION_KEY && Buffer.from(c.SECRETS_ENCRYPTION_KEY, 'base64').length !== 32) {
-      ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY'], message: 'must be 32 bytes, base64-encoded' });
-    }
+    checkSecretsKey(c, ctx);
   })
   .transform((c) => ({ ...c, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY }));
 

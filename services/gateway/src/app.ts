@@ -80,6 +80,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.set('trust proxy', deps.trustProxy);
   const json = express.json({ limit: deps.bodyLimitBytes, strict: true, type: ['application/json', 'application/*+json'] });
+  // Signed payloads are checked over their exact bytes; SNS sends JSON as text/plain.
+  const text = express.text({ limit: deps.bodyLimitBytes, type: () => true });
 
   app.use((req, res, next) => {
     const incoming = req.get('x-request-id');
@@ -113,7 +115,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   for (const route of deps.routes) {
     const handler = routeHandler(route, deps);
-    const chain: RequestHandler[] = route.body ? [requireJson(route), json, handler] : [handler];
+    const chain: RequestHandler[] = route.textBody ? [text, handler] : route.body ? [requireJson(route), json, handler] : [handler];
     for (const path of [route.path, ...(route.aliases ?? [])]) app[route.method](expressPath(path), ...chain);
   }
 
@@ -159,7 +161,9 @@ function routeHandler(route: Route, deps: AppDeps): RequestHandler {
     try {
       if (!route.op) throw new AppError('not_implemented', `${route.method.toUpperCase()} ${route.path} is not available yet`);
       let auth: AuthContext;
-      if (route.auth === 'none') {
+      if (route.auth === 'signature') {
+        auth = { kind: 'anonymous' };
+      } else if (route.auth === 'none') {
         limit(deps.anonymousLimiter, `ip:${ip}`, res);
         auth = { kind: 'anonymous' };
       } else {
@@ -175,7 +179,7 @@ function routeHandler(route: Route, deps: AppDeps): RequestHandler {
       const input = {
         ...parsePart('params', route.params, req.params),
         ...parsePart('query', route.query, req.query),
-        ...parsePart('body', route.body, req.body),
+        ...(route.textBody ? { body: typeof req.body === 'string' ? req.body : '' } : parsePart('body', route.body, req.body)),
       };
       const call: CallContext = { ...base, auth };
       const idemKey = route.idempotent ? req.get('idempotency-key') : undefined;

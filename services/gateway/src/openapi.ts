@@ -56,8 +56,9 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
       operationId: route.op ?? `${route.method}${route.path.replace(/[^a-zA-Z0-9]+/g, '_')}`,
       summary: route.summary,
       tags: [route.tag],
-      security: route.auth === 'none' ? [] : [{ bearer: [] }],
+      security: route.auth === 'none' || route.auth === 'signature' ? [] : [{ bearer: [] }],
       parameters: parametersOf(route),
+      ...(route.textBody ? { requestBody: { required: true, content: { 'text/plain': { schema: { type: 'string' } } } } } : {}),
       ...(route.body
         ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } } }
         : {}),
@@ -67,7 +68,7 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
             ? { description: 'No content' }
             : { description: 'Success', content: response ? { 'application/json': { schema: schemaOf(response, 'output') } } : {} },
         '400': errorRef,
-        ...(route.auth === 'none' ? {} : { '401': errorRef, '403': errorRef }),
+        ...(route.auth === 'none' || route.auth === 'signature' ? {} : { '401': errorRef, '403': errorRef }),
         '404': errorRef,
         '429': errorRef,
         ...(route.op ? {} : { '501': errorRef }),

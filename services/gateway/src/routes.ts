@@ -35,9 +35,11 @@ import {
  * none: no credential (session-starting auth routes);
  * tenant: an API key or a user access token, acting in one org and environment;
  * user: a user access token only;
- * admin: an admin key.
+ * admin: an admin key;
+ * signature: no credential, no per-address limit: the body is signed by its sender (a mail
+ * provider's notification) and the service checks the signature.
  */
-export type AuthMode = 'none' | 'tenant' | 'user' | 'admin';
+export type AuthMode = 'none' | 'tenant' | 'user' | 'admin' | 'signature';
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
 
 export interface Route {
@@ -61,6 +63,8 @@ export interface Route {
   endsSession?: boolean;
   /** The operation names a stored object; the gateway streams it (raw message, attachment). */
   download?: boolean;
+  /** The body is passed on as text, whatever its Content-Type, as `body` (a signed payload). */
+  textBody?: boolean;
 }
 
 const keyId = z.object({ id: idSchema('apiKey') });
@@ -111,6 +115,7 @@ export const ROUTES: Route[] = [
   { method: 'delete', path: '/api/v1/threads/{id}/labels', auth: 'tenant', op: 'mailbox.label.removeFromThread', params: threadId, body: labelsBody, tag: 'Labels', summary: 'Remove labels from every message of a thread' },
   { method: 'post', path: '/api/v1/labels/batch', auth: 'tenant', op: 'mailbox.label.batch', body: labelBatchRequest, tag: 'Labels', summary: 'Add and remove labels on up to 100 messages at once' },
   { method: 'get', path: '/api/v1/labels', auth: 'tenant', op: 'mailbox.label.list', tag: 'Labels', summary: 'Labels in use, with message counts' },
+  { method: 'post', path: '/api/v1/providers/ses/notifications', auth: 'signature', op: 'send.ses.notification', textBody: true, status: 204, tag: 'Providers', summary: 'Amazon SNS endpoint for SES notifications (delivery, bounce, complaint): subscribe it to the configured topics. The SNS signature is verified and the topic must be one of SES_SNS_TOPIC_ARNS; each notification is applied once' },
   // Webhooks: endpoints and delivery records of the environment the credential acts in.
   { method: 'post', path: '/api/v1/webhooks/endpoints', auth: 'tenant', op: 'webhooks.endpoint.create', body: webhookEndpointCreateRequest, status: 201, idempotent: true, tag: 'Webhooks', summary: 'Create a webhook endpoint; events omitted = every event type, including types added later. The secret (whsec_...) is in this answer only' },
   { method: 'get', path: '/api/v1/webhooks/endpoints', auth: 'tenant', op: 'webhooks.endpoint.list', query: pageQuery, tag: 'Webhooks', summary: 'List webhook endpoints, newest first (without secrets)' },

@@ -1,9 +1,24 @@
 import { z } from 'zod';
-import { DEVELOPMENT_ENCRYPTION_KEY, envInt, envString, parseConfig, type Env } from '@mailroom/platform';
+import { createPrivateKey } from 'node:crypto';
+import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envInt, envString, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
 import { baseEnv } from '@mailroom/runtime';
 import { DOMAIN_PATTERN } from '@mailroom/contracts';
 
 const domainName = z.string().toLowerCase().regex(DOMAIN_PATTERN, 'must be a domain name');
+
+/** Why a DKIM signing key is unusable (not a PEM private key, RSA under 2048 bits, another type), or undefined. */
+export function dkimKeyProblem(pem: string): string | undefined {
+  let key;
+  try {
+    key = createPrivateKey(pem);
+  } catch {
+    return 'is not a PEM private key';
+  }
+  if (key.asymmetricKeyType === 'ed25519') return undefined;
+  if (key.asymmetricKeyType !== 'rsa') return `is a ${key.asymmetricKeyType ?? 'unknown'} key; DKIM signs with RSA (2048 bits or more) or ed25519`;
+  if ((key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) return `is RSA of ${key.asymmetricKeyDetails?.modulusLength} bits; at least 2048`;
+  return undefined;
+}
 
 export const sendConfigSchema = z
   .object({
@@ -11,8 +26,19 @@ export const sendConfigSchema = z
     MAIL_DOMAIN: envString('mailroom.localhost').pipe(domainName),
     /** Where delivery and complaint reports come back: the envelope sender's domain (VERP). Default: MAIL_DOMAIN. */
     BOUNCE_DOMAIN: domainName.optional(),
-    /** smtp (a relay, any smarthost) is the only provider so far. */
-    MAIL_PROVIDER: z.enum(['smtp']).optional().transform((v) => v ?? 'smtp'),
+    /** smtp: a relay (any smarthost), reports by SMTP to BOUNCE_DOMAIN; ses: Amazon SES's API, reports by SNS. */
+    MAIL_PROVIDER: z.enum(['smtp', 'ses']).optional().transform((v) => v ?? 'smtp'),
+    /** SES: region, and optionally another endpoint (an emulator) and the configuration set that publishes events to SNS. Credentials: the AWS SDK's usual chain (AWS_ACCESS_KEY_ID..., instance role). */
+    SES_REGION: z.string().regex(/^[a-z]{2}(-[a-z]+)+-\d$/, 'an AWS region such as eu-west-1').optional(),
+    SES_ENDPOINT: z.url().optional(),
+    SES_CONFIGURATION_SET: z.string().min(1).max(64).optional(),
+    /** Static credentials for SES (both or neither); absent: the AWS SDK's chain (environment, instance or task role). */
+    SES_ACCESS_KEY_ID: z.string().min(1).optional(),
+    SES_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+    /** SNS topics (ARNs, comma-separated) whose notifications the provider endpoint accepts; empty: it accepts none. */
+    SES_SNS_TOPIC_ARNS: envString('').transform((v) => v.split(',').map((t) => t.trim()).filter(Boolean)),
+    /** Also trusted for SNS certificates and subscription URLs: URLs starting with this (an SNS emulator, tests). */
+    SNS_TRUSTED_URL_PREFIX: envString(''),
     /** The relay: smtp://host:port (smtps:// for implicit TLS); credentials in the URL when it needs them. */
     SMTP_RELAY_URL: envString('smtp://127.0.0.1:25').pipe(z.url()),
     /** DKIM signing of MAIL_DOMAIN's mail: PEM private key (RSA 2048 or ed25519) and selector. */
@@ -24,12 +50,22 @@ export const sendConfigSchema = z
     /** Outbound messages handed to the provider at once by this instance. */
     OUTBOUND_CONCURRENCY: envInt(16, { min: 1, max: 256 }),
     /** Seals nothing here: keys the VERP tokens so a forged report cannot name our messages. Required in production. */
-    SECRETS_ENCRYPTION_KEY: z.string().optional(),
+    SECRETS_ENCRYPTION_KEY: secretsKeyField,
   })
   .superRefine((c, ctx) => {
+    checkSecretsKey(c, ctx);
+    if (c.DKIM_PRIVATE_KEY) {
+      const problem = dkimKeyProblem(c.DKIM_PRIVATE_KEY);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['DKIM_PRIVATE_KEY'], message: problem });
+    }
+    if (c.MAIL_PROVIDER === 'ses' && !c.SES_REGION) ctx.addIssue({ code: 'custom', path: ['SES_REGION'], message: 'is required with MAIL_PROVIDER=ses' });
+    if (Boolean(c.SES_ACCESS_KEY_ID) !== Boolean(c.SES_SECRET_ACCESS_KEY)) ctx.addIssue({ code: 'custom', path: ['SES_ACCESS_KEY_ID'], message: 'SES_ACCESS_KEY_ID and SES_SECRET_ACCESS_KEY go together' });
+    for (const arn of c.SES_SNS_TOPIC_ARNS) {
+      if (!/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/.test(arn)) ctx.addIssue({ code: 'custom', path: ['SES_SNS_TOPIC_ARNS'], message: `${arn} is not an SNS topic ARN` });
+    }
     if (c.MAILROOM_ENV === 'production') {
-      if (!c.SECRETS_ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY'], message: 'is required in production' });
       if (!c.DKIM_PRIVATE_KEY) ctx.addIssue({ code: 'custom', path: ['DKIM_PRIVATE_KEY'], message: 'is required in production (unsigned mail is junked)' });
+      if (c.SNS_TRUSTED_URL_PREFIX && !c.SNS_TRUSTED_URL_PREFIX.startsWith('https://')) ctx.addIssue({ code: 'custom', path: ['SNS_TRUSTED_URL_PREFIX'], message: 'must be an https:// URL in production' });
     }
   })
   .transform((c) => ({ ...c, BOUNCE_DOMAIN: c.BOUNCE_DOMAIN ?? c.MAIL_DOMAIN, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY }));

@@ -1,4 +1,4 @@
-/** The mail-send service: outbound composition, DKIM, hand-over to the provider, feedback, suppression list. */
+/** The mail-send service: outbound composition, DKIM, hand-over to the provider (SMTP relay or SES), feedback (SMTP reports, SES notifications), suppression list. */
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
@@ -9,10 +9,14 @@ import { startOutboundConsumer } from './consumers/mail-outbound.consumer';
 import { parseFeedback } from './domain/feedback';
 import { FeedbackHandler } from './domain/feedback-handler';
 import { SendChecks } from './domain/checks';
+import { SesNotifications } from './domain/ses-notifications';
+import { SnsVerifier, fetchText } from './domain/sns';
 import type { DkimKey } from './domain/compose';
 import { OutboundSender } from './domain/outbound';
 import { Suppressions } from './domain/suppressions';
 import { Verp } from './domain/verp';
+import type { MailProvider } from './providers/provider';
+import { SesProvider } from './providers/ses';
 import { SmtpRelayProvider } from './providers/smtp';
 import { SendRepository } from './repo/send.repository';
 import type { SendDb } from './repo/tables';
@@ -38,7 +42,16 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
       dkim = { domain: config.MAIL_DOMAIN, selector: config.DKIM_SELECTOR, privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
       log.warn('DKIM_PRIVATE_KEY is not set: signing with a throwaway key; receivers will not verify the signatures');
     }
-    const provider = life.add('mail-send:provider', new SmtpRelayProvider(config.SMTP_RELAY_URL, config.MAIL_DOMAIN), (p) => p.close());
+    const provider: MailProvider =
+      config.MAIL_PROVIDER === 'ses'
+        ? new SesProvider({
+            region: config.SES_REGION!,
+            endpoint: config.SES_ENDPOINT,
+            configurationSet: config.SES_CONFIGURATION_SET,
+            credentials: config.SES_ACCESS_KEY_ID ? { accessKeyId: config.SES_ACCESS_KEY_ID, secretAccessKey: config.SES_SECRET_ACCESS_KEY! } : undefined,
+          })
+        : new SmtpRelayProvider(config.SMTP_RELAY_URL, config.MAIL_DOMAIN);
+    life.add('mail-send:provider', provider, (p) => p.close());
     const verp = new Verp(config.SECRETS_ENCRYPTION_KEY, config.BOUNCE_DOMAIN);
     const sender = new OutboundSender(
       db,
@@ -52,14 +65,18 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
       clock,
     );
     const checks = new SendChecks(db, repo, outbox, clock, { perInboxPerMinute: config.SEND_RATE_PER_INBOX_PER_MINUTE, perOrgPerMinute: config.SEND_RATE_PER_ORG_PER_MINUTE });
-    life.add('mail-send:rpc', serveRpc(bus, 'send', sendHandlers(checks, new Suppressions(repo))), (s) => s.stop());
-    life.add('mail-send:outbound', await startOutboundConsumer(bus, sender, config.OUTBOUND_CONCURRENCY), (c) => c.stop());
     const feedback = new FeedbackHandler(db, repo, verp, parseFeedback, outbox, clock);
+    const ses = config.SES_SNS_TOPIC_ARNS.length
+      ? new SesNotifications(new SnsVerifier(config.SNS_TRUSTED_URL_PREFIX, fetchText, () => clock.now()), new Set(config.SES_SNS_TOPIC_ARNS), repo, feedback, clock, fetchText)
+      : undefined;
+    life.add('mail-send:rpc', serveRpc(bus, 'send', sendHandlers(checks, new Suppressions(repo), ses)), (s) => s.stop());
+    life.add('mail-send:outbound', await startOutboundConsumer(bus, sender, config.OUTBOUND_CONCURRENCY), (c) => c.stop());
     life.add('mail-send:feedback', await startFeedbackConsumer(bus, feedback, raw), (c) => c.stop());
     // The send log only needs the last minute; keep an hour for inspection.
     const prune = setInterval(() => void repo.pruneSendLog(new Date(clock.now().getTime() - 3_600_000)).catch(() => undefined), 60_000);
     prune.unref();
     life.add('mail-send:prune', prune, (t) => clearInterval(t));
-    log.info({ provider: provider.name, relay: new URL(config.SMTP_RELAY_URL).host, bounce_domain: config.BOUNCE_DOMAIN }, 'sending through the relay');
+    if (config.MAIL_PROVIDER === 'ses') log.info({ provider: 'ses', region: config.SES_REGION, configuration_set: config.SES_CONFIGURATION_SET, sns_topics: config.SES_SNS_TOPIC_ARNS.length }, 'sending through Amazon SES');
+    else log.info({ provider: 'smtp', relay: new URL(config.SMTP_RELAY_URL).host, bounce_domain: config.BOUNCE_DOMAIN }, 'sending through the relay');
   },
 };

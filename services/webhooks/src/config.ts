@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEVELOPMENT_ENCRYPTION_KEY, envInt, envString, parseConfig, type Env } from '@mailroom/platform';
+import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envInt, envString, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
 import { baseEnv } from '@mailroom/runtime';
 import { parseCidr } from './domain/ip-policy';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS, parseRetrySchedule } from './domain/retry-policy';
@@ -11,7 +11,7 @@ export const webhooksConfigSchema = z
   .object({
     ...baseEnv,
     /** 32 random bytes, base64: seals endpoint secrets at rest. Required in production. */
-    SECRETS_ENCRYPTION_KEY: z.string().optional(),
+    SECRETS_ENCRYPTION_KEY: secretsKeyField,
     /**
      * Address ranges deliveries may reach although they are not public (comma-separated
      * CIDRs, e.g. 127.0.0.1/32 for a receiver on this machine). Empty: only public addresses.
@@ -31,12 +31,7 @@ export const webhooksConfigSchema = z
     WEBHOOK_SHUTDOWN_GRACE_MS: envInt(8_000, { min: 0, max: 60_000 }),
   })
   .superRefine((c, ctx) => {
-    if (c.MAILROOM_ENV === 'production' && !c.SECRETS_ENCRYPTION_KEY) {
-      ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY'], message: 'is required in production' });
-    }
-    if (c.SECRETS_ENCRYPTION_KEY && Buffer.from(c.SECRETS_ENCRYPTION_KEY, 'base64').length !== 32) {
-      ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY'], message: 'must be 32 bytes, base64-encoded' });
-    }
+    checkSecretsKey(c, ctx);
     for (const cidr of c.WEBHOOK_ALLOWED_CIDRS.split(',').map((s) => s.trim()).filter(Boolean)) {
       if (!parseCidr(cidr)) ctx.addIssue({ code: 'custom', path: ['WEBHOOK_ALLOWED_CIDRS'], message: `${cidr} is not an address range (e.g. 127.0.0.1/32)` });
     }

@@ -98,3 +98,6 @@ export const sendCheckRequest = z.object({
   to_addresses: z.array(z.string()).min(1),
   subject: z.string(),
 });
+
+/** An SNS message as POSTed to the provider endpoint (its signature is checked by mail-send). SNS caps messages at 256 KiB. */
+export const snsNotificationRequest = z.object({ body: z.string().max(300 * 1024) });

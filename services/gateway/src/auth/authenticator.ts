@@ -94,7 +94,7 @@ export class Authenticator {
   }
 
   async authenticate(mode: AuthMode, authorization: string | undefined, envHeader: string | undefined, call: Omit<CallContext, 'auth'>): Promise<AuthContext> {
-    if (mode === 'none') return { kind: 'anonymous' };
+    if (mode === 'none' || mode === 'signature') return { kind: 'anonymous' };
     if (mode === 'admin') throw new AppError('not_implemented', 'admin operations are not available yet');
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
     if (!match) throw unauthorized('send your credential as "Authorization: Bearer <API key or access token>"');

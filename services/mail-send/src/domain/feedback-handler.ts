@@ -19,6 +19,11 @@ import type { Verp } from './verp';
 
 export type FeedbackOutcome = 'applied' | 'duplicate' | 'unattributed' | 'not-a-report';
 
+export interface ApplyOptions {
+  at?: Date;
+  suppress?: boolean;
+}
+
 export class FeedbackHandler {
   constructor(
     private readonly db: Kysely<SendDb>,
@@ -51,10 +56,20 @@ export class FeedbackHandler {
       log.warn({ raw_id: item.raw_id, rcpt_to: item.rcpt_to }, 'report about no message of ours (or a forged VERP address): ignored');
       return 'unattributed';
     }
+    return this.apply(item.raw_id, send, feedback, log);
+  }
+
+  /**
+   * Applies what a report says about one of our messages, once per report id (a raw message
+   * id, or a provider's notification id). `at`: when the provider says it happened (default
+   * now); `suppress` false: a failure that says nothing about the addresses.
+   */
+  async apply(reportId: string, send: SendRow, feedback: DsnFeedback | ComplaintFeedback, log: Logger, opts: ApplyOptions = {}): Promise<'applied' | 'duplicate'> {
     const applied = await withTransaction(this.db, async (trx) => {
-      if (!(await this.repo.claimFeedback(item.raw_id, send.message_id, trx))) return false;
-      if (feedback.kind === 'dsn') await this.applyDsn(trx, send, feedback, log);
-      else await this.applyComplaint(trx, send, feedback);
+      if (!(await this.repo.claimFeedback(reportId, send.message_id, trx))) return false;
+      const now = opts.at ?? this.clock.now();
+      if (feedback.kind === 'dsn') await this.applyDsn(trx, send, feedback, now, opts.suppress ?? true, log);
+      else await this.applyComplaint(trx, send, feedback, now);
       return true;
     });
     if (applied) this.outbox.kick();
@@ -65,8 +80,7 @@ export class FeedbackHandler {
     return { id: newId('event'), type, timestamp: now.toISOString(), org_id: send.org_id, env_id: send.env_id };
   }
 
-  private async applyDsn(trx: Transaction<SendDb>, send: SendRow, dsn: DsnFeedback, log: Logger): Promise<void> {
-    const now = this.clock.now();
+  private async applyDsn(trx: Transaction<SendDb>, send: SendRow, dsn: DsnFeedback, now: Date, suppress: boolean, log: Logger): Promise<void> {
     const delivered = dsn.recipients.filter((r) => r.action === 'delivered' || r.action === 'relayed');
     const failed = dsn.recipients.filter((r) => r.action === 'failed');
     if (delivered.length && (await this.repo.advance(send.message_id, before('delivered'), { status: 'delivered', delivered_at: now }, trx))) {
@@ -102,15 +116,14 @@ export class FeedbackHandler {
         },
       };
       await this.outbox.add(trx, event);
-      if (type === 'Permanent') {
+      if (type === 'Permanent' && suppress) {
         for (const r of group) await this.repo.suppress({ org_id: send.org_id, env_id: send.env_id, address: r.address, reason: 'hard_bounce', message_id: send.message_id }, trx);
       }
     }
     if (!delivered.length && !failed.length) log.info({ message_id: send.message_id, actions: dsn.recipients.map((r) => r.action) }, 'delivery delayed');
   }
 
-  private async applyComplaint(trx: Transaction<SendDb>, send: SendRow, complaint: ComplaintFeedback): Promise<void> {
-    const now = this.clock.now();
+  private async applyComplaint(trx: Transaction<SendDb>, send: SendRow, complaint: ComplaintFeedback, now: Date): Promise<void> {
     const recipients = complaint.recipients.length ? complaint.recipients : send.to_addresses;
     await this.repo.advance(send.message_id, before('complained'), { status: 'complained', complained_at: now }, trx);
     const event: EnvelopeOf<'message.complained'> = {

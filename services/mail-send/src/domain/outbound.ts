@@ -4,7 +4,8 @@
  * sender, then record `sent` and announce message.sent in one transaction. Temporary
  * failures are retried from the work queue; a message the provider accepted is never
  * handed over again (its status says so before the work item is acknowledged). Recipients
- * the provider refused for good are a bounce, and go on the suppression list.
+ * the provider refused for good are a bounce, and go on the suppression list; a message it
+ * refused for good (content, sender, account) is a bounce that suppresses nobody.
  */
 import { newId, type EnvelopeOf, type OutboundJob } from '@mailroom/contracts';
 import { withTransaction, type Kysely, type Transaction } from '@mailroom/db';
@@ -120,7 +121,7 @@ export class OutboundSender {
     }
     const rejected: RejectedRecipient[] = err.rejected.length
       ? err.rejected
-      : recipients.map((address) => ({ address, code: 0, status: '4.4.7', diagnostic: `x-mailroom; gave up after ${attempt} attempts: ${err.message}` }));
+      : recipients.map((address) => ({ address, code: 0, status: '4.4.7', diagnostic: `x-mailroom; gave up after ${attempt} attempts: ${err.message}`, blame: 'message' as const }));
     await withTransaction(this.db, async (trx) => {
       await this.repo.advance(job.message_id, before('bounced'), { status: 'bounced', bounced_at: this.clock.now() }, trx);
       await this.bounce(trx, job, rejected, err.temporary ? 'Transient' : 'Permanent');
@@ -143,14 +144,14 @@ export class OutboundSender {
         thread_id: job.thread_id,
         inbox_id: job.inbox_id,
         bounce_type: type,
-        bounce_sub_type: type === 'Permanent' ? bounceSubType(rejected[0]?.status ?? '') : 'General',
+        bounce_sub_type: type === 'Permanent' && rejected[0]?.blame === 'recipient' ? bounceSubType(rejected[0].status) : 'General',
         bounced_recipients: rejected.map((r) => ({ email_address: r.address, status: r.status, diagnostic_code: r.diagnostic })),
         bounced_at: now.toISOString(),
       },
     };
     await this.outbox.add(trx, event);
     if (type === 'Permanent') {
-      for (const r of rejected) await this.repo.suppress({ org_id: job.org_id, env_id: job.env_id, address: r.address, reason: 'hard_bounce', message_id: job.message_id }, trx);
+      for (const r of rejected.filter((x) => x.blame === 'recipient')) await this.repo.suppress({ org_id: job.org_id, env_id: job.env_id, address: r.address, reason: 'hard_bounce', message_id: job.message_id }, trx);
     }
   }
 }

@@ -1,10 +1,10 @@
-/** What sending needs from a mail provider, whichever it is (SMTP relay now; a cloud API next). */
+/** What sending needs from a mail provider, whichever it is (an SMTP relay, Amazon SES). */
 export interface HandOver {
   /** Envelope sender: our VERP address. */
   from: string;
   to: string[];
   raw: Buffer;
-  /** Our id for the message, asked back in delivery reports (DSN ENVID). */
+  /** Our message id, asked back in delivery reports (DSN ENVID, SES message tag). */
   envelopeId: string;
 }
 
@@ -14,6 +14,11 @@ export interface RejectedRecipient {
   code: number;
   status: string;
   diagnostic: string;
+  /**
+   * recipient: the address was refused (a hard bounce suppresses it); message: the message or
+   * our account was (content, sender, configuration), which says nothing about the address.
+   */
+  blame: 'recipient' | 'message';
 }
 
 export interface Accepted {

@@ -13,6 +13,8 @@ const ENHANCED = /\b([245]\.\d{1,3}\.\d{1,3})\b/;
 
 interface SmtpError extends Error {
   code?: string;
+  /** The command the relay answered: RCPT TO refusals are about recipients, the others about the message. */
+  command?: string;
   responseCode?: number;
   response?: string;
   rejectedErrors?: { recipient?: string; responseCode?: number; response?: string }[];
@@ -25,7 +27,8 @@ function rejectedFrom(err: SmtpError, to: string[]): RejectedRecipient[] {
     const code = e.responseCode ?? 0;
     const status = ENHANCED.exec(response)?.[1] ?? (code >= 500 ? '5.0.0' : '4.0.0');
     const addresses = e.recipient ? [e.recipient] : to;
-    return addresses.map((address) => ({ address: address.toLowerCase(), code, status, diagnostic: `smtp; ${response}` }));
+    const blame = e.recipient || /^RCPT/i.test(err.command ?? '') ? ('recipient' as const) : ('message' as const);
+    return addresses.map((address) => ({ address: address.toLowerCase(), code, status, diagnostic: `smtp; ${response}`, blame }));
   });
 }
 
@@ -42,7 +45,8 @@ export class SmtpRelayProvider implements MailProvider {
       name: hostname,
       pool: true,
       maxConnections: 8,
-      ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) } } : {}),
+      // Credentials never cross in the clear: without implicit TLS the relay must offer STARTTLS.
+      ...(url.username ? { auth: { user: decodeURIComponent(url.username), pass: decodeURIComponent(url.password) }, requireTLS: url.protocol !== 'smtps:' } : {}),
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
       socketTimeout: 60_000,
@@ -67,7 +71,7 @@ export class SmtpRelayProvider implements MailProvider {
     const queueId = QUEUE_ID.exec(info.response)?.[1] ?? info.messageId;
     const rejected = (info.rejectedErrors ?? []).length
       ? rejectedFrom({ name: 'rejected', message: info.response, rejectedErrors: info.rejectedErrors } as SmtpError, [])
-      : info.rejected.map((address) => ({ address: String(address).toLowerCase(), code: 550, status: '5.0.0', diagnostic: 'smtp; rejected' }));
+      : info.rejected.map((address) => ({ address: String(address).toLowerCase(), code: 550, status: '5.0.0', diagnostic: 'smtp; rejected', blame: 'recipient' as const }));
     return { providerMessageId: queueId, rejected };
   }
 

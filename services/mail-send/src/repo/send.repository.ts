@@ -12,6 +12,10 @@ export class SendRepository {
     return ex.selectFrom('sends').selectAll().where('message_id', '=', messageId).executeTakeFirst();
   }
 
+  async findByProviderId(provider: string, providerMessageId: string, ex: Executor<SendDb> = this.db): Promise<SendRow | undefined> {
+    return ex.selectFrom('sends').selectAll().where('provider', '=', provider).where('provider_message_id', '=', providerMessageId).executeTakeFirst();
+  }
+
   async insertQueued(row: Insertable<SendTable>, ex: Executor<SendDb> = this.db): Promise<void> {
     await ex.insertInto('sends').values(row).onConflict((oc) => oc.column('message_id').doNothing()).execute();
   }

@@ -1,0 +1,169 @@
+/**
+ * Sending through Amazon SES, against a fake SES API and SNS on loopback (real HTTP, real
+ * signatures): the SESv2 raw send carries our signed bytes, every envelope recipient and our
+ * message tag; what became of the message comes back as SNS notifications to the gateway's
+ * provider endpoint, checked (signature, topic) and applied once.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import { simpleParser } from 'mailparser';
+import { EventTap, createTestContext, freePort, signUpWithApiKey, startDnsServer, startFakeSes, waitFor, type ApiClient, type DnsServer, type FakeSes, type SesBehaviour, type TestContext } from '@mailroom/testing';
+import { startPlatform, type Platform } from '../src/platform';
+
+const DOMAIN = 'agents.test';
+let ctx: TestContext;
+let dns: DnsServer;
+let ses: FakeSes;
+let platform: Platform;
+let api: ApiClient;
+let apiKey: string;
+let tap: EventTap;
+let smtpPort: number;
+
+const BEHAVIOURS: Record<string, SesBehaviour> = { gone: 'bounce', full: 'soft-bounce', listed: 'suppressed', angry: 'complain', busy: 'throttle-once', spammy: 'reject-content' };
+
+beforeAll(async () => {
+  dns = await startDnsServer([{ name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' }]);
+  ses = await startFakeSes({ behaviour: (rcpt) => BEHAVIOURS[rcpt.split('@')[0]!] ?? 'deliver' });
+  smtpPort = await freePort();
+  const { privateKey } = generateKeyPairSync('ed25519');
+  ctx = await createTestContext({
+    MAIL_DOMAIN: DOMAIN,
+    SMTP_PORT: String(smtpPort),
+    SMTP_HOST: '127.0.0.1',
+    DNS_SERVERS: dns.servers,
+    RSPAMD_URL: 'off',
+    MAIL_PROVIDER: 'ses',
+    SES_REGION: 'us-east-1',
+    SES_ENDPOINT: ses.url,
+    SES_ACCESS_KEY_ID: 'AKIDEXAMPLE',
+    SES_SECRET_ACCESS_KEY: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+    SES_CONFIGURATION_SET: 'mailroom',
+    SES_SNS_TOPIC_ARNS: ses.topicArn,
+    SNS_TRUSTED_URL_PREFIX: ses.snsPrefix,
+    DKIM_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  });
+  platform = await startPlatform({ env: ctx.env, migrate: true });
+  const base = platform.services.gateway!.endpoints.http!;
+  ses.notifyTo(`${base}/api/v1/providers/ses/notifications`);
+  ({ api, key: apiKey } = await signUpWithApiKey(base, 'ses@example.com'));
+  tap = await EventTap.start(ctx.env);
+});
+
+afterAll(async () => {
+  await tap?.stop();
+  await ses?.close();
+  await platform?.stop();
+  await dns?.close();
+  await ctx?.cleanup();
+});
+
+async function replyTo(local: string, subject: string) {
+  const inbox = (await api.post('/api/v1/inboxes', { username: `ses-${local}` })).body;
+  await nodemailer
+    .createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, name: 'mail.sender.test' })
+    .sendMail({ from: `${local}@sender.test`, to: inbox.address, subject, text: 'Hello.' });
+  const original = await waitFor(async () => ((await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages`)).body.data as { message_id: string; subject: string }[]).find((m) => m.subject === subject), { timeoutMs: 20_000 });
+  const reply = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'Noted.' });
+  expect(reply.status).toBe(200);
+  return { inbox, reply: reply.body as { message_id: string; thread_id: string } };
+}
+
+describe('SES', () => {
+  it('confirms the SNS subscription by fetching its SubscribeURL', async () => {
+    expect(await ses.subscribe()).toBe(204);
+    expect(ses.confirmations).toHaveLength(1);
+  });
+
+  it('sends the signed bytes with every recipient and our tag; message.sent carries SES’s id, message.delivered follows once', async () => {
+    const { inbox, reply } = await replyTo('happy', 'Via SES');
+    const sent = await tap.waitFor((e) => e.type === 'message.sent' && e.data.message_id === reply.message_id, 20_000);
+    const out = ses.sent.find((s) => s.tags.mailroom_message_id === reply.message_id)!;
+    expect(out).toMatchObject({ to: ['happy@sender.test'], configurationSet: 'mailroom' });
+    expect(sent.data).toMatchObject({ provider_message_id: out.messageId, inbox_id: inbox.inbox_id });
+    const parsed = await simpleParser(out.raw);
+    expect(parsed.subject).toBe('Re: Via SES');
+    expect(parsed.headers.get('dkim-signature')).toMatchObject({ params: expect.objectContaining({ d: DOMAIN }) });
+
+    const delivered = await tap.waitFor((e) => e.type === 'message.delivered' && e.data.message_id === reply.message_id, 20_000);
+    expect(delivered.data).toMatchObject({ to_addresses: ['happy@sender.test'], thread_id: reply.thread_id });
+    // SNS delivers again: applied once.
+    const post = ses.posts.find((p) => p.body.includes(out.messageId) && p.body.includes('Delivery'))!;
+    const again = await fetch(`${platform.services.gateway!.endpoints.http!}/api/v1/providers/ses/notifications`, { method: 'POST', body: post.body, headers: { 'content-type': 'text/plain; charset=UTF-8' } });
+    expect(again.status).toBe(204);
+    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${reply.message_id}/raw`, { headers: { authorization: `Bearer ${apiKey}` } });
+    expect(Buffer.from(await raw.arrayBuffer()).equals(out.raw)).toBe(true);
+    // mail-send publishes its events in order: once a later one is out, a duplicate would be too.
+    const later = await replyTo('later', 'Via SES again');
+    await tap.waitFor((e) => e.type === 'message.sent' && e.data.message_id === later.reply.message_id, 20_000);
+    expect(tap.events.filter((e) => e.type === 'message.delivered' && e.data.message_id === reply.message_id)).toHaveLength(1);
+  });
+
+  it('turns bounces and complaints into events; hard bounces and complaints suppress the address', async () => {
+    const gone = await replyTo('gone', 'SES hard');
+    const listed = await replyTo('listed', 'SES listed');
+    const full = await replyTo('full', 'SES soft');
+    const angry = await replyTo('angry', 'SES complaint');
+    const hard = await tap.waitFor((e) => e.type === 'message.bounced' && e.data.message_id === gone.reply.message_id, 20_000);
+    expect(hard.data).toMatchObject({ bounce_type: 'Permanent', bounce_sub_type: 'General', bounced_recipients: [{ email_address: 'gone@sender.test', status: '5.1.1', diagnostic_code: 'smtp; 550 5.1.1 user unknown' }] });
+    const onList = await tap.waitFor((e) => e.type === 'message.bounced' && e.data.message_id === listed.reply.message_id, 20_000);
+    expect(onList.data).toMatchObject({ bounce_type: 'Permanent', bounce_sub_type: 'Suppressed', bounced_recipients: [{ email_address: 'listed@sender.test', status: '5.0.0' }] });
+    const soft = await tap.waitFor((e) => e.type === 'message.bounced' && e.data.message_id === full.reply.message_id, 20_000);
+    expect(soft.data).toMatchObject({ bounce_type: 'Transient', bounce_sub_type: 'General', bounced_recipients: [{ email_address: 'full@sender.test', status: '4.2.2' }] });
+    const complained = await tap.waitFor((e) => e.type === 'message.complained' && e.data.message_id === angry.reply.message_id, 20_000);
+    expect(complained.data).toMatchObject({ complained_recipients: ['angry@sender.test'], feedback_type: 'abuse', inbox_id: angry.inbox.inbox_id });
+    const suppressed = await waitFor(async () => {
+      const list = ((await api.get('/api/v1/suppressions')).body.data as { address: string; reason: string }[]).map((s) => `${s.address} ${s.reason}`).sort();
+      return list.length >= 3 && list;
+    });
+    expect(suppressed).toEqual(['angry@sender.test complaint', 'gone@sender.test hard_bounce', 'listed@sender.test hard_bounce']);
+  });
+
+  it('retries a throttled send; a message SES refuses bounces without suppressing its recipient', async () => {
+    const busy = await replyTo('busy', 'SES throttled');
+    await tap.waitFor((e) => e.type === 'message.sent' && e.data.message_id === busy.reply.message_id, 20_000);
+    const spammy = await replyTo('spammy', 'SES refused');
+    const bounced = await tap.waitFor((e) => e.type === 'message.bounced' && e.data.message_id === spammy.reply.message_id, 20_000);
+    expect(bounced.data).toMatchObject({ bounce_type: 'Permanent', bounce_sub_type: 'General', bounced_recipients: [{ email_address: 'spammy@sender.test', diagnostic_code: expect.stringContaining('MessageRejected') }] });
+    expect(((await api.get('/api/v1/suppressions')).body.data as { address: string }[]).some((s) => s.address === 'spammy@sender.test')).toBe(false);
+  });
+
+  it('finds the message by SES’s id when notifications carry no tags (identity notifications)', async () => {
+    ses.setEventPublishing(false);
+    try {
+      const { reply } = await replyTo('plain', 'SES identity');
+      await tap.waitFor((e) => e.type === 'message.delivered' && e.data.message_id === reply.message_id, 20_000);
+    } finally {
+      ses.setEventPublishing(true);
+    }
+  });
+
+  it('refuses notifications of another topic, with a broken signature, or from an untrusted certificate', async () => {
+    const before = tap.events.length;
+    const endpoint = `${platform.services.gateway!.endpoints.http!}/api/v1/providers/ses/notifications`;
+    const fields = { Type: 'Notification', MessageId: 'f0000000-0000-4000-8000-000000000000', Message: '{"eventType":"Bounce"}', Timestamp: new Date().toISOString() };
+    expect(await ses.post({ ...fields, TopicArn: 'arn:aws:sns:us-east-1:999999999999:someone-else' })).toBe(403);
+    expect(await ses.post({ ...fields, TopicArn: ses.topicArn }, { corrupt: true })).toBe(403);
+    const foreign = { ...ses.sign({ ...fields, TopicArn: ses.topicArn }), SigningCertURL: 'https://evil.test/cert.pem' };
+    const res = await fetch(endpoint, { method: 'POST', body: JSON.stringify(foreign) });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('forbidden');
+    const junk = await fetch(endpoint, { method: 'POST', body: 'hello' });
+    expect([junk.status, ((await junk.json()) as { error: { code: string } }).error.code]).toEqual([400, 'invalid_request']);
+    expect(tap.events.slice(before).filter((e) => e.type.startsWith('message.'))).toEqual([]);
+  });
+
+  it('asks SNS to deliver again a notification about a message not known yet, and drops it once it is old', async () => {
+    const about = (timestamp: string) => ({
+      Type: 'Notification',
+      TopicArn: ses.topicArn,
+      MessageId: `a${timestamp.replace(/\D/g, '')}-0000-4000-8000-000000000000`,
+      Timestamp: new Date().toISOString(),
+      Message: JSON.stringify({ eventType: 'Delivery', mail: { messageId: 'never-sent-by-us', timestamp }, delivery: { recipients: ['x@sender.test'] } }),
+    });
+    const fresh = await ses.post(about(new Date().toISOString()));
+    expect(fresh).toBe(503);
+    expect(ses.posts.at(-1)!.statuses.length).toBeGreaterThan(1);
+    expect(await ses.post(about(new Date(Date.now() - 3_600_000).toISOString()))).toBe(204);
+  });
+});

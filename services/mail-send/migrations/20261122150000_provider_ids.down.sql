@@ -1,0 +1,1 @@
+drop index if exists sends_by_provider_id;
