@@ -58,7 +58,7 @@ describe('signup, login and the organization', () => {
 
     const org = await api.get('/api/v1/org', { token: created.body.key });
     expect(org.status).toBe(200);
-    expect(org.body).toMatchObject({ id: account.organization.id, name: "Ada's organization", plan: 'free' });
+    expect(org.body).toMatchObject({ id: account.organization.id, name: "Ada's organization", plan: 'free', status: 'active' });
 
     const me = await api.get('/api/v1/user/me', { token: login.body.access_token });
     expect(me.status).toBe(200);
@@ -212,7 +212,7 @@ describe('the HTTP edge', () => {
     expectError(await api.get('/'), 404, 'route_not_found');
     const wrong = await api.delete('/api/v1/org');
     expectError(wrong, 405, 'method_not_allowed');
-    expect(wrong.headers.get('allow')).toBe('GET');
+    expect(wrong.headers.get('allow')).toBe('GET, PATCH');
     const big = JSON.stringify({ email: 'a@example.com', password: 'x'.repeat(2 * 1024 * 1024) });
     expectError(await api.post('/api/v1/auth/signup', undefined, { raw: big, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large');
     expectError(await api.post('/api/v1/auth/signup', undefined, { raw: 'email=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');

@@ -189,6 +189,30 @@ describe('replying', () => {
     expect(list).toHaveLength(5);
   });
 
+  it('refuses every send of a paused organization until an owner resumes it', async () => {
+    const owner = await signUpWithApiKey(api.baseUrl, 'paused-org@example.com');
+    const inbox = (await owner.api.post('/api/v1/inboxes', { username: 'pausable' })).body;
+    const message = { to: 'pat@sender.test', subject: 'While paused', text_body: 'x' };
+    expect((await owner.api.patch('/api/v1/org', { status: 'paused' })).body.error.code).toBe('forbidden');
+    const paused = await owner.api.patch('/api/v1/org', { status: 'paused' }, { token: owner.accessToken });
+    expect([paused.status, paused.body.status]).toEqual([200, 'paused']);
+    const refused = await owner.api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/send`, message);
+    expect([refused.status, refused.body.error.code]).toEqual([422, 'account_paused']);
+    const rejected = await tap.waitFor((e) => e.type === 'message.rejected' && e.data.inbox_id === inbox.inbox_id);
+    expect(rejected.data).toMatchObject({ rejection_reason: 'account_paused', rejection_detail: expect.stringContaining('organization is paused'), subject: 'While paused' });
+    expect((await owner.api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages`)).body.data).toEqual([]);
+
+    expect((await owner.api.patch('/api/v1/org', {}, { token: owner.accessToken })).status).toBe(400);
+    expect((await owner.api.patch('/api/v1/org', { status: 'closed' }, { token: owner.accessToken })).status).toBe(400);
+    expect((await owner.api.patch('/api/v1/org', { status: 'active', name: 'Back' }, { token: owner.accessToken })).body).toMatchObject({ status: 'active', name: 'Back' });
+    // The pause is trusted for at most a second after it is lifted.
+    const sent = await waitFor(async () => {
+      const res = await owner.api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/send`, { ...message, subject: 'Resumed' });
+      return res.status === 200 && res;
+    }, { timeoutMs: 5_000, intervalMs: 250 });
+    await tap.waitFor((e) => e.type === 'message.sent' && e.data.message_id === sent.body.message_id);
+  });
+
   it('turns a recipient the relay refuses for good into message.bounced and a suppression', async () => {
     const inbox = (await api.post('/api/v1/inboxes', { username: 'bouncy' })).body;
     const original = await receive(inbox, 'nobody@sender.test', 'From nobody');

@@ -36,6 +36,7 @@ export const RPC = {
     request: z.object({ org_id: idSchema('organization').optional() }),
     response: a.organization,
   },
+  'orgs.organization.update': { request: a.organizationUpdateRequest, response: a.organization },
   'orgs.membership.listForUser': {
     request: z.object({ user_id: idSchema('user') }),
     response: z.object({ data: z.array(a.membership) }),

@@ -27,7 +27,7 @@ const envId = newId('environment');
 
 function organization(id: string) {
   const now = new Date().toISOString();
-  return { id, name: 'n', plan: 'free', default_env_id: envId, created_at: now, updated_at: now };
+  return { id, name: 'n', plan: 'free', status: 'active' as const, default_env_id: envId, created_at: now, updated_at: now };
 }
 
 const handlers: RpcHandlers<'orgs'> = {
@@ -36,6 +36,7 @@ const handlers: RpcHandlers<'orgs'> = {
     if (req.org_id === orgId) throw new AppError('conflict', 'busy', { details: [{ path: 'org_id', message: 'locked' }] });
     return organization(c.auth.org_id);
   },
+  'orgs.organization.update': async (_req, c) => organization(c.auth.kind === 'api_key' ? c.auth.org_id : orgId),
   'orgs.organization.createForOwner': async () => {
     throw new Error('database exploded: secret detail');
   },

@@ -58,12 +58,12 @@ export class ApiClient {
   }
 }
 
-/** Signs a new user up (a new organization) and returns a client acting with a new API key of it. */
-export async function signUpWithApiKey(baseUrl: string, email: string): Promise<{ api: ApiClient; key: string }> {
+/** Signs a new user up (a new organization, its owner) and returns a client acting with a new API key of it, and the owner's access token. */
+export async function signUpWithApiKey(baseUrl: string, email: string): Promise<{ api: ApiClient; key: string; accessToken: string }> {
   const anon = new ApiClient(baseUrl);
   const signup = await anon.post('/api/v1/auth/signup', { email, password: 'correct horse battery' });
   if (signup.status !== 201) throw new Error(`signup of ${email} answered ${signup.status}: ${signup.text}`);
   const created = await anon.post('/api/v1/keys', { name: 'agent' }, { token: signup.body.access_token });
   if (created.status !== 201) throw new Error(`API key creation answered ${created.status}: ${created.text}`);
-  return { api: anon.withToken(created.body.key), key: created.body.key };
+  return { api: anon.withToken(created.body.key), key: created.body.key, accessToken: signup.body.access_token };
 }

@@ -1,14 +1,15 @@
 /** The mail-send service: outbound composition, DKIM, hand-over to the provider (SMTP relay or SES), feedback (SMTP reports, SES notifications), suppression list. */
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
-import { ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
+import { newId } from '@mailroom/contracts';
+import { RpcClient, ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
 import { Outbox, type ServiceModule } from '@mailroom/runtime';
 import { loadConfig, type SendConfig } from './config';
 import { startFeedbackConsumer } from './consumers/mail-feedback.consumer';
 import { startOutboundConsumer } from './consumers/mail-outbound.consumer';
 import { parseFeedback } from './domain/feedback';
 import { FeedbackHandler } from './domain/feedback-handler';
-import { SendChecks } from './domain/checks';
+import { OrgStatuses, SendChecks } from './domain/checks';
 import { SesNotifications } from './domain/ses-notifications';
 import { SnsVerifier, fetchText } from './domain/sns';
 import type { DkimKey } from './domain/compose';
@@ -64,7 +65,9 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
       outbox,
       clock,
     );
-    const checks = new SendChecks(db, repo, outbox, clock, { perInboxPerMinute: config.SEND_RATE_PER_INBOX_PER_MINUTE, perOrgPerMinute: config.SEND_RATE_PER_ORG_PER_MINUTE });
+    const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
+    const orgStatuses = new OrgStatuses(async (orgId) => (await rpc.asService('mail-send', 'orgs.organization.get', { org_id: orgId }, { requestId: newId('request') })).status, clock);
+    const checks = new SendChecks(db, repo, outbox, clock, { perInboxPerMinute: config.SEND_RATE_PER_INBOX_PER_MINUTE, perOrgPerMinute: config.SEND_RATE_PER_ORG_PER_MINUTE }, orgStatuses);
     const feedback = new FeedbackHandler(db, repo, verp, parseFeedback, outbox, clock);
     const ses = config.SES_SNS_TOPIC_ARNS.length
       ? new SesNotifications(new SnsVerifier(config.SNS_TRUSTED_URL_PREFIX, fetchText, () => clock.now()), new Set(config.SES_SNS_TOPIC_ARNS), repo, feedback, clock, fetchText)

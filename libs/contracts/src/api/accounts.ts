@@ -19,15 +19,27 @@ export const user = z.object({
 });
 export type User = z.infer<typeof user>;
 
+export const ORGANIZATION_STATUSES = ['active', 'paused'] as const;
+export type OrganizationStatus = (typeof ORGANIZATION_STATUSES)[number];
+
 export const organization = z.object({
   id: idSchema('organization'),
   name: z.string(),
   plan: z.string(),
+  /** paused: every send of the organization is refused (account_paused); mail still arrives. */
+  status: z.enum(ORGANIZATION_STATUSES),
   default_env_id: idSchema('environment'),
   created_at: isoTimestamp,
   updated_at: isoTimestamp,
 });
 export type Organization = z.infer<typeof organization>;
+
+export const organizationUpdateRequest = z
+  .strictObject({
+    name: z.string().trim().min(1).max(200).optional(),
+    status: z.enum(ORGANIZATION_STATUSES).optional(),
+  })
+  .refine((r) => r.name !== undefined || r.status !== undefined, 'give name, status or both');
 
 export const environment = z.object({
   id: idSchema('environment'),

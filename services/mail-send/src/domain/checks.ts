@@ -1,10 +1,10 @@
 /**
- * Checks before a message is stored to be sent: a paused inbox (account_paused), a
- * recipient on the suppression list (blocked_recipient), the inbox's or organization's
+ * Checks before a message is stored to be sent: a paused inbox or organization
+ * (account_paused), a recipient on the suppression list (blocked_recipient), the inbox's or organization's
  * send rate (rate_limited). A refusal is announced as message.rejected (it has no message
  * id: nothing was stored) and answered to the caller with the same reason.
  */
-import { AppError, newId, type EnvelopeOf, type REJECTION_REASONS, type SendCheckRequest } from '@mailroom/contracts';
+import { AppError, newId, type EnvelopeOf, type OrganizationStatus, type REJECTION_REASONS, type SendCheckRequest } from '@mailroom/contracts';
 import { withTransaction, type Kysely } from '@mailroom/db';
 import type { Clock } from '@mailroom/platform';
 import type { Outbox } from '@mailroom/runtime';
@@ -18,6 +18,30 @@ export interface RateLimits {
   perOrgPerMinute: number;
 }
 
+/** How long an organization's status is trusted: a pause stops sends within this. */
+export const ORG_STATUS_TTL_MS = 1_000;
+const ORG_STATUS_CACHE_MAX = 10_000;
+
+/** Organizations' status as the orgs service says, each asked at most once per ORG_STATUS_TTL_MS. */
+export class OrgStatuses {
+  private readonly cache = new Map<string, { status: OrganizationStatus; until: number }>();
+
+  constructor(
+    private readonly ask: (orgId: string) => Promise<OrganizationStatus>,
+    private readonly clock: Clock,
+  ) {}
+
+  async of(orgId: string): Promise<OrganizationStatus> {
+    const now = this.clock.now().getTime();
+    const hit = this.cache.get(orgId);
+    if (hit && hit.until > now) return hit.status;
+    const status = await this.ask(orgId);
+    if (this.cache.size >= ORG_STATUS_CACHE_MAX) this.cache.clear();
+    this.cache.set(orgId, { status, until: now + ORG_STATUS_TTL_MS });
+    return status;
+  }
+}
+
 export class SendChecks {
   constructor(
     private readonly db: Kysely<SendDb>,
@@ -25,6 +49,7 @@ export class SendChecks {
     private readonly outbox: Outbox<SendDb>,
     private readonly clock: Clock,
     private readonly limits: RateLimits,
+    private readonly orgs: Pick<OrgStatuses, 'of'>,
   ) {}
 
   async check(req: SendCheckRequest): Promise<void> {
@@ -57,6 +82,7 @@ export class SendChecks {
 
   private async refusal(req: SendCheckRequest, now: Date): Promise<{ reason: Reason; detail: string } | undefined> {
     if (req.inbox_status === 'paused') return { reason: 'account_paused', detail: 'the inbox is paused; resume it to send' };
+    if ((await this.orgs.of(req.org_id)) === 'paused') return { reason: 'account_paused', detail: 'the organization is paused; an owner or admin resumes it (PATCH /api/v1/org)' };
     const blocked = await this.repo.suppressed(req.org_id, req.env_id, req.to_addresses);
     if (blocked.length) {
       return { reason: 'blocked_recipient', detail: `on the suppression list: ${blocked.map((b) => `${b.address} (${b.reason})`).join(', ')}` };

@@ -1,5 +1,5 @@
 /** Organizations, their environments and memberships. */
-import { AppError, newId, type Environment, type Membership, type Organization } from '@mailroom/contracts';
+import { AppError, newId, type Environment, type Membership, type Organization, type OrganizationStatus, type TenantContext } from '@mailroom/contracts';
 import { withTransaction, isUniqueViolation, type Kysely } from '@mailroom/db';
 import type { Clock } from '@mailroom/platform';
 import type { OrganizationRepository, OrganizationRow, EnvironmentRow } from '../repo/organization.repository';
@@ -12,6 +12,7 @@ export function toOrganization(row: OrganizationRow): Organization {
     id: row.id,
     name: row.name,
     plan: row.plan,
+    status: row.status,
     default_env_id: row.default_env_id,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
@@ -69,6 +70,15 @@ export class Organizations {
     const row = await this.repo.findById(orgId);
     if (!row) throw AppError.notFound('organization');
     return toOrganization(row);
+  }
+
+  /** Renames, pauses or resumes the caller's organization: owners and admins only (API keys cannot). */
+  async update(auth: TenantContext, req: { name?: string | undefined; status?: OrganizationStatus | undefined }): Promise<Organization> {
+    if (auth.kind !== 'user' || (auth.role !== 'owner' && auth.role !== 'admin')) {
+      throw new AppError('forbidden', 'changing the organization takes an owner or admin signed in; API keys and members cannot');
+    }
+    if (!(await this.repo.update(auth.org_id, { ...req, now: this.clock.now() }))) throw AppError.notFound('organization');
+    return this.get(auth.org_id);
   }
 
   async environment(orgId: string, envId: string): Promise<Environment> {

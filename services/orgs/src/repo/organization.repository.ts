@@ -1,5 +1,6 @@
 /** Queries of organizations, environments and members. Every tenant read filters on org_id. */
 import type { Executor, Kysely, Selectable } from '@mailroom/db';
+import type { OrganizationStatus } from '@mailroom/contracts';
 import type { EnvironmentTable, MemberTable, OrganizationTable, OrgsDb } from './tables';
 
 export type OrganizationRow = Selectable<OrganizationTable> & { default_env_id: string };
@@ -34,6 +35,15 @@ export class OrganizationRepository {
       .insertInto('organizations')
       .values({ id: row.id, name: row.name, signup_user_id: row.signup_user_id, created_at: row.now, updated_at: row.now })
       .execute();
+  }
+
+  async update(orgId: string, set: { name?: string | undefined; status?: OrganizationStatus | undefined; now: Date }, ex: Executor<OrgsDb> = this.db): Promise<boolean> {
+    const res = await ex
+      .updateTable('organizations')
+      .set({ ...(set.name !== undefined ? { name: set.name } : {}), ...(set.status !== undefined ? { status: set.status } : {}), updated_at: set.now })
+      .where('id', '=', orgId)
+      .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
   }
 
   async insertEnvironment(row: Omit<EnvironmentRow, 'created_at'> & { now: Date }, ex: Executor<OrgsDb>): Promise<void> {

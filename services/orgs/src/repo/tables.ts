@@ -1,5 +1,5 @@
 import type { ColumnType, Generated } from '@mailroom/db';
-import type { Role } from '@mailroom/contracts';
+import type { OrganizationStatus, Role } from '@mailroom/contracts';
 
 type Timestamp = ColumnType<Date, Date | undefined, Date>;
 
@@ -7,6 +7,7 @@ export interface OrganizationTable {
   id: string;
   name: string;
   plan: Generated<string>;
+  status: Generated<OrganizationStatus>;
   signup_user_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -1,0 +1,1 @@
+alter table organizations drop column status;
