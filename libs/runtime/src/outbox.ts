@@ -14,11 +14,17 @@ import { sql, type Kysely, type Transaction } from '@mailroom/db';
 import { publishEvent, type Bus } from '@mailroom/messaging';
 import type { Logger } from '@mailroom/platform';
 
+/** A row of the `outbox` table: subject null for a public event, else the work queue's subject. */
+export interface OutboxRow {
+  id: string;
+  subject: string | null;
+  payload: string;
+}
+
 export interface OutboxOptions {
   intervalMs?: number;
   batch?: number;
 }
-
 
 export class Outbox<DB = unknown> {
   private timer: NodeJS.Timeout | undefined;
@@ -36,14 +42,28 @@ export class Outbox<DB = unknown> {
 
   /** Writes the event in the caller's transaction; it is published after the commit. */
   async add(trx: Kysely<DB> | Transaction<DB>, event: EventEnvelope): Promise<void> {
-    const valid = eventEnvelope.parse(event);
-    await sql`insert into outbox (id, payload) values (${valid.id}, ${JSON.stringify(valid)}) on conflict (id) do nothing`.execute(trx);
+    const row = this.eventRow(event);
+    await sql`insert into outbox (id, payload) values (${row.id}, ${row.payload}) on conflict (id) do nothing`.execute(trx);
   }
 
   /** Writes a work item in the caller's transaction; `id` is its msgID (one item per id). */
   async addWork<S extends WorkSubject>(trx: Kysely<DB> | Transaction<DB>, subject: S, id: string, item: z.input<(typeof WORK_ITEMS)[S]>): Promise<void> {
-    const valid = WORK_ITEMS[subject].parse(item);
-    await sql`insert into outbox (id, subject, payload) values (${id}, ${subject}, ${JSON.stringify(valid)}) on conflict (id) do nothing`.execute(trx);
+    const row = this.workRow(subject, id, item);
+    await sql`insert into outbox (id, subject, payload) values (${row.id}, ${row.subject}, ${row.payload}) on conflict (id) do nothing`.execute(trx);
+  }
+
+  /**
+   * The outbox row of an event, validated, for a caller that writes it inside a statement of
+   * its own (one round trip instead of a transaction); `kick()` after it.
+   */
+  eventRow(event: EventEnvelope): OutboxRow {
+    const valid = eventEnvelope.parse(event);
+    return { id: valid.id, subject: null, payload: JSON.stringify(valid) };
+  }
+
+  /** The outbox row of a work item, validated; see eventRow. */
+  workRow<S extends WorkSubject>(subject: S, id: string, item: z.input<(typeof WORK_ITEMS)[S]>): OutboxRow {
+    return { id, subject, payload: JSON.stringify(WORK_ITEMS[subject].parse(item)) };
   }
 
   start(): void {

@@ -45,7 +45,6 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
     const messages = new Messages(db, messageRepo);
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
     const sending = new Sending(
-      db,
       inboxRepo,
       messageRepo,
       outbox,

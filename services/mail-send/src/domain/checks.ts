@@ -55,10 +55,7 @@ export class SendChecks {
   async check(req: SendCheckRequest): Promise<void> {
     const now = this.clock.now();
     const refusal = await this.refusal(req, now);
-    if (!refusal) {
-      await this.repo.logSend(req.org_id, req.inbox_id, now);
-      return;
-    }
+    if (!refusal) return;
     const event: EnvelopeOf<'message.rejected'> = {
       id: newId('event'),
       type: 'message.rejected',
@@ -83,11 +80,20 @@ export class SendChecks {
   private async refusal(req: SendCheckRequest, now: Date): Promise<{ reason: Reason; detail: string } | undefined> {
     if (req.inbox_status === 'paused') return { reason: 'account_paused', detail: 'the inbox is paused; resume it to send' };
     if ((await this.orgs.of(req.org_id)) === 'paused') return { reason: 'account_paused', detail: 'the organization is paused; an owner or admin resumes it (PATCH /api/v1/org)' };
-    const blocked = await this.repo.suppressed(req.org_id, req.env_id, req.to_addresses);
+    // Suppressions and rates in one round trip; an admitted send is logged by the same statement.
+    const { blocked, inbox, org } = await this.repo.admit({
+      org_id: req.org_id,
+      env_id: req.env_id,
+      inbox_id: req.inbox_id,
+      addresses: req.to_addresses,
+      since: new Date(now.getTime() - 60_000),
+      at: now,
+      perInbox: this.limits.perInboxPerMinute,
+      perOrg: this.limits.perOrgPerMinute,
+    });
     if (blocked.length) {
       return { reason: 'blocked_recipient', detail: `on the suppression list: ${blocked.map((b) => `${b.address} (${b.reason})`).join(', ')}` };
     }
-    const { inbox, org } = await this.repo.sentSince(req.org_id, req.inbox_id, new Date(now.getTime() - 60_000));
     if (this.limits.perInboxPerMinute && inbox >= this.limits.perInboxPerMinute) {
       return { reason: 'rate_limited', detail: `this inbox sent ${inbox} messages in the last minute (limit ${this.limits.perInboxPerMinute}); retry later` };
     }

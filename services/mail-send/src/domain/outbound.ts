@@ -15,7 +15,7 @@ import type { SendRepository } from '../repo/send.repository';
 import type { SendDb } from '../repo/tables';
 import { ProviderError, type MailProvider, type RejectedRecipient } from '../providers/provider';
 import { compose, MissingAttachment, sign, type AttachmentSource, type DkimKey } from './compose';
-import { before, bounceSubType, isHandedOver } from './status';
+import { before, bounceSubType } from './status';
 import type { Verp } from './verp';
 
 export interface RawStore {
@@ -41,29 +41,26 @@ export class OutboundSender {
   ) {}
 
   async send(job: OutboundJob, attempt: number, log: Logger): Promise<SendOutcome> {
-    const existing = await this.repo.find(job.message_id);
-    if (existing && isHandedOver(existing.status)) return 'already-sent';
     const recipients = [...job.to, ...job.cc, ...job.bcc];
-    if (!existing) {
-      await this.repo.insertQueued({
-        message_id: job.message_id,
-        org_id: job.org_id,
-        env_id: job.env_id,
-        inbox_id: job.inbox_id,
-        thread_id: job.thread_id,
-        from_address: job.from.address,
-        to_addresses: recipients,
-        subject: job.subject,
-        status: 'queued',
-        provider: this.provider.name,
-        provider_message_id: null,
-        last_error: null,
-        sent_at: null,
-        delivered_at: null,
-        bounced_at: null,
-        complained_at: null,
-      });
-    }
+    const started = await this.repo.startSending({
+      message_id: job.message_id,
+      org_id: job.org_id,
+      env_id: job.env_id,
+      inbox_id: job.inbox_id,
+      thread_id: job.thread_id,
+      from_address: job.from.address,
+      to_addresses: recipients,
+      subject: job.subject,
+      status: 'sending',
+      provider: this.provider.name,
+      provider_message_id: null,
+      last_error: null,
+      sent_at: null,
+      delivered_at: null,
+      bounced_at: null,
+      complained_at: null,
+    });
+    if (!started) return 'already-sent';
     let raw: Buffer;
     try {
       raw = await compose(job, this.attachments);
@@ -74,7 +71,6 @@ export class OutboundSender {
     }
     if (this.dkim) raw = await sign(raw, this.dkim);
     await this.raw.put(job.raw_id, raw);
-    await this.repo.advance(job.message_id, ['queued', 'sending'], { status: 'sending' });
 
     let accepted;
     try {
@@ -85,29 +81,32 @@ export class OutboundSender {
     }
 
     const now = this.clock.now();
-    await withTransaction(this.db, async (trx) => {
-      await this.repo.advance(job.message_id, before('sent'), { status: 'sent', sent_at: now, provider: this.provider.name, provider_message_id: accepted.providerMessageId }, trx);
-      await this.repo.noteAttempt(job.message_id, null, trx);
-      const sent: EnvelopeOf<'message.sent'> = {
-        id: newId('event'),
-        type: 'message.sent',
-        timestamp: now.toISOString(),
-        org_id: job.org_id,
-        env_id: job.env_id,
-        data: {
-          message_id: job.message_id,
-          thread_id: job.thread_id,
-          inbox_id: job.inbox_id,
-          from_address: job.from.address,
-          to_addresses: recipients,
-          subject: job.subject,
-          provider_message_id: accepted.providerMessageId,
-          sent_at: now.toISOString(),
-        },
-      };
-      await this.outbox.add(trx, sent);
-      if (accepted.rejected.length) await this.bounce(trx, job, accepted.rejected, 'Permanent');
-    });
+    const sent: EnvelopeOf<'message.sent'> = {
+      id: newId('event'),
+      type: 'message.sent',
+      timestamp: now.toISOString(),
+      org_id: job.org_id,
+      env_id: job.env_id,
+      data: {
+        message_id: job.message_id,
+        thread_id: job.thread_id,
+        inbox_id: job.inbox_id,
+        from_address: job.from.address,
+        to_addresses: recipients,
+        subject: job.subject,
+        provider_message_id: accepted.providerMessageId,
+        sent_at: now.toISOString(),
+      },
+    };
+    const record = (ex: Kysely<SendDb>) => this.repo.recordSent(job.message_id, before('sent'), { sent_at: now, provider: this.provider.name, provider_message_id: accepted.providerMessageId }, this.outbox.eventRow(sent), ex);
+    if (!accepted.rejected.length) await record(this.db);
+    else {
+      // Some recipients refused for good: the bounce is recorded with the acceptance.
+      await withTransaction(this.db, async (trx) => {
+        await record(trx);
+        await this.bounce(trx, job, accepted.rejected, 'Permanent');
+      });
+    }
     this.outbox.kick();
     return 'sent';
   }

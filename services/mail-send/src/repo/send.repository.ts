@@ -1,5 +1,6 @@
 /** Sends, suppressions, the send log and processed reports. Tenant reads filter on org and environment. */
 import { sql, type Executor, type Insertable, type Kysely, type Selectable } from '@mailroom/db';
+import type { OutboxRow } from '@mailroom/runtime';
 import type { SendDb, SendStatus, SendTable, SuppressionTable } from './tables';
 
 export type SendRow = Selectable<SendTable>;
@@ -16,8 +17,43 @@ export class SendRepository {
     return ex.selectFrom('sends').selectAll().where('provider', '=', provider).where('provider_message_id', '=', providerMessageId).executeTakeFirst();
   }
 
-  async insertQueued(row: Insertable<SendTable>, ex: Executor<SendDb> = this.db): Promise<void> {
-    await ex.insertInto('sends').values(row).onConflict((oc) => oc.column('message_id').doNothing()).execute();
+  /**
+   * Starts a hand-over in one statement: the send is inserted as `sending`, or an earlier
+   * attempt's row (queued or sending) is moved to `sending`. False when the message was handed
+   * over (or ended) before: it must not be handed over again.
+   */
+  async startSending(row: Insertable<SendTable>, ex: Executor<SendDb> = this.db): Promise<boolean> {
+    const now = new Date();
+    const res = await ex
+      .insertInto('sends')
+      .values({ ...row, status: 'sending' })
+      .onConflict((oc) => oc.column('message_id').doUpdateSet({ status: 'sending', updated_at: now }).where('sends.status', 'in', ['queued', 'sending']))
+      .returning('message_id')
+      .executeTakeFirst();
+    return res !== undefined;
+  }
+
+  /**
+   * Records the provider's acceptance and writes its message.sent outbox row, in one statement
+   * (atomic, one round trip): status `sent` when that is forward (from one of `from`), the
+   * provider's id and time kept, the attempt counted. The event is written even when a report
+   * already moved the send further (a relay's success DSN can arrive before this), so
+   * message.sent is never missing.
+   */
+  async recordSent(messageId: string, from: SendStatus[], set: { sent_at: Date; provider: string; provider_message_id: string }, event: OutboxRow, ex: Executor<SendDb> = this.db): Promise<void> {
+    await sql`
+      with sent as (
+        update sends set
+          status = case when status = any(${from}::text[]) then 'sent' else status end,
+          sent_at = coalesce(sent_at, ${set.sent_at}),
+          provider = ${set.provider},
+          provider_message_id = coalesce(provider_message_id, ${set.provider_message_id}),
+          attempts = attempts + 1,
+          last_error = null,
+          updated_at = ${new Date()}
+        where message_id = ${messageId}
+      )
+      insert into outbox (id, subject, payload) values (${event.id}, ${event.subject}, ${event.payload}) on conflict (id) do nothing`.execute(ex);
   }
 
   /** Moves a send to `to` when that is forward (see status.ts); returns whether it moved. */
@@ -41,11 +77,6 @@ export class SendRepository {
 
   // ---- suppression list
 
-  suppressed(orgId: string, envId: string, addresses: string[], ex: Executor<SendDb> = this.db): Promise<SuppressionRow[]> {
-    if (!addresses.length) return Promise.resolve([]);
-    return ex.selectFrom('suppressions').selectAll().where('org_id', '=', orgId).where('env_id', '=', envId).where('address', 'in', addresses.map((a) => a.toLowerCase())).execute();
-  }
-
   async suppress(row: Insertable<SuppressionTable>, ex: Executor<SendDb> = this.db): Promise<void> {
     await ex.insertInto('suppressions').values({ ...row, address: row.address.toLowerCase() }).onConflict((oc) => oc.columns(['org_id', 'env_id', 'address']).doNothing()).execute();
   }
@@ -68,15 +99,32 @@ export class SendRepository {
 
   // ---- rates
 
-  async sentSince(orgId: string, inboxId: string, since: Date, ex: Executor<SendDb> = this.db): Promise<{ inbox: number; org: number }> {
-    const { rows } = await sql<{ inbox: number; org: number }>`
-      select count(*) filter (where inbox_id = ${inboxId})::int as inbox, count(*)::int as org
-      from send_log where org_id = ${orgId} and at > ${since}`.execute(ex);
-    return rows[0] ?? { inbox: 0, org: 0 };
-  }
-
-  async logSend(orgId: string, inboxId: string, at: Date, ex: Executor<SendDb> = this.db): Promise<void> {
-    await ex.insertInto('send_log').values({ org_id: orgId, inbox_id: inboxId, at }).execute();
+  /**
+   * The checks of a send that need the database, in one statement (one round trip): which
+   * recipients are on the suppression list, how many sends the inbox and the organization
+   * made since `since` (counted only when a limit is set), and, when nothing refuses the send,
+   * the send logged at `at` for the next checks.
+   */
+  async admit(q: { org_id: string; env_id: string; inbox_id: string; addresses: string[]; since: Date; at: Date; perInbox: number; perOrg: number }, ex: Executor<SendDb> = this.db): Promise<{ blocked: { address: string; reason: string }[]; inbox: number; org: number }> {
+    const counting = q.perInbox > 0 || q.perOrg > 0;
+    const { rows } = await sql<{ blocked: { address: string; reason: string }[]; inbox: number; org: number }>`
+      with blocked as (
+        select address, reason from suppressions
+        where org_id = ${q.org_id} and env_id = ${q.env_id} and address = any(${q.addresses.map((a) => a.toLowerCase())}::text[])
+      ),
+      counts as (
+        select count(*) filter (where inbox_id = ${q.inbox_id})::int as inbox, count(*)::int as org
+        from send_log where org_id = ${q.org_id} and at > ${q.since} and ${counting}
+      ),
+      logged as (
+        insert into send_log (org_id, inbox_id, at)
+        select ${q.org_id}, ${q.inbox_id}, ${q.at} from counts
+        where ${counting} and not exists (select 1 from blocked)
+          and (${q.perInbox}::int = 0 or counts.inbox < ${q.perInbox}::int) and (${q.perOrg}::int = 0 or counts.org < ${q.perOrg}::int)
+      )
+      select coalesce((select json_agg(json_build_object('address', b.address, 'reason', b.reason) order by b.address) from blocked b), '[]'::json) as blocked, inbox, org
+      from counts`.execute(ex);
+    return rows[0] ?? { blocked: [], inbox: 0, org: 0 };
   }
 
   async pruneSendLog(before: Date, ex: Executor<SendDb> = this.db): Promise<void> {

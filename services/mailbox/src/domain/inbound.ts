@@ -6,7 +6,7 @@
  * (unique inbox + raw id) and changes nothing. Spam is stored with label `spam` and not
  * announced.
  */
-import { eventEnvelope, newId, type EnvelopeOf, type InboundMail } from '@mailroom/contracts';
+import { newId, type EnvelopeOf, type InboundMail } from '@mailroom/contracts';
 import type { Kysely } from '@mailroom/db';
 import type { Clock, Logger } from '@mailroom/platform';
 import type { Outbox } from '@mailroom/runtime';
@@ -136,7 +136,7 @@ export class InboundStore {
             received_at: receivedAt.toISOString(),
           },
         };
-    return this.messages.insertInbound(
+    return this.messages.insertMessage(
       {
         id: messageId,
         org_id: inbox.org_id,
@@ -185,7 +185,7 @@ export class InboundStore {
       })),
       ['received', ...(spam ? ['spam'] : []), ...(isAuthenticated(item.auth) ? [] : ['unauthenticated'])],
       // The outbox validates the envelope against the contract before it is stored.
-      event && { id: event.id, payload: JSON.stringify(eventEnvelope.parse(event)) },
+      event && this.outbox.eventRow(event),
     );
   }
 }

@@ -7,7 +7,6 @@
  * bucket before the message refers to them; a forward refers to the original's objects.
  */
 import { AppError, MAX_ATTACHMENT_BYTES, MAX_RECIPIENTS, newId, type OutboundJob, type SendCheckRequest } from '@mailroom/contracts';
-import { withTransaction, type Kysely } from '@mailroom/db';
 import type { Clock } from '@mailroom/platform';
 import type { Outbox } from '@mailroom/runtime';
 import { createHash } from 'node:crypto';
@@ -78,7 +77,6 @@ function unique(addresses: string[], except: Set<string>): string[] {
 
 export class Sending {
   constructor(
-    private readonly db: Kysely<MailboxDb>,
     private readonly inboxes: InboxRepository,
     private readonly messages: MessageRepository,
     private readonly outbox: Outbox<MailboxDb>,
@@ -222,44 +220,46 @@ export class Sending {
       headers: d.headers,
       created_at: now.toISOString(),
     };
-    await withTransaction(this.db, async (trx) => {
-      await this.messages.insertOutbound(
-        {
-          id,
-          org_id: t.org_id,
-          env_id: t.env_id,
-          inbox_id: inbox.id,
-          thread_id: threadId,
-          direction: 'outbound',
-          raw_id: rawId,
-          raw_size: 0,
-          message_id_header: job.message_id_header,
-          in_reply_to: d.inReplyTo,
-          references: d.references,
-          from_address: inbox.address,
-          from_name: inbox.display_name,
-          reply_to: [],
-          to_addresses: d.to,
-          cc_addresses: d.cc,
-          subject: d.subject,
-          text_body: d.text,
-          html_body: d.html ?? '',
-          extracted_text: d.text,
-          has_attachments: attachments.length > 0,
-          auth: JSON.stringify({ spf: { result: 'none' }, dkim: { result: 'none' }, dmarc: { result: 'none' }, arc: { result: 'none' } }),
-          spam: JSON.stringify({ score: null, verdict: 'unscanned' }),
-          mail_from: '',
-          parse_error: null,
-          received_at: now,
-          created_at: now,
-        },
-        preview(d.text),
-        d.threadId ? undefined : { subject: d.subject, normalized_subject: normalizeSubject(d.subject) },
-        attachments.map((a, i) => ({ id: newId('attachment'), message_id: id, org_id: t.org_id, filename: a.filename, content_type: a.content_type, size: a.size, content_id: a.content_id, disposition: 'attachment', checksum: a.checksum, position: i, object_name: a.object })),
-        trx,
-      );
-      await this.outbox.addWork(trx, 'mail.outbound', id, job);
-    });
+    const text = preview(d.text);
+    // The message, its thread, attachments, label and the send's work item: one statement.
+    const inserted = await this.messages.insertMessage(
+      {
+        id,
+        org_id: t.org_id,
+        env_id: t.env_id,
+        inbox_id: inbox.id,
+        thread_id: threadId,
+        direction: 'outbound',
+        raw_id: rawId,
+        raw_size: 0,
+        message_id_header: job.message_id_header,
+        in_reply_to: d.inReplyTo,
+        references: d.references,
+        from_address: inbox.address,
+        from_name: inbox.display_name,
+        reply_to: [],
+        to_addresses: d.to,
+        cc_addresses: d.cc,
+        subject: d.subject,
+        text_body: d.text,
+        html_body: d.html ?? '',
+        extracted_text: d.text,
+        has_attachments: attachments.length > 0,
+        auth: JSON.stringify({ spf: { result: 'none' }, dkim: { result: 'none' }, dmarc: { result: 'none' }, arc: { result: 'none' } }),
+        spam: JSON.stringify({ score: null, verdict: 'unscanned' }),
+        mail_from: '',
+        parse_error: null,
+        received_at: now,
+      },
+      d.threadId
+        ? { create: false, preview: text }
+        : { create: true, row: { id: threadId, org_id: t.org_id, env_id: t.env_id, inbox_id: inbox.id, subject: d.subject, normalized_subject: normalizeSubject(d.subject), last_message_at: now, preview: text } },
+      attachments.map((a, i) => ({ id: newId('attachment'), org_id: t.org_id, filename: a.filename, content_type: a.content_type, size: a.size, content_id: a.content_id, disposition: 'attachment', checksum: a.checksum, position: i, object_name: a.object })),
+      ['sent'],
+      this.outbox.workRow('mail.outbound', id, job),
+    );
+    // Unreachable: the raw id is new, so the inbox cannot hold it yet.
+    if (!inserted) throw new Error(`outbound message ${id} was not stored`);
     this.outbox.kick();
     return { message_id: id, thread_id: threadId };
   }

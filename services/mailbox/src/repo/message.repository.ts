@@ -4,6 +4,7 @@
  * transaction.
  */
 import { sql, type Executor, type Insertable, type Kysely, type Selectable } from '@mailroom/db';
+import type { OutboxRow } from '@mailroom/runtime';
 import type { Tenant } from './inbox.repository';
 import type { AttachmentTable, MailboxDb, MessageTable, ThreadTable } from './tables';
 
@@ -41,18 +42,19 @@ export class MessageRepository {
   }
 
   /**
-   * Stores one inbound message in one statement (atomic without a transaction, one round trip):
-   * the message, unless this inbox already holds this raw message; then, only if it was
-   * inserted, its new thread or its thread's counters, its attachments, its labels and its
-   * outbox event. Returns whether the message was inserted. Foreign keys are checked at the
-   * end of the statement, so the message may name the thread inserted beside it.
+   * Stores one message, inbound or outbound, in one statement (atomic without a transaction,
+   * one round trip): the message, unless this inbox already holds this raw message; then, only
+   * if it was inserted, its new thread or its thread's counters, its attachments, its labels
+   * and its outbox row (message.received, or the outbound send's work item). Returns whether
+   * the message was inserted. Foreign keys are checked at the end of the statement, so the
+   * message may name the thread inserted beside it.
    */
-  async insertInbound(
+  async insertMessage(
     m: Insertable<MessageTable> & { id: string; thread_id: string; received_at: Date },
     thread: { create: true; row: Insertable<ThreadTable> & { preview: string } } | { create: false; preview: string },
     attachments: Omit<Insertable<AttachmentTable>, 'message_id'>[],
     labels: string[],
-    event: { id: string; payload: string } | null,
+    outbox: OutboxRow | null,
     ex: Executor<MailboxDb> = this.db,
   ): Promise<boolean> {
     const now = new Date();
@@ -96,7 +98,7 @@ export class MessageRepository {
         select m.id, l, ${m.org_id}, ${m.env_id}, ${m.thread_id} from m, unnest(${labels}::text[]) as l
       ),
       evt as (
-        insert into outbox (id, payload) select ${event?.id ?? null}, ${event?.payload ?? null} from m where ${event !== null}
+        insert into outbox (id, subject, payload) select ${outbox?.id ?? null}, ${outbox?.subject ?? null}, ${outbox?.payload ?? null} from m where ${outbox !== null}
       )
       select count(*)::int as inserted from m`.execute(ex);
     return (rows[0]?.inserted ?? 0) > 0;
@@ -110,35 +112,6 @@ export class MessageRepository {
     if (messageIds.length && labels.length) {
       await ex.deleteFrom('message_labels').where('message_id', 'in', messageIds).where('label', 'in', labels).execute();
     }
-  }
-
-  /** An outbound message joins its thread (or starts one) now; the send job is written beside it by the caller. */
-  async insertOutbound(
-    row: Insertable<MessageTable> & { id: string; thread_id: string; inbox_id: string; received_at: Date; org_id: string; env_id: string },
-    preview: string,
-    newThread: { subject: string; normalized_subject: string } | undefined,
-    attachments: Insertable<AttachmentTable>[],
-    ex: Executor<MailboxDb>,
-  ): Promise<void> {
-    if (newThread) {
-      await ex
-        .insertInto('threads')
-        .values({ id: row.thread_id, org_id: row.org_id, env_id: row.env_id, inbox_id: row.inbox_id, ...newThread, last_message_at: row.received_at, created_at: row.received_at, updated_at: row.received_at })
-        .execute();
-    }
-    await ex.insertInto('messages').values(row).execute();
-    if (attachments.length) await ex.insertInto('attachments').values(attachments).execute();
-    await ex
-      .updateTable('threads')
-      .set((eb) => ({
-        message_count: eb('message_count', '+', 1),
-        last_message_at: sql<Date>`greatest(last_message_at, ${row.received_at})`,
-        preview: sql<string>`case when ${row.received_at}::timestamptz >= last_message_at then ${preview} else preview end`,
-        updated_at: row.received_at,
-      }))
-      .where('id', '=', row.thread_id)
-      .execute();
-    await ex.insertInto('message_labels').values({ message_id: row.id, label: 'sent', org_id: row.org_id, env_id: row.env_id, thread_id: row.thread_id }).execute();
   }
 
   // ---- tenant reads

@@ -1,0 +1,228 @@
+// npm run bench:send — replies through the API (every service in one child process, as
+// `npm start` runs them) to a provider that is Postfix's smtp-sink: gateway -> mailbox (reply
+// stored in its thread) -> mail.outbound -> mail-send (checks, MIME, DKIM RSA-2048, VERP,
+// pooled SMTP with DSN requested) -> smtp-sink -> message.sent. Measured in one run:
+//   1. our path: --messages replies, --concurrency API calls in flight: messages/s reaching
+//      message.sent, and p50/p99 from the API call to message.sent (seen on the bus);
+//   2. bare limit: nodemailer sending the same messages (same headers, bodies, DKIM key, DSN
+//      request) straight to the same smtp-sink, pooled like our provider, same concurrency.
+// Needs smtp-sink (Debian package postfix). Options: --messages N (3000), --concurrency N (32),
+// --profile (V8 CPU profile of the platform into /tmp/mailroom-prof).
+import { spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import nodemailer from 'nodemailer';
+import { ApiClient, createTestContext, freePort, startDnsServer, waitFor } from '@mailroom/testing';
+import { connectBus } from '@mailroom/messaging';
+import { createLogger } from '@mailroom/platform';
+import { eventSubject } from '@mailroom/contracts';
+import { cpuSnapshot, pidsOf } from './cpu.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const SMTP_SINK = ['/usr/sbin/smtp-sink', '/usr/bin/smtp-sink'].find(existsSync);
+if (!SMTP_SINK) {
+  console.error('bench:send needs smtp-sink: apt-get install postfix (it ships /usr/sbin/smtp-sink)');
+  process.exit(2);
+}
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const MESSAGES = arg('messages', 3000);
+const CONCURRENCY = arg('concurrency', 32);
+const WARMUP = 300;
+const DOMAIN = 'bench.test';
+const profile = process.argv.includes('--profile') ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mailroom-prof'] : [];
+const now = () => performance.timeOrigin + performance.now();
+const children = [];
+let stopping = false;
+
+// A reply of ordinary size: a few paragraphs of text and the same as HTML.
+const paragraph = 'Thanks for writing. I looked into the invoice and the amounts match what we agreed; the attachment you mentioned was not in the message, so please send it again when you can. ';
+const TEXT = `${paragraph.repeat(4)}\n\nBest,\nThe bench agent`;
+const HTML = `<p>${paragraph.repeat(4)}</p><p>Best,<br>The bench agent</p>`;
+
+function startSink(port) {
+  // As root, smtp-sink must drop privileges (-u); -m: sessions it serves at once.
+  const user = process.getuid?.() === 0 ? ['-u', 'nobody'] : [];
+  const child = spawn(SMTP_SINK, [...user, '-m', '512', `127.0.0.1:${port}`, '1024'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(child);
+  child.on('exit', (code, signal) => {
+    if (!stopping) console.error(`smtp-sink exited (${code ?? signal})`);
+  });
+  return waitFor(
+    () =>
+      new Promise((resolve) => {
+        const s = net.connect(port, '127.0.0.1', () => (s.destroy(), resolve(child)));
+        s.on('error', () => resolve(false));
+      }),
+    { timeoutMs: 10_000, what: 'smtp-sink listening' },
+  );
+}
+
+function startPlatform(env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...profile, path.join(root, 'apps/all-in-one/dist/main.js'), 'start'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    const endpoints = {};
+    let buf = '';
+    child.stdout.on('data', (d) => {
+      buf += d;
+      const lines = buf.split('\n');
+      buf = lines.pop();
+      for (const line of lines) {
+        if (!line.includes('"msg":"started"')) continue;
+        Object.assign(endpoints, JSON.parse(line).endpoints ?? {});
+        if (endpoints.http && endpoints.smtp) resolve({ child, endpoints });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`platform exited with ${code}`)));
+  });
+}
+
+function percentile(sorted, p) {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+}
+
+/** Runs `task(i)` for i in [0, n) with `concurrency` in flight. */
+async function pool(n, concurrency, task) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) await task(next++);
+    }),
+  );
+}
+
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const dkimPem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const dns = await startDnsServer([
+  { name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' },
+  { name: `mailroom._domainkey.${DOMAIN}`, type: 'TXT', text: `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}` },
+]);
+const sinkPort = await freePort();
+const ctx = await createTestContext({
+  LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+  MIGRATE_ON_START: 'true',
+  MAIL_DOMAIN: DOMAIN,
+  SMTP_PORT: '0',
+  SMTP_HOST: '127.0.0.1',
+  DNS_SERVERS: dns.servers,
+  RSPAMD_URL: 'off',
+  RATE_LIMIT_PER_SECOND: '0',
+  SEND_RATE_PER_INBOX_PER_MINUTE: '0',
+  SEND_RATE_PER_ORG_PER_MINUTE: '0',
+  SMTP_RELAY_URL: `smtp://127.0.0.1:${sinkPort}`,
+  DKIM_PRIVATE_KEY: dkimPem,
+  DKIM_SELECTOR: 'mailroom',
+});
+try {
+  const sink = await startSink(sinkPort);
+  const { child: platform, endpoints } = await startPlatform(ctx.env);
+  const procs = { platform: () => [platform.pid], 'smtp-sink': () => [sink.pid], postgres: () => pidsOf('postgres'), 'nats-server': () => pidsOf('nats-server') };
+
+  // A new user: signs up, makes an inbox, receives one message by SMTP.
+  const anon = new ApiClient(endpoints.http);
+  const signup = await anon.post('/api/v1/auth/signup', { email: 'bench@example.com', password: 'correct horse battery' });
+  const api = anon.withToken(signup.body.access_token);
+  const inbox = (await api.post('/api/v1/inboxes', { username: 'support', display_name: 'Support Team' })).body;
+  const smtpPort = Number(new URL(endpoints.smtp).port);
+  await nodemailer
+    .createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, name: 'mail.sender.test' })
+    .sendMail({ from: 'Ada <ada@sender.test>', to: inbox.address, subject: 'Invoice 42', text: 'Please help.', messageId: '<orig-42@sender.test>' });
+  const original = await waitFor(async () => (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages`)).body.data?.[0], { timeoutMs: 30_000, what: 'the inbound message stored' });
+
+  // message.sent as it crosses the bus (a plain subscription sees every JetStream publish).
+  const bus = await connectBus({ servers: ctx.env.NATS_URL, name: 'bench-send', namespace: ctx.env.BUS_NAMESPACE, log: createLogger({ service: 'bench', level: 'silent' }) });
+  const sentAt = new Map();
+  const sub = bus.nc.subscribe(bus.ns.subject(eventSubject('message.sent')));
+  void (async () => {
+    for await (const m of sub) {
+      const e = m.json();
+      if (!sentAt.has(e.data.message_id)) sentAt.set(e.data.message_id, now());
+    }
+  })();
+  await bus.nc.flush();
+
+  async function replies(n) {
+    const calledAt = new Map();
+    const started = now();
+    await pool(n, CONCURRENCY, async () => {
+      const t0 = now();
+      const res = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: TEXT, html_body: HTML });
+      if (res.status !== 200) throw new Error(`reply answered ${res.status}: ${JSON.stringify(res.body)}`);
+      calledAt.set(res.body.message_id, t0);
+    });
+    const answeredMs = now() - started;
+    await waitFor(() => [...calledAt.keys()].every((id) => sentAt.has(id)), { timeoutMs: 600_000, intervalMs: 20, what: 'every reply announced as message.sent' });
+    const ids = [...calledAt.keys()];
+    const lastSent = Math.max(...ids.map((id) => sentAt.get(id)));
+    const latencies = ids.map((id) => sentAt.get(id) - calledAt.get(id)).sort((a, b) => a - b);
+    return { rate: n / ((lastSent - started) / 1000), answeredRate: n / (answeredMs / 1000), p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.at(-1) };
+  }
+
+  // The same message each reply makes, sent by nodemailer straight to smtp-sink.
+  const direct = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: sinkPort,
+    secure: false,
+    ignoreTLS: true,
+    name: DOMAIN,
+    pool: true,
+    maxConnections: 8,
+    dkim: { domainName: DOMAIN, keySelector: 'mailroom', privateKey: dkimPem },
+  });
+  async function directSends(n) {
+    const started = now();
+    await pool(n, CONCURRENCY, async (i) => {
+      await direct.sendMail({
+        from: `Support Team <${inbox.address}>`,
+        to: 'ada@sender.test',
+        subject: 'Re: Invoice 42',
+        text: TEXT,
+        html: HTML,
+        messageId: `<bench-${i}-${Date.now()}@${DOMAIN}>`,
+        inReplyTo: '<orig-42@sender.test>',
+        references: '<orig-42@sender.test>',
+        envelope: { from: `bounces+bench-${i}@${DOMAIN}`, to: ['ada@sender.test'] },
+        dsn: { id: `bench-${i}`, return: 'headers', notify: ['success', 'failure', 'delay'] },
+      });
+    });
+    return { rate: n / ((now() - started) / 1000) };
+  }
+
+  // Warm-up of both sides: connections, JIT, the database's caches.
+  await replies(WARMUP);
+  await directSends(WARMUP);
+
+  const cpu0 = cpuSnapshot(procs);
+  const ours = await replies(MESSAGES);
+  const cpu1 = cpuSnapshot(procs);
+  const bare = await directSends(MESSAGES);
+  const cpu2 = cpuSnapshot(procs);
+  direct.close();
+  sub.unsubscribe();
+  await bus.drain();
+
+  const perMessage = (a, b) =>
+    Object.keys(b)
+      .map((k) => `${k} ${(((b[k] - a[k]) * 1000) / MESSAGES).toFixed(2)}`)
+      .join(', ');
+  const fmt = (n) => Math.round(n).toLocaleString('en-US');
+  const ms = (n) => `${n.toFixed(1)} ms`;
+  console.log(`\nbench:send — ${fmt(MESSAGES)} replies of ${fmt(TEXT.length + HTML.length)} bytes (text + HTML), ${CONCURRENCY} in flight, DKIM RSA-2048, provider smtp-sink on loopback\n`);
+  console.log(`  Mailroom (API -> message.sent)  ${fmt(ours.rate).padStart(6)} messages/s   API call -> message.sent p50 ${ms(ours.p50)}  p99 ${ms(ours.p99)}  max ${ms(ours.max)}   (API answered at ${fmt(ours.answeredRate)}/s)`);
+  console.log(`  nodemailer straight to the sink  ${fmt(bare.rate).padStart(6)} messages/s`);
+  console.log(`  Mailroom / direct: ${((100 * ours.rate) / bare.rate).toFixed(1)}%   (target >= 50%)`);
+  console.log(`  CPU ms per message, Mailroom: ${perMessage(cpu0, cpu1)}`);
+  console.log(`  CPU ms per message, direct:   ${perMessage(cpu1, cpu2)}`);
+} finally {
+  stopping = true;
+  for (const c of children) c.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 2000));
+  await dns.close();
+  await ctx.cleanup();
+}

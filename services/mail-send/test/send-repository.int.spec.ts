@@ -1,0 +1,114 @@
+/**
+ * The send repository's one-statement writes against the real server: the pre-send admission
+ * (suppressions, rates, the send log), the start of a hand-over (never twice once handed
+ * over), and the record of an acceptance with its message.sent outbox row.
+ */
+import path from 'node:path';
+import { createDb, migrate, sql, type Kysely } from '@mailroom/db';
+import { newId } from '@mailroom/contracts';
+import { createTestContext, type TestContext } from '@mailroom/testing';
+import { SendRepository } from '../src/repo/send.repository';
+import type { SendDb } from '../src/repo/tables';
+import { before } from '../src/domain/status';
+
+let ctx: TestContext;
+let db: Kysely<SendDb>;
+let repo: SendRepository;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  const plain = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: 'mail_send', max: 1 });
+  await migrate(plain, { schema: 'mail_send', migrationsDir: path.join(__dirname, '..', 'migrations') });
+  await plain.destroy();
+  db = createDb<SendDb>({ url: ctx.env.DATABASE_URL!, schema: 'mail_send', max: 2 });
+  repo = new SendRepository(db);
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await ctx?.cleanup();
+});
+
+const logged = async (orgId: string) => (await sql<{ n: number }>`select count(*)::int as n from send_log where org_id = ${orgId}`.execute(db)).rows[0]!.n;
+
+describe('admit', () => {
+  const at = new Date('2026-11-22T10:00:00Z');
+  const since = new Date(at.getTime() - 60_000);
+  const base = (org: string, inbox: string) => ({ org_id: org, env_id: 'env_a', inbox_id: inbox, addresses: ['ada@example.com'], since, at });
+
+  it('counts the inbox and the organization, logs an admitted send, and logs nothing once a limit is reached', async () => {
+    const org = newId('organization');
+    for (let i = 0; i < 2; i++) expect(await repo.admit({ ...base(org, 'inb_1'), perInbox: 2, perOrg: 3 })).toEqual({ blocked: [], inbox: i, org: i });
+    // The inbox is at its limit: refused by the caller, and not logged.
+    expect(await repo.admit({ ...base(org, 'inb_1'), perInbox: 2, perOrg: 3 })).toEqual({ blocked: [], inbox: 2, org: 2 });
+    expect(await logged(org)).toBe(2);
+    // Another inbox of the organization still has room, until the organization's limit.
+    expect(await repo.admit({ ...base(org, 'inb_2'), perInbox: 2, perOrg: 3 })).toEqual({ blocked: [], inbox: 0, org: 2 });
+    expect(await repo.admit({ ...base(org, 'inb_2'), perInbox: 2, perOrg: 3 })).toEqual({ blocked: [], inbox: 1, org: 3 });
+    expect(await logged(org)).toBe(3);
+    // Sends older than `since` do not count.
+    expect(await repo.admit({ ...base(org, 'inb_2'), since: new Date(at.getTime() + 1), perInbox: 2, perOrg: 3 })).toEqual({ blocked: [], inbox: 0, org: 0 });
+  });
+
+  it('names the suppressed recipients (case-insensitively, in this environment only) and logs nothing', async () => {
+    const org = newId('organization');
+    await repo.suppress({ org_id: org, env_id: 'env_a', address: 'Gone@Example.com', reason: 'hard_bounce', message_id: null });
+    await repo.suppress({ org_id: org, env_id: 'env_b', address: 'angry@example.com', reason: 'complaint', message_id: null });
+    const res = await repo.admit({ ...base(org, 'inb_1'), addresses: ['ada@example.com', 'GONE@example.com', 'angry@example.com'], perInbox: 5, perOrg: 5 });
+    expect(res).toEqual({ blocked: [{ address: 'gone@example.com', reason: 'hard_bounce' }], inbox: 0, org: 0 });
+    expect(await logged(org)).toBe(0);
+  });
+
+  it('without limits, neither counts nor logs', async () => {
+    const org = newId('organization');
+    await repo.admit({ ...base(org, 'inb_1'), perInbox: 0, perOrg: 0 });
+    expect(await repo.admit({ ...base(org, 'inb_1'), perInbox: 0, perOrg: 0 })).toEqual({ blocked: [], inbox: 0, org: 0 });
+    expect(await logged(org)).toBe(0);
+  });
+});
+
+describe('a hand-over', () => {
+  const row = (messageId: string) => ({
+    message_id: messageId,
+    org_id: 'org_a',
+    env_id: 'env_a',
+    inbox_id: 'inb_1',
+    thread_id: 'thr_1',
+    from_address: 'support@agents.test',
+    to_addresses: ['ada@example.com'],
+    subject: 'Re: Invoice',
+    status: 'sending' as const,
+    provider: 'smtp',
+    provider_message_id: null,
+    last_error: null,
+    sent_at: null,
+    delivered_at: null,
+    bounced_at: null,
+    complained_at: null,
+  });
+  const event = (id: string) => ({ id, subject: null, payload: `{"id":"${id}"}` });
+
+  it('starts once per attempt until the provider accepted, then never again', async () => {
+    const id = newId('message');
+    expect(await repo.startSending(row(id))).toBe(true);
+    // A redelivered work item whose attempt failed before the provider accepted: started again.
+    expect(await repo.startSending(row(id))).toBe(true);
+    const sentAt = new Date('2026-11-22T10:00:00Z');
+    const evt = newId('event');
+    await repo.recordSent(id, before('sent'), { sent_at: sentAt, provider: 'smtp', provider_message_id: 'Q1' }, event(evt));
+    expect(await repo.find(id)).toMatchObject({ status: 'sent', sent_at: sentAt, provider_message_id: 'Q1', attempts: 1, last_error: null });
+    expect(await repo.startSending(row(id))).toBe(false);
+    const outbox = await sql<{ id: string; subject: string | null }>`select id, subject from outbox where id = ${evt}`.execute(db);
+    expect(outbox.rows).toEqual([{ id: evt, subject: null }]);
+  });
+
+  it('records an acceptance that a report overtook without moving the status back, and still writes message.sent', async () => {
+    const id = newId('message');
+    await repo.startSending(row(id));
+    expect(await repo.advance(id, before('delivered'), { status: 'delivered' })).toBe(true);
+    const evt = newId('event');
+    await repo.recordSent(id, before('sent'), { sent_at: new Date('2026-11-22T10:00:00Z'), provider: 'smtp', provider_message_id: 'Q2' }, event(evt));
+    expect(await repo.find(id)).toMatchObject({ status: 'delivered', provider_message_id: 'Q2', attempts: 1 });
+    expect((await sql`select 1 from outbox where id = ${evt}`.execute(db)).rows).toHaveLength(1);
+  });
+});
