@@ -5,9 +5,11 @@
 //   1. our path: --messages replies, --concurrency API calls in flight: messages/s reaching
 //      message.sent, and p50/p99 from the API call to message.sent (seen on the bus);
 //   2. bare limit: nodemailer sending the same messages (same headers, bodies, DKIM key, DSN
-//      request) straight to the same smtp-sink, pooled like our provider, same concurrency.
+//      request) straight to the same smtp-sink, pooled like our provider, same concurrency;
+//   3. paced: --rates replies/s (25,100) for --paced-seconds (10): p50/p99 below saturation.
 // Needs smtp-sink (Debian package postfix). Options: --messages N (3000), --concurrency N (32),
-// --profile (V8 CPU profile of the platform into /tmp/mailroom-prof).
+// --rates r,r (25,100), --paced-seconds s (10),
+// --separate (one process per service), --profile (V8 CPU profiles into /tmp/mailroom-prof).
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -15,7 +17,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
-import { ApiClient, createTestContext, freePort, startDnsServer, waitFor } from '@mailroom/testing';
+import { createTestContext, freePort, signUpWithApiKey, startDnsServer, waitFor } from '@mailroom/testing';
 import { connectBus } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
 import { eventSubject } from '@mailroom/contracts';
@@ -33,7 +35,12 @@ const arg = (name, dflt) => {
 };
 const MESSAGES = arg('messages', 3000);
 const CONCURRENCY = arg('concurrency', 32);
+// Paced runs after the burst, in replies/s: latency when the platform is not saturated.
+const RATES = (process.argv.includes('--rates') ? process.argv[process.argv.indexOf('--rates') + 1] : '25,100').split(',').map(Number);
+const PACED_SECONDS = arg('paced-seconds', 10);
 const WARMUP = 300;
+// --separate: each service in its own process, as deployed (default: all in one, as `npm start`).
+const SEPARATE = process.argv.includes('--separate');
 const DOMAIN = 'bench.test';
 const profile = process.argv.includes('--profile') ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mailroom-prof'] : [];
 const now = () => performance.timeOrigin + performance.now();
@@ -63,24 +70,43 @@ function startSink(port) {
   );
 }
 
-function startPlatform(env) {
+// One process: the whole platform (npm start's shape), or one service (production's shape).
+function startProcess(name, env) {
+  const entry = name === 'all-in-one' ? ['apps/all-in-one/dist/main.js', 'start'] : [`services/${name}/dist/main.js`];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...profile, path.join(root, 'apps/all-in-one/dist/main.js'), 'start'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...profile, path.join(root, entry[0]), ...entry.slice(1)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(child);
     const endpoints = {};
     let buf = '';
     child.stdout.on('data', (d) => {
+      if (process.env.BENCH_LOG_LEVEL) process.stderr.write(d);
       buf += d;
       const lines = buf.split('\n');
       buf = lines.pop();
       for (const line of lines) {
         if (!line.includes('"msg":"started"')) continue;
         Object.assign(endpoints, JSON.parse(line).endpoints ?? {});
-        if (endpoints.http && endpoints.smtp) resolve({ child, endpoints });
+        // The all-in-one process logs one "started" per service: ready once the gateway and the SMTP edge are.
+        if (name !== 'all-in-one' || (endpoints.http && endpoints.smtp)) resolve({ child, endpoints });
       }
     });
-    child.on('exit', (code) => reject(new Error(`platform exited with ${code}`)));
+    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
   });
+}
+
+async function startPlatform(env) {
+  if (!SEPARATE) {
+    const { child, endpoints } = await startProcess('all-in-one', env);
+    return { endpoints, procs: { platform: () => [child.pid] } };
+  }
+  const endpoints = {};
+  const procs = {};
+  for (const name of ['orgs', 'auth', 'mailbox', 'mail-send', 'webhooks', 'mail-ingest', 'gateway']) {
+    const started = await startProcess(name, env);
+    Object.assign(endpoints, started.endpoints);
+    procs[name] = () => [started.child.pid];
+  }
+  return { endpoints, procs };
 }
 
 function percentile(sorted, p) {
@@ -121,13 +147,12 @@ const ctx = await createTestContext({
 });
 try {
   const sink = await startSink(sinkPort);
-  const { child: platform, endpoints } = await startPlatform(ctx.env);
-  const procs = { platform: () => [platform.pid], 'smtp-sink': () => [sink.pid], postgres: () => pidsOf('postgres'), 'nats-server': () => pidsOf('nats-server') };
+  const platform = await startPlatform(ctx.env);
+  const { endpoints } = platform;
+  const procs = { ...platform.procs, 'smtp-sink': () => [sink.pid], postgres: () => pidsOf('postgres'), 'nats-server': () => pidsOf('nats-server') };
 
-  // A new user: signs up, makes an inbox, receives one message by SMTP.
-  const anon = new ApiClient(endpoints.http);
-  const signup = await anon.post('/api/v1/auth/signup', { email: 'bench@example.com', password: 'correct horse battery' });
-  const api = anon.withToken(signup.body.access_token);
+  // A new user, as an agent works: signs up, makes an API key and an inbox, receives one message by SMTP.
+  const { api } = await signUpWithApiKey(endpoints.http, 'bench@example.com');
   const inbox = (await api.post('/api/v1/inboxes', { username: 'support', display_name: 'Support Team' })).body;
   const smtpPort = Number(new URL(endpoints.smtp).port);
   await nodemailer
@@ -147,15 +172,22 @@ try {
   })();
   await bus.nc.flush();
 
-  async function replies(n) {
+  /** n replies, CONCURRENCY in flight, or, paced, started at `pace` per second (latency below capacity). */
+  async function replies(n, pace) {
     const calledAt = new Map();
     const started = now();
-    await pool(n, CONCURRENCY, async () => {
+    const one = async (i) => {
+      if (pace) {
+        const due = started + (i * 1000) / pace;
+        if (due > now()) await new Promise((r) => setTimeout(r, due - now()));
+      }
       const t0 = now();
       const res = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: TEXT, html_body: HTML });
       if (res.status !== 200) throw new Error(`reply answered ${res.status}: ${JSON.stringify(res.body)}`);
       calledAt.set(res.body.message_id, t0);
-    });
+    };
+    if (pace) await Promise.all(Array.from({ length: n }, (_, i) => one(i)));
+    else await pool(n, CONCURRENCY, one);
     const answeredMs = now() - started;
     await waitFor(() => [...calledAt.keys()].every((id) => sentAt.has(id)), { timeoutMs: 600_000, intervalMs: 20, what: 'every reply announced as message.sent' });
     const ids = [...calledAt.keys()];
@@ -203,6 +235,8 @@ try {
   const cpu1 = cpuSnapshot(procs);
   const bare = await directSends(MESSAGES);
   const cpu2 = cpuSnapshot(procs);
+  const paced = [];
+  for (const target of RATES) paced.push({ target, ...(await replies(target * PACED_SECONDS, target)) });
   direct.close();
   sub.unsubscribe();
   await bus.drain();
@@ -213,12 +247,13 @@ try {
       .join(', ');
   const fmt = (n) => Math.round(n).toLocaleString('en-US');
   const ms = (n) => `${n.toFixed(1)} ms`;
-  console.log(`\nbench:send — ${fmt(MESSAGES)} replies of ${fmt(TEXT.length + HTML.length)} bytes (text + HTML), ${CONCURRENCY} in flight, DKIM RSA-2048, provider smtp-sink on loopback\n`);
+  console.log(`\nbench:send — ${fmt(MESSAGES)} replies of ${fmt(TEXT.length + HTML.length)} bytes (text + HTML), ${CONCURRENCY} in flight, API key, DKIM RSA-2048, provider smtp-sink on loopback; ${SEPARATE ? 'one process per service' : 'all services in one process'}\n`);
   console.log(`  Mailroom (API -> message.sent)  ${fmt(ours.rate).padStart(6)} messages/s   API call -> message.sent p50 ${ms(ours.p50)}  p99 ${ms(ours.p99)}  max ${ms(ours.max)}   (API answered at ${fmt(ours.answeredRate)}/s)`);
   console.log(`  nodemailer straight to the sink  ${fmt(bare.rate).padStart(6)} messages/s`);
   console.log(`  Mailroom / direct: ${((100 * ours.rate) / bare.rate).toFixed(1)}%   (target >= 50%)`);
   console.log(`  CPU ms per message, Mailroom: ${perMessage(cpu0, cpu1)}`);
   console.log(`  CPU ms per message, direct:   ${perMessage(cpu1, cpu2)}`);
+  for (const p of paced) console.log(`paced at ${p.target} replies/s for ${PACED_SECONDS} s (${fmt(p.rate)} messages/s sent): API call -> message.sent p50 ${ms(p.p50)}  p99 ${ms(p.p99)}  max ${ms(p.max)}`);
 } finally {
   stopping = true;
   for (const c of children) c.kill('SIGTERM');
