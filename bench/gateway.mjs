@@ -7,13 +7,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createTestContext } from '@mailroom/testing';
+import { arg } from './common.mjs';
 import { cpuSnapshot, pidsOf } from './cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
 const duration = arg('duration', 15);
 // --all-in-one: the services in one process (npm start's shape) instead of one process each.
 const allInOne = process.argv.includes('--all-in-one');

@@ -5,46 +5,16 @@
 // the edge the time until every message is stored and announced (message.received).
 // Needs smtp-source (Debian package postfix). Options: --messages N, --no-rspamd, --profile.
 import { fork, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ApiClient, EventTap, createTestContext, startDnsServer } from '@mailroom/testing';
+import { arg, postfixTool, root, startProcess } from './common.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SMTP_SOURCE = ['/usr/sbin/smtp-source', '/usr/bin/smtp-source'].find(existsSync);
-if (!SMTP_SOURCE) {
-  console.error('bench:ingest needs smtp-source: apt-get install postfix (it ships /usr/sbin/smtp-source)');
-  process.exit(2);
-}
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
+const SMTP_SOURCE = postfixTool('smtp-source', 'bench:ingest');
 const MESSAGES = arg('messages', 10_000);
 const rspamd = !process.argv.includes('--no-rspamd');
 // --profile: a V8 CPU profile of the platform process into /tmp/mailroom-prof.
 const profile = process.argv.includes('--profile') ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mailroom-prof'] : [];
 const children = [];
-
-function startPlatform(env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...profile, path.join(root, 'apps/all-in-one/dist/main.js'), 'start'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    const endpoints = {};
-    let buf = '';
-    child.stdout.on('data', (d) => {
-      buf += d;
-      const lines = buf.split('\n');
-      buf = lines.pop();
-      for (const line of lines) {
-        if (!line.includes('"msg":"started"')) continue;
-        Object.assign(endpoints, JSON.parse(line).endpoints ?? {});
-        if (endpoints.http && endpoints.smtp) resolve(endpoints);
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`platform exited with ${code}`)));
-  });
-}
 
 // Asynchronous: this process also serves the DNS zone and reads the events while it runs.
 function smtpSource(port, sessions, perConnection) {
@@ -76,7 +46,7 @@ const ctx = await createTestContext({
 });
 const results = [];
 try {
-  const { http, smtp } = await startPlatform(ctx.env);
+  const { http, smtp } = (await startProcess('all-in-one', ctx.env, { children, nodeArgs: profile, ready: (e) => e.http && e.smtp })).endpoints;
   const smtpPort = Number(new URL(smtp).port);
   const anon = new ApiClient(http);
   const signup = await anon.post('/api/v1/auth/signup', { email: 'bench@example.com', password: 'correct horse battery' });

@@ -12,27 +12,16 @@
 // --separate (one process per service), --profile (V8 CPU profiles into /tmp/mailroom-prof).
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import net from 'node:net';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import nodemailer from 'nodemailer';
 import { createTestContext, freePort, signUpWithApiKey, startDnsServer, waitFor } from '@mailroom/testing';
 import { connectBus } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
 import { eventSubject } from '@mailroom/contracts';
+import { arg, percentile, postfixTool, startProcess } from './common.mjs';
 import { cpuSnapshot, pidsOf } from './cpu.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SMTP_SINK = ['/usr/sbin/smtp-sink', '/usr/bin/smtp-sink'].find(existsSync);
-if (!SMTP_SINK) {
-  console.error('bench:send needs smtp-sink: apt-get install postfix (it ships /usr/sbin/smtp-sink)');
-  process.exit(2);
-}
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
+const SMTP_SINK = postfixTool('smtp-sink', 'bench:send');
 const MESSAGES = arg('messages', 3000);
 const CONCURRENCY = arg('concurrency', 32);
 // Paced runs after the burst, in replies/s: latency when the platform is not saturated.
@@ -70,47 +59,19 @@ function startSink(port) {
   );
 }
 
-// One process: the whole platform (npm start's shape), or one service (production's shape).
-function startProcess(name, env) {
-  const entry = name === 'all-in-one' ? ['apps/all-in-one/dist/main.js', 'start'] : [`services/${name}/dist/main.js`];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...profile, path.join(root, entry[0]), ...entry.slice(1)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    const endpoints = {};
-    let buf = '';
-    child.stdout.on('data', (d) => {
-      if (process.env.BENCH_LOG_LEVEL) process.stderr.write(d);
-      buf += d;
-      const lines = buf.split('\n');
-      buf = lines.pop();
-      for (const line of lines) {
-        if (!line.includes('"msg":"started"')) continue;
-        Object.assign(endpoints, JSON.parse(line).endpoints ?? {});
-        // The all-in-one process logs one "started" per service: ready once the gateway and the SMTP edge are.
-        if (name !== 'all-in-one' || (endpoints.http && endpoints.smtp)) resolve({ child, endpoints });
-      }
-    });
-    child.on('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
-  });
-}
-
 async function startPlatform(env) {
   if (!SEPARATE) {
-    const { child, endpoints } = await startProcess('all-in-one', env);
+    const { child, endpoints } = await startProcess('all-in-one', env, { children, nodeArgs: profile, ready: (e) => e.http && e.smtp });
     return { endpoints, procs: { platform: () => [child.pid] } };
   }
   const endpoints = {};
   const procs = {};
   for (const name of ['orgs', 'auth', 'mailbox', 'mail-send', 'webhooks', 'mail-ingest', 'gateway']) {
-    const started = await startProcess(name, env);
+    const started = await startProcess(name, env, { children, nodeArgs: profile });
     Object.assign(endpoints, started.endpoints);
     procs[name] = () => [started.child.pid];
   }
   return { endpoints, procs };
-}
-
-function percentile(sorted, p) {
-  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
 }
 
 /** Runs `task(i)` for i in [0, n) with `concurrency` in flight. */

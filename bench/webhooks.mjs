@@ -17,13 +17,10 @@ import { createTestContext, messageReceivedEvent } from '@mailroom/testing';
 import { callRpc, connectBus, publishEvent } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
 import { newId } from '@mailroom/contracts';
+import { arg, percentile } from './common.mjs';
 import { cpuSnapshot, pidsOf } from './cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const arg = (name, dflt) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : dflt;
-};
 const EVENTS = arg('events', 20_000);
 // Paced runs, in events/s (each event is 4 deliveries): the target rate of 1,000 and lighter loads beside it.
 const RATES = (process.argv.includes('--rates') ? process.argv[process.argv.indexOf('--rates') + 1] : '250,500,1000').split(',').map(Number);
@@ -66,11 +63,6 @@ function ask(child, message, key) {
     child.on('message', on);
     child.send(message);
   });
-}
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
 async function waitForCount(receivers, expected, timeoutMs) {
