@@ -60,6 +60,9 @@ export async function startService(module: AnyServiceModule, opts: StartOptions)
     await bus.nc.flush();
   };
   const started = await module.start({ config, log, life, bus, db: db as Kysely<unknown>, clock: opts.clock ?? systemClock });
+  // One round trip to the server: every subscription the service made is in place before it
+  // says it started, so a request sent right after finds it (no 503 no_responders).
+  await bus.nc.flush();
   Object.assign(checks, started?.checks ?? {});
   log.info({ endpoints: started?.endpoints }, 'started');
   return { name: module.name, config, checks, endpoints: started?.endpoints ?? {} };
