@@ -28,9 +28,59 @@ export function assertSchemaName(schema: string): void {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
 }
 
+/** Distinct statements a connection keeps prepared; past this, statements are sent unnamed. */
+const PREPARED_PER_CONNECTION = 256;
+/** "cached plan must not change result type": a table changed under a prepared statement. */
+const CACHED_PLAN_CHANGED = '0A000';
+
+/**
+ * A pg client that prepares each parameterized statement once per connection, by name, and
+ * then only binds and executes it: PostgreSQL parses and plans a statement the first time
+ * and reuses the plan after (kysely sends the same texts again and again). Statements
+ * without parameters (begin, commit) keep the simple protocol. When a migration changes a
+ * table under a prepared statement, PostgreSQL refuses it (0A000); it is then prepared again
+ * under a new name, at once when no transaction was open (nothing else was affected), else
+ * on its next use (the transaction has failed and its caller retries as for any error).
+ */
+class PreparingClient extends pg.Client {
+  readonly #names = new Map<string, string>();
+  #next = 0;
+
+  override query(...args: unknown[]): never {
+    const [text, values] = args;
+    if (args.length === 2 && typeof text === 'string' && Array.isArray(values) && values.length > 0) {
+      const name = this.#nameOf(text);
+      if (name !== undefined) return this.#prepared(name, text, values, true) as never;
+    }
+    return (super.query as (...a: unknown[]) => unknown)(...args) as never;
+  }
+
+  async #prepared(name: string, text: string, values: unknown[], retry: boolean): Promise<unknown> {
+    try {
+      return await super.query({ name, text, values });
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== CACHED_PLAN_CHANGED) throw err;
+      this.#names.delete(text);
+      const again = this.#nameOf(text);
+      if (!retry || again === undefined || this.getTransactionStatus() !== 'I') throw err;
+      return this.#prepared(again, text, values, false);
+    }
+  }
+
+  #nameOf(text: string): string | undefined {
+    let name = this.#names.get(text);
+    if (name === undefined && this.#names.size < PREPARED_PER_CONNECTION) {
+      name = `mr_${(this.#next++).toString(36)}`;
+      this.#names.set(text, name);
+    }
+    return name;
+  }
+}
+
 export function createPool(opts: DbOptions): pg.Pool {
   assertSchemaName(opts.schema);
   const pool = new pg.Pool({
+    Client: PreparingClient,
     connectionString: opts.url,
     max: opts.max ?? 10,
     application_name: opts.applicationName ?? `mailroom-${opts.schema}`,

@@ -1,0 +1,56 @@
+/** Statements with parameters are prepared once per connection and reused; a table changed under one is survived. */
+import { createTestContext, type TestContext } from '@mailroom/testing';
+import { createDb, sql, type Kysely } from '../src';
+
+interface Things {
+  things: { id: string; n: number };
+}
+
+let ctx: TestContext;
+let db: Kysely<Things>;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  // One connection: every statement below meets the statements prepared before it.
+  db = createDb<Things>({ url: ctx.env.DATABASE_URL!, schema: 'prep', max: 1 });
+  await sql`create schema prep`.execute(db);
+  await sql`create table things (id text primary key, n int not null)`.execute(db);
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await ctx?.cleanup();
+});
+
+async function prepared(): Promise<string[]> {
+  const rows = await sql<{ statement: string }>`select statement from pg_prepared_statements order by prepare_time`.execute(db);
+  return rows.rows.map((r) => r.statement);
+}
+
+it('prepares a statement with parameters once and binds it again for other values', async () => {
+  for (let i = 0; i < 5; i++) await db.insertInto('things').values({ id: `t${i}`, n: i }).execute();
+  const found = await db.selectFrom('things').select(['id', 'n']).where('n', '>=', 3).orderBy('n').execute();
+  expect(found).toEqual([
+    { id: 't3', n: 3 },
+    { id: 't4', n: 4 },
+  ]);
+  const statements = await prepared();
+  expect(statements.filter((s) => s.startsWith('insert into "things"'))).toHaveLength(1);
+  expect(statements.filter((s) => s.startsWith('select "id", "n" from "things"'))).toHaveLength(1);
+  // Statements without parameters (transaction control, this one) keep the simple protocol.
+  expect(statements.some((s) => s.includes('pg_prepared_statements'))).toBe(false);
+});
+
+it('prepares a statement again after a migration changed what it returns', async () => {
+  const one = (trx: Kysely<Things> = db) => trx.selectFrom('things').selectAll().where('id', '=', 't1').execute();
+  expect(await one()).toEqual([{ id: 't1', n: 1 }]);
+  await sql`alter table things add column label text not null default 'x'`.execute(db);
+  // Outside a transaction, the refused plan ("cached plan must not change result type") is
+  // replaced and the statement run again at once.
+  expect(await one()).toEqual([{ id: 't1', n: 1, label: 'x' }]);
+
+  await sql`alter table things add column size int not null default 7`.execute(db);
+  // Inside one, the transaction has failed: the error reaches the caller, and the next use works.
+  await expect(db.transaction().execute((trx) => one(trx))).rejects.toMatchObject({ code: '0A000' });
+  expect(await db.transaction().execute((trx) => one(trx))).toEqual([{ id: 't1', n: 1, label: 'x', size: 7 }]);
+});
