@@ -9,7 +9,8 @@
 //   3. paced: --rates replies/s (25,100) for --paced-seconds (10): p50/p99 below saturation.
 // Needs smtp-sink (Debian package postfix). Options: --messages N (3000), --concurrency N (32),
 // --rates r,r (25,100), --paced-seconds s (10),
-// --separate (one process per service), --profile (V8 CPU profiles into /tmp/mailroom-prof).
+// --separate (one process per service), --profile (V8 CPU profiles into /tmp/mailroom-prof),
+// --perf (symbol maps for Linux perf: `perf record -g -p <pid>` sees JavaScript frames).
 import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import net from 'node:net';
@@ -31,7 +32,7 @@ const WARMUP = 300;
 // --separate: each service in its own process, as deployed (default: all in one, as `npm start`).
 const SEPARATE = process.argv.includes('--separate');
 const DOMAIN = 'bench.test';
-const profile = process.argv.includes('--profile') ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mailroom-prof'] : [];
+const profile = process.argv.includes('--perf') ? ['--perf-basic-prof-only-functions'] : process.argv.includes('--profile') ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mailroom-prof'] : [];
 const now = () => performance.timeOrigin + performance.now();
 const children = [];
 let stopping = false;

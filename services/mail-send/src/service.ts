@@ -12,7 +12,7 @@ import { FeedbackHandler } from './domain/feedback-handler';
 import { OrgStatuses, SendChecks } from './domain/checks';
 import { SesNotifications } from './domain/ses-notifications';
 import { SnsVerifier, fetchText } from './domain/sns';
-import type { DkimKey } from './domain/compose';
+import { dkimKey, type DkimKey } from './domain/dkim';
 import { OutboundSender } from './domain/outbound';
 import { Suppressions } from './domain/suppressions';
 import { Verp } from './domain/verp';
@@ -36,11 +36,11 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
     outbox.start();
     let dkim: DkimKey;
     if (config.DKIM_PRIVATE_KEY) {
-      dkim = { domain: config.MAIL_DOMAIN, selector: config.DKIM_SELECTOR, privateKey: config.DKIM_PRIVATE_KEY };
+      dkim = dkimKey(config.MAIL_DOMAIN, config.DKIM_SELECTOR, config.DKIM_PRIVATE_KEY);
     } else {
       // Development only (production requires a key): signed with a throwaway key nobody publishes.
       const { privateKey } = generateKeyPairSync('ed25519');
-      dkim = { domain: config.MAIL_DOMAIN, selector: config.DKIM_SELECTOR, privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+      dkim = { domain: config.MAIL_DOMAIN, selector: config.DKIM_SELECTOR, privateKey };
       log.warn('DKIM_PRIVATE_KEY is not set: signing with a throwaway key; receivers will not verify the signatures');
     }
     const provider: MailProvider =

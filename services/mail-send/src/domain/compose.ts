@@ -1,17 +1,9 @@
 /**
- * Composing and signing an outbound message: MIME from nodemailer's composer (headers are
- * encoded by it, so a header value cannot inject another header), then a DKIM signature
- * (relaxed/relaxed) of the domain's key, prepended.
+ * Composing an outbound message: MIME from nodemailer's composer (headers are encoded by it,
+ * so a header value cannot inject another header). It is then signed (./dkim).
  */
 import MailComposer from 'nodemailer/lib/mail-composer';
-import { dkimSign } from 'mailauth';
 import type { OutboundJob } from '@mailroom/contracts';
-
-export interface DkimKey {
-  domain: string;
-  selector: string;
-  privateKey: string;
-}
 
 function bracketed(id: string): string {
   return `<${id}>`;
@@ -54,20 +46,4 @@ export async function compose(job: OutboundJob, attachments: AttachmentSource): 
     // Bcc recipients are in the envelope only: the composer leaves the header out.
   });
   return composer.compile().build();
-}
-
-export async function sign(raw: Buffer, key: DkimKey): Promise<Buffer> {
-  // mailauth signs only what is listed in signatureData (flat options sign nothing, silently).
-  const result = (await dkimSign(raw, {
-    signingDomain: key.domain,
-    selector: key.selector,
-    privateKey: key.privateKey,
-    canonicalization: 'relaxed/relaxed',
-    signatureData: [{ signingDomain: key.domain, selector: key.selector, privateKey: key.privateKey, canonicalization: 'relaxed/relaxed' }],
-  })) as { signatures: string; errors?: { error?: string }[] };
-  if (!result.signatures) {
-    const why = result.errors?.map((e) => e.error).filter(Boolean).join('; ') || 'no signature produced';
-    throw new Error(`DKIM signing with ${key.selector}._domainkey.${key.domain} failed: ${why}`);
-  }
-  return Buffer.concat([Buffer.from(result.signatures, 'utf8'), raw]);
 }

@@ -14,7 +14,8 @@ import type { Outbox } from '@mailroom/runtime';
 import type { SendRepository } from '../repo/send.repository';
 import type { SendDb } from '../repo/tables';
 import { ProviderError, type MailProvider, type RejectedRecipient } from '../providers/provider';
-import { compose, MissingAttachment, sign, type AttachmentSource, type DkimKey } from './compose';
+import { compose, MissingAttachment, type AttachmentSource } from './compose';
+import { signDkim, type DkimKey } from './dkim';
 import { before, bounceSubType } from './status';
 import type { Verp } from './verp';
 
@@ -69,7 +70,7 @@ export class OutboundSender {
       // Not expected (objects are stored before the message refers to them): retried, then given up.
       return this.failed(job, recipients, attempt, new ProviderError(err.message, true), log);
     }
-    if (this.dkim) raw = await sign(raw, this.dkim);
+    if (this.dkim) raw = await signDkim(raw, this.dkim, this.clock.now());
     await this.raw.put(job.raw_id, raw);
 
     let accepted;
