@@ -2,16 +2,14 @@
  * Transactional outbox: an event (or a work item) that must match a database write is
  * inserted in the same transaction (table `outbox` in the service's schema: id text primary
  * key, subject text (null = a public event), payload text, created_at, published_at; see
- * services/mailbox/migrations), then relayed
- * to JetStream after the commit, with msgID = the event id so a relay that repeats itself
- * is stored once. The relay runs right after a commit (kick) and on an interval for what a
+ * services/mailbox/migrations), then relayed to JetStream after the commit and deleted,
+ * with msgID = the event id so a relay that repeats itself is stored once. The relay runs right after a commit (kick) and on an interval for what a
  * crash or an outage left behind; several instances share the work with SKIP LOCKED.
  */
-import { WORK_ITEMS, eventEnvelope, type EventEnvelope, type WorkSubject } from '@mailroom/contracts';
-import { encodeJson } from '@mailroom/messaging';
+import { EVENT_TYPES, WORK_ITEMS, eventEnvelope, eventSubject, type EventEnvelope, type EventType, type WorkSubject } from '@mailroom/contracts';
 import type { z } from 'zod';
 import { sql, type Kysely, type Transaction } from '@mailroom/db';
-import { publishEvent, type Bus } from '@mailroom/messaging';
+import type { Bus } from '@mailroom/messaging';
 import type { Logger } from '@mailroom/platform';
 
 /** A row of the `outbox` table: subject null for a public event, else the work queue's subject. */
@@ -94,45 +92,49 @@ export class Outbox<DB = unknown> {
       });
   }
 
-  /** Publishes everything pending, batch by batch. */
+  /**
+   * Publishes everything pending, batch by batch. A batch is taken out of the table and
+   * published inside one transaction: if any publish fails, the transaction rolls back and
+   * the rows are there again for the next relay (JetStream drops the repeats by msgID).
+   * Rows were validated when written (eventRow, workRow), so their payloads go out as stored.
+   */
   async relay(): Promise<number> {
     let total = 0;
+    const batch = this.opts.batch ?? 100;
     for (;;) {
       const published = await this.db.transaction().execute(async (trx) => {
+        // published_at is set by nothing now; rows from before relays deleted stay where they are.
         const { rows } = await sql<{ id: string; subject: string | null; payload: string }>`
-          select id, subject, payload from outbox where published_at is null
-          order by id limit ${this.opts.batch ?? 100} for update skip locked`.execute(trx);
-        // Published together: each is acknowledged on its own, and the batch is marked only when all were.
-        await Promise.all(
-          rows.map(async (row) => {
-            if (row.subject !== null) {
-              const subject = row.subject as WorkSubject;
-              if (!Object.hasOwn(WORK_ITEMS, subject)) {
-                this.log.error({ id: row.id, subject: row.subject }, 'outbox row names no known work queue; skipped');
-                return;
-              }
-              const item = WORK_ITEMS[subject].parse(JSON.parse(row.payload));
-              await this.bus.js.publish(this.bus.ns.subject(subject), encodeJson(item), { msgID: row.id });
-              return;
-            }
-            const parsed = eventEnvelope.safeParse(JSON.parse(row.payload));
-            if (!parsed.success) {
-              // Unreachable unless the table was edited by hand: never block the queue on it.
-              this.log.error({ id: row.id }, 'outbox row is not a valid event; skipped');
-              return;
-            }
-            await publishEvent(this.bus, parsed.data);
-          }),
-        );
-        if (rows.length) {
-          await sql`update outbox set published_at = now() where id in (${sql.join(rows.map((r) => r.id))})`.execute(trx);
-        }
+          delete from outbox where id in (
+            select id from outbox where published_at is null order by id limit ${batch} for update skip locked)
+          returning id, subject, payload`.execute(trx);
+        // Published together: each is acknowledged on its own, and the batch is gone only when all were.
+        await Promise.all(rows.map((row) => this.publish(row)));
         return rows.length;
       });
       total += published;
       this.failures = 0;
-      if (published < (this.opts.batch ?? 100)) return total;
+      if (published < batch) return total;
     }
+  }
+
+  private async publish(row: OutboxRow): Promise<void> {
+    const data = Buffer.from(row.payload);
+    if (row.subject !== null) {
+      if (!Object.hasOwn(WORK_ITEMS, row.subject)) {
+        this.log.error({ id: row.id, subject: row.subject }, 'outbox row names no known work queue; skipped');
+        return;
+      }
+      await this.bus.js.publish(this.bus.ns.subject(row.subject as WorkSubject), data, { msgID: row.id });
+      return;
+    }
+    const type = (JSON.parse(row.payload) as { type?: unknown }).type;
+    if (typeof type !== 'string' || !EVENT_TYPES.includes(type as EventType)) {
+      // Unreachable unless the table was edited by hand: never block the queue on it.
+      this.log.error({ id: row.id }, 'outbox row is not an event; skipped');
+      return;
+    }
+    await this.bus.js.publish(this.bus.ns.subject(eventSubject(type as EventType)), data, { msgID: row.id });
   }
 
   async stop(): Promise<void> {

@@ -1,0 +1,90 @@
+/** The transactional outbox against the real servers: relayed once, removed only when JetStream has it. */
+import { newId, type EnvelopeOf } from '@mailroom/contracts';
+import { createDb, sql, type Kysely } from '@mailroom/db';
+import { connectBus, ensureStreams, type Bus } from '@mailroom/messaging';
+import { createLogger } from '@mailroom/platform';
+import { createTestContext, type TestContext } from '@mailroom/testing';
+import { Outbox } from '../src';
+
+let ctx: TestContext;
+let db: Kysely<unknown>;
+let bus: Bus;
+const log = createLogger({ service: 'test', level: 'silent' });
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  db = createDb({ url: ctx.env.DATABASE_URL!, schema: 'svc', max: 2 });
+  await sql`create schema svc`.execute(db);
+  // The table as every service's migrations create it.
+  await sql`create table outbox (id text primary key, subject text, payload text not null, created_at timestamptz not null default now(), published_at timestamptz)`.execute(db);
+  bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'test', namespace: ctx.env.BUS_NAMESPACE, log });
+});
+
+afterAll(async () => {
+  await bus?.nc.close();
+  await db?.destroy();
+  await ctx?.cleanup();
+});
+
+function rejected(): EnvelopeOf<'message.rejected'> {
+  return {
+    id: newId('event'),
+    type: 'message.rejected',
+    timestamp: new Date().toISOString(),
+    org_id: newId('organization'),
+    env_id: newId('environment'),
+    data: { inbox_id: newId('inbox'), from_address: 'agent@x.test', to_addresses: ['a@b.test'], subject: 'hi', rejection_reason: 'rate_limited', rejection_detail: 'too many', rejected_at: new Date().toISOString() },
+  };
+}
+
+const pending = async () => (await sql<{ id: string }>`select id from outbox order by id`.execute(db)).rows.map((r) => r.id);
+const stored = async (stream: string) => (await bus.jsm.streams.info(bus.ns.stream(stream))).state.messages;
+
+it('keeps the rows while JetStream cannot take them, then publishes each once and removes it', async () => {
+  const outbox = new Outbox(db, bus, log);
+  const event = rejected();
+  const work = { raw_id: `raw_${'a'.repeat(26)}`, received_at: new Date().toISOString(), mail_from: 'm@x.test', rcpt_to: ['bounces+x@b.test'] };
+  await outbox.add(db, event);
+  await outbox.addWork(db, 'mail.feedback', 'work-1', work);
+
+  // No streams yet: every publish fails, the transaction rolls back, nothing is lost.
+  await expect(outbox.relay()).rejects.toThrow();
+  expect(await pending()).toEqual([event.id, 'work-1'].sort());
+
+  await ensureStreams(bus, ['EVENTS', 'MAIL_FEEDBACK']);
+  expect(await outbox.relay()).toBe(2);
+  expect(await pending()).toEqual([]);
+  expect(await stored('EVENTS')).toBe(1);
+  expect(await stored('MAIL_FEEDBACK')).toBe(1);
+
+  const got = await bus.jsm.streams.getMessage(bus.ns.stream('EVENTS'), { last_by_subj: bus.ns.subject('events.message.rejected') });
+  expect(got?.json()).toEqual(event);
+  expect(got?.header?.get('Nats-Msg-Id')).toBe(event.id);
+
+  // A relay that repeats itself (a crash between publish and commit) is stored once.
+  await outbox.add(db, event);
+  expect(await outbox.relay()).toBe(1);
+  expect(await stored('EVENTS')).toBe(1);
+  expect(await outbox.relay()).toBe(0);
+});
+
+it('relays in batches, and leaves alone rows an older relay marked published', async () => {
+  await ensureStreams(bus, ['EVENTS']);
+  const before = await stored('EVENTS');
+  const old = rejected();
+  await sql`insert into outbox (id, payload, published_at) values (${old.id}, ${JSON.stringify(old)}, now())`.execute(db);
+  const outbox = new Outbox(db, bus, log, { batch: 3 });
+  for (let i = 0; i < 7; i++) await outbox.add(db, rejected());
+  expect(await outbox.relay()).toBe(7);
+  expect(await stored('EVENTS')).toBe(before + 7);
+  expect(await pending()).toEqual([old.id]);
+});
+
+it('skips a row that names no known work queue instead of blocking the others', async () => {
+  await ensureStreams(bus, ['EVENTS']);
+  await sql`insert into outbox (id, subject, payload) values ('bad-1', 'mail.nowhere', '{}')`.execute(db);
+  const outbox = new Outbox(db, bus, log);
+  await outbox.add(db, rejected());
+  expect(await outbox.relay()).toBe(2);
+  expect(await pending()).toEqual(expect.not.arrayContaining(['bad-1']));
+});
