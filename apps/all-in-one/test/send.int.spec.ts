@@ -149,6 +149,36 @@ describe('replying', () => {
     expect(sent.raw.toString()).toMatch(/^Subject: Re: Quote\r$/m);
   });
 
+  it('answers 404 for a message it cannot see: unknown, in another inbox, of another organization, or in a deleted inbox', async () => {
+    const inbox = (await api.post('/api/v1/inboxes', { username: 'lookup' })).body;
+    const other = (await api.post('/api/v1/inboxes', { username: 'lookup2' })).body;
+    const original = await receive(inbox, 'dan@sender.test', 'Where is it');
+    const { api: stranger } = await signUpWithApiKey(platform.services.gateway!.endpoints.http!, 'stranger@example.com');
+    const strangerInbox = (await stranger.post('/api/v1/inboxes', { username: 'lookup3' })).body;
+    const before = relay.received.length;
+    const unknownMessage = `msg_${'0'.repeat(26)}`;
+    const cases: [ApiClient, string, string][] = [
+      [api, `/api/v1/inboxes/${inbox.inbox_id}/messages/${unknownMessage}`, 'message'],
+      [api, `/api/v1/inboxes/${other.inbox_id}/messages/${original.message_id}`, 'message'],
+      [api, `/api/v1/inboxes/inb_${'0'.repeat(26)}/messages/${original.message_id}`, 'inbox'],
+      [stranger, `/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}`, 'inbox'],
+      [stranger, `/api/v1/inboxes/${strangerInbox.inbox_id}/messages/${original.message_id}`, 'message'],
+    ];
+    for (const [client, path, what] of cases) {
+      for (const [action, body] of [['reply', { text_body: 'x' }], ['reply-all', { text_body: 'x' }], ['forward', { to: ['eve@sender.test'] }]] as const) {
+        const res = await client.post(`${path}/${action}`, body);
+        expect([path, action, res.status, res.body.error?.code, res.body.error?.message]).toEqual([path, action, 404, 'not_found', expect.stringContaining(what)]);
+      }
+    }
+    expect(relay.received.length).toBe(before);
+    // The control: the same reply from the right inbox is sent.
+    expect((await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'x' })).status).toBe(200);
+    await relay.waitForMessages(before + 1, 20_000);
+    expect((await api.delete(`/api/v1/inboxes/${inbox.inbox_id}`)).status).toBe(204);
+    const gone = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'x' });
+    expect([gone.status, gone.body.error?.message]).toEqual([404, expect.stringContaining('inbox')]);
+  });
+
   it('refuses a suppressed recipient, a paused inbox and a burst over the rate, each with message.rejected', async () => {
     const inbox = (await api.post('/api/v1/inboxes', { username: 'limits' })).body;
     const original = await receive(inbox, 'carol@sender.test', 'Hello there');

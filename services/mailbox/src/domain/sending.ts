@@ -86,12 +86,15 @@ export class Sending {
   ) {}
 
   private async context(t: Tenant, inboxId: string, messageId?: string): Promise<{ inbox: InboxRow; original?: MessageRow }> {
-    const inbox = await this.inboxes.find(t, inboxId);
-    if (!inbox) throw AppError.notFound('inbox');
-    if (!messageId) return { inbox };
-    const original = await this.messages.findMessage(t, messageId, inboxId);
-    if (!original) throw AppError.notFound('message');
-    return { inbox, original };
+    if (!messageId) {
+      const inbox = await this.inboxes.find(t, inboxId);
+      if (!inbox) throw AppError.notFound('inbox');
+      return { inbox };
+    }
+    const found = await this.messages.findInboxWithMessage(t, inboxId, messageId);
+    if (!found) throw AppError.notFound('inbox');
+    if (!found.message) throw AppError.notFound('message');
+    return { inbox: found.inbox, original: found.message };
   }
 
   private answering(original: MessageRow): Pick<Draft, 'threadId' | 'inReplyTo' | 'references'> {

@@ -5,7 +5,7 @@
  */
 import { sql, type Executor, type Insertable, type Kysely, type Selectable } from '@mailroom/db';
 import type { OutboxRow } from '@mailroom/runtime';
-import type { Tenant } from './inbox.repository';
+import type { InboxRow, Tenant } from './inbox.repository';
 import type { AttachmentTable, MailboxDb, MessageTable, ThreadTable } from './tables';
 
 export type MessageRow = Selectable<MessageTable>;
@@ -127,6 +127,51 @@ export class MessageRepository {
       .where('i.deleted_at', 'is', null);
     if (inboxId) q = q.where('m.inbox_id', '=', inboxId);
     return q.executeTakeFirst();
+  }
+
+  /**
+   * A live inbox of the tenant and, in the same round trip, its message `messageId`
+   * (undefined when the inbox has no such message): what a reply, reply-all or forward needs.
+   */
+  async findInboxWithMessage(t: Tenant, inboxId: string, messageId: string, ex: Executor<MailboxDb> = this.db): Promise<{ inbox: InboxRow; message: MessageRow | undefined } | undefined> {
+    const row = await ex
+      .selectFrom('inboxes as i')
+      .leftJoin('messages as m', (join) => join.onRef('m.inbox_id', '=', 'i.id').on('m.id', '=', messageId).on('m.org_id', '=', t.org_id).on('m.env_id', '=', t.env_id))
+      .selectAll('m')
+      .select([
+        'i.id as inbox__id',
+        'i.org_id as inbox__org_id',
+        'i.env_id as inbox__env_id',
+        'i.username as inbox__username',
+        'i.domain as inbox__domain',
+        'i.address as inbox__address',
+        'i.display_name as inbox__display_name',
+        'i.status as inbox__status',
+        'i.created_at as inbox__created_at',
+        'i.updated_at as inbox__updated_at',
+        'i.deleted_at as inbox__deleted_at',
+      ])
+      .where('i.org_id', '=', t.org_id)
+      .where('i.env_id', '=', t.env_id)
+      .where('i.id', '=', inboxId)
+      .where('i.deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const { inbox__id, inbox__org_id, inbox__env_id, inbox__username, inbox__domain, inbox__address, inbox__display_name, inbox__status, inbox__created_at, inbox__updated_at, inbox__deleted_at, ...message } = row;
+    const inbox: InboxRow = {
+      id: inbox__id,
+      org_id: inbox__org_id,
+      env_id: inbox__env_id,
+      username: inbox__username,
+      domain: inbox__domain,
+      address: inbox__address,
+      display_name: inbox__display_name,
+      status: inbox__status,
+      created_at: inbox__created_at,
+      updated_at: inbox__updated_at,
+      deleted_at: inbox__deleted_at,
+    };
+    return { inbox, message: message.id === null ? undefined : (message as MessageRow) };
   }
 
   findMessages(t: Tenant, messageIds: string[], ex: Executor<MailboxDb> = this.db): Promise<Pick<MessageRow, 'id' | 'thread_id'>[]> {
