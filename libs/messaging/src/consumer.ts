@@ -9,7 +9,7 @@
 import { AckPolicy, DeliverPolicy, JetStreamApiError, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { AppError, type StreamName } from '@mailroom/contracts';
-import type { Logger } from 'pino';
+import type { Level, Logger } from 'pino';
 import type { z } from 'zod';
 import type { Bus } from './bus';
 import { decodeJson } from './codec';
@@ -20,7 +20,10 @@ export interface MessageMeta {
   subject: string;
   seq: number;
   deliveryCount: number;
-  log: Logger;
+  /** This message's logger, made on first use (a child logger per message is not free): read it only to log. */
+  readonly log: Logger;
+  /** Whether a line at `level` would be written; check it before building a debug line. */
+  logs(level: Level): boolean;
   msg: JsMsg;
 }
 
@@ -91,6 +94,7 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
       get log() {
         return (child ??= log.child({ subject, seq: m.seq, delivery: m.info.deliveryCount }));
       },
+      logs: (level) => log.isLevelEnabled(level),
       msg: m,
     };
     let payload: unknown;

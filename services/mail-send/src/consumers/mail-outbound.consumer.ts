@@ -12,9 +12,9 @@ export function startOutboundConsumer(bus: Bus, sender: OutboundSender, concurre
     // A relay may take its time answering DATA; the hand-over must not be redelivered meanwhile.
     ackWaitMs: 120_000,
     handler: async (job, meta) => {
-      const outcome = await sender.send(job, meta.deliveryCount, meta.log);
+      const outcome = await sender.send(job, meta.deliveryCount, meta);
       if (outcome === 'retry') return { nak: backoffMs(meta.deliveryCount, 15 * 60_000) };
-      meta.log.debug({ message_id: job.message_id, outcome }, 'outbound handled');
+      if (meta.logs('debug')) meta.log.debug({ message_id: job.message_id, outcome }, 'outbound handled');
       return 'ack';
     },
   });

@@ -41,7 +41,8 @@ export class OutboundSender {
     private readonly clock: Clock,
   ) {}
 
-  async send(job: OutboundJob, attempt: number, log: Logger): Promise<SendOutcome> {
+  /** `logging.log` is read only when something is logged (a consumer makes it on first use). */
+  async send(job: OutboundJob, attempt: number, logging: { readonly log: Logger }): Promise<SendOutcome> {
     const recipients = [...job.to, ...job.cc, ...job.bcc];
     const started = await this.repo.startSending({
       message_id: job.message_id,
@@ -68,7 +69,7 @@ export class OutboundSender {
     } catch (err) {
       if (!(err instanceof MissingAttachment)) throw err;
       // Not expected (objects are stored before the message refers to them): retried, then given up.
-      return this.failed(job, recipients, attempt, new ProviderError(err.message, true), log);
+      return this.failed(job, recipients, attempt, new ProviderError(err.message, true), logging);
     }
     if (this.dkim) raw = await signDkim(raw, this.dkim, this.clock.now());
     await this.raw.put(job.raw_id, raw);
@@ -78,7 +79,7 @@ export class OutboundSender {
       accepted = await this.provider.send({ from: this.verp.address(job.message_id), to: recipients, raw, envelopeId: job.message_id });
     } catch (err) {
       if (!(err instanceof ProviderError)) throw err;
-      return this.failed(job, recipients, attempt, err, log);
+      return this.failed(job, recipients, attempt, err, logging);
     }
 
     const now = this.clock.now();
@@ -113,10 +114,10 @@ export class OutboundSender {
   }
 
   /** A failed attempt: retried while temporary and attempts remain, else a bounce. */
-  private async failed(job: OutboundJob, recipients: string[], attempt: number, err: ProviderError, log: Logger): Promise<SendOutcome> {
+  private async failed(job: OutboundJob, recipients: string[], attempt: number, err: ProviderError, logging: { readonly log: Logger }): Promise<SendOutcome> {
     await this.repo.noteAttempt(job.message_id, err.message.slice(0, 500));
     if (err.temporary && attempt < MAX_ATTEMPTS) {
-      log.warn({ message_id: job.message_id, attempt, reason: err.message }, 'temporary failure: will retry');
+      logging.log.warn({ message_id: job.message_id, attempt, reason: err.message }, 'temporary failure: will retry');
       return 'retry';
     }
     const rejected: RejectedRecipient[] = err.rejected.length

@@ -14,7 +14,7 @@ export function startInboundConsumer(bus: Bus, store: InboundStore, concurrency:
     // Parsing has its own deadline (twice PARSE_TIMEOUT_MS at worst); this only bounds a stuck handler.
     ackWaitMs: 120_000,
     handler: async (item, meta) => {
-      const outcome = await store.store(item, meta.log);
+      const outcome = await store.store(item, meta);
       if ('missingRaw' in outcome) {
         // The edge stores the raw bytes before it publishes: a missing object is an outage of
         // the object store, or a bug. Retry, then set the item aside loudly.
@@ -22,7 +22,7 @@ export function startInboundConsumer(bus: Bus, store: InboundStore, concurrency:
         meta.log.error({ raw_id: item.raw_id }, 'raw message missing from the object store; work item terminated');
         return { term: 'raw message missing' };
       }
-      meta.log.debug({ raw_id: item.raw_id, ...outcome }, 'inbound mail stored');
+      if (meta.logs('debug')) meta.log.debug({ raw_id: item.raw_id, ...outcome }, 'inbound mail stored');
       return 'ack';
     },
   });

@@ -72,7 +72,8 @@ export class InboundStore {
     private readonly clock: Clock,
   ) {}
 
-  async store(item: InboundMail, log: Logger): Promise<StoreOutcome> {
+  /** `logging.log` is read only when something is logged (a consumer makes it on first use). */
+  async store(item: InboundMail, logging: { readonly log: Logger }): Promise<StoreOutcome> {
     const done = new Set((await this.messages.inboxesHoldingRaw(item.raw_id)).map((r) => r.inbox_id));
     const pending = item.recipients.filter((r) => !done.has(r.inbox_id));
     if (!pending.length) return { stored: 0, skipped: item.recipients.length };
@@ -86,7 +87,7 @@ export class InboundStore {
     }
     if (!raw) return { missingRaw: true };
     const parsed = withoutNul(await this.parser.parse(raw));
-    if (parsed.error) log.warn({ raw_id: item.raw_id, reason: parsed.error }, 'message read in part');
+    if (parsed.error) logging.log.warn({ raw_id: item.raw_id, reason: parsed.error }, 'message read in part');
     // Attachments are stored once per raw message, under names the copies share.
     await Promise.all(parsed.attachments.map((a, i) => this.attachments.put(`${item.raw_id}.${i}`, a.content)));
     let stored = 0;
@@ -94,7 +95,7 @@ export class InboundStore {
       const inbox = await this.inboxes.findAnyById(rcpt.inbox_id);
       if (!inbox) {
         // Resolved at RCPT moments ago, so it existed: never hard-deleted, this cannot happen.
-        log.error({ inbox_id: rcpt.inbox_id, raw_id: item.raw_id }, 'recipient inbox does not exist; message kept in the raw store only');
+        logging.log.error({ inbox_id: rcpt.inbox_id, raw_id: item.raw_id }, 'recipient inbox does not exist; message kept in the raw store only');
         continue;
       }
       const inserted = await this.storeOne(item, parsed, { id: inbox.id, org_id: inbox.org_id, env_id: inbox.env_id, address: inbox.address });
