@@ -3,8 +3,9 @@
  * inserted in the same transaction (table `outbox` in the service's schema: id text primary
  * key, subject text (null = a public event), payload text, created_at, published_at; see
  * services/mailbox/migrations), then relayed to JetStream after the commit and deleted,
- * with msgID = the event id so a relay that repeats itself is stored once. The relay runs right after a commit (kick) and on an interval for what a
- * crash or an outage left behind; several instances share the work with SKIP LOCKED.
+ * with msgID = the event id so a relay that repeats itself is stored once. The relay runs
+ * right after a commit (kick) and on an interval for what a crash or an outage left behind;
+ * several instances share the work with SKIP LOCKED.
  */
 import { EVENT_TYPES, WORK_ITEMS, eventEnvelope, eventSubject, type EventEnvelope, type EventType, type WorkSubject } from '@mailroom/contracts';
 import type { z } from 'zod';
@@ -103,7 +104,7 @@ export class Outbox<DB = unknown> {
     const batch = this.opts.batch ?? 100;
     for (;;) {
       const published = await this.db.transaction().execute(async (trx) => {
-        // published_at is set by nothing now; rows from before relays deleted stay where they are.
+        // published_at is no longer set: rows an older relay marked as published stay out of every batch.
         const { rows } = await sql<{ id: string; subject: string | null; payload: string }>`
           delete from outbox where id in (
             select id from outbox where published_at is null order by id limit ${batch} for update skip locked)
