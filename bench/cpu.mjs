@@ -14,6 +14,12 @@ export function cpuOf(pid) {
   }
 }
 
+/** CPU seconds of this process's children that have exited and been waited for (smtp-source). */
+export function childrenCpu() {
+  const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[13]) + Number(fields[14])) / TICKS;
+}
+
 /** Pids of every process with exactly this name (nats-server, postgres). */
 export function pidsOf(name) {
   try {

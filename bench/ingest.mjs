@@ -3,17 +3,19 @@
 // with many messages per connection (-d), then one message per connection over 128 sessions;
 // and the same loads to a bare smtp-server that discards. Printed: accepted messages/s, and for
 // the edge the time until every message is stored and announced (message.received).
-// Needs smtp-source (Debian package postfix). Options: --messages N, --no-rspamd, --profile.
+// Needs smtp-source (Debian package postfix). Options: --messages N, --no-rspamd, --profile, --perf.
 import { fork, spawn } from 'node:child_process';
 import path from 'node:path';
 import { ApiClient, EventTap, createTestContext, startDnsServer } from '@mailroom/testing';
 import { arg, postfixTool, root, startProcess } from './common.mjs';
+import { childrenCpu, cpuSnapshot, pidsOf } from './cpu.mjs';
 
 const SMTP_SOURCE = postfixTool('smtp-source', 'bench:ingest');
 const MESSAGES = arg('messages', 10_000);
 const rspamd = !process.argv.includes('--no-rspamd');
-// --profile: a V8 CPU profile of the platform process into /tmp/mailroom-prof.
-const profile = process.argv.includes('--profile') ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mailroom-prof'] : [];
+// --profile: a V8 CPU profile of the platform process into /tmp/mailroom-prof; --perf: perf
+// maps of its JIT code (/tmp/perf-<pid>.map), for `perf record -g -p <pid>` during the run.
+const profile = process.argv.includes('--perf') ? ['--perf-basic-prof-only-functions'] : process.argv.includes('--profile') ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mailroom-prof'] : [];
 const children = [];
 
 // Asynchronous: this process also serves the DNS zone and reads the events while it runs.
@@ -46,7 +48,16 @@ const ctx = await createTestContext({
 });
 const results = [];
 try {
-  const { http, smtp } = (await startProcess('all-in-one', ctx.env, { children, nodeArgs: profile, ready: (e) => e.http && e.smtp })).endpoints;
+  const platform = await startProcess('all-in-one', ctx.env, { children, nodeArgs: profile, ready: (e) => e.http && e.smtp });
+  const { http, smtp } = platform.endpoints;
+  const procs = {
+    platform: () => [platform.child.pid],
+    rspamd: () => pidsOf('rspamd'),
+    postgres: () => pidsOf('postgres'),
+    'nats-server': () => pidsOf('nats-server'),
+    'smtp-source': () => [],
+  };
+  const cpu = () => ({ ...cpuSnapshot(procs, 'bench (DNS, event tap)'), 'smtp-source': childrenCpu() });
   const smtpPort = Number(new URL(smtp).port);
   const anon = new ApiClient(http);
   const signup = await anon.post('/api/v1/auth/signup', { email: 'bench@example.com', password: 'correct horse battery' });
@@ -64,6 +75,7 @@ try {
     ['128 sessions, one message per connection', 128, false],
   ]) {
     const bareSeconds = await smtpSource(barePort, sessions, perConnection);
+    const cpu0 = cpu();
     const started = Date.now();
     const edgeSeconds = await smtpSource(smtpPort, sessions, perConnection);
     const target = announced + MESSAGES;
@@ -73,7 +85,11 @@ try {
     }
     announced = target;
     const storedSeconds = (Date.now() - started) / 1000;
-    results.push({ label, bare: MESSAGES / bareSeconds, edge: MESSAGES / edgeSeconds, stored: MESSAGES / storedSeconds, storedSeconds });
+    const cpu1 = cpu();
+    const perMessage = Object.keys(cpu1)
+      .map((k) => `${k} ${(((cpu1[k] - cpu0[k]) * 1000) / MESSAGES).toFixed(2)}`)
+      .join(', ');
+    results.push({ label, bare: MESSAGES / bareSeconds, edge: MESSAGES / edgeSeconds, stored: MESSAGES / storedSeconds, storedSeconds, perMessage });
   }
   await tap.stop();
   console.log(`\nbench:ingest — ${MESSAGES} messages of 10 KB per load, rspamd ${rspamd ? 'on' : 'off'}, SPF/DKIM/DMARC/ARC on (DNS on loopback)\n`);
@@ -82,6 +98,7 @@ try {
     console.log(`  bare smtp-server (discards)   ${r.bare.toFixed(0).padStart(6)} msg/s accepted`);
     console.log(`  Mailroom edge                 ${r.edge.toFixed(0).padStart(6)} msg/s accepted (${((100 * r.edge) / r.bare).toFixed(1)}% of bare)`);
     console.log(`  stored and announced          ${r.stored.toFixed(0).padStart(6)} msg/s (all ${MESSAGES} after ${r.storedSeconds.toFixed(1)} s)`);
+    console.log(`  CPU ms per message until all were announced: ${r.perMessage}`);
   }
   console.log('\ntargets: acceptance >= 50% of bare; >= 500 msg/s stored and announced (many per connection)');
 } finally {

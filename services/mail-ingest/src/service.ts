@@ -38,9 +38,10 @@ export const ingestService: ServiceModule<IngestConfig, never> = {
     // Stopped after the SMTP edge (lifecycles stop in reverse): queries still in flight end then.
     const dns = life.add('mail-ingest:dns', createResolver({ servers: config.DNS_SERVERS, timeoutMs: config.DNS_TIMEOUT_MS }), (r) => r.cancel());
     const authenticate: Authenticate = (m) => checkMailAuth({ ...m, mta: config.SMTP_HOSTNAME }, { resolve: dns.resolve, timeoutMs: config.AUTH_TIMEOUT_MS });
+    const spam = life.add('mail-ingest:rspamd', new SpamScanner(config.RSPAMD_URL, config.RSPAMD_TIMEOUT_MS, { spamScore: config.SPAM_SCORE, rejectScore: config.SPAM_REJECT_SCORE }), (s) => s.close());
     const acceptance = new Acceptance(
       authenticate,
-      new SpamScanner(config.RSPAMD_URL, config.RSPAMD_TIMEOUT_MS, { spamScore: config.SPAM_SCORE, rejectScore: config.SPAM_REJECT_SCORE }),
+      spam,
       {
         putRaw: async (rawId, bytes) => void (await raw.putBlob({ name: rawId }, bytes)),
         deleteRaw: async (rawId) => void (await raw.delete(rawId)),
