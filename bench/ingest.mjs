@@ -8,7 +8,7 @@ import { fork, spawn } from 'node:child_process';
 import path from 'node:path';
 import { ApiClient, EventTap, createTestContext, startDnsServer } from '@mailroom/testing';
 import { arg, postfixTool, root, startProcess } from './common.mjs';
-import { childrenCpu, cpuSnapshot, pidsOf } from './cpu.mjs';
+import { childrenCpu, cpuPerUnit, cpuSnapshot, pidsOf } from './cpu.mjs';
 
 const SMTP_SOURCE = postfixTool('smtp-source', 'bench:ingest');
 const MESSAGES = arg('messages', 10_000);
@@ -55,7 +55,6 @@ try {
     rspamd: () => pidsOf('rspamd'),
     postgres: () => pidsOf('postgres'),
     'nats-server': () => pidsOf('nats-server'),
-    'smtp-source': () => [],
   };
   const cpu = () => ({ ...cpuSnapshot(procs, 'bench (DNS, event tap)'), 'smtp-source': childrenCpu() });
   const smtpPort = Number(new URL(smtp).port);
@@ -86,9 +85,7 @@ try {
     announced = target;
     const storedSeconds = (Date.now() - started) / 1000;
     const cpu1 = cpu();
-    const perMessage = Object.keys(cpu1)
-      .map((k) => `${k} ${(((cpu1[k] - cpu0[k]) * 1000) / MESSAGES).toFixed(2)}`)
-      .join(', ');
+    const perMessage = cpuPerUnit(cpu0, cpu1, MESSAGES);
     results.push({ label, bare: MESSAGES / bareSeconds, edge: MESSAGES / edgeSeconds, stored: MESSAGES / storedSeconds, storedSeconds, perMessage });
   }
   await tap.stop();

@@ -20,7 +20,7 @@ import { connectBus } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
 import { eventSubject } from '@mailroom/contracts';
 import { arg, percentile, postfixTool, startProcess } from './common.mjs';
-import { cpuSnapshot, pidsOf } from './cpu.mjs';
+import { cpuPerUnit, cpuSnapshot, pidsOf } from './cpu.mjs';
 
 const SMTP_SINK = postfixTool('smtp-sink', 'bench:send');
 const MESSAGES = arg('messages', 3000);
@@ -203,10 +203,7 @@ try {
   sub.unsubscribe();
   await bus.drain();
 
-  const perMessage = (a, b) =>
-    Object.keys(b)
-      .map((k) => `${k} ${(((b[k] - a[k]) * 1000) / MESSAGES).toFixed(2)}`)
-      .join(', ');
+  const perMessage = (a, b) => cpuPerUnit(a, b, MESSAGES);
   const fmt = (n) => Math.round(n).toLocaleString('en-US');
   const ms = (n) => `${n.toFixed(1)} ms`;
   console.log(`\nbench:send — ${fmt(MESSAGES)} replies of ${fmt(TEXT.length + HTML.length)} bytes (text + HTML), ${CONCURRENCY} in flight, API key, DKIM RSA-2048, provider smtp-sink on loopback; ${SEPARATE ? 'one process per service' : 'all services in one process'}\n`);

@@ -18,7 +18,7 @@ import { callRpc, connectBus, publishEvent } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
 import { newId } from '@mailroom/contracts';
 import { arg, percentile } from './common.mjs';
-import { cpuSnapshot, pidsOf } from './cpu.mjs';
+import { cpuPerUnit, cpuSnapshot, pidsOf } from './cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EVENTS = arg('events', 20_000);
@@ -32,11 +32,6 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const children = [];
 
-function cpuPerDelivery(before, after, deliveries) {
-  return Object.keys(after)
-    .map((k) => `${k} ${(((after[k] - before[k]) * 1000) / deliveries).toFixed(3)}`)
-    .join(', ');
-}
 function startWebhooks(env) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir=/tmp/wh-prof'] : []), path.join(root, 'services/webhooks/dist/main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -179,8 +174,8 @@ try {
   console.log(`  service path: ${fmt((EVENTS * RECEIVERS) / (burstMs / 1000))} deliveries/s   publish->receipt p50 ${ms(burst.p50)}  p99 ${ms(burst.p99)}  max ${ms(burst.max)}  duplicates ${burst.duplicates}`);
   console.log(`  bare undici:  ${fmt((EVENTS * RECEIVERS) / (bareMs / 1000))} deliveries/s   (same bodies, same receivers, ${PER_RECEIVER} in flight each)`);
   console.log(`  service / bare: ${((bareMs / burstMs) * 100).toFixed(1)}%   (target >= 50%)`);
-  console.log(`  CPU ms per delivery, service path: ${cpuPerDelivery(cpu0, cpu1, EVENTS * RECEIVERS)}`);
-  console.log(`  CPU ms per delivery, bare:         ${cpuPerDelivery(cpu2, cpu3, EVENTS * RECEIVERS)}`);
+  console.log(`  CPU ms per delivery, service path: ${cpuPerUnit(cpu0, cpu1, EVENTS * RECEIVERS, 3)}`);
+  console.log(`  CPU ms per delivery, bare:         ${cpuPerUnit(cpu2, cpu3, EVENTS * RECEIVERS, 3)}`);
   for (const p of pacedResults) {
     console.log(`paced: ${fmt(p.events)} events at ${fmt(p.publishedRate)} events/s (${fmt(p.publishedRate * RECEIVERS)} deliveries/s)`);
     console.log(`  publish->receipt p50 ${ms(p.p50)}  p99 ${ms(p.p99)}  max ${ms(p.max)}  duplicates ${p.duplicates}   (target p99 < 100 ms at 1,000 events/s)`);
