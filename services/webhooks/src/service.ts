@@ -62,7 +62,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
       wake,
     });
     life.add('webhooks:rpc', serveRpc(bus, 'webhooks', webhooksHandlers(endpoints)), (s) => s.stop());
-    dispatcher.start();
+    await dispatcher.start();
     life.add(
       'webhooks:consumer',
       await runEventsConsumer(bus, { deliveries, clock, maxAttempts: retries.maxAttempts, dispatcher, concurrency: 256 }),

@@ -15,7 +15,7 @@ import type { ClaimedJob, DeliveryRepository, StoredEvent } from '../repo/delive
 /** The dispatcher, as the fan-out sees it: new deliveries go straight to it when it has room. */
 export interface NewWorkSink {
   /** A lease to create new deliveries under, or undefined when this instance has no room for more. */
-  leaseForNewWork(): { owner: string; until: Date } | undefined;
+  leaseForNewWork(): { owner: string } | undefined;
   adopt(jobs: ClaimedJob[]): void;
   wake(): void;
 }

@@ -6,30 +6,33 @@
  * next attempt time), and the endpoint's failure count, disabling it at 50.
  *
  * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint, `maxInFlight` in
- * all; an endpoint with enough claimed work is left out of the next claim, so a slow
- * receiver holds at most 128 claims per instance (perEndpoint x CLAIM_AHEAD x 2) and cannot
- * starve the others.
+ * all; each endpoint is claimed for separately, up to 128 claims per instance (perEndpoint x
+ * CLAIM_AHEAD x 2), so a slow receiver cannot starve the others.
  *
- * Crash safety: a delivery is leased to this instance while claimed; if the instance dies
- * its leases run out and another instance takes the deliveries over. An attempt sent but
- * not recorded is sent again (at-least-once); (delivery, attempt number) is unique, so
- * no attempt row is ever written twice.
+ * Claims: an endpoint this instance works on is topped up when it runs below half its
+ * claims, and left alone once a claim found nothing more due for it (`drained`), until
+ * something can have made work due (new deliveries, a redelivery, a lease taken over, the
+ * poll timer): then the claim also looks for endpoints this instance does not know yet.
+ *
+ * Crash safety: a delivery is leased to this instance while claimed (the instance renews
+ * one lease row for all of them); if the instance dies its lease runs out and another
+ * instance takes the deliveries over. An attempt sent but not recorded is sent again
+ * (at-least-once); (delivery, attempt number) is unique, so no attempt row is ever written
+ * twice.
  */
 import { newId } from '@mailroom/contracts';
 import { sql, withTransaction, type Kysely } from '@mailroom/db';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
 import type { ClaimedJob, DeliveryRepository, EndpointTally, FinishedAttempt } from '../repo/delivery.repository';
-import type { JobState, WebhooksDb } from '../repo/tables';
+import type { WebhooksDb } from '../repo/tables';
 import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
 import { sign } from '../domain/signature';
 import type { PostResult } from './http-client';
 
 export const AUTO_DISABLE_REASON = 'disabled after 50 consecutive failed deliveries';
 /**
- * Claims held per request slot: enough queued work to keep the slots busy between claims.
- * A claim costs PostgreSQL milliseconds whatever its size (it walks the due index), so
- * under a backlog few large claims beat many small ones: 4 -> 16 took bench:webhooks from
- * 3,300 to 4,500 deliveries/s and PostgreSQL from 0.26 to 0.16 ms of CPU per delivery.
+ * Claims held per request slot: enough queued work to keep the slots busy between claims,
+ * and claims large enough that their fixed cost (a round trip, planning) is shared.
  */
 const CLAIM_AHEAD = 16;
 
@@ -51,6 +54,8 @@ export interface DispatcherOptions {
 interface EndpointSlots {
   running: number;
   queue: ClaimedJob[];
+  /** The last claim for this endpoint found fewer due deliveries than it asked for. */
+  drained: boolean;
 }
 
 export class Dispatcher {
@@ -64,8 +69,8 @@ export class Dispatcher {
   private flushing: Promise<void> | undefined;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
-  /** The last claim found nothing due, with no endpoint left out of it. */
-  private nothingDue = false;
+  /** Something may have made deliveries due anywhere: the next claim looks beyond the known endpoints. */
+  private discoverNext = true;
   private stopped = false;
   private readonly abort = new AbortController();
   private timers: NodeJS.Timeout[] = [];
@@ -84,7 +89,9 @@ export class Dispatcher {
     private readonly opts: DispatcherOptions,
   ) {}
 
-  start(): void {
+  /** Registers this instance's lease first: deliveries are leased to it from then on. */
+  async start(): Promise<void> {
+    await this.repo.heartbeat(this.opts.owner, this.leaseFrom(this.clock.now()));
     this.timers.push(setInterval(() => this.wake(), this.opts.pollIntervalMs).unref());
     this.timers.push(setInterval(() => void this.heartbeat(), Math.max(100, Math.floor(this.opts.leaseMs / 3))).unref());
     if (this.log.isLevelEnabled('debug')) {
@@ -101,14 +108,16 @@ export class Dispatcher {
 
   /**
    * Looks for due deliveries now (coalesced: one claim runs at a time). `soft` wakes come
-   * from this instance's own progress (a queue ran low, a slot freed) and are skipped while
-   * the last claim proved there was nothing due; anything that can make work due (new
-   * deliveries, redelivery, a lease taken over, the poll timer) wakes it for real.
+   * from this instance's own progress (a queue ran low, a slot freed) and top up the known
+   * endpoints not drained; anything that can make work due anywhere (new deliveries,
+   * redelivery, a lease taken over, the poll timer) wakes it for real.
    */
   wake(soft = false): void {
     if (this.stopped) return;
-    if (soft && this.nothingDue) return;
-    if (!soft) this.nothingDue = false;
+    if (!soft) {
+      this.discoverNext = true;
+      for (const slots of this.endpoints.values()) slots.drained = false;
+    }
     if (this.claiming) {
       this.claimAgain = true;
       return;
@@ -121,9 +130,9 @@ export class Dispatcher {
   }
 
   /** A lease for deliveries the fan-out creates already claimed, when there is room for them. */
-  leaseForNewWork(): { owner: string; until: Date } | undefined {
+  leaseForNewWork(): { owner: string } | undefined {
     if (this.stopped || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
-    return { owner: this.opts.owner, until: this.leaseFrom(this.clock.now()) };
+    return { owner: this.opts.owner };
   }
 
   /** Takes deliveries created leased to this instance (committed): they start as slots allow. */
@@ -137,24 +146,36 @@ export class Dispatcher {
   }
 
   private async claimLoop(): Promise<void> {
+    const full = this.opts.perEndpoint * CLAIM_AHEAD * 2;
     do {
       this.claimAgain = false;
       // Claimed work queues in memory ahead of the requests, so a busy endpoint never waits for
       // a claim round trip; bounded per endpoint, so a slow one holds a bounded number.
-      const room = this.opts.maxInFlight * CLAIM_AHEAD - this.claimed.size;
+      let room = this.opts.maxInFlight * CLAIM_AHEAD - this.claimed.size;
       if (room <= 0) return;
-      const perEndpointClaims = this.opts.perEndpoint * CLAIM_AHEAD * 2;
-      const skip = [...this.endpoints].filter(([, s]) => s.running + s.queue.length >= perEndpointClaims).map(([id]) => id);
-      const limit = Math.min(room, 500);
+      const discover = this.discoverNext;
+      const asks: { id: string; room: number }[] = [];
+      for (const [id, slots] of this.endpoints) {
+        const held = slots.running + slots.queue.length;
+        // A top-up waits until an endpoint is down to half: a claim costs a round trip whatever its size.
+        if (room <= 0 || (!discover && (slots.drained || held > full / 2))) continue;
+        const want = Math.min(full - held, room);
+        if (want <= 0) continue;
+        asks.push({ id, room: want });
+        room -= want;
+      }
+      const search = discover && room > 0 ? { endpoints: Math.max(1, Math.floor(room / full)), room: Math.min(full, room), exclude: [...this.endpoints.keys()] } : undefined;
+      if (asks.length === 0 && !search) return;
+      if (discover) this.discoverNext = false;
       let jobs: ClaimedJob[];
       try {
-        const now = this.clock.now();
         const t0 = performance.now();
-        jobs = await this.repo.claim({ owner: this.opts.owner, now, leaseUntil: this.leaseFrom(now), limit, perEndpoint: perEndpointClaims, skipEndpoints: skip });
+        jobs = await this.repo.claim({ owner: this.opts.owner, now: this.clock.now(), endpoints: asks, discover: search });
         this.stats.claims++;
         this.stats.claimMs += performance.now() - t0;
         this.stats.claimed += jobs.length;
       } catch (err) {
+        if (discover) this.discoverNext = true;
         this.log.warn({ err }, 'claiming deliveries failed; retrying at the next poll');
         return;
       }
@@ -162,9 +183,25 @@ export class Dispatcher {
         await this.repo.release(this.opts.owner, jobs.map((j) => j.id)).catch(() => {});
         return;
       }
-      if (jobs.length === 0 && skip.length === 0) this.nothingDue = true;
+      const got = new Map<string, number>();
+      for (const job of jobs) got.set(job.endpoint_id, (got.get(job.endpoint_id) ?? 0) + 1);
+      for (const ask of asks) {
+        const slots = this.endpoints.get(ask.id);
+        if (slots) slots.drained = (got.get(ask.id) ?? 0) < ask.room;
+      }
       for (const job of jobs) this.enqueue(job);
-      if (jobs.length >= limit) this.claimAgain = true;
+      if (search) {
+        const found = [...got.keys()].filter((id) => !asks.some((a) => a.id === id));
+        for (const id of found) {
+          const slots = this.endpoints.get(id);
+          if (slots) slots.drained = (got.get(id) ?? 0) < search.room;
+        }
+        // As many endpoints found as asked for: there may be more.
+        if (found.length >= search.endpoints) {
+          this.discoverNext = true;
+          this.claimAgain = true;
+        }
+      }
     } while (this.claimAgain && !this.stopped);
   }
 
@@ -175,7 +212,7 @@ export class Dispatcher {
   private enqueue(job: ClaimedJob): void {
     this.claimed.set(job.id, job);
     let slots = this.endpoints.get(job.endpoint_id);
-    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [] }));
+    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: false }));
     slots.queue.push(job);
     this.pump(job.endpoint_id);
   }
@@ -191,9 +228,10 @@ export class Dispatcher {
         this.attempts.delete(p);
         slots.running--;
         this.running--;
-        if (slots.running === 0 && slots.queue.length === 0) this.endpoints.delete(endpointId);
+        // Forgotten once idle with nothing more due; until then the next top-up asks for it.
+        if (slots.running === 0 && slots.queue.length === 0 && slots.drained) this.endpoints.delete(endpointId);
         this.pump(endpointId);
-        if (slots.queue.length < this.opts.perEndpoint) this.wake(true);
+        if (!slots.drained && slots.running + slots.queue.length <= this.opts.perEndpoint * CLAIM_AHEAD) this.wake(true);
         // A global slot freed: endpoints that waited for one go on.
         if (this.globalWait && this.running < this.opts.maxInFlight) {
           this.globalWait = false;
@@ -309,15 +347,16 @@ export class Dispatcher {
       await sql`set local synchronous_commit = off`.execute(trx);
       const states = await this.repo.tallyEndpoints([...tallies.values()], this.opts.failureThreshold, AUTO_DISABLE_REASON, now, trx);
       const disabled = new Map(states.map((s) => [s.id, s.disabled]));
-      const rows: (FinishedAttempt & { state: JobState })[] = [];
+      const rows: FinishedAttempt[] = [];
+      const dropped: number[] = [];
       for (const a of batch) {
         const isDisabled = disabled.get(a.job.endpoint_id);
-        if (isDisabled === undefined) continue; // the endpoint was deleted meanwhile
-        const retryAt = a.retryAt && !isDisabled ? a.retryAt : null;
-        const state: JobState = a.ok ? 'delivered' : retryAt ? 'pending' : a.retryAt ? 'cancelled' : 'failed';
-        rows.push({ ...a, retryAt, state });
+        // The endpoint was deleted meanwhile: no record, no retry.
+        if (isDisabled === undefined) dropped.push(a.job.id);
+        // A disabled endpoint gets no retry: the delivery is cancelled.
+        else rows.push(a.retryAt && isDisabled ? { ...a, retryAt: null } : a);
       }
-      await this.repo.recordAttempts(this.opts.owner, rows, now, trx);
+      await this.repo.recordAttempts(this.opts.owner, rows, dropped, now, trx);
       return states.filter((s) => s.newlyDisabled).map((s) => s.id);
     });
     for (const id of newlyDisabled) this.log.warn({ endpoint_id: id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
@@ -326,7 +365,7 @@ export class Dispatcher {
   private async heartbeat(): Promise<void> {
     try {
       const now = this.clock.now();
-      if (this.claimed.size) await this.repo.renewLeases(this.opts.owner, this.leaseFrom(now));
+      await this.repo.heartbeat(this.opts.owner, this.leaseFrom(now));
       const reaped = await this.repo.reapExpired(this.opts.owner, now);
       if (reaped) {
         this.log.info({ deliveries: reaped }, 'took over deliveries of a worker whose lease ran out');
@@ -360,7 +399,13 @@ export class Dispatcher {
     this.scheduleFlush();
     await this.flushing;
     const leftover = [...this.claimed.keys()];
-    await this.repo.release(this.opts.owner, leftover).catch((err: unknown) => this.log.warn({ err }, 'could not hand deliveries back; their leases will run out'));
+    try {
+      await this.repo.release(this.opts.owner, leftover);
+      // Nothing is leased to this instance any more.
+      await this.repo.retire(this.opts.owner);
+    } catch (err) {
+      this.log.warn({ err }, 'could not hand deliveries back; their lease will run out');
+    }
     this.claimed.clear();
     this.endpoints.clear();
   }

@@ -163,7 +163,7 @@ export class Endpoints {
         Object.assign(set, { disabled: false, disabled_reason: null, disabled_at: null, consecutive_failures: 0 });
       } else if (input.disabled === true && !current.disabled) {
         Object.assign(set, { disabled: true, disabled_reason: DISABLED_BY_USER, disabled_at: now });
-        await this.d.deliveries.cancelPending([id], now, trx);
+        await this.d.deliveries.cancelPending([id], trx);
       }
       const row = await this.d.endpoints.update(t, id, set, trx);
       if (!row) throw AppError.notFound('webhook endpoint');
@@ -173,8 +173,11 @@ export class Endpoints {
 
   async delete(t: Tenant, id: string): Promise<void> {
     const deleted = await withTransaction(this.d.db, async (trx) => {
+      // A delivery a concurrent fan-out adds after this is dropped when claimed or recorded: its endpoint is gone.
+      if (!(await this.d.endpoints.delete(t, id, trx))) return false;
+      await this.d.deliveries.deleteForEndpoint(id, trx);
       await trx.deleteFrom('attempts').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('endpoint_id', '=', id).execute();
-      return this.d.endpoints.delete(t, id, trx);
+      return true;
     });
     if (!deleted) throw AppError.notFound('webhook endpoint');
   }

@@ -1,10 +1,14 @@
 /**
  * Deliveries (jobs) and their attempts: fan-out of an event, claiming due work with
- * `for update skip locked` under a lease, recording finished attempts in batches, and the
- * tenant-scoped reads of the delivery records.
+ * `for update skip locked` under a worker's lease, recording finished attempts in batches,
+ * and the tenant-scoped reads of the delivery records.
+ *
+ * `jobs` is the live queue: a delivery is a row while it still has an attempt to make and
+ * is deleted when it is finished (delivered, failed for good, cancelled); what happened to
+ * it is its rows in `attempts`.
  */
 import { sql, type Executor, type Kysely, type Selectable } from '@mailroom/db';
-import type { AttemptTable, JobOrigin, JobState, WebhooksDb } from './tables';
+import type { AttemptTable, JobOrigin, WebhooksDb } from './tables';
 import type { Tenant } from './endpoint.repository';
 
 export type AttemptRow = Selectable<AttemptTable>;
@@ -65,39 +69,45 @@ export class DeliveryRepository {
   constructor(private readonly db: Kysely<WebhooksDb>) {}
 
   /**
-   * Stores each event (once) and one delivery per matching enabled endpoint of its org and
-   * environment, in one statement for the whole batch; a repeated event adds nothing.
-   * With `lease`, the new deliveries are created already claimed by that worker (it will
-   * attempt them at once, sparing a claim round trip) and returned; without, they are
+   * Stores each event and one delivery per matching enabled endpoint of its org and
+   * environment, in one statement for the whole batch. An event is fanned out once: a
+   * repeated one (JetStream redelivers what was not acked) finds its row marked and adds
+   * nothing. With `lease`, the new deliveries are created already claimed by that worker (it
+   * will attempt them at once, sparing a claim round trip) and returned; without, they are
    * created pending and only counted.
    */
   async fanOut(
     events: StoredEvent[],
-    opts: { maxAttempts: number; now: Date; lease?: { owner: string; until: Date } | undefined },
+    opts: { maxAttempts: number; now: Date; lease?: { owner: string } | undefined },
     ex: Executor<WebhooksDb> = this.db,
   ): Promise<{ created: number; claimed: ClaimedJob[] }> {
     if (events.length === 0) return { created: 0, claimed: [] };
     const { now, lease } = opts;
     const { rows } = await sql<Omit<ClaimedJob, 'body'>>`
       with ev as (
-        select * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.org_id)}::text[], ${events.map((e) => e.env_id)}::text[],
+        -- distinct: the same event twice in one batch is one event (and one row to upsert).
+        select distinct on (id) * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.org_id)}::text[], ${events.map((e) => e.env_id)}::text[],
                              ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::bytea[], ${events.map((e) => e.occurred_at)}::timestamptz[])
           as ev(id, org_id, env_id, type, body, occurred_at)
       ), targets as (
         select ev.id as event_id, e.id as endpoint_id from ev
         join endpoints e on e.org_id = ev.org_id and e.env_id = ev.env_id and not e.disabled
           and (e.event_types is null or ev.type = any(e.event_types))
-      ), stored as (
-        insert into events (id, org_id, env_id, type, body, occurred_at)
-        select ev.id, ev.org_id, ev.env_id, ev.type, ev.body, ev.occurred_at from ev
+      ), fresh as (
+        -- Returns the events fanned out now: new ones, and those only recovery had stored.
+        insert into events (id, org_id, env_id, type, body, occurred_at, fanned_out)
+        select ev.id, ev.org_id, ev.env_id, ev.type, ev.body, ev.occurred_at, true from ev
         where exists (select 1 from targets t where t.event_id = ev.id)
-        on conflict (id) do nothing
+        on conflict (id) do update set fanned_out = true where not events.fanned_out
+        returning id, xmax = 0 as is_new
       ), inserted as (
-        insert into jobs (endpoint_id, event_id, origin, state, max_attempts, next_attempt_at, lock_owner, locked_until, created_at, updated_at)
-        select endpoint_id, event_id, 'event', ${lease ? 'in_flight' : 'pending'}, ${opts.maxAttempts}, ${now},
-               ${lease?.owner ?? null}::text, ${lease?.until ?? null}::timestamptz, ${now}, ${now}
-        from targets
-        on conflict (event_id, endpoint_id) where origin = 'event' do nothing
+        insert into jobs (endpoint_id, event_id, origin, state, max_attempts, next_attempt_at, lock_owner, created_at, updated_at)
+        select t.endpoint_id, t.event_id, 'event', ${lease ? 'in_flight' : 'pending'}, ${opts.maxAttempts}, ${now}, ${lease?.owner ?? null}::text, ${now}, ${now}
+        from targets t join fresh f on f.id = t.event_id
+        -- An event recovery stored first: not again to an endpoint recovery queued it for or that has it already.
+        where f.is_new
+           or (not exists (select 1 from jobs j where j.endpoint_id = t.endpoint_id and j.event_id = t.event_id)
+               and not exists (select 1 from attempts a where a.endpoint_id = t.endpoint_id and a.event_id = t.event_id and a.status = 'delivered'))
         returning id, endpoint_id, event_id
       )
       -- Joined by primary key, not back to targets: the planner cannot estimate CTE rows and would nest-loop them.
@@ -113,55 +123,103 @@ export class DeliveryRepository {
   }
 
   /**
-   * Claims up to `limit` due deliveries for `owner` until `leaseUntil`: at most
-   * `perEndpoint` of one endpoint, none of the endpoints in `skipEndpoints` (those this
-   * worker already has enough of), oldest due first.
+   * Claims due deliveries for `owner`, oldest due first within each endpoint: up to `room`
+   * of each endpoint in `endpoints`, and with `discover`, up to `discover.room` of each of
+   * the `discover.endpoints` other endpoints whose oldest due delivery is oldest (none of
+   * `exclude`). Each endpoint's deliveries are read from its own range of the queue index,
+   * so a claim costs what it takes, however long another endpoint's backlog is.
+   * A claimed delivery whose endpoint was deleted meanwhile is deleted, not returned.
    */
-  async claim(opts: { owner: string; now: Date; leaseUntil: Date; limit: number; perEndpoint: number; skipEndpoints: string[] }, ex: Executor<WebhooksDb> = this.db): Promise<ClaimedJob[]> {
-    const { rows } = await sql<ClaimedJob>`
-      with candidates as (
-        select id, next_attempt_at, row_number() over (partition by endpoint_id order by next_attempt_at, id) as rn
-        from (
-          select id, endpoint_id, next_attempt_at from jobs
-          where state = 'pending' and next_attempt_at <= ${opts.now}
-            and not (endpoint_id = any(${opts.skipEndpoints}::text[]))
-          order by next_attempt_at
-          limit ${Math.max(opts.limit * 4, 200)}
-        ) due
-      ), picked as (
-        select j.id from jobs j
-        -- = any(array(...)), not in (...): the planner then locks by primary key instead of joining the whole due index.
-        where j.id = any(array(select id from candidates where rn <= ${opts.perEndpoint} order by next_attempt_at limit ${opts.limit}))
-          and j.state = 'pending'
-        for update of j skip locked
+  async claim(
+    opts: {
+      owner: string;
+      now: Date;
+      endpoints: { id: string; room: number }[];
+      discover?: { endpoints: number; room: number; exclude: string[] } | undefined;
+    },
+    ex: Executor<WebhooksDb> = this.db,
+  ): Promise<ClaimedJob[]> {
+    const { now, discover } = opts;
+    if (opts.endpoints.length === 0 && (!discover || discover.endpoints <= 0)) return [];
+    const known = sql`select * from unnest(${opts.endpoints.map((e) => e.id)}::text[], ${opts.endpoints.map((e) => e.room)}::int[]) as k(endpoint_id, room)`;
+    // The endpoints with deliveries in the queue, one index descent each (a loose index scan).
+    const wanted = discover
+      ? sql`
+      with recursive queued as (
+        (select endpoint_id from jobs order by endpoint_id limit 1)
+        union all
+        select (select j.endpoint_id from jobs j where j.endpoint_id > q.endpoint_id order by j.endpoint_id limit 1)
+        from queued q where q.endpoint_id is not null
+      ), found as (
+        select q.endpoint_id, ${discover.room}::int as room from queued q
+        cross join lateral (
+          select j.next_attempt_at from jobs j
+          where j.endpoint_id = q.endpoint_id and j.state = 'pending' and j.next_attempt_at <= ${now}
+          order by j.next_attempt_at limit 1
+        ) oldest
+        where q.endpoint_id is not null and not (q.endpoint_id = any(${discover.exclude}::text[]))
+        order by oldest.next_attempt_at
+        limit ${discover.endpoints}
+      ), wanted as (${known} union all select * from found)`
+      : sql`with wanted as (${known})`;
+    const { rows } = await sql<Omit<ClaimedJob, 'url' | 'secret_sealed'> & { url: string | null; secret_sealed: Buffer | null }>`
+      ${wanted}, picked as (
+        select p.id from wanted w
+        cross join lateral (
+          select j.id from jobs j
+          where j.endpoint_id = w.endpoint_id and j.state = 'pending' and j.next_attempt_at <= ${now}
+          order by j.next_attempt_at
+          limit w.room
+          for update of j skip locked
+        ) p
       ), claimed as (
-        update jobs set state = 'in_flight', lock_owner = ${opts.owner}, locked_until = ${opts.leaseUntil}, updated_at = ${opts.now}
+        -- No indexed column changes: a HOT update, no index entry written.
+        update jobs set state = 'in_flight', lock_owner = ${opts.owner}, updated_at = ${now}
         from picked where jobs.id = picked.id
         returning jobs.id, jobs.endpoint_id, jobs.event_id, jobs.origin, jobs.attempts, jobs.max_attempts
       )
       select c.id::int as id, c.endpoint_id, c.event_id, c.origin, c.attempts, c.max_attempts,
-             e.type as event_type, e.body, p.url, p.secret_sealed, p.org_id, p.env_id
+             e.type as event_type, e.body, p.url, p.secret_sealed, e.org_id, e.env_id
       from claimed c
       join events e on e.id = c.event_id
-      join endpoints p on p.id = c.endpoint_id`.execute(ex);
-    return rows;
+      left join endpoints p on p.id = c.endpoint_id`.execute(ex);
+    const orphans = rows.filter((r) => r.url === null || r.secret_sealed === null).map((r) => r.id);
+    if (orphans.length) await this.discard(opts.owner, orphans, ex);
+    return rows.filter((r): r is typeof r & { url: string; secret_sealed: Buffer } => r.url !== null && r.secret_sealed !== null);
   }
 
-  /** Keeps this worker's leases alive. */
-  async renewLeases(owner: string, leaseUntil: Date, ex: Executor<WebhooksDb> = this.db): Promise<void> {
-    await ex.updateTable('jobs').set({ locked_until: leaseUntil }).where('lock_owner', '=', owner).where('state', '=', 'in_flight').execute();
+  /** Deletes deliveries this worker holds that will not be attempted (their endpoint is gone). */
+  async discard(owner: string, jobIds: number[], ex: Executor<WebhooksDb> = this.db): Promise<void> {
+    if (jobIds.length === 0) return;
+    await ex.deleteFrom('jobs').where('id', 'in', jobIds).where('lock_owner', '=', owner).where('state', '=', 'in_flight').execute();
   }
 
-  /** Hands back deliveries whose worker stopped renewing its lease (it died). */
+  /** Registers or renews this worker's lease: its in-flight deliveries stay its own until `aliveUntil`. */
+  async heartbeat(owner: string, aliveUntil: Date, ex: Executor<WebhooksDb> = this.db): Promise<void> {
+    await ex
+      .insertInto('workers')
+      .values({ owner, alive_until: aliveUntil })
+      .onConflict((oc) => oc.column('owner').doUpdateSet({ alive_until: aliveUntil }))
+      .execute();
+  }
+
+  /**
+   * Hands back the in-flight deliveries of workers whose lease ran out (they died or
+   * stalled), due at once, and forgets those workers. A delivery held by a worker with no
+   * row at all counts as abandoned too. Returns how many deliveries were handed back.
+   */
   async reapExpired(owner: string, now: Date, ex: Executor<WebhooksDb> = this.db): Promise<number> {
-    const res = await ex
-      .updateTable('jobs')
-      .set({ state: 'pending', lock_owner: null, locked_until: null, updated_at: now })
-      .where('state', '=', 'in_flight')
-      .where('locked_until', '<', now)
-      .where('lock_owner', '<>', owner)
-      .executeTakeFirst();
-    return Number(res.numUpdatedRows);
+    const { rows } = await sql<{ n: number }>`
+      with gone as (
+        delete from workers where alive_until < ${now} and owner <> ${owner}
+      ), reaped as (
+        update jobs set state = 'pending', lock_owner = null, updated_at = ${now}
+        where state = 'in_flight' and lock_owner <> ${owner}
+          and not exists (select 1 from workers w where w.owner = jobs.lock_owner and w.alive_until >= ${now})
+        returning 1
+      )
+      select count(*)::int as n from reaped`.execute(ex);
+    return rows[0]?.n ?? 0;
   }
 
   /** Gives claimed but unstarted deliveries back (shutdown), due at once for another worker. */
@@ -169,11 +227,16 @@ export class DeliveryRepository {
     if (jobIds.length === 0) return;
     await ex
       .updateTable('jobs')
-      .set({ state: 'pending', lock_owner: null, locked_until: null })
+      .set({ state: 'pending', lock_owner: null })
       .where('lock_owner', '=', owner)
       .where('state', '=', 'in_flight')
       .where('id', 'in', jobIds)
       .execute();
+  }
+
+  /** Forgets a stopped worker: nothing is leased to it any more. */
+  async retire(owner: string, ex: Executor<WebhooksDb> = this.db): Promise<void> {
+    await ex.deleteFrom('workers').where('owner', '=', owner).execute();
   }
 
   /**
@@ -206,40 +269,51 @@ export class DeliveryRepository {
       from counted c where e.id = c.id
       returning e.id, e.disabled, c.was_disabled`.execute(ex);
     const newly = rows.filter((r) => r.disabled && !r.was_disabled).map((r) => r.id);
-    if (newly.length) await this.cancelPending(newly, now, ex);
+    if (newly.length) await this.cancelPending(newly, ex);
     return rows.map((r) => ({ id: r.id, disabled: r.disabled, newlyDisabled: r.disabled && !r.was_disabled }));
   }
 
-  async cancelPending(endpointIds: string[], now: Date, ex: Executor<WebhooksDb> = this.db): Promise<void> {
-    await ex
-      .updateTable('jobs')
-      .set({ state: 'cancelled', next_attempt_at: null, updated_at: now })
-      .where('endpoint_id', 'in', endpointIds)
-      .where('state', '=', 'pending')
-      .execute();
+  /** Cancels the pending deliveries of these endpoints (those in flight are cancelled when their attempt is recorded). */
+  async cancelPending(endpointIds: string[], ex: Executor<WebhooksDb> = this.db): Promise<void> {
+    await ex.deleteFrom('jobs').where('endpoint_id', 'in', endpointIds).where('state', '=', 'pending').execute();
   }
 
-  /** One row per attempt (a repeated (job, attempt) adds nothing), then the jobs' new states. */
-  async recordAttempts(owner: string, finished: (FinishedAttempt & { state: JobState })[], now: Date, ex: Executor<WebhooksDb>): Promise<void> {
-    if (finished.length === 0) return;
-    const col = <T>(f: (a: FinishedAttempt & { state: JobState }) => T) => finished.map(f);
-    await sql`
-      insert into attempts (id, job_id, endpoint_id, org_id, env_id, event_id, event_type, attempt, triggered_by, status,
-                            http_status, error, response_body, duration_ms, created_at, next_attempt_at)
-      select * from unnest(
-        ${col((a) => a.attemptId)}::text[], ${col((a) => a.job.id)}::bigint[], ${col((a) => a.job.endpoint_id)}::text[],
-        ${col((a) => a.job.org_id)}::text[], ${col((a) => a.job.env_id)}::text[], ${col((a) => a.job.event_id)}::text[],
-        ${col((a) => a.job.event_type)}::text[], ${col((a) => a.attempt)}::int[], ${col((a) => a.trigger)}::text[],
-        ${col((a) => (a.ok ? 'delivered' : 'failed'))}::text[], ${col((a) => a.httpStatus)}::int[], ${col((a) => a.error)}::text[],
-        ${col((a) => a.responseBody)}::text[], ${col((a) => a.durationMs)}::int[], ${col((a) => a.at)}::timestamptz[],
-        ${col((a) => a.retryAt)}::timestamptz[])
-      on conflict (job_id, attempt) do nothing`.execute(ex);
-    await sql`
-      update jobs j set state = v.state, attempts = greatest(j.attempts, v.attempt), next_attempt_at = v.next_at,
-                        lock_owner = null, locked_until = null, updated_at = ${now}
-      from unnest(${col((a) => a.job.id)}::bigint[], ${col((a) => a.state)}::text[], ${col((a) => a.attempt)}::int[], ${col((a) => a.retryAt)}::timestamptz[])
-        as v(id, state, attempt, next_at)
-      where j.id = v.id and j.lock_owner = ${owner} and j.state = 'in_flight'`.execute(ex);
+  /** Every delivery of a deleted endpoint; one in flight somewhere is then neither recorded nor retried. */
+  async deleteForEndpoint(endpointId: string, ex: Executor<WebhooksDb> = this.db): Promise<void> {
+    await ex.deleteFrom('jobs').where('endpoint_id', '=', endpointId).execute();
+  }
+
+  /**
+   * One row per attempt (a repeated (job, attempt) adds nothing); then each delivery with a
+   * next attempt (`retryAt`) is due again then, and every other one is finished and deleted,
+   * as are the deliveries in `dropped` (their endpoint is gone: no record). Only deliveries
+   * this worker still holds are changed.
+   */
+  async recordAttempts(owner: string, finished: FinishedAttempt[], dropped: number[], now: Date, ex: Executor<WebhooksDb>): Promise<void> {
+    const col = <T>(rows: FinishedAttempt[], f: (a: FinishedAttempt) => T) => rows.map(f);
+    if (finished.length) {
+      await sql`
+        insert into attempts (id, job_id, endpoint_id, org_id, env_id, event_id, event_type, attempt, triggered_by, status,
+                              http_status, error, response_body, duration_ms, created_at, next_attempt_at)
+        select * from unnest(
+          ${col(finished, (a) => a.attemptId)}::text[], ${col(finished, (a) => a.job.id)}::bigint[], ${col(finished, (a) => a.job.endpoint_id)}::text[],
+          ${col(finished, (a) => a.job.org_id)}::text[], ${col(finished, (a) => a.job.env_id)}::text[], ${col(finished, (a) => a.job.event_id)}::text[],
+          ${col(finished, (a) => a.job.event_type)}::text[], ${col(finished, (a) => a.attempt)}::int[], ${col(finished, (a) => a.trigger)}::text[],
+          ${col(finished, (a) => (a.ok ? 'delivered' : 'failed'))}::text[], ${col(finished, (a) => a.httpStatus)}::int[], ${col(finished, (a) => a.error)}::text[],
+          ${col(finished, (a) => a.responseBody)}::text[], ${col(finished, (a) => a.durationMs)}::int[], ${col(finished, (a) => a.at)}::timestamptz[],
+          ${col(finished, (a) => a.retryAt)}::timestamptz[])
+        on conflict (job_id, attempt) do nothing`.execute(ex);
+    }
+    const retried = finished.filter((a) => a.retryAt);
+    if (retried.length) {
+      await sql`
+        update jobs j set state = 'pending', attempts = greatest(j.attempts, v.attempt), next_attempt_at = v.next_at, lock_owner = null, updated_at = ${now}
+        from unnest(${col(retried, (a) => a.job.id)}::bigint[], ${col(retried, (a) => a.attempt)}::int[], ${col(retried, (a) => a.retryAt)}::timestamptz[])
+          as v(id, attempt, next_at)
+        where j.id = v.id and j.lock_owner = ${owner} and j.state = 'in_flight'`.execute(ex);
+    }
+    const done = [...finished.filter((a) => !a.retryAt).map((a) => a.job.id), ...dropped];
+    if (done.length) await this.discard(owner, done, ex);
   }
 
   /** Delivery records of one endpoint, newest first; `before` is a seq from the previous page. */
@@ -271,7 +345,6 @@ export class DeliveryRepository {
         max_attempts: row.max_attempts,
         next_attempt_at: row.now,
         lock_owner: null,
-        locked_until: null,
         created_at: row.now,
         updated_at: row.now,
       })
@@ -281,19 +354,21 @@ export class DeliveryRepository {
   /**
    * Recovery of one endpoint: stores the events and queues each one that has neither a
    * successful attempt nor a delivery still pending or in flight. Returns how many were queued.
+   * An event stored here first is marked not fanned out: its fan-out, if still to come, happens.
    */
   async queueRecovery(endpointId: string, events: StoredEvent[], maxAttempts: number, now: Date, ex: Executor<WebhooksDb> = this.db): Promise<number> {
     if (events.length === 0) return 0;
     await sql`
-      insert into events (id, org_id, env_id, type, body, occurred_at)
-      select * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.org_id)}::text[], ${events.map((e) => e.env_id)}::text[],
-                           ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::bytea[], ${events.map((e) => e.occurred_at)}::timestamptz[])
+      insert into events (id, org_id, env_id, type, body, occurred_at, fanned_out)
+      select *, false from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.org_id)}::text[], ${events.map((e) => e.env_id)}::text[],
+                                  ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::bytea[], ${events.map((e) => e.occurred_at)}::timestamptz[])
       on conflict (id) do nothing`.execute(ex);
     const { rows } = await sql<{ id: number }>`
       insert into jobs (endpoint_id, event_id, origin, state, max_attempts, next_attempt_at, created_at, updated_at)
       select ${endpointId}, ev.id, 'recover', 'pending', ${maxAttempts}, ${now}, ${now}, ${now}
       from unnest(${events.map((e) => e.id)}::text[]) as ev(id)
-      where not exists (select 1 from jobs j where j.endpoint_id = ${endpointId} and j.event_id = ev.id and j.state in ('pending', 'in_flight', 'delivered'))
+      -- not in (one pass over the endpoint's queued deliveries, hashed), not a lookup per event.
+      where ev.id not in (select j.event_id from jobs j where j.endpoint_id = ${endpointId})
         and not exists (select 1 from attempts a where a.endpoint_id = ${endpointId} and a.event_id = ev.id and a.status = 'delivered')
       returning id`.execute(ex);
     return rows.length;

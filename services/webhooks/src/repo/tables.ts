@@ -3,7 +3,8 @@ import type { ColumnType, Generated } from '@mailroom/db';
 type Timestamp = ColumnType<Date, Date, Date>;
 
 export type JobOrigin = 'event' | 'manual' | 'recover';
-export type JobState = 'pending' | 'in_flight' | 'delivered' | 'failed' | 'cancelled';
+/** A job is a delivery still to be attempted; a finished one is deleted (its history is in attempts). */
+export type JobState = 'pending' | 'in_flight';
 
 export interface EndpointTable {
   id: string;
@@ -29,6 +30,14 @@ export interface EventTable {
   body: Buffer;
   occurred_at: Timestamp;
   stored_at: Generated<Date>;
+  /** False only for an event stored by recovery and not (yet) fanned out from the stream. */
+  fanned_out: Generated<boolean>;
+}
+
+/** A dispatcher instance's lease: its in-flight jobs are taken over once alive_until has passed. */
+export interface WorkerTable {
+  owner: string;
+  alive_until: Timestamp;
 }
 
 export interface JobTable {
@@ -39,9 +48,9 @@ export interface JobTable {
   state: JobState;
   attempts: Generated<number>;
   max_attempts: number;
-  next_attempt_at: Date | null;
+  next_attempt_at: Timestamp;
+  /** The worker holding it while in flight (its lease is the worker's row in workers). */
   lock_owner: string | null;
-  locked_until: Date | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -71,4 +80,5 @@ export interface WebhooksDb {
   events: EventTable;
   jobs: JobTable;
   attempts: AttemptTable;
+  workers: WorkerTable;
 }

@@ -1,0 +1,16 @@
+alter table events drop column fanned_out;
+drop table workers;
+alter table jobs add column locked_until timestamptz;
+update jobs set locked_until = now() where state = 'in_flight';
+alter table jobs reset (fillfactor, autovacuum_vacuum_scale_factor, autovacuum_vacuum_insert_scale_factor);
+drop index jobs_queue;
+alter table jobs alter column next_attempt_at drop not null;
+alter table jobs drop constraint jobs_state_check;
+alter table jobs add constraint jobs_state_check check (state in ('pending', 'in_flight', 'delivered', 'failed', 'cancelled'));
+delete from jobs where endpoint_id not in (select id from endpoints);
+alter table jobs add constraint jobs_endpoint_id_fkey foreign key (endpoint_id) references endpoints (id) on delete cascade;
+alter table jobs add constraint jobs_event_id_fkey foreign key (event_id) references events (id);
+create unique index jobs_once_per_event on jobs (event_id, endpoint_id) where origin = 'event';
+create index jobs_due on jobs (next_attempt_at) where state = 'pending';
+create index jobs_leased on jobs (lock_owner, locked_until) where state = 'in_flight';
+create index jobs_by_endpoint on jobs (endpoint_id, event_id);

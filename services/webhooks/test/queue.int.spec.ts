@@ -1,0 +1,190 @@
+/**
+ * The delivery queue against the real server: an event is fanned out once however often it
+ * arrives, claims are per endpoint (a long backlog of one does not hold up another), a
+ * finished delivery leaves the queue, a dead worker's deliveries are taken over, and a
+ * delivery whose endpoint was deleted is dropped, never attempted.
+ */
+import path from 'node:path';
+import { createDb, migrate, sql, type Kysely } from '@mailroom/db';
+import { newId } from '@mailroom/contracts';
+import { createTestContext, type TestContext } from '@mailroom/testing';
+import { DeliveryRepository, type ClaimedJob, type FinishedAttempt, type StoredEvent } from '../src/repo/delivery.repository';
+import type { WebhooksDb } from '../src/repo/tables';
+
+let ctx: TestContext;
+let db: Kysely<WebhooksDb>;
+let repo: DeliveryRepository;
+const t0 = new Date('2026-11-22T10:00:00Z');
+const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  const plain = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: 'webhooks', max: 1 });
+  await migrate(plain, { schema: 'webhooks', migrationsDir: path.join(__dirname, '..', 'migrations') });
+  await plain.destroy();
+  db = createDb<WebhooksDb>({ url: ctx.env.DATABASE_URL!, schema: 'webhooks', max: 2 });
+  repo = new DeliveryRepository(db);
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await ctx?.cleanup();
+});
+
+function tenant() {
+  return { org_id: newId('organization'), env_id: newId('environment') };
+}
+
+async function endpoint(t: { org_id: string; env_id: string }): Promise<string> {
+  const id = newId('webhookEndpoint');
+  await db
+    .insertInto('endpoints')
+    .values({ id, ...t, url: `https://${id}.example.com/hook`, event_types: null, description: null, secret_sealed: Buffer.from('sealed'), disabled_reason: null, disabled_at: null, created_at: t0, updated_at: t0 })
+    .execute();
+  return id;
+}
+
+function event(t: { org_id: string; env_id: string }): StoredEvent {
+  const id = newId('event');
+  return { id, ...t, type: 'message.received', body: Buffer.from(JSON.stringify({ id })), occurred_at: t0 };
+}
+
+const queued = async (endpointId: string) =>
+  (await sql<{ event_id: string; state: string; lock_owner: string | null }>`select event_id, state, lock_owner from jobs where endpoint_id = ${endpointId} order by id`.execute(db)).rows;
+
+function finished(job: ClaimedJob, ok: boolean, retryAt: Date | null): FinishedAttempt {
+  return { attemptId: newId('delivery'), job, attempt: job.attempts + 1, trigger: 'scheduled', ok, httpStatus: ok ? 200 : 500, error: ok ? null : 'non_2xx_status', responseBody: null, durationMs: 3, at: t0, retryAt };
+}
+
+describe('fan-out', () => {
+  it('queues an event once per endpoint, however often it arrives', async () => {
+    const t = tenant();
+    const [a, b] = [await endpoint(t), await endpoint(t)];
+    const e = event(t);
+    expect((await repo.fanOut([e, e], { maxAttempts: 10, now: t0 })).created).toBe(2);
+    expect((await repo.fanOut([e], { maxAttempts: 10, now: t0 })).created).toBe(0);
+    expect(await queued(a)).toEqual([{ event_id: e.id, state: 'pending', lock_owner: null }]);
+    expect(await queued(b)).toHaveLength(1);
+    // Still once after the delivery finished and left the queue.
+    const jobs = await repo.claim({ owner: 'w1', now: t0, endpoints: [{ id: a, room: 10 }] });
+    await repo.recordAttempts('w1', [finished(jobs[0]!, true, null)], [], t0, db);
+    expect(await queued(a)).toEqual([]);
+    expect((await repo.fanOut([e], { maxAttempts: 10, now: t0 })).created).toBe(0);
+    expect(await queued(a)).toEqual([]);
+  });
+
+  it('creates deliveries leased to the worker that asks, with what it needs to send them', async () => {
+    const t = tenant();
+    const a = await endpoint(t);
+    const e = event(t);
+    const { claimed } = await repo.fanOut([e], { maxAttempts: 10, now: t0, lease: { owner: 'w-lease' } });
+    expect(claimed).toEqual([expect.objectContaining({ endpoint_id: a, event_id: e.id, attempts: 0, max_attempts: 10, url: `https://${a}.example.com/hook`, body: e.body, ...t })]);
+    expect(await queued(a)).toEqual([{ event_id: e.id, state: 'in_flight', lock_owner: 'w-lease' }]);
+  });
+
+  it('an event recovery stored first is still fanned out, but not again to the endpoint recovery queued it for', async () => {
+    const t = tenant();
+    const [a, b] = [await endpoint(t), await endpoint(t)];
+    const e = event(t);
+    expect(await repo.queueRecovery(a, [e], 10, t0)).toBe(1);
+    expect((await repo.fanOut([e], { maxAttempts: 10, now: t0 })).created).toBe(1);
+    expect(await queued(a)).toHaveLength(1);
+    expect(await queued(b)).toEqual([{ event_id: e.id, state: 'pending', lock_owner: null }]);
+  });
+});
+
+describe('claims', () => {
+  it('per endpoint: each gets its room, oldest due first, however long the backlog of another', async () => {
+    const t = tenant();
+    const [busy, quiet] = [await endpoint(t), await endpoint(t)];
+    const backlog = Array.from({ length: 300 }, () => event(t));
+    // The busy endpoint's backlog is older than the quiet endpoint's one delivery.
+    for (const [i, e] of backlog.entries()) await repo.fanOut([e], { maxAttempts: 10, now: at(i / 1000) });
+    await sql`delete from jobs where endpoint_id = ${quiet}`.execute(db);
+    const late = event(t);
+    await repo.fanOut([late], { maxAttempts: 10, now: at(1) });
+    await sql`delete from jobs where endpoint_id = ${busy} and event_id = ${late.id}`.execute(db);
+
+    const jobs = await repo.claim({ owner: 'w2', now: at(2), endpoints: [], discover: { endpoints: 50, room: 8, exclude: [] } });
+    const of = (id: string) => jobs.filter((j) => j.endpoint_id === id).map((j) => j.event_id);
+    expect(of(busy)).toEqual(backlog.slice(0, 8).map((e) => e.id));
+    expect(of(quiet)).toEqual([late.id]);
+    // Known endpoints are topped up by their own room; excluded ones are not looked for.
+    const more = await repo.claim({ owner: 'w2', now: at(2), endpoints: [{ id: busy, room: 3 }], discover: { endpoints: 5, room: 8, exclude: [busy, quiet] } });
+    expect(more.map((j) => j.event_id)).toEqual(backlog.slice(8, 11).map((e) => e.id));
+  });
+
+  it('takes nothing not yet due, and nothing another worker holds', async () => {
+    const t = tenant();
+    const a = await endpoint(t);
+    await repo.fanOut([event(t)], { maxAttempts: 10, now: at(60) });
+    expect(await repo.claim({ owner: 'w3', now: at(59), endpoints: [{ id: a, room: 5 }] })).toEqual([]);
+    expect(await repo.claim({ owner: 'w3', now: at(60), endpoints: [{ id: a, room: 5 }] })).toHaveLength(1);
+    const other = await repo.claim({ owner: 'w4', now: at(61), endpoints: [{ id: a, room: 5 }], discover: { endpoints: 50, room: 5, exclude: [] } });
+    expect(other.filter((j) => j.endpoint_id === a)).toEqual([]);
+  });
+
+  it('drops a delivery whose endpoint was deleted instead of returning it', async () => {
+    const t = tenant();
+    const a = await endpoint(t);
+    await repo.fanOut([event(t)], { maxAttempts: 10, now: t0 });
+    await db.deleteFrom('endpoints').where('id', '=', a).execute();
+    expect(await repo.claim({ owner: 'w5', now: t0, endpoints: [{ id: a, room: 5 }] })).toEqual([]);
+    expect(await queued(a)).toEqual([]);
+  });
+});
+
+describe('recording', () => {
+  it('a delivered or finally failed delivery leaves the queue; a retried one is pending again; a dropped one leaves no record', async () => {
+    const t = tenant();
+    const a = await endpoint(t);
+    const events = [event(t), event(t), event(t), event(t)];
+    const { claimed } = await repo.fanOut(events, { maxAttempts: 10, now: t0, lease: { owner: 'w6' } });
+    const byEvent = new Map(claimed.map((j) => [j.event_id, j]));
+    const [ok, gaveUp, retried, dropped] = events.map((e) => byEvent.get(e.id)!);
+    await repo.recordAttempts('w6', [finished(ok!, true, null), finished(gaveUp!, false, null), finished(retried!, false, at(300))], [dropped!.id], t0, db);
+    const left = await sql<{ event_id: string; state: string; attempts: number; next_attempt_at: Date; lock_owner: string | null }>`
+      select event_id, state, attempts, next_attempt_at, lock_owner from jobs where endpoint_id = ${a}`.execute(db);
+    expect(left.rows).toEqual([{ event_id: retried!.event_id, state: 'pending', attempts: 1, next_attempt_at: at(300), lock_owner: null }]);
+    const records = await sql<{ event_id: string; status: string }>`select event_id, status from attempts where endpoint_id = ${a} order by seq`.execute(db);
+    expect(records.rows).toEqual([
+      { event_id: ok!.event_id, status: 'delivered' },
+      { event_id: gaveUp!.event_id, status: 'failed' },
+      { event_id: retried!.event_id, status: 'failed' },
+    ]);
+  });
+
+  it('changes nothing a worker no longer holds; the attempt row is written once', async () => {
+    const t = tenant();
+    const a = await endpoint(t);
+    const { claimed } = await repo.fanOut([event(t)], { maxAttempts: 10, now: t0, lease: { owner: 'w7' } });
+    const job = claimed[0]!;
+    await repo.release('w7', [job.id]);
+    const attempt = finished(job, true, null);
+    await repo.recordAttempts('w7', [attempt], [], t0, db);
+    expect(await queued(a)).toEqual([{ event_id: job.event_id, state: 'pending', lock_owner: null }]);
+    const [again] = await repo.claim({ owner: 'w8', now: t0, endpoints: [{ id: a, room: 1 }] });
+    await repo.recordAttempts('w8', [{ ...attempt, attemptId: newId('delivery'), job: again! }], [], t0, db);
+    expect(await queued(a)).toEqual([]);
+    const n = await sql<{ n: number }>`select count(*)::int as n from attempts where job_id = ${job.id}`.execute(db);
+    expect(n.rows[0]!.n).toBe(1);
+  });
+});
+
+describe('leases', () => {
+  it('hands back the deliveries of a worker whose lease ran out, or that has no lease at all, and no others', async () => {
+    const t = tenant();
+    const a = await endpoint(t);
+    await repo.heartbeat('dead', at(10));
+    await repo.heartbeat('alive', at(100));
+    for (const owner of ['dead', 'alive', 'unknown', 'me']) await repo.fanOut([event(t)], { maxAttempts: 10, now: t0, lease: { owner } });
+    const owners = async () => (await queued(a)).map((j) => j.lock_owner);
+    // At 5 s 'dead' is still alive: only the delivery held under no lease at all is handed back.
+    expect(await repo.reapExpired('me', at(5))).toBeGreaterThanOrEqual(1);
+    expect(await owners()).toEqual(['dead', 'alive', null, 'me']);
+    expect(await repo.reapExpired('me', at(11))).toBeGreaterThanOrEqual(1);
+    expect(await owners()).toEqual([null, 'alive', null, 'me']);
+    const workers = await db.selectFrom('workers').select('owner').where('owner', 'in', ['dead', 'alive']).execute();
+    expect(workers).toEqual([{ owner: 'alive' }]);
+  });
+});
