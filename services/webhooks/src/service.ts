@@ -39,7 +39,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     const box = new SecretBox(config.SECRETS_ENCRYPTION_KEY);
     const deliveries = new DeliveryRepository(db);
     const http = life.add('webhooks:http', new WebhookHttpClient({ ips, timeoutMs: config.WEBHOOK_TIMEOUT_MS }), (h) => h.close());
-    const dispatcher = new Dispatcher(db, deliveries, http, box, retries, clock, log.child({ component: 'dispatcher' }), {
+    const dispatcher = new Dispatcher(deliveries, http, box, retries, clock, log.child({ component: 'dispatcher' }), {
       owner: `${hostname()}:${process.pid}:${randomHex(4)}`,
       maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
       perEndpoint: PER_ENDPOINT_IN_FLIGHT,

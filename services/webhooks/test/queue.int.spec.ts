@@ -15,6 +15,7 @@ let ctx: TestContext;
 let db: Kysely<WebhooksDb>;
 let repo: DeliveryRepository;
 const t0 = new Date('2026-11-22T10:00:00Z');
+const recording = { threshold: 50, reason: 'test reason', now: t0 };
 const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 
 beforeAll(async () => {
@@ -67,7 +68,7 @@ describe('fan-out', () => {
     expect(await queued(b)).toHaveLength(1);
     // Still once after the delivery finished and left the queue.
     const jobs = await repo.claim({ owner: 'w1', now: t0, endpoints: [{ id: a, room: 10 }] });
-    await repo.recordAttempts('w1', [finished(jobs[0]!, true, null)], [], t0, db);
+    await repo.record('w1', [finished(jobs[0]!, true, null)], recording);
     expect(await queued(a)).toEqual([]);
     expect((await repo.fanOut([e], { maxAttempts: 10, now: t0 })).created).toBe(0);
     expect(await queued(a)).toEqual([]);
@@ -124,34 +125,59 @@ describe('claims', () => {
     expect(other.filter((j) => j.endpoint_id === a)).toEqual([]);
   });
 
-  it('drops a delivery whose endpoint was deleted instead of returning it', async () => {
+  it('drops a delivery whose endpoint was deleted or disabled meanwhile instead of returning it', async () => {
     const t = tenant();
-    const a = await endpoint(t);
+    const [deleted, disabled] = [await endpoint(t), await endpoint(t)];
     await repo.fanOut([event(t)], { maxAttempts: 10, now: t0 });
-    await db.deleteFrom('endpoints').where('id', '=', a).execute();
-    expect(await repo.claim({ owner: 'w5', now: t0, endpoints: [{ id: a, room: 5 }] })).toEqual([]);
-    expect(await queued(a)).toEqual([]);
+    await db.deleteFrom('endpoints').where('id', '=', deleted).execute();
+    await db.updateTable('endpoints').set({ disabled: true }).where('id', '=', disabled).execute();
+    expect(await repo.claim({ owner: 'w5', now: t0, endpoints: [{ id: deleted, room: 5 }, { id: disabled, room: 5 }] })).toEqual([]);
+    expect(await queued(deleted)).toEqual([]);
+    expect(await queued(disabled)).toEqual([]);
   });
 });
 
 describe('recording', () => {
-  it('a delivered or finally failed delivery leaves the queue; a retried one is pending again; a dropped one leaves no record', async () => {
+  it('a delivered or finally failed delivery leaves the queue; a retried one is pending again; one of a deleted endpoint leaves no record', async () => {
+    const t = tenant();
+    const [a, gone] = [await endpoint(t), await endpoint(t)];
+    const events = [event(t), event(t), event(t)];
+    const { claimed } = await repo.fanOut(events, { maxAttempts: 10, now: t0, lease: { owner: 'w6' } });
+    const of = (endpointId: string, e: StoredEvent) => claimed.find((j) => j.endpoint_id === endpointId && j.event_id === e.id)!;
+    await db.deleteFrom('endpoints').where('id', '=', gone).execute();
+    const [ok, gaveUp, retried] = events.map((e) => of(a, e));
+    const batch = [finished(ok!, true, null), finished(gaveUp!, false, null), finished(retried!, false, at(300)), ...events.map((e) => finished(of(gone, e), true, null))];
+    expect(await repo.record('w6', batch, recording)).toEqual([]);
+    const left = await sql<{ event_id: string; state: string; attempts: number; next_attempt_at: Date; lock_owner: string | null }>`
+      select event_id, state, attempts, next_attempt_at, lock_owner from jobs where endpoint_id = any(${[a, gone]}::text[])`.execute(db);
+    expect(left.rows).toEqual([{ event_id: retried!.event_id, state: 'pending', attempts: 1, next_attempt_at: at(300), lock_owner: null }]);
+    const records = await sql<{ endpoint_id: string; event_id: string; status: string; next_attempt_at: Date | null }>`
+      select endpoint_id, event_id, status, next_attempt_at from attempts where endpoint_id = any(${[a, gone]}::text[]) order by seq`.execute(db);
+    expect(records.rows).toEqual([
+      { endpoint_id: a, event_id: ok!.event_id, status: 'delivered', next_attempt_at: null },
+      { endpoint_id: a, event_id: gaveUp!.event_id, status: 'failed', next_attempt_at: null },
+      { endpoint_id: a, event_id: retried!.event_id, status: 'failed', next_attempt_at: at(300) },
+    ]);
+  });
+
+  it('counts failures per endpoint; at the threshold it disables the endpoint, gives no retry and cancels what was pending', async () => {
     const t = tenant();
     const a = await endpoint(t);
     const events = [event(t), event(t), event(t), event(t)];
-    const { claimed } = await repo.fanOut(events, { maxAttempts: 10, now: t0, lease: { owner: 'w6' } });
-    const byEvent = new Map(claimed.map((j) => [j.event_id, j]));
-    const [ok, gaveUp, retried, dropped] = events.map((e) => byEvent.get(e.id)!);
-    await repo.recordAttempts('w6', [finished(ok!, true, null), finished(gaveUp!, false, null), finished(retried!, false, at(300))], [dropped!.id], t0, db);
-    const left = await sql<{ event_id: string; state: string; attempts: number; next_attempt_at: Date; lock_owner: string | null }>`
-      select event_id, state, attempts, next_attempt_at, lock_owner from jobs where endpoint_id = ${a}`.execute(db);
-    expect(left.rows).toEqual([{ event_id: retried!.event_id, state: 'pending', attempts: 1, next_attempt_at: at(300), lock_owner: null }]);
-    const records = await sql<{ event_id: string; status: string }>`select event_id, status from attempts where endpoint_id = ${a} order by seq`.execute(db);
-    expect(records.rows).toEqual([
-      { event_id: ok!.event_id, status: 'delivered' },
-      { event_id: gaveUp!.event_id, status: 'failed' },
-      { event_id: retried!.event_id, status: 'failed' },
-    ]);
+    const { claimed } = await repo.fanOut(events.slice(0, 3), { maxAttempts: 10, now: t0, lease: { owner: 'w9' } });
+    await repo.fanOut(events.slice(3), { maxAttempts: 10, now: t0 });
+    const limits = { ...recording, threshold: 5 };
+    // A success then two failures: the count is the failures after the last success.
+    expect(await repo.record('w9', [finished(claimed[0]!, true, null), finished(claimed[1]!, false, at(60))], limits)).toEqual([]);
+    const count = async () => (await db.selectFrom('endpoints').select(['consecutive_failures', 'disabled', 'disabled_reason']).where('id', '=', a).executeTakeFirstOrThrow());
+    expect(await count()).toEqual({ consecutive_failures: 1, disabled: false, disabled_reason: null });
+    await sql`update endpoints set consecutive_failures = 4 where id = ${a}`.execute(db);
+    expect(await repo.record('w9', [finished(claimed[2]!, false, at(60))], limits)).toEqual([a]);
+    expect(await count()).toEqual({ consecutive_failures: 5, disabled: true, disabled_reason: 'test reason' });
+    // The attempt that disabled it has no next attempt; the retry scheduled before and the pending delivery are cancelled.
+    expect(await queued(a)).toEqual([]);
+    const last = await db.selectFrom('attempts').select(['next_attempt_at']).where('job_id', '=', claimed[2]!.id).executeTakeFirstOrThrow();
+    expect(last.next_attempt_at).toBeNull();
   });
 
   it('changes nothing a worker no longer holds; the attempt row is written once', async () => {
@@ -161,10 +187,10 @@ describe('recording', () => {
     const job = claimed[0]!;
     await repo.release('w7', [job.id]);
     const attempt = finished(job, true, null);
-    await repo.recordAttempts('w7', [attempt], [], t0, db);
+    await repo.record('w7', [attempt], recording);
     expect(await queued(a)).toEqual([{ event_id: job.event_id, state: 'pending', lock_owner: null }]);
     const [again] = await repo.claim({ owner: 'w8', now: t0, endpoints: [{ id: a, room: 1 }] });
-    await repo.recordAttempts('w8', [{ ...attempt, attemptId: newId('delivery'), job: again! }], [], t0, db);
+    await repo.record('w8', [{ ...attempt, attemptId: newId('delivery'), job: again! }], recording);
     expect(await queued(a)).toEqual([]);
     const n = await sql<{ n: number }>`select count(*)::int as n from attempts where job_id = ${job.id}`.execute(db);
     expect(n.rows[0]!.n).toBe(1);

@@ -21,10 +21,8 @@
  * twice.
  */
 import { newId } from '@mailroom/contracts';
-import { sql, withTransaction, type Kysely } from '@mailroom/db';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
-import type { ClaimedJob, DeliveryRepository, EndpointTally, FinishedAttempt } from '../repo/delivery.repository';
-import type { WebhooksDb } from '../repo/tables';
+import type { ClaimedJob, DeliveryRepository, FinishedAttempt } from '../repo/delivery.repository';
 import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
 import { sign } from '../domain/signature';
 import type { PostResult } from './http-client';
@@ -79,7 +77,6 @@ export class Dispatcher {
   private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
 
   constructor(
-    private readonly db: Kysely<WebhooksDb>,
     private readonly repo: DeliveryRepository,
     private readonly http: Poster,
     private readonly box: SecretBox,
@@ -329,36 +326,7 @@ export class Dispatcher {
   }
 
   private async record(batch: FinishedAttempt[]): Promise<void> {
-    const tallies = new Map<string, EndpointTally>();
-    for (const a of batch) {
-      const t = tallies.get(a.job.endpoint_id) ?? { endpointId: a.job.endpoint_id, hadSuccess: false, trailingFailures: 0 };
-      if (a.ok) {
-        t.hadSuccess = true;
-        t.trailingFailures = 0;
-      } else {
-        t.trailingFailures++;
-      }
-      tallies.set(a.job.endpoint_id, t);
-    }
-    const now = this.clock.now();
-    const newlyDisabled = await withTransaction(this.db, async (trx) => {
-      // Not waiting for the WAL flush is safe here: a record lost in a database crash leaves
-      // its delivery leased, so it is attempted again (at-least-once), never lost.
-      await sql`set local synchronous_commit = off`.execute(trx);
-      const states = await this.repo.tallyEndpoints([...tallies.values()], this.opts.failureThreshold, AUTO_DISABLE_REASON, now, trx);
-      const disabled = new Map(states.map((s) => [s.id, s.disabled]));
-      const rows: FinishedAttempt[] = [];
-      const dropped: number[] = [];
-      for (const a of batch) {
-        const isDisabled = disabled.get(a.job.endpoint_id);
-        // The endpoint was deleted meanwhile: no record, no retry.
-        if (isDisabled === undefined) dropped.push(a.job.id);
-        // A disabled endpoint gets no retry: the delivery is cancelled.
-        else rows.push(a.retryAt && isDisabled ? { ...a, retryAt: null } : a);
-      }
-      await this.repo.recordAttempts(this.opts.owner, rows, dropped, now, trx);
-      return states.filter((s) => s.newlyDisabled).map((s) => s.id);
-    });
+    const newlyDisabled = await this.repo.record(this.opts.owner, batch, { threshold: this.opts.failureThreshold, reason: AUTO_DISABLE_REASON, now: this.clock.now() });
     for (const id of newlyDisabled) this.log.warn({ endpoint_id: id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
   }
 

@@ -7,7 +7,7 @@
  * is deleted when it is finished (delivered, failed for good, cancelled); what happened to
  * it is its rows in `attempts`.
  */
-import { sql, type Executor, type Kysely, type Selectable } from '@mailroom/db';
+import { sql, withTransaction, type Executor, type Kysely, type Selectable } from '@mailroom/db';
 import type { AttemptTable, JobOrigin, WebhooksDb } from './tables';
 import type { Tenant } from './endpoint.repository';
 
@@ -52,19 +52,6 @@ export interface FinishedAttempt {
   retryAt: Date | null;
 }
 
-export interface EndpointTally {
-  endpointId: string;
-  hadSuccess: boolean;
-  /** Failures after the last success of the batch (all of them when there was none). */
-  trailingFailures: number;
-}
-
-export interface EndpointState {
-  id: string;
-  disabled: boolean;
-  newlyDisabled: boolean;
-}
-
 export class DeliveryRepository {
   constructor(private readonly db: Kysely<WebhooksDb>) {}
 
@@ -83,7 +70,7 @@ export class DeliveryRepository {
   ): Promise<{ created: number; claimed: ClaimedJob[] }> {
     if (events.length === 0) return { created: 0, claimed: [] };
     const { now, lease } = opts;
-    const { rows } = await sql<Omit<ClaimedJob, 'body'>>`
+    const { rows } = await sql<Pick<ClaimedJob, 'id' | 'endpoint_id' | 'event_id' | 'url' | 'secret_sealed'>>`
       with ev as (
         -- distinct: the same event twice in one batch is one event (and one row to upsert).
         select distinct on (id) * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.org_id)}::text[], ${events.map((e) => e.env_id)}::text[],
@@ -103,23 +90,26 @@ export class DeliveryRepository {
       ), inserted as (
         insert into jobs (endpoint_id, event_id, origin, state, max_attempts, next_attempt_at, lock_owner, created_at, updated_at)
         select t.endpoint_id, t.event_id, 'event', ${lease ? 'in_flight' : 'pending'}, ${opts.maxAttempts}, ${now}, ${lease?.owner ?? null}::text, ${now}, ${now}
-        from targets t join fresh f on f.id = t.event_id
-        -- An event recovery stored first: not again to an endpoint recovery queued it for or that has it already.
-        where f.is_new
-           or (not exists (select 1 from jobs j where j.endpoint_id = t.endpoint_id and j.event_id = t.event_id)
+        from targets t
+        -- in (...), hashed: a join of two CTEs is planned as a nested loop (targets x events compared).
+        where t.event_id in (select id from fresh where is_new)
+           -- An event recovery stored first: not again to an endpoint recovery queued it for or that has it already.
+           or (t.event_id in (select id from fresh where not is_new)
+               and not exists (select 1 from jobs j where j.endpoint_id = t.endpoint_id and j.event_id = t.event_id)
                and not exists (select 1 from attempts a where a.endpoint_id = t.endpoint_id and a.event_id = t.event_id and a.status = 'delivered'))
         returning id, endpoint_id, event_id
       )
-      -- Joined by primary key, not back to targets: the planner cannot estimate CTE rows and would nest-loop them.
-      select i.id::int as id, i.endpoint_id, i.event_id, 'event' as origin, 0 as attempts, ${opts.maxAttempts}::int as max_attempts,
-             ev.type as event_type, p.url, p.secret_sealed, ev.org_id, ev.env_id
+      select i.id::int as id, i.endpoint_id, i.event_id, p.url, p.secret_sealed
       from inserted i
-      join endpoints p on p.id = i.endpoint_id
-      join ev on ev.id = i.event_id`.execute(ex);
+      join endpoints p on p.id = i.endpoint_id`.execute(ex);
     if (!lease) return { created: rows.length, claimed: [] };
-    // The body is the one just written: not read back from the database.
-    const bodies = new Map(events.map((e) => [e.id, e.body]));
-    return { created: rows.length, claimed: rows.map((r) => ({ ...r, body: bodies.get(r.event_id) ?? Buffer.alloc(0) })) };
+    // The event is the one just written: not read back from the database.
+    const byId = new Map(events.map((e) => [e.id, e]));
+    const claimed = rows.map((r) => {
+      const e = byId.get(r.event_id)!;
+      return { ...r, origin: 'event' as const, attempts: 0, max_attempts: opts.maxAttempts, event_type: e.type, body: e.body, org_id: e.org_id, env_id: e.env_id };
+    });
+    return { created: rows.length, claimed };
   }
 
   /**
@@ -128,16 +118,29 @@ export class DeliveryRepository {
    * the `discover.endpoints` other endpoints whose oldest due delivery is oldest (none of
    * `exclude`). Each endpoint's deliveries are read from its own range of the queue index,
    * so a claim costs what it takes, however long another endpoint's backlog is.
-   * A claimed delivery whose endpoint was deleted meanwhile is deleted, not returned.
+   * A claimed delivery whose endpoint was deleted or disabled meanwhile is deleted (cancelled),
+   * not returned.
+   *
+   * Bitmap scans are off for the claim: the queue changes faster than its statistics (a
+   * burst takes it from empty to 40,000 rows within the minute autovacuum waits), and on
+   * stale ones the planner reads an endpoint's whole range as a bitmap and sorts it (7 ms
+   * per endpoint in bench:webhooks) instead of reading its first rows in index order.
    */
-  async claim(
-    opts: {
-      owner: string;
-      now: Date;
-      endpoints: { id: string; room: number }[];
-      discover?: { endpoints: number; room: number; exclude: string[] } | undefined;
-    },
-    ex: Executor<WebhooksDb> = this.db,
+  async claim(opts: {
+    owner: string;
+    now: Date;
+    endpoints: { id: string; room: number }[];
+    discover?: { endpoints: number; room: number; exclude: string[] } | undefined;
+  }): Promise<ClaimedJob[]> {
+    return withTransaction(this.db, async (trx) => {
+      await sql`set local enable_bitmapscan = off`.execute(trx);
+      return this.claimIn(opts, trx);
+    });
+  }
+
+  private async claimIn(
+    opts: { owner: string; now: Date; endpoints: { id: string; room: number }[]; discover?: { endpoints: number; room: number; exclude: string[] } | undefined },
+    ex: Executor<WebhooksDb>,
   ): Promise<ClaimedJob[]> {
     const { now, discover } = opts;
     if (opts.endpoints.length === 0 && (!discover || discover.endpoints <= 0)) return [];
@@ -162,7 +165,7 @@ export class DeliveryRepository {
         limit ${discover.endpoints}
       ), wanted as (${known} union all select * from found)`
       : sql`with wanted as (${known})`;
-    const { rows } = await sql<Omit<ClaimedJob, 'url' | 'secret_sealed'> & { url: string | null; secret_sealed: Buffer | null }>`
+    const { rows } = await sql<Omit<ClaimedJob, 'url' | 'secret_sealed'> & { url: string | null; secret_sealed: Buffer | null; disabled: boolean | null }>`
       ${wanted}, picked as (
         select p.id from wanted w
         cross join lateral (
@@ -179,19 +182,20 @@ export class DeliveryRepository {
         returning jobs.id, jobs.endpoint_id, jobs.event_id, jobs.origin, jobs.attempts, jobs.max_attempts
       )
       select c.id::int as id, c.endpoint_id, c.event_id, c.origin, c.attempts, c.max_attempts,
-             e.type as event_type, e.body, p.url, p.secret_sealed, e.org_id, e.env_id
+             e.type as event_type, e.body, p.url, p.secret_sealed, p.disabled, e.org_id, e.env_id
       from claimed c
       join events e on e.id = c.event_id
       left join endpoints p on p.id = c.endpoint_id`.execute(ex);
-    const orphans = rows.filter((r) => r.url === null || r.secret_sealed === null).map((r) => r.id);
-    if (orphans.length) await this.discard(opts.owner, orphans, ex);
-    return rows.filter((r): r is typeof r & { url: string; secret_sealed: Buffer } => r.url !== null && r.secret_sealed !== null);
+    const usable = (r: (typeof rows)[number]): r is typeof r & { url: string; secret_sealed: Buffer } => r.url !== null && r.secret_sealed !== null && r.disabled === false;
+    const dropped = rows.filter((r) => !usable(r)).map((r) => r.id);
+    if (dropped.length) await this.discard(opts.owner, dropped, ex);
+    return rows.filter(usable).map(({ disabled: _, ...job }) => job);
   }
 
   /** Deletes deliveries this worker holds that will not be attempted (their endpoint is gone). */
   async discard(owner: string, jobIds: number[], ex: Executor<WebhooksDb> = this.db): Promise<void> {
     if (jobIds.length === 0) return;
-    await ex.deleteFrom('jobs').where('id', 'in', jobIds).where('lock_owner', '=', owner).where('state', '=', 'in_flight').execute();
+    await sql`delete from jobs where id = any(${jobIds}::bigint[]) and lock_owner = ${owner} and state = 'in_flight'`.execute(ex);
   }
 
   /** Registers or renews this worker's lease: its in-flight deliveries stay its own until `aliveUntil`. */
@@ -225,52 +229,12 @@ export class DeliveryRepository {
   /** Gives claimed but unstarted deliveries back (shutdown), due at once for another worker. */
   async release(owner: string, jobIds: number[], ex: Executor<WebhooksDb> = this.db): Promise<void> {
     if (jobIds.length === 0) return;
-    await ex
-      .updateTable('jobs')
-      .set({ state: 'pending', lock_owner: null })
-      .where('lock_owner', '=', owner)
-      .where('state', '=', 'in_flight')
-      .where('id', 'in', jobIds)
-      .execute();
+    await sql`update jobs set state = 'pending', lock_owner = null where id = any(${jobIds}::bigint[]) and lock_owner = ${owner} and state = 'in_flight'`.execute(ex);
   }
 
   /** Forgets a stopped worker: nothing is leased to it any more. */
   async retire(owner: string, ex: Executor<WebhooksDb> = this.db): Promise<void> {
     await ex.deleteFrom('workers').where('owner', '=', owner).execute();
-  }
-
-  /**
-   * Applies a batch of endpoint outcomes: a 2xx resets the failure count, failures add to
-   * it, and reaching `threshold` disables the endpoint and cancels its pending deliveries.
-   * Returns the state of each endpoint still existing.
-   */
-  async tallyEndpoints(tallies: EndpointTally[], threshold: number, reason: string, now: Date, ex: Executor<WebhooksDb>): Promise<EndpointState[]> {
-    if (tallies.length === 0) return [];
-    const sorted = [...tallies].sort((a, b) => (a.endpointId < b.endpointId ? -1 : 1));
-    const { rows } = await sql<{ id: string; disabled: boolean; was_disabled: boolean }>`
-      with v as (
-        select * from unnest(${sorted.map((t) => t.endpointId)}::text[], ${sorted.map((t) => t.hadSuccess)}::bool[], ${sorted.map((t) => t.trailingFailures)}::int[])
-          as v(id, had_success, tail_failures)
-      ), old as (
-        select e.id, e.disabled, e.consecutive_failures from endpoints e join v on v.id = e.id
-        order by e.id
-        for no key update of e
-      ), counted as (
-        select old.id, old.disabled as was_disabled,
-               case when v.had_success then v.tail_failures else old.consecutive_failures + v.tail_failures end as failures
-        from old join v on v.id = old.id
-      )
-      update endpoints e set
-        consecutive_failures = c.failures,
-        disabled = e.disabled or c.failures >= ${threshold},
-        disabled_reason = case when not e.disabled and c.failures >= ${threshold} then ${reason} else e.disabled_reason end,
-        disabled_at = case when not e.disabled and c.failures >= ${threshold} then ${now}::timestamptz else e.disabled_at end,
-        updated_at = case when not e.disabled and c.failures >= ${threshold} then ${now}::timestamptz else e.updated_at end
-      from counted c where e.id = c.id
-      returning e.id, e.disabled, c.was_disabled`.execute(ex);
-    const newly = rows.filter((r) => r.disabled && !r.was_disabled).map((r) => r.id);
-    if (newly.length) await this.cancelPending(newly, ex);
-    return rows.map((r) => ({ id: r.id, disabled: r.disabled, newlyDisabled: r.disabled && !r.was_disabled }));
   }
 
   /** Cancels the pending deliveries of these endpoints (those in flight are cancelled when their attempt is recorded). */
@@ -284,36 +248,95 @@ export class DeliveryRepository {
   }
 
   /**
-   * One row per attempt (a repeated (job, attempt) adds nothing); then each delivery with a
-   * next attempt (`retryAt`) is due again then, and every other one is finished and deleted,
-   * as are the deliveries in `dropped` (their endpoint is gone: no record). Only deliveries
-   * this worker still holds are changed.
+   * Records a batch of finished attempts in one statement (one round trip, one commit):
+   * - each endpoint's outcome: a 2xx resets its failure count, failures add to it, and
+   *   reaching `threshold` disables it and cancels its pending deliveries;
+   * - one row per attempt (a repeated (job, attempt) adds nothing), with its next attempt
+   *   time unless the endpoint is now disabled;
+   * - each delivery with a next attempt is due again then; every other one is finished and
+   *   leaves the queue, as do those whose endpoint was deleted (they get no record).
+   * Only deliveries this worker still holds are changed. Returns the endpoints disabled now.
+   *
+   * The commit does not wait for the WAL flush: a record lost in a database crash leaves its
+   * delivery leased, so it is attempted again (at-least-once), never lost.
    */
-  async recordAttempts(owner: string, finished: FinishedAttempt[], dropped: number[], now: Date, ex: Executor<WebhooksDb>): Promise<void> {
-    const col = <T>(rows: FinishedAttempt[], f: (a: FinishedAttempt) => T) => rows.map(f);
-    if (finished.length) {
-      await sql`
+  async record(owner: string, batch: FinishedAttempt[], opts: { threshold: number; reason: string; now: Date }): Promise<string[]> {
+    if (batch.length === 0) return [];
+    const tallies = new Map<string, { hadSuccess: boolean; trailingFailures: number }>();
+    for (const a of batch) {
+      const t = tallies.get(a.job.endpoint_id) ?? { hadSuccess: false, trailingFailures: 0 };
+      if (a.ok) {
+        t.hadSuccess = true;
+        t.trailingFailures = 0;
+      } else {
+        t.trailingFailures++;
+      }
+      tallies.set(a.job.endpoint_id, t);
+    }
+    // Endpoint rows are locked in id order, so two workers recording at once cannot deadlock.
+    const ids = [...tallies.keys()].sort();
+    const col = <T>(f: (a: FinishedAttempt) => T) => batch.map(f);
+    const { threshold, reason, now } = opts;
+    const { rows } = await sql<{ id: string; sync: string }>`
+      with cfg as (
+        select set_config('synchronous_commit', 'off', true) as sync
+      ), v as (
+        select * from unnest(${ids}::text[], ${ids.map((id) => tallies.get(id)!.hadSuccess)}::bool[], ${ids.map((id) => tallies.get(id)!.trailingFailures)}::int[])
+          as v(id, had_success, tail_failures)
+      ), known as (
+        select e.id, e.disabled from endpoints e where e.id = any(${ids}::text[])
+      ), old as (
+        -- Only endpoints whose count changes are locked and written: none while all goes well.
+        select e.id, e.disabled, e.consecutive_failures from endpoints e join v on v.id = e.id
+        where v.tail_failures > 0 or e.consecutive_failures <> 0
+        order by e.id
+        for no key update of e
+      ), counted as (
+        select old.id, old.disabled as was_disabled,
+               case when v.had_success then v.tail_failures else old.consecutive_failures + v.tail_failures end as failures
+        from old join v on v.id = old.id
+      ), tallied as (
+        update endpoints e set
+          consecutive_failures = c.failures,
+          disabled = e.disabled or c.failures >= ${threshold},
+          disabled_reason = case when not e.disabled and c.failures >= ${threshold} then ${reason} else e.disabled_reason end,
+          disabled_at = case when not e.disabled and c.failures >= ${threshold} then ${now}::timestamptz else e.disabled_at end,
+          updated_at = case when not e.disabled and c.failures >= ${threshold} then ${now}::timestamptz else e.updated_at end
+        from counted c where e.id = c.id
+        returning e.id, e.disabled, c.was_disabled
+      ), state as (
+        select k.id, coalesce(t.disabled, k.disabled) as disabled, coalesce(t.disabled and not t.was_disabled, false) as newly
+        from known k left join tallied t on t.id = k.id
+      ), a as (
+        select * from unnest(
+          ${col((a) => a.attemptId)}::text[], ${col((a) => a.job.id)}::bigint[], ${col((a) => a.job.endpoint_id)}::text[],
+          ${col((a) => a.job.org_id)}::text[], ${col((a) => a.job.env_id)}::text[], ${col((a) => a.job.event_id)}::text[],
+          ${col((a) => a.job.event_type)}::text[], ${col((a) => a.attempt)}::int[], ${col((a) => a.trigger)}::text[],
+          ${col((a) => (a.ok ? 'delivered' : 'failed'))}::text[], ${col((a) => a.httpStatus)}::int[], ${col((a) => a.error)}::text[],
+          ${col((a) => a.responseBody)}::text[], ${col((a) => a.durationMs)}::int[], ${col((a) => a.at)}::timestamptz[],
+          ${col((a) => a.retryAt)}::timestamptz[])
+          as a(id, job_id, endpoint_id, org_id, env_id, event_id, event_type, attempt, triggered_by, status,
+               http_status, error, response_body, duration_ms, created_at, retry_at)
+      ), recorded as (
         insert into attempts (id, job_id, endpoint_id, org_id, env_id, event_id, event_type, attempt, triggered_by, status,
                               http_status, error, response_body, duration_ms, created_at, next_attempt_at)
-        select * from unnest(
-          ${col(finished, (a) => a.attemptId)}::text[], ${col(finished, (a) => a.job.id)}::bigint[], ${col(finished, (a) => a.job.endpoint_id)}::text[],
-          ${col(finished, (a) => a.job.org_id)}::text[], ${col(finished, (a) => a.job.env_id)}::text[], ${col(finished, (a) => a.job.event_id)}::text[],
-          ${col(finished, (a) => a.job.event_type)}::text[], ${col(finished, (a) => a.attempt)}::int[], ${col(finished, (a) => a.trigger)}::text[],
-          ${col(finished, (a) => (a.ok ? 'delivered' : 'failed'))}::text[], ${col(finished, (a) => a.httpStatus)}::int[], ${col(finished, (a) => a.error)}::text[],
-          ${col(finished, (a) => a.responseBody)}::text[], ${col(finished, (a) => a.durationMs)}::int[], ${col(finished, (a) => a.at)}::timestamptz[],
-          ${col(finished, (a) => a.retryAt)}::timestamptz[])
-        on conflict (job_id, attempt) do nothing`.execute(ex);
-    }
-    const retried = finished.filter((a) => a.retryAt);
-    if (retried.length) {
-      await sql`
-        update jobs j set state = 'pending', attempts = greatest(j.attempts, v.attempt), next_attempt_at = v.next_at, lock_owner = null, updated_at = ${now}
-        from unnest(${col(retried, (a) => a.job.id)}::bigint[], ${col(retried, (a) => a.attempt)}::int[], ${col(retried, (a) => a.retryAt)}::timestamptz[])
-          as v(id, attempt, next_at)
-        where j.id = v.id and j.lock_owner = ${owner} and j.state = 'in_flight'`.execute(ex);
-    }
-    const done = [...finished.filter((a) => !a.retryAt).map((a) => a.job.id), ...dropped];
-    if (done.length) await this.discard(owner, done, ex);
+        select a.id, a.job_id, a.endpoint_id, a.org_id, a.env_id, a.event_id, a.event_type, a.attempt, a.triggered_by, a.status,
+               a.http_status, a.error, a.response_body, a.duration_ms, a.created_at, case when t.disabled then null else a.retry_at end
+        from a join state t on t.id = a.endpoint_id
+        on conflict (job_id, attempt) do nothing
+      ), retried as (
+        update jobs j set state = 'pending', attempts = greatest(j.attempts, a.attempt), next_attempt_at = a.retry_at, lock_owner = null, updated_at = ${now}
+        from a join state t on t.id = a.endpoint_id
+        where j.id = a.job_id and a.retry_at is not null and not t.disabled and j.lock_owner = ${owner} and j.state = 'in_flight'
+      ), finished as (
+        delete from jobs j using a left join state t on t.id = a.endpoint_id
+        where j.id = a.job_id and (a.retry_at is null or t.id is null or t.disabled) and j.lock_owner = ${owner} and j.state = 'in_flight'
+      ), cancelled as (
+        delete from jobs j using state t
+        where j.endpoint_id = t.id and t.newly and j.state = 'pending'
+      )
+      select t.id, cfg.sync from state t, cfg where t.newly`.execute(this.db);
+    return rows.map((r) => r.id);
   }
 
   /** Delivery records of one endpoint, newest first; `before` is a seq from the previous page. */
