@@ -33,6 +33,9 @@ export const AUTO_DISABLE_REASON = 'disabled after 50 consecutive failed deliver
  * and claims large enough that their fixed cost (a round trip, planning) is shared.
  */
 const CLAIM_AHEAD = 16;
+/** A record of finished attempts starts at once when this many wait; fewer wait FLUSH_LINGER_MS for company. */
+const FLUSH_BATCH = 64;
+const FLUSH_LINGER_MS = 5;
 
 export interface Poster {
   post(url: string, body: Buffer, headers: Record<string, string>, abort?: AbortSignal): Promise<PostResult>;
@@ -65,6 +68,7 @@ export class Dispatcher {
   private readonly attempts = new Set<Promise<void>>();
   private finished: FinishedAttempt[] = [];
   private flushing: Promise<void> | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
   /** Something may have made deliveries due anywhere: the next claim looks beyond the known endpoints. */
@@ -295,14 +299,36 @@ export class Dispatcher {
     this.scheduleFlush();
   }
 
+  /**
+   * Records finished attempts in batches: at once when FLUSH_BATCH are waiting (or when
+   * stopping), else after FLUSH_LINGER_MS, so a record (one statement) is shared by many
+   * attempts under load and a lone attempt waits 5 ms at most.
+   */
   private scheduleFlush(): void {
-    this.flushing ??= this.flushLoop().finally(() => (this.flushing = undefined));
+    if (this.flushing || this.finished.length === 0) return;
+    if (this.finished.length >= FLUSH_BATCH || this.stopped) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+      this.startFlush();
+    } else {
+      this.flushTimer ??= setTimeout(() => {
+        this.flushTimer = undefined;
+        if (!this.flushing && this.finished.length) this.startFlush();
+      }, FLUSH_LINGER_MS);
+    }
   }
 
-  /** Writes what finished while the previous write ran: batches grow with the load, no timer needed. */
+  private startFlush(): void {
+    this.flushing = this.flushLoop().finally(() => {
+      this.flushing = undefined;
+      if (!this.stopped) this.scheduleFlush();
+    });
+  }
+
+  /** Writes batches while full ones are waiting (all of them when stopping). */
   private async flushLoop(): Promise<void> {
     let failures = 0;
-    while (this.finished.length) {
+    do {
       const batch = this.finished;
       this.finished = [];
       try {
@@ -322,7 +348,7 @@ export class Dispatcher {
       }
       for (const a of batch) this.claimed.delete(a.job.id);
       this.wake(true);
-    }
+    } while (this.finished.length >= FLUSH_BATCH || (this.stopped && this.finished.length));
   }
 
   private async record(batch: FinishedAttempt[]): Promise<void> {
@@ -364,6 +390,7 @@ export class Dispatcher {
       this.abort.abort();
       await Promise.allSettled([...this.attempts]);
     }
+    clearTimeout(this.flushTimer);
     this.scheduleFlush();
     await this.flushing;
     const leftover = [...this.claimed.keys()];
