@@ -2,8 +2,8 @@
  * The delivery engine of one instance. It claims due deliveries from PostgreSQL (never
  * from JetStream: no message is held across an HTTP call) under a lease it keeps renewing,
  * POSTs each with a fresh timestamp and signature, and records the outcomes in batches:
- * one attempt row each, the delivery's next state (delivered, failed, or pending with its
- * next attempt time), and the endpoint's failure count, disabling it at 50.
+ * one attempt row each, the delivery's next attempt time or, when it is finished, its
+ * removal from the queue, and the endpoint's failure count, disabling it at 50.
  *
  * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint, `maxInFlight` in
  * all; each endpoint is claimed for separately, up to 128 claims per instance (perEndpoint x
