@@ -3,6 +3,7 @@
  * NATS namespace; cleanup() drops both. Everything the services read from the
  * environment can be overridden.
  */
+import { createDb, migrate, type Kysely } from '@mailroom/db';
 import { createDatabase, dropDatabases, deleteStreams, newRunId, serverUrls } from './infra';
 
 export interface TestContext {
@@ -38,4 +39,18 @@ export async function createTestContext(overrides: Record<string, string> = {}):
       await dropDatabases(urls.databaseUrl, (name) => name === id);
     },
   };
+}
+
+/**
+ * The database of `ctx` with one service's schema migrated, for repository tests that run
+ * against the real server without starting the service.
+ */
+export async function migratedDb<DB>(ctx: TestContext, opts: { schema: string; migrationsDir: string; max?: number }): Promise<Kysely<DB>> {
+  const plain = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: opts.schema, max: 1 });
+  try {
+    await migrate(plain, { schema: opts.schema, migrationsDir: opts.migrationsDir });
+  } finally {
+    await plain.destroy();
+  }
+  return createDb<DB>({ url: ctx.env.DATABASE_URL!, schema: opts.schema, max: opts.max ?? 2 });
 }

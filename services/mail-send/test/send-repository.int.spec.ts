@@ -4,9 +4,9 @@
  * over), and the record of an acceptance with its message.sent outbox row.
  */
 import path from 'node:path';
-import { createDb, migrate, sql, type Kysely } from '@mailroom/db';
+import { sql, type Kysely } from '@mailroom/db';
 import { newId } from '@mailroom/contracts';
-import { createTestContext, type TestContext } from '@mailroom/testing';
+import { createTestContext, migratedDb, type TestContext } from '@mailroom/testing';
 import { SendRepository } from '../src/repo/send.repository';
 import type { SendDb } from '../src/repo/tables';
 import { before } from '../src/domain/status';
@@ -17,10 +17,7 @@ let repo: SendRepository;
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  const plain = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: 'mail_send', max: 1 });
-  await migrate(plain, { schema: 'mail_send', migrationsDir: path.join(__dirname, '..', 'migrations') });
-  await plain.destroy();
-  db = createDb<SendDb>({ url: ctx.env.DATABASE_URL!, schema: 'mail_send', max: 2 });
+  db = await migratedDb<SendDb>(ctx, { schema: 'mail_send', migrationsDir: path.join(__dirname, '..', 'migrations') });
   repo = new SendRepository(db);
 });
 

@@ -5,9 +5,9 @@
  * delivery whose endpoint was deleted is dropped, never attempted.
  */
 import path from 'node:path';
-import { createDb, migrate, sql, type Kysely } from '@mailroom/db';
+import { sql, type Kysely } from '@mailroom/db';
 import { newId } from '@mailroom/contracts';
-import { createTestContext, type TestContext } from '@mailroom/testing';
+import { createTestContext, migratedDb, type TestContext } from '@mailroom/testing';
 import { DeliveryRepository, type ClaimedJob, type FinishedAttempt, type StoredEvent } from '../src/repo/delivery.repository';
 import type { WebhooksDb } from '../src/repo/tables';
 
@@ -20,10 +20,7 @@ const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  const plain = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: 'webhooks', max: 1 });
-  await migrate(plain, { schema: 'webhooks', migrationsDir: path.join(__dirname, '..', 'migrations') });
-  await plain.destroy();
-  db = createDb<WebhooksDb>({ url: ctx.env.DATABASE_URL!, schema: 'webhooks', max: 2 });
+  db = await migratedDb<WebhooksDb>(ctx, { schema: 'webhooks', migrationsDir: path.join(__dirname, '..', 'migrations') });
   repo = new DeliveryRepository(db);
 });
 

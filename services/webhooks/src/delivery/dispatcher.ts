@@ -192,7 +192,8 @@ export class Dispatcher {
       }
       for (const job of jobs) this.enqueue(job);
       if (search) {
-        const found = [...got.keys()].filter((id) => !asks.some((a) => a.id === id));
+        const asked = new Set(asks.map((a) => a.id));
+        const found = [...got.keys()].filter((id) => !asked.has(id));
         for (const id of found) {
           const slots = this.endpoints.get(id);
           if (slots) slots.drained = (got.get(id) ?? 0) < search.room;
