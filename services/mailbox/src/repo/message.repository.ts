@@ -132,11 +132,15 @@ export class MessageRepository {
   /**
    * A live inbox of the tenant and, in the same round trip, its message `messageId`
    * (undefined when the inbox has no such message): what a reply, reply-all or forward needs.
+   * The message is joined by its id alone and its inbox compared here: joined on the inbox
+   * too, PostgreSQL may read it through messages_by_inbox (inbox_id leads, id is third), that
+   * is every entry of the inbox, and does on stale statistics (a busy inbox's replies then
+   * cost more with each message it holds).
    */
   async findInboxWithMessage(t: Tenant, inboxId: string, messageId: string, ex: Executor<MailboxDb> = this.db): Promise<{ inbox: InboxRow; message: MessageRow | undefined } | undefined> {
     const row = await ex
       .selectFrom('inboxes as i')
-      .leftJoin('messages as m', (join) => join.onRef('m.inbox_id', '=', 'i.id').on('m.id', '=', messageId).on('m.org_id', '=', t.org_id).on('m.env_id', '=', t.env_id))
+      .leftJoin('messages as m', (join) => join.on('m.id', '=', messageId).on('m.org_id', '=', t.org_id).on('m.env_id', '=', t.env_id))
       .selectAll('m')
       .select([
         'i.id as inbox__id',
@@ -171,7 +175,7 @@ export class MessageRepository {
       updated_at: inbox__updated_at,
       deleted_at: inbox__deleted_at,
     };
-    return { inbox, message: message.id === null ? undefined : (message as MessageRow) };
+    return { inbox, message: message.id === null || message.inbox_id !== inbox.id ? undefined : (message as MessageRow) };
   }
 
   findMessages(t: Tenant, messageIds: string[], ex: Executor<MailboxDb> = this.db): Promise<Pick<MessageRow, 'id' | 'thread_id'>[]> {
