@@ -43,7 +43,7 @@ export const ingestService: ServiceModule<IngestConfig, never> = {
       authenticate,
       spam,
       {
-        putRaw: async (rawId, bytes) => void (await raw.putBlob({ name: rawId }, bytes)),
+        putRaw: async (rawId, bytes) => void (await raw.putBytes(rawId, bytes)),
         deleteRaw: async (rawId) => void (await raw.delete(rawId)),
         publish: async (item) => {
           await bus.js.publish(bus.ns.subject(WORK.inbound), encodeJson(item), { msgID: item.raw_id, timeout: 5_000 });

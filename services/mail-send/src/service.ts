@@ -58,7 +58,7 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
       db,
       repo,
       provider,
-      { put: async (rawId, bytes) => void (await raw.putBlob({ name: rawId }, bytes)) },
+      { put: async (rawId, bytes) => void (await raw.putBytes(rawId, bytes)) },
       (object) => attachmentBucket.getBlob(object),
       verp,
       dkim,

@@ -35,8 +35,8 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       db,
       inboxRepo,
       messageRepo,
-      { get: (rawId) => rawBucket.getBlob(rawId), put: async (rawId, raw) => void (await rawBucket.putBlob({ name: rawId }, raw)) },
-      { put: async (name, content) => void (await attachmentBucket.putBlob({ name }, content)) },
+      { get: (rawId) => rawBucket.getBlob(rawId), put: async (rawId, raw) => void (await rawBucket.putBytes(rawId, raw)) },
+      { put: async (name, content) => void (await attachmentBucket.putBytes(name, content)) },
       parser,
       outbox,
       clock,
@@ -49,7 +49,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       messageRepo,
       outbox,
       { check: async (req) => void (await rpc.asService('mailbox', 'send.outbound.check', req, { requestId: newId('request') })) },
-      { put: async (name, content) => void (await attachmentBucket.putBlob({ name }, content)) },
+      { put: async (name, content) => void (await attachmentBucket.putBytes(name, content)) },
       clock,
     );
     life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending)), (s) => s.stop());
