@@ -72,39 +72,48 @@ describe('a hand-over', () => {
     inbox_id: 'inb_1',
     thread_id: 'thr_1',
     from_address: 'support@agents.test',
-    to_addresses: ['ada@example.com'],
+    to_addresses: ['ada@example.com', 'bob@example.com'],
     subject: 'Re: Invoice',
-    status: 'sending' as const,
     provider: 'smtp',
-    provider_message_id: null,
-    last_error: null,
-    sent_at: null,
-    delivered_at: null,
-    bounced_at: null,
-    complained_at: null,
   });
   const event = (id: string) => ({ id, subject: null, payload: `{"id":"${id}"}` });
+  const accepted = (messageId: string, providerId: string, evt: string) => ({ message_id: messageId, sent_at: new Date('2026-11-22T10:00:00Z'), provider: 'smtp', provider_message_id: providerId, event: event(evt) });
 
   it('starts once per attempt until the provider accepted, then never again', async () => {
     const id = newId('message');
-    expect(await repo.startSending(row(id))).toBe(true);
+    expect(await repo.startSending([row(id)])).toEqual([true]);
+    expect(await repo.find(id)).toMatchObject({ status: 'sending', to_addresses: ['ada@example.com', 'bob@example.com'], subject: 'Re: Invoice', provider: 'smtp', attempts: 0 });
     // A redelivered work item whose attempt failed before the provider accepted: started again.
-    expect(await repo.startSending(row(id))).toBe(true);
-    const sentAt = new Date('2026-11-22T10:00:00Z');
+    expect(await repo.startSending([row(id)])).toEqual([true]);
     const evt = newId('event');
-    await repo.recordSent(id, before('sent'), { sent_at: sentAt, provider: 'smtp', provider_message_id: 'Q1' }, event(evt));
-    expect(await repo.find(id)).toMatchObject({ status: 'sent', sent_at: sentAt, provider_message_id: 'Q1', attempts: 1, last_error: null });
-    expect(await repo.startSending(row(id))).toBe(false);
+    await repo.recordSent([accepted(id, 'Q1', evt)], before('sent'));
+    expect(await repo.find(id)).toMatchObject({ status: 'sent', sent_at: new Date('2026-11-22T10:00:00Z'), provider_message_id: 'Q1', attempts: 1, last_error: null });
+    expect(await repo.startSending([row(id)])).toEqual([false]);
     const outbox = await sql<{ id: string; subject: string | null }>`select id, subject from outbox where id = ${evt}`.execute(db);
     expect(outbox.rows).toEqual([{ id: evt, subject: null }]);
   });
 
+  it('starts and records several sends in one statement each, answering for each in order', async () => {
+    const [a, b, c] = [newId('message'), newId('message'), newId('message')];
+    expect(await repo.startSending([row(a)])).toEqual([true]);
+    await repo.recordSent([accepted(a, 'Qa', newId('event'))], before('sent'));
+    // a was handed over already; b and c start.
+    expect(await repo.startSending([row(b), row(a), row(c)])).toEqual([true, false, true]);
+    const [eb, ec] = [newId('event'), newId('event')];
+    await repo.recordSent([accepted(b, 'Qb', eb), accepted(c, 'Qc', ec)], before('sent'));
+    expect([await repo.find(b), await repo.find(c)]).toMatchObject([
+      { status: 'sent', provider_message_id: 'Qb', attempts: 1 },
+      { status: 'sent', provider_message_id: 'Qc', attempts: 1 },
+    ]);
+    expect((await sql`select id from outbox where id in (${eb}, ${ec})`.execute(db)).rows).toHaveLength(2);
+  });
+
   it('records an acceptance that a report overtook without moving the status back, and still writes message.sent', async () => {
     const id = newId('message');
-    await repo.startSending(row(id));
+    await repo.startSending([row(id)]);
     expect(await repo.advance(id, before('delivered'), { status: 'delivered' })).toBe(true);
     const evt = newId('event');
-    await repo.recordSent(id, before('sent'), { sent_at: new Date('2026-11-22T10:00:00Z'), provider: 'smtp', provider_message_id: 'Q2' }, event(evt));
+    await repo.recordSent([accepted(id, 'Q2', evt)], before('sent'));
     expect(await repo.find(id)).toMatchObject({ status: 'delivered', provider_message_id: 'Q2', attempts: 1 });
     expect((await sql`select 1 from outbox where id = ${evt}`.execute(db)).rows).toHaveLength(1);
   });

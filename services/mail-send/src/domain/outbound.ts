@@ -8,10 +8,10 @@
  * refused for good (content, sender, account) is a bounce that suppresses nobody.
  */
 import { newId, type EnvelopeOf, type OutboundJob } from '@mailroom/contracts';
-import { withTransaction, type Kysely, type Transaction } from '@mailroom/db';
+import { Batched, withTransaction, type Kysely, type Transaction } from '@mailroom/db';
 import type { Clock, Logger } from '@mailroom/platform';
 import type { Outbox } from '@mailroom/runtime';
-import type { SendRepository } from '../repo/send.repository';
+import type { RecordSent, SendRepository, StartSending } from '../repo/send.repository';
 import type { SendDb } from '../repo/tables';
 import { ProviderError, type MailProvider, type RejectedRecipient } from '../providers/provider';
 import { compose, MissingAttachment, type AttachmentSource } from './compose';
@@ -29,6 +29,13 @@ export const MAX_ATTEMPTS = 12;
 export type SendOutcome = 'sent' | 'already-sent' | 'bounced' | 'retry';
 
 export class OutboundSender {
+  /** Hand-overs that start at the same time are recorded in one statement, as are acceptances. */
+  private readonly starting = new Batched<StartSending, boolean>((sends) => this.repo.startSending(sends));
+  private readonly recording = new Batched<RecordSent, void>(async (sent) => {
+    await this.repo.recordSent(sent, before('sent'));
+    return sent.map(() => undefined);
+  });
+
   constructor(
     private readonly db: Kysely<SendDb>,
     private readonly repo: SendRepository,
@@ -44,7 +51,7 @@ export class OutboundSender {
   /** `logging.log` is read only when something is logged (a consumer makes it on first use). */
   async send(job: OutboundJob, attempt: number, logging: { readonly log: Logger }): Promise<SendOutcome> {
     const recipients = [...job.to, ...job.cc, ...job.bcc];
-    const started = await this.repo.startSending({
+    const started = await this.starting.call({
       message_id: job.message_id,
       org_id: job.org_id,
       env_id: job.env_id,
@@ -53,14 +60,7 @@ export class OutboundSender {
       from_address: job.from.address,
       to_addresses: recipients,
       subject: job.subject,
-      status: 'sending',
       provider: this.provider.name,
-      provider_message_id: null,
-      last_error: null,
-      sent_at: null,
-      delivered_at: null,
-      bounced_at: null,
-      complained_at: null,
     });
     if (!started) return 'already-sent';
     let raw: Buffer;
@@ -100,12 +100,12 @@ export class OutboundSender {
         sent_at: now.toISOString(),
       },
     };
-    const record = (ex: Kysely<SendDb>) => this.repo.recordSent(job.message_id, before('sent'), { sent_at: now, provider: this.provider.name, provider_message_id: accepted.providerMessageId }, this.outbox.eventRow(sent), ex);
-    if (!accepted.rejected.length) await record(this.db);
+    const record: RecordSent = { message_id: job.message_id, sent_at: now, provider: this.provider.name, provider_message_id: accepted.providerMessageId, event: this.outbox.eventRow(sent) };
+    if (!accepted.rejected.length) await this.recording.call(record);
     else {
       // Some recipients refused for good: the bounce is recorded with the acceptance.
       await withTransaction(this.db, async (trx) => {
-        await record(trx);
+        await this.repo.recordSent([record], before('sent'), trx);
         await this.bounce(trx, job, accepted.rejected, 'Permanent');
       });
     }

@@ -6,6 +6,18 @@ import type { SendDb, SendStatus, SendTable, SuppressionTable } from './tables';
 export type SendRow = Selectable<SendTable>;
 export type SuppressionRow = Selectable<SuppressionTable>;
 
+/** A send whose hand-over starts: its row as first written. */
+export type StartSending = Pick<SendTable, 'message_id' | 'org_id' | 'env_id' | 'inbox_id' | 'thread_id' | 'from_address' | 'to_addresses' | 'subject' | 'provider'>;
+
+/** A provider's acceptance of a send, and its message.sent outbox row. */
+export interface RecordSent {
+  message_id: string;
+  sent_at: Date;
+  provider: string;
+  provider_message_id: string;
+  event: OutboxRow;
+}
+
 export class SendRepository {
   constructor(private readonly db: Kysely<SendDb>) {}
 
@@ -18,42 +30,51 @@ export class SendRepository {
   }
 
   /**
-   * Starts a hand-over in one statement: the send is inserted as `sending`, or an earlier
-   * attempt's row (queued or sending) is moved to `sending`. False when the message was handed
-   * over (or ended) before: it must not be handed over again.
+   * Starts hand-overs, all in one statement: each send is inserted as `sending`, or an earlier
+   * attempt's row (queued or sending) is moved to `sending`. Per send, false when its message
+   * was handed over (or ended) before: it must not be handed over again.
    */
-  async startSending(row: Insertable<SendTable>, ex: Executor<SendDb> = this.db): Promise<boolean> {
+  async startSending(sends: StartSending[], ex: Executor<SendDb> = this.db): Promise<boolean[]> {
     const now = new Date();
-    const res = await ex
-      .insertInto('sends')
-      .values({ ...row, status: 'sending' })
-      .onConflict((oc) => oc.column('message_id').doUpdateSet({ status: 'sending', updated_at: now }).where('sends.status', 'in', ['queued', 'sending']))
-      .returning('message_id')
-      .executeTakeFirst();
-    return res !== undefined;
+    const { rows } = await sql<{ message_id: string }>`
+      insert into sends (message_id, org_id, env_id, inbox_id, thread_id, from_address, to_addresses, subject, status, provider, created_at, updated_at)
+      select x.message_id, x.org_id, x.env_id, x.inbox_id, x.thread_id, x.from_address, x.to_addresses, x.subject, 'sending', x.provider, ${now}, ${now}
+      from jsonb_to_recordset(${JSON.stringify(sends)}::jsonb)
+        as x(message_id text, org_id text, env_id text, inbox_id text, thread_id text, from_address text, to_addresses text[], subject text, provider text)
+      on conflict (message_id) do update set status = 'sending', updated_at = excluded.updated_at
+        where sends.status in ('queued', 'sending')
+      returning message_id`.execute(ex);
+    const started = new Set(rows.map((r) => r.message_id));
+    return sends.map((s) => started.has(s.message_id));
   }
 
   /**
-   * Records the provider's acceptance and writes its message.sent outbox row, in one statement
-   * (atomic, one round trip): status `sent` when that is forward (from one of `from`), the
-   * provider's id and time kept, the attempt counted. The event is written even when a report
-   * already moved the send further (a relay's success DSN can arrive before this), so
-   * message.sent is never missing.
+   * Records providers' acceptances and writes their message.sent outbox rows, all in one
+   * statement (atomic, one round trip): status `sent` when that is forward (from one of
+   * `from`), the provider's id and time kept, the attempt counted. The event is written even
+   * when a report already moved the send further (a relay's success DSN can arrive before
+   * this), so message.sent is never missing.
    */
-  async recordSent(messageId: string, from: SendStatus[], set: { sent_at: Date; provider: string; provider_message_id: string }, event: OutboxRow, ex: Executor<SendDb> = this.db): Promise<void> {
+  async recordSent(sent: RecordSent[], from: SendStatus[], ex: Executor<SendDb> = this.db): Promise<void> {
     await sql`
-      with sent as (
+      with x as (
+        select * from unnest(${sent.map((s) => s.message_id)}::text[], ${sent.map((s) => s.sent_at)}::timestamptz[],
+                             ${sent.map((s) => s.provider)}::text[], ${sent.map((s) => s.provider_message_id)}::text[])
+          as x(message_id, sent_at, provider, provider_message_id)
+      ), sent as (
         update sends set
           status = case when status = any(${from}::text[]) then 'sent' else status end,
-          sent_at = coalesce(sent_at, ${set.sent_at}),
-          provider = ${set.provider},
-          provider_message_id = coalesce(provider_message_id, ${set.provider_message_id}),
+          sent_at = coalesce(sends.sent_at, x.sent_at),
+          provider = x.provider,
+          provider_message_id = coalesce(sends.provider_message_id, x.provider_message_id),
           attempts = attempts + 1,
           last_error = null,
           updated_at = ${new Date()}
-        where message_id = ${messageId}
+        from x where sends.message_id = x.message_id
       )
-      insert into outbox (id, subject, payload) values (${event.id}, ${event.subject}, ${event.payload}) on conflict (id) do nothing`.execute(ex);
+      insert into outbox (id, subject, payload)
+      select * from unnest(${sent.map((s) => s.event.id)}::text[], ${sent.map((s) => s.event.subject)}::text[], ${sent.map((s) => s.event.payload)}::text[])
+      on conflict (id) do nothing`.execute(ex);
   }
 
   /** Moves a send to `to` when that is forward (see status.ts); returns whether it moved. */
