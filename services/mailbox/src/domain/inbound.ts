@@ -137,8 +137,9 @@ export class InboundStore {
             received_at: receivedAt.toISOString(),
           },
         };
-    return this.messages.insertMessage(
+    const [inserted] = await this.messages.insertMessages([
       {
+        message: {
         id: messageId,
         org_id: inbox.org_id,
         env_id: inbox.env_id,
@@ -165,14 +166,14 @@ export class InboundStore {
         mail_from: item.mail_from,
         parse_error: parsed.error,
         received_at: receivedAt,
-      },
-      joins
-        ? { create: false, preview: text }
-        : {
-            create: true,
-            row: { id: threadId, org_id: inbox.org_id, env_id: inbox.env_id, inbox_id: inbox.id, subject, normalized_subject: normalizeSubject(subject), last_message_at: receivedAt, preview: text },
-          },
-      parsed.attachments.map((a, i) => ({
+        },
+        thread: joins
+          ? { create: false, preview: text }
+          : {
+              create: true,
+              row: { id: threadId, org_id: inbox.org_id, env_id: inbox.env_id, inbox_id: inbox.id, subject, normalized_subject: normalizeSubject(subject), last_message_at: receivedAt, preview: text },
+            },
+        attachments: parsed.attachments.map((a, i) => ({
         id: newId('attachment'),
         org_id: inbox.org_id,
         filename: a.filename,
@@ -184,9 +185,11 @@ export class InboundStore {
         position: i,
         object_name: `${item.raw_id}.${i}`,
       })),
-      ['received', ...(spam ? ['spam'] : []), ...(isAuthenticated(item.auth) ? [] : ['unauthenticated'])],
-      // The outbox validates the envelope against the contract before it is stored.
-      event && this.outbox.eventRow(event),
-    );
+        labels: ['received', ...(spam ? ['spam'] : []), ...(isAuthenticated(item.auth) ? [] : ['unauthenticated'])],
+        // The outbox validates the envelope against the contract before it is stored.
+        outbox: event && this.outbox.eventRow(event),
+      },
+    ]);
+    return inserted!;
   }
 }

@@ -7,12 +7,13 @@
  * bucket before the message refers to them; a forward refers to the original's objects.
  */
 import { AppError, MAX_ATTACHMENT_BYTES, MAX_RECIPIENTS, newId, type OutboundJob, type SendCheckRequest } from '@mailroom/contracts';
+import { Batched } from '@mailroom/db';
 import type { Clock } from '@mailroom/platform';
 import type { Outbox } from '@mailroom/runtime';
 import { createHash } from 'node:crypto';
 import { detectMimeType } from 'nodemailer/lib/mime-funcs';
 import type { InboxRepository, InboxRow, Tenant } from '../repo/inbox.repository';
-import type { AttachmentRow, MessageRepository, MessageRow } from '../repo/message.repository';
+import type { AttachmentRow, MessageRepository, MessageRow, NewMessage } from '../repo/message.repository';
 import type { MailboxDb } from '../repo/tables';
 import { preview } from './messages';
 import { normalizeSubject } from './threading';
@@ -76,6 +77,9 @@ function unique(addresses: string[], except: Set<string>): string[] {
 }
 
 export class Sending {
+  /** Sends accepted at the same time are stored in one statement (see Batched). */
+  private readonly storing = new Batched<NewMessage, boolean>((items) => this.messages.insertMessages(items));
+
   constructor(
     private readonly inboxes: InboxRepository,
     private readonly messages: MessageRepository,
@@ -225,8 +229,8 @@ export class Sending {
     };
     const text = preview(d.text);
     // The message, its thread, attachments, label and the send's work item: one statement.
-    const inserted = await this.messages.insertMessage(
-      {
+    const inserted = await this.storing.call({
+      message: {
         id,
         org_id: t.org_id,
         env_id: t.env_id,
@@ -254,13 +258,13 @@ export class Sending {
         parse_error: null,
         received_at: now,
       },
-      d.threadId
+      thread: d.threadId
         ? { create: false, preview: text }
         : { create: true, row: { id: threadId, org_id: t.org_id, env_id: t.env_id, inbox_id: inbox.id, subject: d.subject, normalized_subject: normalizeSubject(d.subject), last_message_at: now, preview: text } },
-      attachments.map((a, i) => ({ id: newId('attachment'), org_id: t.org_id, filename: a.filename, content_type: a.content_type, size: a.size, content_id: a.content_id, disposition: 'attachment', checksum: a.checksum, position: i, object_name: a.object })),
-      ['sent'],
-      this.outbox.workRow('mail.outbound', id, job),
-    );
+      attachments: attachments.map((a, i) => ({ id: newId('attachment'), org_id: t.org_id, filename: a.filename, content_type: a.content_type, size: a.size, content_id: a.content_id, disposition: 'attachment', checksum: a.checksum, position: i, object_name: a.object })),
+      labels: ['sent'],
+      outbox: this.outbox.workRow('mail.outbound', id, job),
+    });
     // Unreachable: the raw id is new, so the inbox cannot hold it yet.
     if (!inserted) throw new Error(`outbound message ${id} was not stored`);
     this.outbox.kick();

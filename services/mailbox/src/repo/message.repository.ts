@@ -12,6 +12,15 @@ export type MessageRow = Selectable<MessageTable>;
 export type ThreadRow = Selectable<ThreadTable>;
 export type AttachmentRow = Selectable<AttachmentTable>;
 
+/** A message to store, with what goes with it (see insertMessages). */
+export interface NewMessage {
+  message: Insertable<MessageTable> & { id: string; thread_id: string; received_at: Date };
+  thread: { create: true; row: Insertable<ThreadTable> & { preview: string } } | { create: false; preview: string };
+  attachments: Omit<Insertable<AttachmentTable>, 'message_id'>[];
+  labels: string[];
+  outbox: OutboxRow | null;
+}
+
 /** Newest first, paging on (time, id). */
 export interface TimeCursor {
   at: Date;
@@ -42,66 +51,93 @@ export class MessageRepository {
   }
 
   /**
-   * Stores one message, inbound or outbound, in one statement (atomic without a transaction,
-   * one round trip): the message, unless this inbox already holds this raw message; then, only
-   * if it was inserted, its new thread or its thread's counters, its attachments, its labels
-   * and its outbox row (message.received, or the outbound send's work item). Returns whether
-   * the message was inserted. Foreign keys are checked at the end of the statement, so the
-   * message may name the thread inserted beside it.
+   * Stores messages, inbound or outbound, in one statement (atomic without a transaction, one
+   * round trip): each message, unless its inbox already holds its raw message; then, for
+   * those inserted only, their new threads or their threads' counters (several messages of a
+   * thread count once per thread: its newest gives the preview), attachments, labels and
+   * outbox rows (message.received, or the outbound send's work item). Returns, per message,
+   * whether it was inserted. Foreign keys are checked at the end of the statement, so a
+   * message may name the thread inserted beside it. A batch cannot both create a thread and
+   * add to it (the update would not see the row the same statement inserts): refused.
    */
-  async insertMessage(
-    m: Insertable<MessageTable> & { id: string; thread_id: string; received_at: Date },
-    thread: { create: true; row: Insertable<ThreadTable> & { preview: string } } | { create: false; preview: string },
-    attachments: Omit<Insertable<AttachmentTable>, 'message_id'>[],
-    labels: string[],
-    outbox: OutboxRow | null,
-    ex: Executor<MailboxDb> = this.db,
-  ): Promise<boolean> {
+  async insertMessages(items: NewMessage[], ex: Executor<MailboxDb> = this.db): Promise<boolean[]> {
+    const created = new Set(items.flatMap((i) => (i.thread.create ? [i.message.thread_id] : [])));
+    if (items.some((i) => !i.thread.create && created.has(i.message.thread_id))) throw new Error('a batch of messages both creates a thread and adds to it');
     const now = new Date();
-    const a = attachments;
-    const col = <K extends keyof (typeof a)[number]>(k: K) => a.map((x) => x[k] ?? null);
-    const t = thread.create ? thread.row : undefined;
-    const { rows } = await sql<{ inserted: number }>`
-      with m as (
+    const messages = items.map(({ message: m, thread }, pos) => ({
+      ...m,
+      references: m.references ?? [],
+      reply_to: m.reply_to ?? [],
+      to_addresses: m.to_addresses ?? [],
+      cc_addresses: m.cc_addresses ?? [],
+      preview: thread.create ? thread.row.preview : thread.preview,
+      new_thread: thread.create,
+      thread_subject: thread.create ? thread.row.subject : null,
+      normalized_subject: thread.create ? thread.row.normalized_subject : null,
+      pos,
+    }));
+    const attachments = items.flatMap((i) => i.attachments.map((a) => ({ ...a, message_id: i.message.id })));
+    const labels = items.flatMap((i) => i.labels.map((label) => ({ message_id: i.message.id, label })));
+    const outbox = items.flatMap((i) => (i.outbox ? [{ ...i.outbox, message_id: i.message.id }] : []));
+    const { rows } = await sql<{ id: string }>`
+      with x as (
+        select * from jsonb_to_recordset(${JSON.stringify(messages)}::jsonb) as x(id text, org_id text, env_id text, inbox_id text, thread_id text,
+          direction text, raw_id text, raw_size int, message_id_header text, in_reply_to text, "references" text[], from_address text, from_name text,
+          reply_to text[], to_addresses text[], cc_addresses text[], subject text, text_body text, html_body text, extracted_text text,
+          has_attachments boolean, auth text, spam text, mail_from text, parse_error text, received_at timestamptz,
+          preview text, new_thread boolean, thread_subject text, normalized_subject text, pos int)
+      ),
+      m as (
         insert into messages (id, org_id, env_id, inbox_id, thread_id, direction, raw_id, raw_size, message_id_header, in_reply_to, "references",
           from_address, from_name, reply_to, to_addresses, cc_addresses, subject, text_body, html_body, extracted_text, has_attachments,
           auth, spam, mail_from, parse_error, received_at, created_at)
-        values (${m.id}, ${m.org_id}, ${m.env_id}, ${m.inbox_id}, ${m.thread_id}, ${m.direction}, ${m.raw_id}, ${m.raw_size}, ${m.message_id_header},
-          ${m.in_reply_to}, ${m.references ?? []}::text[], ${m.from_address}, ${m.from_name}, ${m.reply_to ?? []}::text[], ${m.to_addresses ?? []}::text[],
-          ${m.cc_addresses ?? []}::text[], ${m.subject}, ${m.text_body}, ${m.html_body}, ${m.extracted_text}, ${m.has_attachments},
-          ${m.auth}::jsonb, ${m.spam}::jsonb, ${m.mail_from}, ${m.parse_error}, ${m.received_at}, ${now})
+        select id, org_id, env_id, inbox_id, thread_id, direction, raw_id, raw_size, message_id_header, in_reply_to, "references",
+          from_address, from_name, reply_to, to_addresses, cc_addresses, subject, text_body, html_body, extracted_text, has_attachments,
+          auth::jsonb, spam::jsonb, mail_from, parse_error, received_at, ${now}
+        from x order by pos
         on conflict (inbox_id, raw_id) do nothing
         returning id
       ),
+      mx as (
+        select x.* from x where x.id in (select id from m)
+      ),
       new_thread as (
         insert into threads (id, org_id, env_id, inbox_id, subject, normalized_subject, message_count, preview, last_message_at, created_at, updated_at)
-        select ${t?.id ?? null}, ${t?.org_id ?? null}, ${t?.env_id ?? null}, ${t?.inbox_id ?? null}, ${t?.subject ?? null}, ${t?.normalized_subject ?? null},
-          1, ${t?.preview ?? ''}, ${m.received_at}, ${now}, ${now}
-        from m where ${thread.create}
+        select thread_id, org_id, env_id, inbox_id, thread_subject, normalized_subject, 1, preview, received_at, ${now}, ${now}
+        from mx where new_thread
       ),
       old_thread as (
-        update threads set message_count = message_count + 1,
-          preview = case when ${m.received_at}::timestamptz >= last_message_at then ${thread.create ? '' : thread.preview} else preview end,
-          last_message_at = greatest(last_message_at, ${m.received_at}::timestamptz),
+        update threads set message_count = threads.message_count + u.n,
+          preview = case when u.last_at >= threads.last_message_at then u.preview else threads.preview end,
+          last_message_at = greatest(threads.last_message_at, u.last_at),
           updated_at = ${now}
-        where id = ${m.thread_id} and not ${thread.create} and exists (select 1 from m)
+        from (
+          select thread_id, count(*)::int as n, max(received_at) as last_at, (array_agg(preview order by received_at desc, pos desc))[1] as preview
+          from mx where not new_thread group by thread_id
+        ) u
+        -- = any: the threads by primary key (joined on u alone, the plan can be a scan).
+        where threads.id = u.thread_id and threads.id = any(${messages.map((m) => m.thread_id)}::text[])
       ),
       att as (
         insert into attachments (id, message_id, org_id, filename, content_type, size, content_id, disposition, checksum, position, object_name)
-        select x.id, m.id, ${m.org_id}, x.filename, x.content_type, x.size, x.content_id, x.disposition, x.checksum, x.position, x.object_name
-        from m, unnest(${col('id')}::text[], ${col('filename')}::text[], ${col('content_type')}::text[], ${col('size')}::int[], ${col('content_id')}::text[],
-          ${col('disposition')}::text[], ${col('checksum')}::text[], ${col('position')}::int[], ${col('object_name')}::text[])
-          as x(id, filename, content_type, size, content_id, disposition, checksum, position, object_name)
+        select a.id, a.message_id, a.org_id, a.filename, a.content_type, a.size, a.content_id, a.disposition, a.checksum, a.position, a.object_name
+        from jsonb_to_recordset(${JSON.stringify(attachments)}::jsonb) as a(id text, message_id text, org_id text, filename text, content_type text,
+          size int, content_id text, disposition text, checksum text, position int, object_name text)
+        where a.message_id in (select id from m)
       ),
       lbl as (
         insert into message_labels (message_id, label, org_id, env_id, thread_id)
-        select m.id, l, ${m.org_id}, ${m.env_id}, ${m.thread_id} from m, unnest(${labels}::text[]) as l
+        select mx.id, l.label, mx.org_id, mx.env_id, mx.thread_id
+        from jsonb_to_recordset(${JSON.stringify(labels)}::jsonb) as l(message_id text, label text) join mx on mx.id = l.message_id
       ),
       evt as (
-        insert into outbox (id, subject, payload) select ${outbox?.id ?? null}, ${outbox?.subject ?? null}, ${outbox?.payload ?? null} from m where ${outbox !== null}
+        insert into outbox (id, subject, payload)
+        select o.id, o.subject, o.payload from jsonb_to_recordset(${JSON.stringify(outbox)}::jsonb) as o(message_id text, id text, subject text, payload text)
+        where o.message_id in (select id from m)
       )
-      select count(*)::int as inserted from m`.execute(ex);
-    return (rows[0]?.inserted ?? 0) > 0;
+      select id from m`.execute(ex);
+    const inserted = new Set(rows.map((r) => r.id));
+    return items.map((i) => inserted.has(i.message.id));
   }
 
   async addLabels(rows: { message_id: string; label: string; org_id: string; env_id: string; thread_id: string }[], ex: Executor<MailboxDb> = this.db): Promise<void> {
