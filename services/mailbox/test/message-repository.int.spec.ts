@@ -133,3 +133,15 @@ describe('insertMessages', () => {
     expect(await db.selectFrom('messages').select('id').where('id', '=', create.message.id).execute()).toEqual([]);
   });
 });
+
+describe('inboxesHoldingRaw', () => {
+  it('names the inboxes among those asked that hold the raw message', async () => {
+    const rawId = newId('raw');
+    await repo.insertMessages([item(newId('thread'), { create: true, second: 1, preview: 'x', rawId })]);
+    const other = newId('inbox');
+    expect(await repo.inboxesHoldingRaw(rawId, [other, inboxId])).toEqual([{ inbox_id: inboxId }]);
+    expect(await repo.inboxesHoldingRaw(rawId, [other])).toEqual([]);
+    expect(await repo.inboxesHoldingRaw(newId('raw'), [inboxId])).toEqual([]);
+    expect(await repo.inboxesHoldingRaw(rawId, [])).toEqual([]);
+  });
+});

@@ -74,7 +74,7 @@ export class InboundStore {
 
   /** `logging.log` is read only when something is logged (a consumer makes it on first use). */
   async store(item: InboundMail, logging: { readonly log: Logger }): Promise<StoreOutcome> {
-    const done = new Set((await this.messages.inboxesHoldingRaw(item.raw_id)).map((r) => r.inbox_id));
+    const done = new Set((await this.messages.inboxesHoldingRaw(item.raw_id, item.recipients.map((r) => r.inbox_id))).map((r) => r.inbox_id));
     const pending = item.recipients.filter((r) => !done.has(r.inbox_id));
     if (!pending.length) return { stored: 0, skipped: item.recipients.length };
     let raw: Uint8Array | null;

@@ -32,8 +32,14 @@ export class MessageRepository {
 
   // ---- inbound writes
 
-  inboxesHoldingRaw(rawId: string, ex: Executor<MailboxDb> = this.db): Promise<{ inbox_id: string }[]> {
-    return ex.selectFrom('messages').select('inbox_id').where('raw_id', '=', rawId).execute();
+  /**
+   * Which of `inboxIds` hold the raw message already. Asked per inbox: (inbox_id, raw_id) is
+   * the unique index; raw_id alone is no index's first column, and a lookup by it alone
+   * reads every message (510 us per inbound message in bench:ingest, growing with the table).
+   */
+  inboxesHoldingRaw(rawId: string, inboxIds: string[], ex: Executor<MailboxDb> = this.db): Promise<{ inbox_id: string }[]> {
+    if (!inboxIds.length) return Promise.resolve([]);
+    return ex.selectFrom('messages').select('inbox_id').where('inbox_id', 'in', inboxIds).where('raw_id', '=', rawId).execute();
   }
 
   /** The thread of the newest message in the inbox whose Message-ID is one of `ids`. */
