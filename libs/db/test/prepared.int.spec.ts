@@ -54,3 +54,34 @@ it('prepares a statement again after a migration changed what it returns', async
   await expect(db.transaction().execute((trx) => one(trx))).rejects.toMatchObject({ code: '0A000' });
   expect(await db.transaction().execute((trx) => one(trx))).toEqual([{ id: 't1', n: 1, label: 'x', size: 7 }]);
 });
+
+it('plans its prepared statements afresh every planRefreshMs, so a table that grew is not read with the plan of its empty days', async () => {
+  let now = 0;
+  const grown = createDb<{ pt: { id: string; a: string; b: string; c: Date } }>({ url: ctx.env.DATABASE_URL!, schema: 'prep', max: 1, planRefreshMs: 10_000, now: () => now });
+  try {
+    // No autovacuum: its ANALYZE would replace the plan by itself.
+    await sql`create table pt (id text primary key, a text not null, b text not null, c timestamptz not null, pad text) with (autovacuum_enabled = false)`.execute(grown);
+    await sql`create index pt_by_a on pt (a, c desc, id desc)`.execute(grown);
+    await sql`create unique index pt_ab on pt (a, b)`.execute(grown);
+    await sql`set plan_cache_mode = force_generic_plan`.execute(grown);
+    const find = () => grown.selectFrom('pt').select('id').where('a', '=', 'x').where('b', '=', 'y').execute();
+    const plan = async () => {
+      const name = (await sql<{ name: string }>`select name from pg_prepared_statements where statement like 'select "id" from "pt"%'`.execute(grown)).rows[0]!.name;
+      const rows = await sql<{ 'QUERY PLAN': string }>`explain execute ${sql.raw(name)}('x', 'y')`.execute(grown);
+      return rows.rows.map((r) => r['QUERY PLAN']).join('\n');
+    };
+    await find();
+    const empty = await plan();
+    await sql`insert into pt select 'i' || g, 'x', 'b' || g, now(), repeat('p', 200) from generate_series(1, 50000) g`.execute(grown);
+    now += 9_999;
+    await find();
+    expect(await plan()).toBe(empty); // the plan made on the empty table, still
+    now += 1;
+    await find();
+    const fresh = await plan();
+    expect(fresh).not.toBe(empty); // made again, for the table as it is now
+    expect(await find()).toEqual([]);
+  } finally {
+    await grown.destroy();
+  }
+});
