@@ -236,6 +236,26 @@ describe('receiving', () => {
     expect(message.text_body.replace(/\r\n/g, '\n')).toBe(body.replace(/\r\n/g, '\n'));
   });
 
+  it('stores a message carrying NUL characters (8bit body, encoded subject, file name) without them; the raw message keeps them', async () => {
+    const inbox = await newInbox();
+    const data = Buffer.concat([
+      Buffer.from(
+        `From: ada@sender.test\r\nTo: ${inbox.address}\r\nSubject: =?utf-8?q?nul=00here?=\r\nMessage-ID: <nul-1@sender.test>\r\nMIME-Version: 1.0\r\n` +
+          'Content-Type: multipart/mixed; boundary="b"\r\n\r\n--b\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n\r\nbefore',
+      ),
+      Buffer.from([0]),
+      Buffer.from('after\r\n--b\r\nContent-Type: text/plain; name="=?utf-8?q?f=00.txt?="\r\nContent-Disposition: attachment; filename*=utf-8\'\'f%00.txt\r\n\r\nfile\r\n--b--\r\n.\r\n'),
+    ]);
+    const { conn, reply } = await rawTransaction(inbox.address, data);
+    conn.close();
+    expect(reply.code).toBe(250);
+    const [summary] = await messagesOf(inbox.inbox_id);
+    const message = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages/${summary.message_id}`)).body;
+    expect([message.subject, message.text_body.trim(), message.attachments.map((a: { filename: string }) => a.filename)]).toEqual(['nulhere', 'beforeafter', ['f.txt']]);
+    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${message.message_id}/raw`, { headers: { authorization: `Bearer ${token}` } });
+    expect(Buffer.from(await raw.arrayBuffer()).includes(Buffer.from('before\u0000after'))).toBe(true);
+  });
+
   it('stores one message per recipient inbox for one transaction', async () => {
     const a = await newInbox();
     const b = await newInbox();

@@ -431,6 +431,12 @@ describe('new messages, reply-all and forward', () => {
       { ...base, attachments: [{ filename: '../etc/passwd', content_base64: 'AA==' }] },
       { ...base, attachments: [{ filename: 'a.txt', content_base64: 'not base64!' }] },
       { ...base, from: 'someone@else.test' },
+      // NUL can be neither mail text nor stored text.
+      { ...base, subject: 'a\u0000b' },
+      { ...base, text_body: 'a\u0000b' },
+      { ...base, html_body: '<p>a\u0000b</p>' },
+      { ...base, headers: { 'X-Ok': 'a\u0000b' } },
+      { ...base, attachments: [{ filename: 'a\u0000.txt', content_base64: 'AA==' }] },
     ]) {
       const res = await api.post(path, bad);
       expect([JSON.stringify(bad), res.status, res.body.error?.code]).toEqual([JSON.stringify(bad), 400, 'invalid_request']);
@@ -476,5 +482,13 @@ describe('new messages, reply-all and forward', () => {
     const again = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/forward`, { to: 'legal@sender.test', text_body: 'For review.' }, { headers: { 'idempotency-key': 'fwd-1' } });
     expect(again.body).toEqual(fwd.body);
     expect((await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/forward`, { text_body: 'no one' })).status).toBe(400);
+    for (const [action, body] of [
+      ['forward', { to: 'pat@sender.test', text_body: 'a\u0000b' }],
+      ['reply', { text_body: 'a\u0000b' }],
+      ['reply-all', { text_body: 'ok', html_body: 'a\u0000b' }],
+    ] as const) {
+      const res = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/${action}`, body);
+      expect([action, res.status, JSON.stringify(res.body.error)]).toEqual([action, 400, expect.stringContaining('NUL')]);
+    }
   });
 });

@@ -134,6 +134,19 @@ describe('insertMessages', () => {
   });
 });
 
+describe('text PostgreSQL cannot hold', () => {
+  it('stores a message whose text and verdicts contain NUL characters without them (the raw bytes keep them)', async () => {
+    const m = item(newId('thread'), { create: true, second: 1, preview: 'a\u0000b' });
+    m.message.text_body = 'before\u0000after';
+    m.message.subject = 'sub\u0000ject';
+    m.message.auth = JSON.stringify({ spf: { result: 'none', comment: 'x\u0000y' } });
+    expect(await repo.insertMessages([m])).toEqual([true]);
+    const stored = await db.selectFrom('messages').select(['text_body', 'subject', 'auth']).where('id', '=', m.message.id).executeTakeFirstOrThrow();
+    expect(stored).toEqual({ text_body: 'beforeafter', subject: 'subject', auth: { spf: { result: 'none', comment: 'xy' } } });
+    expect((await thread(m.message.thread_id)).preview).toBe('ab');
+  });
+});
+
 describe('inboxesHoldingRaw', () => {
   it('names the inboxes among those asked that hold the raw message', async () => {
     const rawId = newId('raw');

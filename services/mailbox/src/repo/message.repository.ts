@@ -12,6 +12,17 @@ export type MessageRow = Selectable<MessageTable>;
 export type ThreadRow = Selectable<ThreadTable>;
 export type AttachmentRow = Selectable<AttachmentTable>;
 
+/**
+ * PostgreSQL's text cannot hold NUL (U+0000), which mail can carry (8bit bodies, encoded
+ * words, filenames): a statement with one fails, and the message would never be stored. It
+ * is dropped from what is stored as text; the raw message keeps every byte.
+ */
+const textOnly = (_key: string, value: unknown): unknown => (typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '') : value);
+/** The same for a JSON document stored as jsonb, whose strings arrive escaped. */
+function withoutNul(json: string): string {
+  return json.includes('\\u0000') ? JSON.stringify(JSON.parse(json), textOnly) : json;
+}
+
 /** A message to store, with what goes with it (see insertMessages). */
 export interface NewMessage {
   message: Insertable<MessageTable> & { id: string; thread_id: string; received_at: Date };
@@ -72,6 +83,8 @@ export class MessageRepository {
     const now = new Date();
     const messages = items.map(({ message: m, thread }, pos) => ({
       ...m,
+      auth: withoutNul(m.auth),
+      spam: withoutNul(m.spam),
       references: m.references ?? [],
       reply_to: m.reply_to ?? [],
       to_addresses: m.to_addresses ?? [],
@@ -87,7 +100,7 @@ export class MessageRepository {
     const outbox = items.flatMap((i) => (i.outbox ? [{ ...i.outbox, message_id: i.message.id }] : []));
     const { rows } = await sql<{ id: string }>`
       with x as (
-        select * from jsonb_to_recordset(${JSON.stringify(messages)}::jsonb) as x(id text, org_id text, env_id text, inbox_id text, thread_id text,
+        select * from jsonb_to_recordset(${JSON.stringify(messages, textOnly)}::jsonb) as x(id text, org_id text, env_id text, inbox_id text, thread_id text,
           direction text, raw_id text, raw_size int, message_id_header text, in_reply_to text, "references" text[], from_address text, from_name text,
           reply_to text[], to_addresses text[], cc_addresses text[], subject text, text_body text, html_body text, extracted_text text,
           has_attachments boolean, auth text, spam text, mail_from text, parse_error text, received_at timestamptz,
@@ -127,7 +140,7 @@ export class MessageRepository {
       att as (
         insert into attachments (id, message_id, org_id, filename, content_type, size, content_id, disposition, checksum, position, object_name)
         select a.id, a.message_id, a.org_id, a.filename, a.content_type, a.size, a.content_id, a.disposition, a.checksum, a.position, a.object_name
-        from jsonb_to_recordset(${JSON.stringify(attachments)}::jsonb) as a(id text, message_id text, org_id text, filename text, content_type text,
+        from jsonb_to_recordset(${JSON.stringify(attachments, textOnly)}::jsonb) as a(id text, message_id text, org_id text, filename text, content_type text,
           size int, content_id text, disposition text, checksum text, position int, object_name text)
         where a.message_id in (select id from m)
       ),
