@@ -218,6 +218,18 @@ describe('the HTTP edge', () => {
     expectError(await api.post('/api/v1/auth/signup', undefined, { raw: 'email=a', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'unsupported_media_type');
   });
 
+  it('refuses NUL characters (U+0000) anywhere in a request: no stored text can hold them', async () => {
+    const { access_token } = await signup();
+    const nul = (res: { status: number; body: any; headers: Headers }, path: string) => {
+      expectError(res, 400, 'invalid_request');
+      expect(res.body.error.details).toEqual([{ path, message: 'must not contain NUL characters (U+0000)' }]);
+    };
+    nul(await api.post('/api/v1/auth/signup', { email: 'nul@example.com', password: 'correct horse battery', name: 'A\u0000da' }), 'body.name');
+    nul(await api.post('/api/v1/keys', { name: 'agent\u0000' }, { token: access_token }), 'body.name');
+    nul(await api.get('/api/v1/keys?limit=2&page_token=a%00b', { token: access_token }), 'query.page_token');
+    nul(await api.get('/api/v1/inboxes/inb_%00', { token: access_token }), 'path.id');
+  });
+
   it('asks for a credential where one is needed', async () => {
     expectError(await api.get('/api/v1/org'), 401, 'unauthorized');
     expectError(await api.get('/api/v1/org', { headers: { authorization: 'Basic YTpi' } }), 401, 'unauthorized');

@@ -54,8 +54,24 @@ function zodDetails(where: string, error: z.ZodError) {
   return error.issues.map((i) => ({ path: [where, ...i.path].join('.'), message: i.message }));
 }
 
+/**
+ * Where a string (or an object key) holds NUL (U+0000): no text the services store can hold
+ * it (PostgreSQL refuses it), and no mail text carries it, so every request is refused with it.
+ */
+function nulAt(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const found = key.includes('\u0000') ? path : nulAt(inner, `${path}.${key}`);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 function parsePart(where: 'params' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown): Record<string, unknown> {
   if (!schema) return {};
+  const nul = nulAt(value, where === 'params' ? 'path' : where);
+  if (nul) throw new AppError('invalid_request', `request ${where === 'params' ? 'path' : where} is invalid`, { details: [{ path: nul, message: 'must not contain NUL characters (U+0000)' }] });
   const parsed = schema.safeParse(value ?? (where === 'body' ? {} : value));
   if (!parsed.success) throw new AppError('invalid_request', `request ${where === 'params' ? 'path' : where} is invalid`, { details: zodDetails(where === 'params' ? 'path' : where, parsed.error) });
   return parsed.data as Record<string, unknown>;

@@ -8,14 +8,9 @@ import { isoTimestamp } from '../time';
 /** Generous, yet below the gateway's body limit: a reply is text, attachments come with /send. */
 const BODY_MAX = 512 * 1024;
 
-/** Mail text cannot carry NUL (U+0000), and neither can PostgreSQL's text: refused up front. */
-const NO_NUL: [(v: string) => boolean, string] = [(v) => !v.includes('\u0000'), 'must not contain NUL characters (U+0000)'];
-const body = () => z.string().max(BODY_MAX).refine(...NO_NUL);
-const oneLine = (what: string) => z.string().max(998).regex(/^[^\r\n]*$/, what).refine(...NO_NUL);
-
 export const replyRequest = z.strictObject({
-  text_body: z.string().min(1, 'must not be empty').max(BODY_MAX).refine(...NO_NUL),
-  html_body: body().optional(),
+  text_body: z.string().min(1, 'must not be empty').max(BODY_MAX),
+  html_body: z.string().max(BODY_MAX).optional(),
 });
 
 export const sentMessageRef = z.object({ message_id: idSchema('message'), thread_id: idSchema('thread') });
@@ -34,11 +29,11 @@ const someRecipients = z.union([emailAddress.transform((r) => [r]), z.array(emai
 
 /** Custom headers: X- names only (the service sets the standard ones), values on one line. */
 const headers = z
-  .record(z.string().regex(/^X-[A-Za-z0-9-]{1,60}$/, 'custom header names start with X- (letters, digits, -)'), oneLine('header values are one line'))
+  .record(z.string().regex(/^X-[A-Za-z0-9-]{1,60}$/, 'custom header names start with X- (letters, digits, -)'), z.string().max(998).regex(/^[^\r\n]*$/, 'header values are one line'))
   .refine((h) => Object.keys(h).length <= 20, 'at most 20 custom headers');
 
 export const attachmentUpload = z.strictObject({
-  filename: z.string().trim().min(1).max(255).regex(/^[^\r\n\\/]*$/, 'a file name, without path or line breaks').refine(...NO_NUL),
+  filename: z.string().trim().min(1).max(255).regex(/^[^\r\n\\/]*$/, 'a file name, without path or line breaks'),
   /** Absent: guessed from the file name's extension (application/octet-stream when unknown). */
   content_type: z
     .string()
@@ -52,9 +47,9 @@ export const sendFields = z.strictObject({
   to: someRecipients,
   cc: recipients.optional(),
   bcc: recipients.optional(),
-  subject: oneLine('one line'),
-  text_body: body().optional(),
-  html_body: body().optional(),
+  subject: z.string().max(998).regex(/^[^\r\n]*$/, 'one line'),
+  text_body: z.string().max(BODY_MAX).optional(),
+  html_body: z.string().max(BODY_MAX).optional(),
   attachments: z.array(attachmentUpload).max(20).optional(),
   headers: headers.optional(),
 });
@@ -74,7 +69,7 @@ export const replyAllRequest = replyRequest;
 
 export const forwardRequest = z.strictObject({
   to: someRecipients,
-  text_body: body().optional(),
+  text_body: z.string().max(BODY_MAX).optional(),
 });
 
 
