@@ -4,6 +4,8 @@
  * (literal addresses in every form, a name resolving to loopback), and the attempt is
  * recorded as failed with error blocked_destination and http_status 0.
  */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { callRpc, connectBus, publishEvent, type Bus } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
 import { newId, type AuthContext } from '@mailroom/contracts';
@@ -68,6 +70,93 @@ describe('the HTTP client', () => {
       await allowed.close();
       await big.close();
     }
+  });
+});
+
+describe('the HTTP client, answers and their verdicts', () => {
+  const client = new WebhookHttpClient({ ips: new IpPolicy(['127.0.0.1/32']), timeoutMs: 1_000 });
+  let server: Server;
+  let port: number;
+  let handle: (req: IncomingMessage, res: ServerResponse) => void;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => handle(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    await client.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('takes the status line as the verdict when the body never ends', async () => {
+    handle = (_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('partial');
+    };
+    const res = await client.post(`http://127.0.0.1:${port}/`, body, headers);
+    expect(res).toMatchObject({ ok: true, httpStatus: 200, timedOut: false });
+  });
+
+  it('fails with timeout and http_status 0 when no status line comes within the deadline', async () => {
+    handle = () => {};
+    const res = await client.post(`http://127.0.0.1:${port}/`, body, headers);
+    expect(res).toMatchObject({ ok: false, httpStatus: 0, error: 'timeout', timedOut: true });
+    expect(res.durationMs).toBeGreaterThanOrEqual(900);
+  });
+
+  it('keeps Retry-After and the start of the body of a failed answer', async () => {
+    handle = (_req, res) => res.writeHead(503, { 'retry-after': '120' }).end('try later');
+    const res = await client.post(`http://127.0.0.1:${port}/`, body, headers);
+    expect(res).toMatchObject({ ok: false, httpStatus: 503, error: 'non_2xx_status', retryAfter: '120', responseBody: 'try later' });
+  });
+
+  it('does not follow a redirect', async () => {
+    let followed = 0;
+    handle = (req, res) => {
+      if (req.url === '/moved') followed++;
+      res.writeHead(307, { location: `http://127.0.0.1:${port}/moved` }).end();
+    };
+    const res = await client.post(`http://127.0.0.1:${port}/start`, body, headers);
+    expect(res).toMatchObject({ ok: false, httpStatus: 307, error: 'redirect_not_followed' });
+    expect(followed).toBe(0);
+  });
+
+  it('sends the path and query of the URL, the body byte for byte and the given headers', async () => {
+    let seen: { url?: string; headers?: IncomingMessage['headers']; raw?: Buffer } = {};
+    handle = (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        seen = { url: req.url, headers: req.headers, raw: Buffer.concat(chunks) };
+        res.writeHead(204).end();
+      });
+    };
+    const res = await client.post(`http://127.0.0.1:${port}/hooks/in?tenant=a&x=1`, body, { ...headers, 'x-service-timestamp': '1700000000' });
+    expect(res).toMatchObject({ ok: true, httpStatus: 204 });
+    expect(seen.url).toBe('/hooks/in?tenant=a&x=1');
+    expect(seen.raw!.equals(body)).toBe(true);
+    expect(seen.headers).toMatchObject({ 'content-type': 'application/json', 'x-service-timestamp': '1700000000', 'content-length': String(body.length) });
+  });
+
+  it('ends an attempt cut short by shutdown as aborted', async () => {
+    let arrived = false;
+    handle = () => (arrived = true);
+    const stop = new AbortController();
+    const pending = client.post(`http://127.0.0.1:${port}/`, body, headers, stop.signal);
+    await waitFor(() => arrived, { timeoutMs: 900, what: 'the request at the receiver' });
+    stop.abort();
+    expect(await pending).toMatchObject({ ok: false, httpStatus: 0, error: 'aborted' });
+  });
+
+  it('classifies a refused connection', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const freePort = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    expect(await client.post(`http://127.0.0.1:${freePort}/`, body, headers)).toMatchObject({ ok: false, httpStatus: 0, error: 'connection_refused' });
   });
 });
 

@@ -11,7 +11,7 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent, buildConnector, request } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { ipLiteralOf, type IpPolicy } from '../domain/ip-policy';
 
 export const RESPONSE_READ_LIMIT = 64 * 1024;
@@ -104,8 +104,14 @@ export function classifyError(err: unknown): DeliveryError {
   return 'connection_failed';
 }
 
+interface Target {
+  origin: string;
+  path: string;
+}
+
 export class WebhookHttpClient {
   private readonly agent: Agent;
+  private readonly targets = new Map<string, Target>();
   private readonly timeoutMs: number;
   private readonly userAgent: string;
 
@@ -130,63 +136,116 @@ export class WebhookHttpClient {
     });
   }
 
-  /** POSTs `body`; never throws. `abort` ends the attempt early (shutdown). */
-  async post(url: string, body: Buffer, headers: Record<string, string>, abort?: AbortSignal): Promise<PostResult> {
+  /**
+   * POSTs `body`; never throws. `abort` ends the attempt early (shutdown).
+   *
+   * Through undici's handler API (`dispatch`), not `request()`: no response stream, no
+   * AbortSignal and no async resource per attempt. In bench:webhooks that is about a third
+   * of the client's CPU per request.
+   */
+  post(url: string, body: Buffer, headers: Record<string, string>, abort?: AbortSignal): Promise<PostResult> {
     const started = performance.now();
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new Error('deadline'));
-    }, this.timeoutMs);
-    const onAbort = () => controller.abort(new Error('aborted'));
-    abort?.addEventListener('abort', onAbort, { once: true });
     const duration = () => Math.max(0, Math.round(performance.now() - started));
-    try {
-      const res = await request(url, {
-        dispatcher: this.agent,
-        method: 'POST',
-        headers: { ...headers, 'user-agent': this.userAgent, 'content-length': String(body.length) },
-        body,
-        signal: controller.signal,
-      });
-      const status = res.statusCode;
+    return new Promise<PostResult>((resolve) => {
+      let settled = false;
+      let controller: { abort(reason: Error): void } | undefined;
+      let cancelled: Error | undefined;
+      let status = 0;
+      let retryAfter: string | undefined;
       const kept: Buffer[] = [];
       let keptBytes = 0;
       let read = 0;
+      const settle = (result: PostResult) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        abort?.removeEventListener('abort', onAbort);
+        resolve(result);
+      };
+      const fail = (error: DeliveryError) => settle({ ok: false, httpStatus: 0, error, timedOut: error === 'timeout', durationMs: duration() });
+      const answered = () => {
+        const ok = status >= 200 && status < 300;
+        const text = keptBytes ? Buffer.concat(kept).toString('utf8') : undefined;
+        settle({
+          ok,
+          httpStatus: status,
+          ...(ok ? {} : { error: status >= 300 && status < 400 ? 'redirect_not_followed' : 'non_2xx_status' }),
+          timedOut: false,
+          durationMs: duration(),
+          ...(text ? { responseBody: text } : {}),
+          ...(retryAfter !== undefined ? { retryAfter } : {}),
+        });
+      };
+      // Ends the attempt now; the request, if it has started, is aborted (its connection closed).
+      // Once the status line is in, the verdict is the status, whatever becomes of the body.
+      // (Settled before the abort: aborting calls onResponseError at once.)
+      const cancel = (reason: Error, error: DeliveryError) => {
+        cancelled = reason;
+        if (status) answered();
+        else fail(error);
+        controller?.abort(reason);
+      };
+      const timer = setTimeout(() => cancel(new Error('deadline'), 'timeout'), this.timeoutMs);
+      const onAbort = () => cancel(new Error('aborted'), 'aborted');
+      if (abort?.aborted) return onAbort();
+      abort?.addEventListener('abort', onAbort, { once: true });
+      let target: Target;
       try {
-        for await (const chunk of res.body) {
-          const buf: Buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
-          read += buf.length;
+        target = this.targetOf(url);
+      } catch {
+        return fail('connection_failed');
+      }
+      const handler: Dispatcher.DispatchHandler = {
+        onRequestStart: (c) => {
+          if (cancelled) c.abort(cancelled);
+          else controller = c;
+        },
+        onResponseStart: (_c, statusCode, responseHeaders) => {
+          // 1xx interim answers are not the verdict.
+          if (statusCode < 200) return;
+          status = statusCode;
+          const value = responseHeaders['retry-after'];
+          if (typeof value === 'string') retryAfter = value;
+        },
+        onResponseData: (c, chunk) => {
+          if (status === 0) return;
+          read += chunk.length;
           if (keptBytes < RESPONSE_KEEP_LIMIT) {
-            const part = buf.subarray(0, RESPONSE_KEEP_LIMIT - keptBytes);
-            kept.push(part);
+            const part = chunk.subarray(0, RESPONSE_KEEP_LIMIT - keptBytes);
+            kept.push(Buffer.from(part));
             keptBytes += part.length;
           }
-          if (read >= RESPONSE_READ_LIMIT) break;
-        }
-      } catch {
-        // The verdict is the status line; a body cut short by the deadline changes nothing.
-      }
-      const ok = status >= 200 && status < 300;
-      const retryAfter = res.headers['retry-after'];
-      const text = keptBytes ? Buffer.concat(kept).toString('utf8') : undefined;
-      return {
-        ok,
-        httpStatus: status,
-        ...(ok ? {} : { error: status >= 300 && status < 400 ? 'redirect_not_followed' : 'non_2xx_status' }),
-        timedOut: false,
-        durationMs: duration(),
-        ...(text ? { responseBody: text } : {}),
-        ...(typeof retryAfter === 'string' ? { retryAfter } : {}),
+          // The verdict is the status line: the rest of a large body is not read.
+          if (read >= RESPONSE_READ_LIMIT) {
+            answered();
+            c.abort(new Error('response body over the read limit'));
+          }
+        },
+        onResponseEnd: () => answered(),
+        // A body cut short after the status line changes nothing: the verdict is the status.
+        onResponseError: (_c, err) => (status ? answered() : fail(classifyError(err))),
       };
-    } catch (err) {
-      const error: DeliveryError = timedOut ? 'timeout' : abort?.aborted ? 'aborted' : classifyError(err);
-      return { ok: false, httpStatus: 0, error, timedOut: error === 'timeout', durationMs: duration() };
-    } finally {
-      clearTimeout(timer);
-      abort?.removeEventListener('abort', onAbort);
+      try {
+        this.agent.dispatch(
+          { origin: target.origin, path: target.path, method: 'POST', headers: { ...headers, 'user-agent': this.userAgent, 'content-length': String(body.length) }, body },
+          handler,
+        );
+      } catch (err) {
+        fail(classifyError(err));
+      }
+    });
+  }
+
+  /** The origin and path of an endpoint URL, parsed once per URL. */
+  private targetOf(url: string): Target {
+    let target = this.targets.get(url);
+    if (!target) {
+      const parsed = new URL(url);
+      target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+      if (this.targets.size >= 10_000) this.targets.clear();
+      this.targets.set(url, target);
     }
+    return target;
   }
 
   close(): Promise<void> {
