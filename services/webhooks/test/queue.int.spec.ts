@@ -75,9 +75,22 @@ describe('fan-out', () => {
     const t = tenant();
     const a = await endpoint(t);
     const e = event(t);
-    const { claimed } = await repo.fanOut([e], { maxAttempts: 10, now: t0, lease: { owner: 'w-lease' } });
+    const { claimed } = await repo.fanOut([e], { maxAttempts: 10, now: t0, lease: { owner: 'w-lease', pendingFor: [] } });
     expect(claimed).toEqual([expect.objectContaining({ endpoint_id: a, event_id: e.id, attempts: 0, max_attempts: 10, url: `https://${a}.example.com/hook`, body: e.body, ...t })]);
     expect(await queued(a)).toEqual([{ event_id: e.id, state: 'in_flight', lock_owner: 'w-lease' }]);
+  });
+
+  it('creates pending, and does not return, the deliveries to endpoints the worker has enough of', async () => {
+    const t = tenant();
+    const [a, b] = [await endpoint(t), await endpoint(t)];
+    const e = event(t);
+    const { created, claimed } = await repo.fanOut([e], { maxAttempts: 10, now: t0, lease: { owner: 'w-lease', pendingFor: [b] } });
+    expect(created).toBe(2);
+    expect(claimed.map((j) => j.endpoint_id)).toEqual([a]);
+    expect(await queued(a)).toEqual([{ event_id: e.id, state: 'in_flight', lock_owner: 'w-lease' }]);
+    expect(await queued(b)).toEqual([{ event_id: e.id, state: 'pending', lock_owner: null }]);
+    const later = await repo.claim({ owner: 'w2', now: t0, endpoints: [{ id: b, room: 10 }] });
+    expect(later.map((j) => j.event_id)).toEqual([e.id]);
   });
 
   it('an event recovery stored first is still fanned out, but not again to the endpoint recovery queued it for', async () => {
@@ -139,7 +152,7 @@ describe('recording', () => {
     const t = tenant();
     const [a, gone] = [await endpoint(t), await endpoint(t)];
     const events = [event(t), event(t), event(t)];
-    const { claimed } = await repo.fanOut(events, { maxAttempts: 10, now: t0, lease: { owner: 'w6' } });
+    const { claimed } = await repo.fanOut(events, { maxAttempts: 10, now: t0, lease: { owner: 'w6', pendingFor: [] } });
     const of = (endpointId: string, e: StoredEvent) => claimed.find((j) => j.endpoint_id === endpointId && j.event_id === e.id)!;
     await db.deleteFrom('endpoints').where('id', '=', gone).execute();
     const [ok, gaveUp, retried] = events.map((e) => of(a, e));
@@ -161,7 +174,7 @@ describe('recording', () => {
     const t = tenant();
     const a = await endpoint(t);
     const events = [event(t), event(t), event(t), event(t)];
-    const { claimed } = await repo.fanOut(events.slice(0, 3), { maxAttempts: 10, now: t0, lease: { owner: 'w9' } });
+    const { claimed } = await repo.fanOut(events.slice(0, 3), { maxAttempts: 10, now: t0, lease: { owner: 'w9', pendingFor: [] } });
     await repo.fanOut(events.slice(3), { maxAttempts: 10, now: t0 });
     const limits = { ...recording, threshold: 5 };
     // A success then two failures: the count is the failures after the last success.
@@ -180,7 +193,7 @@ describe('recording', () => {
   it('changes nothing a worker no longer holds; the attempt row is written once', async () => {
     const t = tenant();
     const a = await endpoint(t);
-    const { claimed } = await repo.fanOut([event(t)], { maxAttempts: 10, now: t0, lease: { owner: 'w7' } });
+    const { claimed } = await repo.fanOut([event(t)], { maxAttempts: 10, now: t0, lease: { owner: 'w7', pendingFor: [] } });
     const job = claimed[0]!;
     await repo.release('w7', [job.id]);
     const attempt = finished(job, true, null);
@@ -200,7 +213,7 @@ describe('leases', () => {
     const a = await endpoint(t);
     await repo.heartbeat('dead', at(10));
     await repo.heartbeat('alive', at(100));
-    for (const owner of ['dead', 'alive', 'unknown', 'me']) await repo.fanOut([event(t)], { maxAttempts: 10, now: t0, lease: { owner } });
+    for (const owner of ['dead', 'alive', 'unknown', 'me']) await repo.fanOut([event(t)], { maxAttempts: 10, now: t0, lease: { owner, pendingFor: [] } });
     const owners = async () => (await queued(a)).map((j) => j.lock_owner);
     // At 5 s 'dead' is still alive: only the delivery held under no lease at all is handed back.
     expect(await repo.reapExpired('me', at(5))).toBeGreaterThanOrEqual(1);

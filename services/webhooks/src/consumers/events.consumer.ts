@@ -3,19 +3,27 @@
  * event it stores one pending delivery per subscribed enabled endpoint of the event's org
  * and environment (several events per statement under load), then acks. The deliveries
  * are created leased to this instance's dispatcher when it has room, which starts them
- * after the commit; no message is held across an HTTP call. A redelivered message finds
+ * after the commit; no message is held across an HTTP call. While the dispatcher has
+ * plenty of work it can start soon, the next batch waits (a second at most), so a burst
+ * stays in the stream instead of becoming pending rows to claim back one by one. A redelivered message finds
  * its deliveries already there (unique per event and endpoint) and adds nothing.
  */
 import { eventEnvelope } from '@mailroom/contracts';
 import { runConsumer, type Bus, type RunningConsumer } from '@mailroom/messaging';
 import type { Clock } from '@mailroom/platform';
 import { storedEvent } from '../domain/endpoints';
-import type { ClaimedJob, DeliveryRepository, StoredEvent } from '../repo/delivery.repository';
+import type { ClaimedJob, DeliveryRepository, NewWorkLease, StoredEvent } from '../repo/delivery.repository';
 
 /** The dispatcher, as the fan-out sees it: new deliveries go straight to it when it has room. */
 export interface NewWorkSink {
+  /**
+   * Resolves when the dispatcher wants more new work (undefined: it does now). While it has
+   * plenty it can start soon, the events wait in the stream rather than as pending rows it
+   * would have to claim back (bounded: see Dispatcher.whenRoomForNewWork).
+   */
+  whenRoomForNewWork(): Promise<void> | undefined;
   /** A lease to create new deliveries under, or undefined when this instance has no room for more. */
-  leaseForNewWork(): { owner: string } | undefined;
+  leaseForNewWork(): NewWorkLease | undefined;
   adopt(jobs: ClaimedJob[]): void;
   wake(): void;
 }
@@ -44,6 +52,8 @@ export class FanOutBatcher {
 
   private async write(): Promise<void> {
     while (this.pending.length) {
+      const room = this.deps.dispatcher.whenRoomForNewWork();
+      if (room) await room;
       const batch = this.pending.splice(0, MAX_BATCH);
       try {
         const { created, claimed } = await this.deps.deliveries.fanOut(batch.map((b) => b.event), {
@@ -52,7 +62,8 @@ export class FanOutBatcher {
           lease: this.deps.dispatcher.leaseForNewWork(),
         });
         if (claimed.length) this.deps.dispatcher.adopt(claimed);
-        else if (created > 0) this.deps.dispatcher.wake();
+        // Some were created pending: they are claimed when their endpoints have room.
+        if (created > claimed.length) this.deps.dispatcher.wake();
         for (const b of batch) b.resolve(created);
       } catch (err) {
         for (const b of batch) b.reject(err);

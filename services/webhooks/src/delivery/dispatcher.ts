@@ -14,6 +14,12 @@
  * something can have made work due (new deliveries, a redelivery, a lease taken over, the
  * poll timer): then the claim also looks for endpoints this instance does not know yet.
  *
+ * Intake: new deliveries of an endpoint that is flowing (its queue here would be done within
+ * FLOW_HORIZON_MS) are created leased to this instance and start without a claim; those of
+ * any other endpoint are created pending. While flowing endpoints have plenty queued, the
+ * fan-out waits before its next batch (a second at most), so a burst waits in the event
+ * stream rather than being written as pending rows and claimed back.
+ *
  * Crash safety: a delivery is leased to this instance while claimed (the instance renews
  * one lease row for all of them); if the instance dies its lease runs out and another
  * instance takes the deliveries over. An attempt sent but not recorded is sent again
@@ -22,7 +28,7 @@
  */
 import { newId } from '@mailroom/contracts';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
-import type { ClaimedJob, DeliveryRepository, FinishedAttempt } from '../repo/delivery.repository';
+import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } from '../repo/delivery.repository';
 import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
 import { sign } from '../domain/signature';
 import type { PostResult } from './http-client';
@@ -50,13 +56,35 @@ export interface DispatcherOptions {
   pollIntervalMs: number;
   shutdownGraceMs: number;
   failureThreshold: number;
+  /** Monotonic milliseconds for attempt times and the intake rules (tests); performance.now() by default. */
+  monotonic?: () => number;
 }
+
+/**
+ * An endpoint is flowing while the work queued for it here would be done within this time
+ * (its queue x its average attempt time / its request slots) and none of its attempts has
+ * run longer. New deliveries to a flowing endpoint are handed to this instance at once; to
+ * any other, they are created pending and claimed when it has room again.
+ */
+export const FLOW_HORIZON_MS = 2_000;
+/**
+ * Intake pauses while the queued work of flowing endpoints is at least maxInFlight x this,
+ * and resumes at half of it, or after INTAKE_WAIT_MS at most.
+ */
+export const INTAKE_BACKLOG_PER_SLOT = 4;
+export const INTAKE_WAIT_MS = 1_000;
+/** Weight of the latest attempt in an endpoint's average attempt time. */
+const EWMA_WEIGHT = 0.2;
 
 interface EndpointSlots {
   running: number;
   queue: ClaimedJob[];
   /** The last claim for this endpoint found fewer due deliveries than it asked for. */
   drained: boolean;
+  /** Start times (monotonic ms) of the attempts running. */
+  starts: number[];
+  /** Average attempt time, ms; undefined until one finished. */
+  avgMs: number | undefined;
 }
 
 export class Dispatcher {
@@ -78,7 +106,13 @@ export class Dispatcher {
   private timers: NodeJS.Timeout[] = [];
   private readonly secrets = new Map<string, { sealed: Buffer; secret: string }>();
   /** Work done since the last report (debug level): where the time goes under load. */
-  private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
+  private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
+
+  private readonly monotonic: () => number;
+  /** Deliveries queued here, not yet started, all endpoints together. */
+  private queued = 0;
+  /** The fan-out's wait for room, while there is one. */
+  private intake: { room: Promise<void>; low: number; release: () => void } | undefined;
 
   constructor(
     private readonly repo: DeliveryRepository,
@@ -88,7 +122,9 @@ export class Dispatcher {
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly opts: DispatcherOptions,
-  ) {}
+  ) {
+    this.monotonic = opts.monotonic ?? (() => performance.now());
+  }
 
   /** Registers this instance's lease first: deliveries are leased to it from then on. */
   async start(): Promise<void> {
@@ -100,7 +136,7 @@ export class Dispatcher {
         setInterval(() => {
           const s = this.stats;
           if (s.claims || s.adopted || s.flushes) this.log.debug({ ...s, claimMs: Math.round(s.claimMs), flushMs: Math.round(s.flushMs), in_flight: this.running, claimed_now: this.claimed.size }, 'dispatcher stats (5 s)');
-          this.stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
+          this.stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
         }, 5_000).unref(),
       );
     }
@@ -130,10 +166,56 @@ export class Dispatcher {
     return this.running;
   }
 
-  /** A lease for deliveries the fan-out creates already claimed, when there is room for them. */
-  leaseForNewWork(): { owner: string } | undefined {
+  /**
+   * A lease for deliveries the fan-out creates already claimed, when there is room for them:
+   * all but those to endpoints not flowing, which are created pending.
+   */
+  leaseForNewWork(): NewWorkLease | undefined {
     if (this.stopped || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
-    return { owner: this.opts.owner };
+    const now = this.monotonic();
+    const pendingFor: string[] = [];
+    for (const [id, slots] of this.endpoints) if (!this.flowing(slots, now)) pendingFor.push(id);
+    return { owner: this.opts.owner, pendingFor };
+  }
+
+  /**
+   * Undefined while this instance wants new work; else a promise that resolves when the
+   * queued work of its flowing endpoints is down to half the mark, or after
+   * INTAKE_WAIT_MS (a slow endpoint is not flowing, so it cannot hold intake up for long).
+   */
+  whenRoomForNewWork(): Promise<void> | undefined {
+    const high = this.opts.maxInFlight * INTAKE_BACKLOG_PER_SLOT;
+    if (this.stopped || this.intake || this.flowingBacklog(this.monotonic()) < high) return this.intake?.room;
+    this.stats.intakeWaits++;
+    const until = this.monotonic() + INTAKE_WAIT_MS;
+    let release!: () => void;
+    const room = new Promise<void>((resolve) => (release = resolve));
+    // Checked as attempts finish (all queues together: cheap) and every 5 ms (flowing endpoints only, and the time limit).
+    const timer = setInterval(() => {
+      const now = this.monotonic();
+      if (this.stopped || now >= until || this.flowingBacklog(now) <= high / 2) this.intake?.release();
+    }, 5);
+    this.intake = {
+      room,
+      low: high / 2,
+      release: () => {
+        clearInterval(timer);
+        this.intake = undefined;
+        release();
+      },
+    };
+    return room;
+  }
+
+  private flowing(slots: EndpointSlots, now: number): boolean {
+    if (slots.starts.some((t) => now - t > FLOW_HORIZON_MS)) return false;
+    return (slots.queue.length * (slots.avgMs ?? 0)) / this.opts.perEndpoint <= FLOW_HORIZON_MS;
+  }
+
+  private flowingBacklog(now: number): number {
+    let n = 0;
+    for (const slots of this.endpoints.values()) if (slots.queue.length && this.flowing(slots, now)) n += slots.queue.length;
+    return n;
   }
 
   /** Takes deliveries created leased to this instance (committed): they start as slots allow. */
@@ -214,8 +296,9 @@ export class Dispatcher {
   private enqueue(job: ClaimedJob): void {
     this.claimed.set(job.id, job);
     let slots = this.endpoints.get(job.endpoint_id);
-    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: false }));
+    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: false, starts: [], avgMs: undefined }));
     slots.queue.push(job);
+    this.queued++;
     this.pump(job.endpoint_id);
   }
 
@@ -224,12 +307,19 @@ export class Dispatcher {
     if (!slots) return;
     while (!this.stopped && slots.running < this.opts.perEndpoint && slots.queue.length && this.running < this.opts.maxInFlight) {
       const job = slots.queue.shift()!;
+      this.queued--;
       slots.running++;
       this.running++;
+      const started = this.monotonic();
+      slots.starts.push(started);
       const p = this.attempt(job).finally(() => {
         this.attempts.delete(p);
         slots.running--;
         this.running--;
+        slots.starts.splice(slots.starts.indexOf(started), 1);
+        const took = this.monotonic() - started;
+        slots.avgMs = slots.avgMs === undefined ? took : slots.avgMs + EWMA_WEIGHT * (took - slots.avgMs);
+        if (this.intake && this.queued <= this.intake.low) this.intake.release();
         // Forgotten once idle with nothing more due; until then the next top-up asks for it.
         if (slots.running === 0 && slots.queue.length === 0 && slots.drained) this.endpoints.delete(endpointId);
         this.pump(endpointId);
@@ -378,6 +468,7 @@ export class Dispatcher {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.timers) clearInterval(t);
+    this.intake?.release();
     await this.claiming;
     let timer: NodeJS.Timeout | undefined;
     const inFlight = Promise.allSettled([...this.attempts]);
@@ -404,5 +495,6 @@ export class Dispatcher {
     }
     this.claimed.clear();
     this.endpoints.clear();
+    this.queued = 0;
   }
 }

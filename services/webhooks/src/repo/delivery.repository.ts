@@ -52,6 +52,12 @@ export interface FinishedAttempt {
   retryAt: Date | null;
 }
 
+/** New deliveries created leased to `owner`, except those to the endpoints of `pendingFor`. */
+export interface NewWorkLease {
+  owner: string;
+  pendingFor: string[];
+}
+
 export interface ClaimRequest {
   owner: string;
   now: Date;
@@ -70,16 +76,19 @@ export class DeliveryRepository {
    * repeated one (JetStream redelivers what was not acked) finds its row marked and adds
    * nothing. With `lease`, the new deliveries are created already claimed by that worker (it
    * will attempt them at once, sparing a claim round trip) and returned; without, they are
-   * created pending and only counted.
+   * created pending and only counted. `lease.pendingFor` lists endpoints whose new
+   * deliveries are created pending even so (the worker has enough of theirs to do).
    */
   async fanOut(
     events: StoredEvent[],
-    opts: { maxAttempts: number; now: Date; lease?: { owner: string } | undefined },
+    opts: { maxAttempts: number; now: Date; lease?: NewWorkLease | undefined },
     ex: Executor<WebhooksDb> = this.db,
   ): Promise<{ created: number; claimed: ClaimedJob[] }> {
     if (events.length === 0) return { created: 0, claimed: [] };
     const { now, lease } = opts;
-    const { rows } = await sql<Pick<ClaimedJob, 'id' | 'endpoint_id' | 'event_id' | 'url' | 'secret_sealed'>>`
+    const leasedState = lease ? sql`case when t.endpoint_id = any(${lease.pendingFor}::text[]) then 'pending' else 'in_flight' end` : sql`'pending'`;
+    const leasedOwner = lease ? sql`case when t.endpoint_id = any(${lease.pendingFor}::text[]) then null else ${lease.owner}::text end` : sql`null::text`;
+    const { rows } = await sql<Pick<ClaimedJob, 'id' | 'endpoint_id' | 'event_id' | 'url' | 'secret_sealed'> & { leased: boolean }>`
       with ev as (
         -- distinct: the same event twice in one batch is one event (and one row to upsert).
         select distinct on (id) * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.org_id)}::text[], ${events.map((e) => e.env_id)}::text[],
@@ -98,7 +107,7 @@ export class DeliveryRepository {
         returning id, xmax = 0 as is_new
       ), inserted as (
         insert into jobs (endpoint_id, event_id, origin, state, max_attempts, next_attempt_at, lock_owner, created_at, updated_at)
-        select t.endpoint_id, t.event_id, 'event', ${lease ? 'in_flight' : 'pending'}, ${opts.maxAttempts}, ${now}, ${lease?.owner ?? null}::text, ${now}, ${now}
+        select t.endpoint_id, t.event_id, 'event', ${leasedState}, ${opts.maxAttempts}, ${now}, ${leasedOwner}, ${now}, ${now}
         from targets t
         -- in (...), hashed: a join of two CTEs is planned as a nested loop (targets x events compared).
         where t.event_id in (select id from fresh where is_new)
@@ -106,18 +115,20 @@ export class DeliveryRepository {
            or (t.event_id in (select id from fresh where not is_new)
                and not exists (select 1 from jobs j where j.endpoint_id = t.endpoint_id and j.event_id = t.event_id)
                and not exists (select 1 from attempts a where a.endpoint_id = t.endpoint_id and a.event_id = t.event_id and a.status = 'delivered'))
-        returning id, endpoint_id, event_id
+        returning id, endpoint_id, event_id, state = 'in_flight' as leased
       )
-      select i.id::int as id, i.endpoint_id, i.event_id, p.url, p.secret_sealed
+      select i.id::int as id, i.endpoint_id, i.event_id, i.leased, p.url, p.secret_sealed
       from inserted i
       join endpoints p on p.id = i.endpoint_id`.execute(ex);
     if (!lease) return { created: rows.length, claimed: [] };
     // The event is the one just written: not read back from the database.
     const byId = new Map(events.map((e) => [e.id, e]));
-    const claimed = rows.map((r) => {
+    const claimed: ClaimedJob[] = [];
+    for (const { leased, ...r } of rows) {
+      if (!leased) continue;
       const e = byId.get(r.event_id)!;
-      return { ...r, origin: 'event' as const, attempts: 0, max_attempts: opts.maxAttempts, event_type: e.type, body: e.body, org_id: e.org_id, env_id: e.env_id };
-    });
+      claimed.push({ ...r, origin: 'event', attempts: 0, max_attempts: opts.maxAttempts, event_type: e.type, body: e.body, org_id: e.org_id, env_id: e.env_id });
+    }
     return { created: rows.length, claimed };
   }
 
