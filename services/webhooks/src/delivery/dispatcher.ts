@@ -73,6 +73,8 @@ export const FLOW_HORIZON_MS = 2_000;
  */
 export const INTAKE_BACKLOG_PER_SLOT = 4;
 export const INTAKE_WAIT_MS = 1_000;
+/** Endpoints not flowing named to one fan-out, at most. */
+const MAX_PENDING_FOR = 256;
 /** Weight of the latest attempt in an endpoint's average attempt time. */
 const EWMA_WEIGHT = 0.2;
 
@@ -174,7 +176,12 @@ export class Dispatcher {
     if (this.stopped || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
     const now = this.monotonic();
     const pendingFor: string[] = [];
-    for (const [id, slots] of this.endpoints) if (!this.flowing(slots, now)) pendingFor.push(id);
+    for (const [id, slots] of this.endpoints) {
+      // Each new delivery is compared with the list: it stays short. Past it, a slow endpoint's
+      // deliveries are leased and wait here, within the bound on claimed deliveries above.
+      if (pendingFor.length >= MAX_PENDING_FOR) break;
+      if (!this.flowing(slots, now)) pendingFor.push(id);
+    }
     return { owner: this.opts.owner, pendingFor };
   }
 
