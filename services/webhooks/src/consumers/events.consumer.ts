@@ -5,8 +5,9 @@
  * are created leased to this instance's dispatcher when it has room, which starts them
  * after the commit; no message is held across an HTTP call. While the dispatcher has
  * plenty of work it can start soon, the next batch waits (a second at most), so a burst
- * stays in the stream instead of becoming pending rows to claim back one by one. A redelivered message finds
- * its deliveries already there (unique per event and endpoint) and adds nothing.
+ * stays in the stream instead of becoming pending rows to claim back. A redelivered
+ * message finds its deliveries already there (unique per event and endpoint) and adds
+ * nothing.
  */
 import { eventEnvelope } from '@mailroom/contracts';
 import { runConsumer, type Bus, type RunningConsumer } from '@mailroom/messaging';
