@@ -86,8 +86,7 @@ export class DeliveryRepository {
   ): Promise<{ created: number; claimed: ClaimedJob[] }> {
     if (events.length === 0) return { created: 0, claimed: [] };
     const { now, lease } = opts;
-    const leasedState = lease ? sql`case when t.endpoint_id = any(${lease.pendingFor}::text[]) then 'pending' else 'in_flight' end` : sql`'pending'`;
-    const leasedOwner = lease ? sql`case when t.endpoint_id = any(${lease.pendingFor}::text[]) then null else ${lease.owner}::text end` : sql`null::text`;
+    const leased = lease ? sql`not (e.id = any(${lease.pendingFor}::text[]))` : sql`false`;
     const { rows } = await sql<Pick<ClaimedJob, 'id' | 'endpoint_id' | 'event_id' | 'url' | 'secret_sealed'> & { leased: boolean }>`
       with ev as (
         -- distinct: the same event twice in one batch is one event (and one row to upsert).
@@ -95,7 +94,7 @@ export class DeliveryRepository {
                              ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::bytea[], ${events.map((e) => e.occurred_at)}::timestamptz[])
           as ev(id, org_id, env_id, type, body, occurred_at)
       ), targets as (
-        select ev.id as event_id, e.id as endpoint_id from ev
+        select ev.id as event_id, e.id as endpoint_id, ${leased} as leased from ev
         join endpoints e on e.org_id = ev.org_id and e.env_id = ev.env_id and not e.disabled
           and (e.event_types is null or ev.type = any(e.event_types))
       ), fresh as (
@@ -107,7 +106,8 @@ export class DeliveryRepository {
         returning id, xmax = 0 as is_new
       ), inserted as (
         insert into jobs (endpoint_id, event_id, origin, state, max_attempts, next_attempt_at, lock_owner, created_at, updated_at)
-        select t.endpoint_id, t.event_id, 'event', ${leasedState}, ${opts.maxAttempts}, ${now}, ${leasedOwner}, ${now}, ${now}
+        select t.endpoint_id, t.event_id, 'event', case when t.leased then 'in_flight' else 'pending' end, ${opts.maxAttempts}, ${now},
+               case when t.leased then ${lease?.owner ?? null}::text end, ${now}, ${now}
         from targets t
         -- in (...), hashed: a join of two CTEs is planned as a nested loop (targets x events compared).
         where t.event_id in (select id from fresh where is_new)
