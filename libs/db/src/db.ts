@@ -26,6 +26,13 @@ export interface DbOptions {
   planRefreshMs?: number;
   /** The clock of the plan refresh (tests). */
   now?: () => number;
+  /**
+   * Prepared statements always run their generic plan (`plan_cache_mode =
+   * force_generic_plan`) instead of being planned for each execution's parameters. For a
+   * schema whose statements are all driven by keys and unnest()ed arrays, where a plan for
+   * the values is no better than the generic one and planning costs as much as running.
+   */
+  genericPlans?: boolean;
 }
 
 export function assertSchemaName(schema: string): void {
@@ -120,7 +127,7 @@ export function createPool(opts: DbOptions): pg.Pool {
     connectionString: opts.url,
     max: opts.max ?? 10,
     application_name: opts.applicationName ?? `mailroom-${opts.schema}`,
-    options: `-c search_path=${opts.schema} -c statement_timeout=${opts.statementTimeoutMs ?? 30_000}`,
+    options: `-c search_path=${opts.schema} -c statement_timeout=${opts.statementTimeoutMs ?? 30_000}${opts.genericPlans ? ' -c plan_cache_mode=force_generic_plan' : ''}`,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
     ...(opts.planRefreshMs !== undefined ? { planRefreshMs: opts.planRefreshMs } : {}),

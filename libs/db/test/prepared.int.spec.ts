@@ -85,3 +85,19 @@ it('plans its prepared statements afresh every planRefreshMs, so a table that gr
     await grown.destroy();
   }
 });
+
+it('runs prepared statements with their generic plan from the first execution when genericPlans is set', async () => {
+  const generic = createDb<Things>({ url: ctx.env.DATABASE_URL!, schema: 'prep', max: 1, genericPlans: true });
+  try {
+    const mode = async (d: Kysely<Things>) => (await sql<{ mode: string }>`select current_setting('plan_cache_mode') as mode`.execute(d)).rows[0]!.mode;
+    expect(await mode(generic)).toBe('force_generic_plan');
+    expect(await mode(db)).toBe('auto');
+    // One execution of a prepared statement: with genericPlans it has been planned generically already.
+    await generic.selectFrom('things').select('id').where('n', '=', 1).execute();
+    const counts = await sql<{ generic_plans: number; custom_plans: number }>`
+      select generic_plans::int, custom_plans::int from pg_prepared_statements where statement like 'select "id" from "things"%'`.execute(generic);
+    expect(counts.rows).toEqual([{ generic_plans: 1, custom_plans: 0 }]);
+  } finally {
+    await generic.destroy();
+  }
+});

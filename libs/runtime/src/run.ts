@@ -40,7 +40,12 @@ export async function startService(module: AnyServiceModule, opts: StartOptions)
   if (module.database) {
     db = life.add(
       `${module.name}:db`,
-      createDb<unknown>({ url: config.DATABASE_URL, schema: module.database.schema, onIdleError: (err) => log.warn({ err: err.message }, 'idle database connection lost') }),
+      createDb<unknown>({
+        url: config.DATABASE_URL,
+        schema: module.database.schema,
+        genericPlans: module.database.genericPlans ?? false,
+        onIdleError: (err) => log.warn({ err: err.message }, 'idle database connection lost'),
+      }),
       (d) => d.destroy(),
     );
     const theDb = db;

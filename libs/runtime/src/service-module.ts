@@ -31,7 +31,12 @@ export interface StartedService {
 export interface ServiceModule<C extends BaseConfig = BaseConfig, DB = unknown> {
   name: string;
   /** Absent when the service owns no tables (the gateway). */
-  database?: { schema: string; migrationsDir: string };
+  database?: {
+    schema: string;
+    migrationsDir: string;
+    /** Prepared statements run their generic plan, never one made for each execution (see DbOptions.genericPlans). */
+    genericPlans?: boolean;
+  };
   loadConfig(env: Env): C;
   start(deps: ServiceDeps<C, DB>): Promise<StartedService | void>;
 }
