@@ -71,6 +71,17 @@ describe('fan-out', () => {
     expect(await queued(a)).toEqual([]);
   });
 
+  it('stores the exact bytes of each event of a batch, to be sent again on a retry', async () => {
+    const t = tenant();
+    const a = await endpoint(t);
+    const bodies = ['{"id":"x"}', JSON.stringify({ text: 'héllo wörld ✓ 🙂', quote: '"\\' }), 'x'.repeat(70_000), '{}'];
+    const events = bodies.map((text) => ({ ...event(t), body: Buffer.from(text, 'utf8') }));
+    expect((await repo.fanOut(events, { maxAttempts: 10, now: t0 })).created).toBe(4);
+    const jobs = await repo.claim({ owner: 'w-bytes', now: t0, endpoints: [{ id: a, room: 10 }] });
+    const byEvent = new Map(jobs.map((j) => [j.event_id, j.body]));
+    for (const e of events) expect(byEvent.get(e.id)?.equals(e.body)).toBe(true);
+  });
+
   it('creates deliveries leased to the worker that asks, with what it needs to send them', async () => {
     const t = tenant();
     const a = await endpoint(t);
