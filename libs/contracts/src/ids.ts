@@ -90,6 +90,30 @@ export function newId<K extends IdKind>(kind: K, ms?: number): `${(typeof ID_PRE
   return `${ID_PREFIXES[kind]}_${ulid(ms)}` as `${(typeof ID_PREFIXES)[K]}_${string}`;
 }
 
+/**
+ * A source of ids of one kind that sort in the order they were made: within one
+ * millisecond (or when the clock steps back) the next id keeps the previous one's time and
+ * adds one to its random part, as ULID's monotonic mode does. For ids that order rows, where
+ * two made in the same millisecond must not sort at random.
+ */
+export function monotonicIds<K extends IdKind>(kind: K): (ms?: number) => `${(typeof ID_PREFIXES)[K]}_${string}` {
+  let lastMs = -1;
+  let last: Uint8Array = new Uint8Array(10);
+  return (ms = Date.now()) => {
+    if (ms > lastMs) {
+      lastMs = ms;
+      last = randomBytes(10);
+    } else {
+      // Big-endian increment; all 80 bits set (a chance of 2^-80 a millisecond) moves on to the next millisecond.
+      let i = last.length - 1;
+      while (i >= 0 && last[i] === 255) last[i--] = 0;
+      if (i >= 0) last[i]!++;
+      else lastMs++;
+    }
+    return `${ID_PREFIXES[kind]}_${ulid(lastMs, last)}` as `${(typeof ID_PREFIXES)[K]}_${string}`;
+  };
+}
+
 export function isId(kind: IdKind, value: unknown): value is string {
   if (typeof value !== 'string') return false;
   const prefix = ID_PREFIXES[kind];

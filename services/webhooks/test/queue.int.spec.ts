@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import { sql, type Kysely } from '@mailroom/db';
-import { newId } from '@mailroom/contracts';
+import { monotonicIds, newId } from '@mailroom/contracts';
 import { createTestContext, migratedDb, type TestContext } from '@mailroom/testing';
 import { DeliveryRepository, type ClaimedJob, type FinishedAttempt, type StoredEvent } from '../src/repo/delivery.repository';
 import type { WebhooksDb } from '../src/repo/tables';
@@ -50,8 +50,11 @@ function event(t: { org_id: string; env_id: string }): StoredEvent {
 const queued = async (endpointId: string) =>
   (await sql<{ event_id: string; state: string; lock_owner: string | null }>`select event_id, state, lock_owner from jobs where endpoint_id = ${endpointId} order by id`.execute(db)).rows;
 
+// As a dispatcher makes them: in increasing order, also within one millisecond.
+const attemptId = monotonicIds('delivery');
+
 function finished(job: ClaimedJob, ok: boolean, retryAt: Date | null): FinishedAttempt {
-  return { attemptId: newId('delivery'), job, attempt: job.attempts + 1, trigger: 'scheduled', ok, httpStatus: ok ? 200 : 500, error: ok ? null : 'non_2xx_status', responseBody: null, durationMs: 3, at: t0, retryAt };
+  return { attemptId: attemptId(), job, attempt: job.attempts + 1, trigger: 'scheduled', ok, httpStatus: ok ? 200 : 500, error: ok ? null : 'non_2xx_status', responseBody: null, durationMs: 3, at: t0, retryAt };
 }
 
 describe('fan-out', () => {
@@ -173,7 +176,7 @@ describe('recording', () => {
       select event_id, state, attempts, next_attempt_at, lock_owner from jobs where endpoint_id = any(${[a, gone]}::text[])`.execute(db);
     expect(left.rows).toEqual([{ event_id: retried!.event_id, state: 'pending', attempts: 1, next_attempt_at: at(300), lock_owner: null }]);
     const records = await sql<{ endpoint_id: string; event_id: string; status: string; next_attempt_at: Date | null }>`
-      select endpoint_id, event_id, status, next_attempt_at from attempts where endpoint_id = any(${[a, gone]}::text[]) order by seq`.execute(db);
+      select endpoint_id, event_id, status, next_attempt_at from attempts where endpoint_id = any(${[a, gone]}::text[]) order by id`.execute(db);
     expect(records.rows).toEqual([
       { endpoint_id: a, event_id: ok!.event_id, status: 'delivered', next_attempt_at: null },
       { endpoint_id: a, event_id: gaveUp!.event_id, status: 'failed', next_attempt_at: null },
@@ -201,7 +204,7 @@ describe('recording', () => {
     expect(last.next_attempt_at).toBeNull();
   });
 
-  it('changes nothing a worker no longer holds; the attempt row is written once', async () => {
+  it('changes nothing a worker no longer holds; the attempt row is written once, by the holder', async () => {
     const t = tenant();
     const a = await endpoint(t);
     const { claimed } = await repo.fanOut([event(t)], { maxAttempts: 10, now: t0, lease: { owner: 'w7', pendingFor: [] } });
@@ -211,10 +214,32 @@ describe('recording', () => {
     await repo.record('w7', [attempt], recording);
     expect(await queued(a)).toEqual([{ event_id: job.event_id, state: 'pending', lock_owner: null }]);
     const [again] = await repo.claim({ owner: 'w8', now: t0, endpoints: [{ id: a, room: 1 }] });
-    await repo.record('w8', [{ ...attempt, attemptId: newId('delivery'), job: again! }], recording);
+    const holders = { ...attempt, attemptId: attemptId(), job: again! };
+    await repo.record('w8', [holders], recording);
+    // The stale worker again, and the holder's batch again (a record retried after an error whose commit went through).
+    await repo.record('w7', [attempt], recording);
+    await repo.record('w8', [holders], recording);
     expect(await queued(a)).toEqual([]);
-    const n = await sql<{ n: number }>`select count(*)::int as n from attempts where job_id = ${job.id}`.execute(db);
-    expect(n.rows[0]!.n).toBe(1);
+    const rows = await sql<{ id: string }>`select id from attempts where job_id = ${job.id}`.execute(db);
+    expect(rows.rows).toEqual([{ id: holders.attemptId }]);
+  });
+
+  it('records a retried delivery once per attempt, each attempt its own row', async () => {
+    const t = tenant();
+    const a = await endpoint(t);
+    const { claimed } = await repo.fanOut([event(t)], { maxAttempts: 10, now: t0, lease: { owner: 'w10', pendingFor: [] } });
+    const first = finished(claimed[0]!, false, t0);
+    await repo.record('w10', [first], recording);
+    await repo.record('w10', [first], recording);
+    const [again] = await repo.claim({ owner: 'w10', now: t0, endpoints: [{ id: a, room: 1 }] });
+    expect(again!.attempts).toBe(1);
+    const second = finished(again!, true, null);
+    await repo.record('w10', [second], recording);
+    const rows = await sql<{ id: string; attempt: number; status: string }>`select id, attempt, status from attempts where endpoint_id = ${a} order by id`.execute(db);
+    expect(rows.rows).toEqual([
+      { id: first.attemptId, attempt: 1, status: 'failed' },
+      { id: second.attemptId, attempt: 2, status: 'delivered' },
+    ]);
   });
 });
 

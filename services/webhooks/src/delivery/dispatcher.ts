@@ -23,10 +23,11 @@
  * Crash safety: a delivery is leased to this instance while claimed (the instance renews
  * one lease row for all of them); if the instance dies its lease runs out and another
  * instance takes the deliveries over. An attempt sent but not recorded is sent again
- * (at-least-once); (delivery, attempt number) is unique, so no attempt row is ever written
+ * (at-least-once); an attempt is recorded only together with the removal or rescheduling
+ * of its delivery by the instance that still holds it, so no attempt row is ever written
  * twice.
  */
-import { newId } from '@mailroom/contracts';
+import { monotonicIds } from '@mailroom/contracts';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
 import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } from '../repo/delivery.repository';
 import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
@@ -111,6 +112,8 @@ export class Dispatcher {
   private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
 
   private readonly monotonic: () => number;
+  /** Attempt ids increase in the order attempts start, also within a millisecond: records list newest first by id. */
+  private readonly newAttemptId = monotonicIds('delivery');
   /** Deliveries queued here, not yet started, all endpoints together. */
   private queued = 0;
   /** The fan-out's wait for room, while there is one. */
@@ -382,7 +385,7 @@ export class Dispatcher {
       if (delay !== undefined) retryAt = new Date(now.getTime() + delay);
     }
     this.finished.push({
-      attemptId: newId('delivery', at.getTime()),
+      attemptId: this.newAttemptId(at.getTime()),
       job,
       attempt,
       trigger: attempt === 1 && job.origin !== 'event' ? 'manual' : 'scheduled',

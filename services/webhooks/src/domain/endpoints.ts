@@ -85,7 +85,7 @@ export function storedEvent(envelope: EventEnvelope): StoredEvent {
 }
 
 const endpointCursor = z.object({ before: idSchema('webhookEndpoint') });
-const deliveryCursor = z.object({ seq: z.number().int().positive() });
+const deliveryCursor = z.object({ before: idSchema('delivery') });
 
 function badToken(): AppError {
   return new AppError('invalid_request', 'page_token is not valid', { details: [{ path: 'page_token', message: 'not a token from this list' }] });
@@ -176,7 +176,7 @@ export class Endpoints {
       // A delivery a concurrent fan-out adds after this is dropped when claimed or recorded: its endpoint is gone.
       if (!(await this.d.endpoints.delete(t, id, trx))) return false;
       await this.d.deliveries.deleteForEndpoint(id, trx);
-      await trx.deleteFrom('attempts').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('endpoint_id', '=', id).execute();
+      await this.d.deliveries.deleteAttempts(id, trx);
       return true;
     });
     if (!deleted) throw AppError.notFound('webhook endpoint');
@@ -184,16 +184,16 @@ export class Endpoints {
 
   async deliveries(t: Tenant, id: string, q: { limit: number; page_token?: string | undefined }): Promise<{ data: WebhookDelivery[]; next_page_token: string | null }> {
     await this.require(t, id);
-    let before: number | undefined;
+    let before: string | undefined;
     if (q.page_token) {
       const c = decodePageToken(q.page_token, deliveryCursor);
       if (!c) throw badToken();
-      before = c.seq;
+      before = c.before;
     }
     const rows = await this.d.deliveries.listAttempts(t, id, { limit: q.limit + 1, before });
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);
-    return { data: page.map(toDelivery), next_page_token: rows.length > q.limit && last ? encodePageToken({ seq: last.seq }) : null };
+    return { data: page.map(toDelivery), next_page_token: rows.length > q.limit && last ? encodePageToken({ before: last.id }) : null };
   }
 
   /** One manual attempt of the event of `deliveryId`, with the same event id and body. */

@@ -11,7 +11,7 @@ import { sql, withTransaction, type Executor, type Kysely, type Selectable } fro
 import type { AttemptTable, JobOrigin, WebhooksDb } from './tables';
 import type { Tenant } from './endpoint.repository';
 
-export type AttemptRow = Selectable<AttemptTable>;
+export type AttemptRow = Selectable<AttemptTable> & { event_type: string };
 
 export interface StoredEvent {
   id: string;
@@ -265,8 +265,9 @@ export class DeliveryRepository {
    * Records a batch of finished attempts in one statement (one round trip, one commit):
    * - each endpoint's outcome: a 2xx resets its failure count, failures add to it, and
    *   reaching `threshold` disables it and cancels its pending deliveries;
-   * - one row per attempt (a repeated (job, attempt) adds nothing), with its next attempt
-   *   time unless the endpoint is now disabled;
+   * - one row per attempt, with its next attempt time unless the endpoint is now disabled,
+   *   written only for deliveries this worker still holds: an attempt whose delivery was
+   *   taken over (the lease ran out) is not recorded, and the new holder's is the one row;
    * - each delivery with a next attempt is due again then; every other one is finished and
    *   leaves the queue, as do those whose endpoint was deleted (they get no record).
    * Only deliveries this worker still holds are changed. Returns the endpoints disabled now.
@@ -324,27 +325,29 @@ export class DeliveryRepository {
       ), a as (
         select * from unnest(
           ${col((a) => a.attemptId)}::text[], ${col((a) => a.job.id)}::bigint[], ${col((a) => a.job.endpoint_id)}::text[],
-          ${col((a) => a.job.org_id)}::text[], ${col((a) => a.job.env_id)}::text[], ${col((a) => a.job.event_id)}::text[],
-          ${col((a) => a.job.event_type)}::text[], ${col((a) => a.attempt)}::int[], ${col((a) => a.trigger)}::text[],
+          ${col((a) => a.job.event_id)}::text[], ${col((a) => a.attempt)}::int[], ${col((a) => a.trigger)}::text[],
           ${col((a) => (a.ok ? 'delivered' : 'failed'))}::text[], ${col((a) => a.httpStatus)}::int[], ${col((a) => a.error)}::text[],
           ${col((a) => a.responseBody)}::text[], ${col((a) => a.durationMs)}::int[], ${col((a) => a.at)}::timestamptz[],
           ${col((a) => a.retryAt)}::timestamptz[])
-          as a(id, job_id, endpoint_id, org_id, env_id, event_id, event_type, attempt, triggered_by, status,
-               http_status, error, response_body, duration_ms, created_at, retry_at)
-      ), recorded as (
-        insert into attempts (id, job_id, endpoint_id, org_id, env_id, event_id, event_type, attempt, triggered_by, status,
-                              http_status, error, response_body, duration_ms, created_at, next_attempt_at)
-        select a.id, a.job_id, a.endpoint_id, a.org_id, a.env_id, a.event_id, a.event_type, a.attempt, a.triggered_by, a.status,
-               a.http_status, a.error, a.response_body, a.duration_ms, a.created_at, case when t.disabled then null else a.retry_at end
-        from a join state t on t.id = a.endpoint_id
-        on conflict (job_id, attempt) do nothing
+          as a(id, job_id, endpoint_id, event_id, attempt, triggered_by, status, http_status, error, response_body, duration_ms, created_at, retry_at)
       ), retried as (
         update jobs j set state = 'pending', attempts = greatest(j.attempts, a.attempt), next_attempt_at = a.retry_at, lock_owner = null, updated_at = ${now}
         from a join state t on t.id = a.endpoint_id
         where j.id = a.job_id and a.retry_at is not null and not t.disabled and j.lock_owner = ${owner} and j.state = 'in_flight'
+        returning j.id
       ), finished as (
         delete from jobs j using a left join state t on t.id = a.endpoint_id
         where j.id = a.job_id and (a.retry_at is null or t.id is null or t.disabled) and j.lock_owner = ${owner} and j.state = 'in_flight'
+        returning j.id
+      ), recorded as (
+        -- Only the attempts of deliveries this worker still held (rescheduled or removed just
+        -- now, rows locked): one row per attempt, never a second after a lost lease.
+        insert into attempts (id, job_id, endpoint_id, event_id, attempt, triggered_by, status,
+                              http_status, error, response_body, duration_ms, created_at, next_attempt_at)
+        select a.id, a.job_id, a.endpoint_id, a.event_id, a.attempt, a.triggered_by, a.status,
+               a.http_status, a.error, a.response_body, a.duration_ms, a.created_at, case when t.disabled then null else a.retry_at end
+        from a join state t on t.id = a.endpoint_id
+        where a.job_id in (select id from retried union all select id from finished)
       ), cancelled as (
         delete from jobs j using state t
         where j.endpoint_id = t.id and t.newly and j.state = 'pending'
@@ -353,22 +356,36 @@ export class DeliveryRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Delivery records of one endpoint, newest first; `before` is a seq from the previous page. */
-  listAttempts(t: Tenant, endpointId: string, opts: { limit: number; before?: number | undefined }, ex: Executor<WebhooksDb> = this.db): Promise<AttemptRow[]> {
-    let q = ex.selectFrom('attempts').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('endpoint_id', '=', endpointId);
-    if (opts.before !== undefined) q = q.where('seq', '<', opts.before);
-    return q.orderBy('seq', 'desc').limit(opts.limit).execute();
+  /**
+   * Delivery records of one endpoint of the tenant, newest first (ids sort by creation
+   * time); `before` is the last id of the previous page. The event type is the event's.
+   */
+  listAttempts(t: Tenant, endpointId: string, opts: { limit: number; before?: string | undefined }, ex: Executor<WebhooksDb> = this.db): Promise<AttemptRow[]> {
+    let q = this.attemptsOf(t, endpointId, ex);
+    if (opts.before !== undefined) q = q.where('a.id', '<', opts.before);
+    return q.orderBy('a.id', 'desc').limit(opts.limit).execute();
   }
 
   findAttempt(t: Tenant, endpointId: string, attemptId: string, ex: Executor<WebhooksDb> = this.db): Promise<AttemptRow | undefined> {
+    return this.attemptsOf(t, endpointId, ex).where('a.id', '=', attemptId).executeTakeFirst();
+  }
+
+  /** The attempts of an endpoint, only if the endpoint is the tenant's. */
+  private attemptsOf(t: Tenant, endpointId: string, ex: Executor<WebhooksDb>) {
     return ex
-      .selectFrom('attempts')
-      .selectAll()
-      .where('org_id', '=', t.org_id)
-      .where('env_id', '=', t.env_id)
-      .where('endpoint_id', '=', endpointId)
-      .where('id', '=', attemptId)
-      .executeTakeFirst();
+      .selectFrom('attempts as a')
+      .innerJoin('endpoints as p', 'p.id', 'a.endpoint_id')
+      .innerJoin('events as e', 'e.id', 'a.event_id')
+      .selectAll('a')
+      .select('e.type as event_type')
+      .where('p.org_id', '=', t.org_id)
+      .where('p.env_id', '=', t.env_id)
+      .where('a.endpoint_id', '=', endpointId);
+  }
+
+  /** The delivery records of a deleted endpoint (in the transaction that deletes it). */
+  async deleteAttempts(endpointId: string, ex: Executor<WebhooksDb> = this.db): Promise<void> {
+    await ex.deleteFrom('attempts').where('endpoint_id', '=', endpointId).execute();
   }
 
   async insertJob(row: { endpoint_id: string; event_id: string; origin: JobOrigin; max_attempts: number; now: Date }, ex: Executor<WebhooksDb> = this.db): Promise<void> {

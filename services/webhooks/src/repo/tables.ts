@@ -55,15 +55,13 @@ export interface JobTable {
   updated_at: Timestamp;
 }
 
+/** One row per attempt; its tenant is its endpoint's, its event type its event's. */
 export interface AttemptTable {
-  seq: Generated<number>;
+  endpoint_id: string;
+  /** Sorts by creation time: an endpoint's records list newest first by it. */
   id: string;
   job_id: number;
-  endpoint_id: string;
-  org_id: string;
-  env_id: string;
   event_id: string;
-  event_type: string;
   attempt: number;
   triggered_by: 'scheduled' | 'manual';
   status: 'delivered' | 'failed';

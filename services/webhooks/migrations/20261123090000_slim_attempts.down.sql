@@ -1,0 +1,14 @@
+alter table attempts drop constraint attempts_pkey;
+alter table attempts alter column id type text collate "default";
+alter table attempts add column org_id text;
+alter table attempts add column env_id text;
+alter table attempts add column event_type text;
+update attempts a set org_id = e.org_id, env_id = e.env_id, event_type = e.type from events e where e.id = a.event_id;
+delete from attempts where event_type is null;
+alter table attempts alter column org_id set not null;
+alter table attempts alter column env_id set not null;
+alter table attempts alter column event_type set not null;
+alter table attempts add column seq bigint generated always as identity;
+alter table attempts add primary key (id);
+alter table attempts add constraint attempts_job_id_attempt_key unique (job_id, attempt);
+create index attempts_by_endpoint on attempts (endpoint_id, seq desc);
