@@ -129,7 +129,7 @@ try {
   // machine's speed drifts by a third within minutes.
   const burstEvents = make(EVENTS);
   const bodies = burstEvents.map((e) => Buffer.from(JSON.stringify(e)));
-  async function bareLoop(bodies) {
+  async function bareLoop(sent) {
     const agent = new Agent({ pipelining: 1, keepAliveTimeout: 4_000, allowH2: false });
     await ask(receivers, 'reset', 'reset');
     const cpu0 = cpuSnapshot(procs);
@@ -138,8 +138,8 @@ try {
       ports.flatMap((port) => {
         let next = 0;
         return Array.from({ length: PER_RECEIVER }, async () => {
-          while (next < bodies.length) {
-            const body = bodies[next++];
+          while (next < sent.length) {
+            const body = sent[next++];
             const res = await request(`http://127.0.0.1:${port}/hook`, { dispatcher: agent, method: 'POST', headers: { 'content-type': 'application/json' }, body });
             await res.body.dump();
           }

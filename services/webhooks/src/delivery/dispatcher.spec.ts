@@ -54,12 +54,9 @@ function jobs(endpointId: string, n: number): ClaimedJob[] {
     origin: 'event' as const,
     attempts: 0,
     max_attempts: 10,
-    event_type: 'message.received',
     body: Buffer.from('{}'),
     url: `https://${endpointId}.example.com/`,
     secret_sealed: box.seal('whsec_test', endpointId),
-    org_id: 'org_1',
-    env_id: 'env_1',
   }));
 }
 

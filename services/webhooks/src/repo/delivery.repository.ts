@@ -29,12 +29,9 @@ export interface ClaimedJob {
   origin: JobOrigin;
   attempts: number;
   max_attempts: number;
-  event_type: string;
   body: Buffer;
   url: string;
   secret_sealed: Buffer;
-  org_id: string;
-  env_id: string;
 }
 
 export interface FinishedAttempt {
@@ -127,7 +124,7 @@ export class DeliveryRepository {
     for (const { leased, ...r } of rows) {
       if (!leased) continue;
       const e = byId.get(r.event_id)!;
-      claimed.push({ ...r, origin: 'event', attempts: 0, max_attempts: opts.maxAttempts, event_type: e.type, body: e.body, org_id: e.org_id, env_id: e.env_id });
+      claimed.push({ ...r, origin: 'event', attempts: 0, max_attempts: opts.maxAttempts, body: e.body });
     }
     return { created: rows.length, claimed };
   }
@@ -194,7 +191,7 @@ export class DeliveryRepository {
         returning jobs.id, jobs.endpoint_id, jobs.event_id, jobs.origin, jobs.attempts, jobs.max_attempts
       )
       select c.id::int as id, c.endpoint_id, c.event_id, c.origin, c.attempts, c.max_attempts,
-             e.type as event_type, e.body, p.url, p.secret_sealed, p.disabled, e.org_id, e.env_id
+             e.body, p.url, p.secret_sealed, p.disabled
       from claimed c
       join events e on e.id = c.event_id
       left join endpoints p on p.id = c.endpoint_id`.execute(ex);
