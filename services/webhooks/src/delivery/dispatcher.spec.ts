@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createLogger, ManualClock, SecretBox } from '@mailroom/platform';
 import { RetryPolicy } from '../domain/retry-policy';
 import type { ClaimedJob, DeliveryRepository } from '../repo/delivery.repository';
-import { Dispatcher, FLOW_HORIZON_MS, INTAKE_BACKLOG_PER_SLOT, INTAKE_WAIT_MS, type Poster } from './dispatcher';
+import { CLAIM_AHEAD, Dispatcher, FLOW_HORIZON_MS, INTAKE_BACKLOG_PER_SLOT, INTAKE_WAIT_MS, type Poster } from './dispatcher';
 import type { PostResult } from './http-client';
 
 const MAX_IN_FLIGHT = 16;
@@ -14,13 +14,21 @@ const box = new SecretBox(randomBytes(32).toString('base64'));
 class GatedPoster implements Poster {
   private readonly waiting = new Map<string, ((r: PostResult) => void)[]>();
 
-  post(url: string, _body: Buffer, _headers: Record<string, string>, abort?: AbortSignal): Promise<PostResult> {
+  private readonly bodies = new Map<string, string[]>();
+
+  post(url: string, body: Buffer, _headers: Record<string, string>, abort?: AbortSignal): Promise<PostResult> {
+    this.bodies.set(url, [...(this.bodies.get(url) ?? []), (JSON.parse(body.toString('utf8')) as { id: string }).id]);
     return new Promise((resolve) => {
       const list = this.waiting.get(url) ?? [];
       list.push(resolve);
       this.waiting.set(url, list);
       abort?.addEventListener('abort', () => resolve({ ok: false, httpStatus: 0, error: 'aborted', timedOut: false, durationMs: 0 }), { once: true });
     });
+  }
+
+  /** Event ids of the requests to `url`, in the order they started. */
+  sent(url: string): string[] {
+    return this.bodies.get(url) ?? [];
   }
 
   running(url: string): number {
@@ -36,11 +44,13 @@ class GatedPoster implements Poster {
   }
 }
 
+const claim = jest.fn(async () => [] as ClaimedJob[]);
+const record = jest.fn(async () => [] as string[]);
 const repo = {
-  record: async () => [],
+  record,
   release: async () => {},
   retire: async () => {},
-  claim: async () => [],
+  claim,
   heartbeat: async () => {},
   reapExpired: async () => 0,
 } as unknown as DeliveryRepository;
@@ -54,7 +64,7 @@ function jobs(endpointId: string, n: number): ClaimedJob[] {
     origin: 'event' as const,
     attempts: 0,
     max_attempts: 10,
-    body: Buffer.from('{}'),
+    body: Buffer.from(JSON.stringify({ id: `evt_${nextId}` })),
     url: `https://${endpointId}.example.com/`,
     secret_sealed: box.seal('whsec_test', endpointId),
   }));
@@ -66,6 +76,8 @@ describe('Dispatcher intake', () => {
   let dispatcher: Dispatcher;
 
   beforeEach(() => {
+    claim.mockClear();
+    record.mockClear();
     now = 1_000;
     http = new GatedPoster();
     dispatcher = new Dispatcher(repo, http, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {
@@ -130,17 +142,66 @@ describe('Dispatcher intake', () => {
     await room;
   });
 
-  it('an endpoint whose queue would take longer than the horizon at its average attempt time is not flowing', async () => {
+  it('an endpoint whose queue would take longer than the horizon at its time per finished attempt is not flowing', async () => {
     const url = 'https://slow.example.com/';
-    const perAttempt = 100;
-    // Queue that takes exactly the horizon at 100 ms per attempt and 4 at a time, plus the 4 running and the 4 to answer.
-    const fits = (FLOW_HORIZON_MS * PER_ENDPOINT) / perAttempt;
-    dispatcher.adopt(jobs('slow', PER_ENDPOINT * 2 + fits));
-    now += perAttempt;
-    for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
-    // The first four took 100 ms each, the next four just started, `fits` are queued: exactly at the horizon.
+    // With its slots all busy, an attempt finishes every 25 ms (4 slots, 100 ms each).
+    const perAttempt = 25;
+    const fits = FLOW_HORIZON_MS / perAttempt;
+    dispatcher.adopt(jobs('slow', PER_ENDPOINT + fits + 3));
+    // Three attempts finish 25 ms apart: two intervals measured, the queue down to `fits`.
+    for (let i = 0; i < 3; i++) {
+      now += perAttempt;
+      await http.answer(url);
+    }
     expect(dispatcher.leaseForNewWork()?.pendingFor).toEqual([]);
     dispatcher.adopt(jobs('slow', 1));
     expect(dispatcher.leaseForNewWork()?.pendingFor).toEqual(['slow']);
+  });
+
+  /** Starts the dispatcher and lets its first claim (for due work anywhere) finish. */
+  async function started(): Promise<void> {
+    await dispatcher.start();
+    await new Promise((r) => setImmediate(r));
+    expect(claim).toHaveBeenCalledTimes(1);
+    claim.mockClear();
+  }
+
+  /** Lets the attempts' records (after their linger) and the claim that follows them finish. */
+  async function settled(): Promise<void> {
+    for (let waited = 0; record.mock.calls.length === 0; waited++) {
+      if (waited > 200) throw new Error('the attempts were never recorded');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await new Promise((r) => setImmediate(r));
+  }
+
+  it('claims due deliveries of an endpoint kept busy by new work, and sends them before the newer ones', async () => {
+    const url = 'https://busy.example.com/';
+    await started();
+    // Three deliveries waiting in the database, made before the new work handed over below.
+    const older = jobs('busy', 3);
+    const newer = jobs('busy', PER_ENDPOINT + 200);
+    dispatcher.adopt(newer);
+    claim.mockResolvedValueOnce(older);
+    // A wake for due work: the claim asks for this endpoint although 200 are queued for it
+    // (as many as the instance's bound on deliveries held leaves room for).
+    dispatcher.wake();
+    await new Promise((r) => setImmediate(r));
+    expect(claim).toHaveBeenLastCalledWith(expect.objectContaining({ endpoints: [{ id: 'busy', room: MAX_IN_FLIGHT * CLAIM_AHEAD - newer.length }] }));
+    // The four running go on; the claimed ones start next, in their order, then the new work.
+    for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
+    expect(http.sent(url).slice(PER_ENDPOINT, PER_ENDPOINT * 2)).toEqual([...older, newer[PER_ENDPOINT]!].map((j) => j.event_id));
+  });
+
+  it('new work of an endpoint it did not know does not set off claims; a wake for due work does', async () => {
+    const url = 'https://fresh.example.com/';
+    await started();
+    dispatcher.adopt(jobs('fresh', PER_ENDPOINT * 2));
+    for (let i = 0; i < PER_ENDPOINT * 2; i++) await http.answer(url);
+    // Recorded, and every slot free again: the moments a claim would top up.
+    await settled();
+    expect(claim).not.toHaveBeenCalled();
+    dispatcher.wake();
+    expect(claim).toHaveBeenCalledTimes(1);
   });
 });

@@ -39,7 +39,7 @@ export const AUTO_DISABLE_REASON = 'disabled after 50 consecutive failed deliver
  * Claims held per request slot: enough queued work to keep the slots busy between claims,
  * and claims large enough that their fixed cost (a round trip, planning) is shared.
  */
-const CLAIM_AHEAD = 16;
+export const CLAIM_AHEAD = 16;
 /** A record of finished attempts starts at once when this many wait; fewer wait FLUSH_LINGER_MS for company. */
 const FLUSH_BATCH = 64;
 const FLUSH_LINGER_MS = 5;
@@ -63,9 +63,9 @@ export interface DispatcherOptions {
 
 /**
  * An endpoint is flowing while the work queued for it here would be done within this time
- * (its queue x its average attempt time / its request slots) and none of its attempts has
- * run longer. New deliveries to a flowing endpoint are handed to this instance at once; to
- * any other, they are created pending and claimed when it has room again.
+ * (its queue x its time per finished attempt) and none of its attempts has run longer. New
+ * deliveries to a flowing endpoint are handed to this instance at once; to any other, they
+ * are created pending and claimed when it has room again.
  */
 export const FLOW_HORIZON_MS = 2_000;
 /**
@@ -76,7 +76,7 @@ export const INTAKE_BACKLOG_PER_SLOT = 4;
 export const INTAKE_WAIT_MS = 1_000;
 /** Endpoints not flowing named to one fan-out, at most. */
 const MAX_PENDING_FOR = 256;
-/** Weight of the latest attempt in an endpoint's average attempt time. */
+/** Weight of the latest interval in an endpoint's time per finished attempt. */
 const EWMA_WEIGHT = 0.2;
 
 interface EndpointSlots {
@@ -84,14 +84,33 @@ interface EndpointSlots {
   queue: ClaimedJob[];
   /** The last claim for this endpoint found fewer due deliveries than it asked for. */
   drained: boolean;
+  /**
+   * Deliveries in `queue` that came from a claim. Claims top an endpoint up by these alone,
+   * so deliveries waiting in the database are claimed even while new work handed over by the
+   * fan-out keeps the endpoint busy, and they start before newer ones (the queue is in
+   * creation order): none waits behind a stream of newer work.
+   */
+  fromClaims: number;
   /** Start times (monotonic ms) of the attempts running. */
   starts: number[];
-  /** Average attempt time, ms; undefined until one finished. */
-  avgMs: number | undefined;
+  /**
+   * Time per finished attempt while the endpoint had work waiting (all its slots busy), ms,
+   * averaged: the interval between two attempts finishing, the first with its queue not
+   * empty; the endpoint's throughput, that is. A pause of this process (a fan-out's rows
+   * parsed, a GC) counts once in it, where it would count in the duration of every attempt
+   * running through it: measured by duration, busy moments made fast endpoints look slow,
+   * and their new deliveries went the long way (pending, then claimed back).
+   * Undefined until measured.
+   */
+  msPerAttempt: number | undefined;
+  /** When an attempt last finished with work waiting (monotonic ms), if the one after it has not yet. */
+  busySince: number | undefined;
 }
 
 export class Dispatcher {
   private readonly claimed = new Map<number, ClaimedJob>();
+  /** Queued deliveries that came from a claim (see EndpointSlots.fromClaims). */
+  private readonly fromClaim = new WeakSet<ClaimedJob>();
   private readonly endpoints = new Map<string, EndpointSlots>();
   private running = 0;
   /** Some endpoint has work and room but the global bound stopped it. */
@@ -219,7 +238,7 @@ export class Dispatcher {
 
   private flowing(slots: EndpointSlots, now: number): boolean {
     if (slots.starts.some((t) => now - t > FLOW_HORIZON_MS)) return false;
-    return (slots.queue.length * (slots.avgMs ?? 0)) / this.opts.perEndpoint <= FLOW_HORIZON_MS;
+    return slots.queue.length * (slots.msPerAttempt ?? 0) <= FLOW_HORIZON_MS;
   }
 
   private flowingBacklog(now: number): number {
@@ -235,7 +254,7 @@ export class Dispatcher {
       return;
     }
     this.stats.adopted += jobs.length;
-    for (const job of jobs) this.enqueue(job);
+    for (const job of jobs) this.enqueue(job, false);
   }
 
   private async claimLoop(): Promise<void> {
@@ -249,7 +268,8 @@ export class Dispatcher {
       const discover = this.discoverNext;
       const asks: { id: string; room: number }[] = [];
       for (const [id, slots] of this.endpoints) {
-        const held = slots.running + slots.queue.length;
+        // Only claimed deliveries count: new work handed over does not keep older due ones waiting.
+        const held = slots.fromClaims;
         // A top-up waits until an endpoint is down to half: a claim costs a round trip whatever its size.
         if (room <= 0 || (!discover && (slots.drained || held > full / 2))) continue;
         const want = Math.min(full - held, room);
@@ -282,7 +302,7 @@ export class Dispatcher {
         const slots = this.endpoints.get(ask.id);
         if (slots) slots.drained = (got.get(ask.id) ?? 0) < ask.room;
       }
-      for (const job of jobs) this.enqueue(job);
+      for (const job of jobs) this.enqueue(job, true);
       if (search) {
         const asked = new Set(asks.map((a) => a.id));
         const found = [...got.keys()].filter((id) => !asked.has(id));
@@ -303,11 +323,32 @@ export class Dispatcher {
     return new Date(now.getTime() + this.opts.leaseMs);
   }
 
-  private enqueue(job: ClaimedJob): void {
+  /**
+   * Queues a delivery in creation order (by id) among its endpoint's: new work goes last,
+   * due deliveries claimed from the database before the newer ones queued here.
+   * An endpoint first seen through new work (not a claim) has nothing known to claim: its
+   * due deliveries, if any, come with a wake that asks for every endpoint (see wake()).
+   */
+  private enqueue(job: ClaimedJob, fromClaim: boolean): void {
     this.claimed.set(job.id, job);
     let slots = this.endpoints.get(job.endpoint_id);
-    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: false, starts: [], avgMs: undefined }));
-    slots.queue.push(job);
+    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined }));
+    const queue = slots.queue;
+    if (queue.length === 0 || queue[queue.length - 1]!.id < job.id) queue.push(job);
+    else {
+      let lo = 0;
+      let hi = queue.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (queue[mid]!.id < job.id) lo = mid + 1;
+        else hi = mid;
+      }
+      queue.splice(lo, 0, job);
+    }
+    if (fromClaim) {
+      this.fromClaim.add(job);
+      slots.fromClaims++;
+    }
     this.queued++;
     this.pump(job.endpoint_id);
   }
@@ -318,6 +359,7 @@ export class Dispatcher {
     while (!this.stopped && slots.running < this.opts.perEndpoint && slots.queue.length && this.running < this.opts.maxInFlight) {
       const job = slots.queue.shift()!;
       this.queued--;
+      if (this.fromClaim.delete(job)) slots.fromClaims--;
       slots.running++;
       this.running++;
       const started = this.monotonic();
@@ -327,13 +369,17 @@ export class Dispatcher {
         slots.running--;
         this.running--;
         slots.starts.splice(slots.starts.indexOf(started), 1);
-        const took = this.monotonic() - started;
-        slots.avgMs = slots.avgMs === undefined ? took : slots.avgMs + EWMA_WEIGHT * (took - slots.avgMs);
+        const now = this.monotonic();
+        if (slots.busySince !== undefined) {
+          const took = now - slots.busySince;
+          slots.msPerAttempt = slots.msPerAttempt === undefined ? took : slots.msPerAttempt + EWMA_WEIGHT * (took - slots.msPerAttempt);
+        }
+        slots.busySince = slots.queue.length ? now : undefined;
         if (this.intake && this.queued <= this.intake.low) this.intake.release();
         // Forgotten once idle with nothing more due; until then the next top-up asks for it.
         if (slots.running === 0 && slots.queue.length === 0 && slots.drained) this.endpoints.delete(endpointId);
         this.pump(endpointId);
-        if (!slots.drained && slots.running + slots.queue.length <= this.opts.perEndpoint * CLAIM_AHEAD) this.wake(true);
+        if (!slots.drained && slots.fromClaims <= this.opts.perEndpoint * CLAIM_AHEAD) this.wake(true);
         // A global slot freed: endpoints that waited for one go on.
         if (this.globalWait && this.running < this.opts.maxInFlight) {
           this.globalWait = false;
