@@ -174,10 +174,12 @@ try {
   for (const rate of RATES) {
     await ask(receivers, 'reset', 'reset');
     const pacedEvents = make(rate * PACED_SECONDS);
+    const pacedCpu0 = cpuSnapshot(procs);
     const paced = await publishAll(pacedEvents, rate);
     const publishedRate = pacedEvents.length / ((now() - paced.started) / 1000);
     await waitForCount(receivers, pacedEvents.length * RECEIVERS, 600_000);
-    pacedResults.push({ rate, events: pacedEvents.length, publishedRate, ...(await latencies(receivers, paced.published)) });
+    const cpu = cpuPerUnit(pacedCpu0, cpuSnapshot(procs), pacedEvents.length * RECEIVERS, 3);
+    pacedResults.push({ rate, events: pacedEvents.length, publishedRate, cpu, ...(await latencies(receivers, paced.published)) });
   }
 
   const fmt = (n) => Math.round(n).toLocaleString('en-US');
@@ -193,6 +195,7 @@ try {
   for (const p of pacedResults) {
     console.log(`paced: ${fmt(p.events)} events at ${fmt(p.publishedRate)} events/s (${fmt(p.publishedRate * RECEIVERS)} deliveries/s)`);
     console.log(`  publish->receipt p50 ${ms(p.p50)}  p99 ${ms(p.p99)}  max ${ms(p.max)}  duplicates ${p.duplicates}   (target p99 < 100 ms at 1,000 events/s)`);
+    console.log(`  CPU ms per delivery: ${p.cpu}`);
   }
   await bus.drain();
 } finally {
