@@ -260,3 +260,20 @@ describe('leases', () => {
     expect(workers).toEqual([{ owner: 'alive' }]);
   });
 });
+
+describe('delivery ids', () => {
+  it('go past 2^31: the queue key only grows as deliveries come and go, and is read back as the bigint it is', async () => {
+    await sql`alter table jobs alter column id restart with 3000000000`.execute(db);
+    const t = tenant();
+    const a = await endpoint(t);
+    const { claimed } = await repo.fanOut([event(t)], { maxAttempts: 10, now: t0, lease: { owner: 'w11', pendingFor: [] } });
+    expect(claimed.map((j) => j.id)).toEqual([3_000_000_000]);
+    await repo.record('w11', [finished(claimed[0]!, false, t0)], recording);
+    const [again] = await repo.claim({ owner: 'w11', now: t0, endpoints: [{ id: a, room: 1 }] });
+    expect(again!.id).toBe(3_000_000_000);
+    await repo.record('w11', [finished(again!, true, null)], recording);
+    expect(await queued(a)).toEqual([]);
+    const rows = await sql<{ job_id: number }>`select job_id from attempts where endpoint_id = ${a}`.execute(db);
+    expect(rows.rows).toEqual([{ job_id: 3_000_000_000 }, { job_id: 3_000_000_000 }]);
+  });
+});

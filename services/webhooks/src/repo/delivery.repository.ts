@@ -114,7 +114,7 @@ export class DeliveryRepository {
                and not exists (select 1 from attempts a where a.endpoint_id = t.endpoint_id and a.event_id = t.event_id and a.status = 'delivered'))
         returning id, endpoint_id, event_id, state = 'in_flight' as leased
       )
-      select i.id::int as id, i.endpoint_id, i.event_id, i.leased, p.url, p.secret_sealed
+      select i.id, i.endpoint_id, i.event_id, i.leased, p.url, p.secret_sealed
       from inserted i
       join endpoints p on p.id = i.endpoint_id`.execute(ex);
     if (!lease) return { created: rows.length, claimed: [] };
@@ -190,7 +190,7 @@ export class DeliveryRepository {
         from picked where jobs.id = picked.id
         returning jobs.id, jobs.endpoint_id, jobs.event_id, jobs.origin, jobs.attempts, jobs.max_attempts
       )
-      select c.id::int as id, c.endpoint_id, c.event_id, c.origin, c.attempts, c.max_attempts,
+      select c.id, c.endpoint_id, c.event_id, c.origin, c.attempts, c.max_attempts,
              e.body, p.url, p.secret_sealed, p.disabled
       from claimed c
       join events e on e.id = c.event_id
