@@ -79,6 +79,22 @@ const MAX_PENDING_FOR = 256;
 /** Weight of the latest interval in an endpoint's time per finished attempt. */
 const EWMA_WEIGHT = 0.2;
 
+/** Inserts a delivery into a queue kept in id (creation) order; new work, the usual case, goes last at once. */
+function insertById(queue: ClaimedJob[], job: ClaimedJob): void {
+  if (queue.length === 0 || queue[queue.length - 1]!.id < job.id) {
+    queue.push(job);
+    return;
+  }
+  let lo = 0;
+  let hi = queue.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (queue[mid]!.id < job.id) lo = mid + 1;
+    else hi = mid;
+  }
+  queue.splice(lo, 0, job);
+}
+
 interface EndpointSlots {
   running: number;
   queue: ClaimedJob[];
@@ -333,18 +349,7 @@ export class Dispatcher {
     this.claimed.set(job.id, job);
     let slots = this.endpoints.get(job.endpoint_id);
     if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined }));
-    const queue = slots.queue;
-    if (queue.length === 0 || queue[queue.length - 1]!.id < job.id) queue.push(job);
-    else {
-      let lo = 0;
-      let hi = queue.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (queue[mid]!.id < job.id) lo = mid + 1;
-        else hi = mid;
-      }
-      queue.splice(lo, 0, job);
-    }
+    insertById(slots.queue, job);
     if (fromClaim) {
       this.fromClaim.add(job);
       slots.fromClaims++;
