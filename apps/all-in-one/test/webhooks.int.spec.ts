@@ -263,6 +263,18 @@ describe('delivery', () => {
     expect(second!.verifiedWith).toBe(e.secret);
   });
 
+  it('keeps a response body with a NUL byte (as U+FFFD), and goes on recording everything after it', async () => {
+    const r = await receiver({ reply: (d) => (d.n === 1 ? { status: 500, body: 'bad\u0000body' } : { status: 200 }) });
+    const e = await endpoint(r);
+    const event = await publish(messageReceivedEvent(tenant, clock.now()));
+    const [failed] = await recordsAtLeast(e.id, 1);
+    expect(failed).toMatchObject({ event_id: event.id, status: 'failed', http_status: 500, response_body: 'bad\ufffdbody' });
+    const next = await publish(messageReceivedEvent(tenant, clock.now()));
+    const [delivered] = await recordsAtLeast(e.id, 2);
+    expect(delivered).toMatchObject({ event_id: next.id, status: 'delivered' });
+    await api.delete(`/api/v1/webhooks/endpoints/${e.id}`, { token: tenant.key });
+  });
+
   it('retries 400, 401 and 404 like any failure', async () => {
     const statuses = [400, 401, 404, 200];
     const r = await receiver({ reply: (d) => ({ status: statuses[d.n - 1] ?? 200 }) });
@@ -387,6 +399,10 @@ describe('delivery', () => {
     const tooLong = new Date(clock.now().getTime() - 15 * 86_400_000).toISOString();
     expectError(await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since: tooLong }, { token: t.key }), 400, 'invalid_request');
     expectError(await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since, until: since }, { token: t.key }), 400, 'invalid_request');
+    // Short enough, but further back than the event stream keeps (14 days): refused, not an empty 202.
+    const old = (days: number) => new Date(clock.now().getTime() - days * 86_400_000).toISOString();
+    expectError(await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since: old(20), until: old(10) }, { token: t.key }), 400, 'invalid_request');
+    expectError(await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since: old(16), until: old(3) }, { token: t.key }), 400, 'invalid_request');
     expectError(await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since: 'yesterday' }, { token: t.key }), 400, 'invalid_request');
   });
 });
@@ -433,5 +449,85 @@ describe('auto-disable', () => {
     // 99 records fit in one page of 100; wait for all 99 and look at the endpoint.
     await waitFor(async () => (await records(e.id, t)).length === 99, { timeoutMs: 20_000 });
     expect((await api.get(`/api/v1/webhooks/endpoints/${e.id}`, { token: t.key })).body).toMatchObject({ disabled: false, disabled_reason: null });
+  });
+});
+
+/**
+ * Deliveries already handed to the dispatcher (queued in memory, leased to this instance)
+ * follow the endpoint's changes: a disable or a delete stops them, a new URL is where they
+ * go. Only attempts already running finish (4 at most per endpoint).
+ */
+describe('endpoint changes reach deliveries already queued', () => {
+  async function publishMany(t: Tenant, n: number): Promise<EventEnvelope[]> {
+    const events = Array.from({ length: n }, () => messageReceivedEvent(t, clock.now()));
+    for (let i = 0; i < events.length; i += 50) await Promise.all(events.slice(i, i + 50).map((e) => publish(e)));
+    return events;
+  }
+
+  it('auto-disable in a burst: 50 failed attempts and those already running, no more', async () => {
+    const t = await newTenant();
+    const failing = await receiver({ reply: () => ({ status: 500 }) });
+    const e = await endpoint(failing, {}, t);
+    await publishMany(t, 300);
+    await waitFor(async () => (await api.get(`/api/v1/webhooks/endpoints/${e.id}`, { token: t.key })).body.disabled === true, { timeoutMs: 20_000, what: 'auto-disable' });
+    // Every attempt that went out is recorded, and nothing is running.
+    await waitFor(async () => failing.answering === 0 && (await records(e.id, t)).length === failing.received.length, { timeoutMs: 20_000, what: 'attempts recorded' });
+    expect(failing.received.length).toBeGreaterThanOrEqual(50);
+    expect(failing.received.length).toBeLessThanOrEqual(53);
+    // No retry either, once due.
+    clock.advance(3_600_000);
+    const control = await receiver();
+    const c = await endpoint(control, {}, t);
+    const marker = await publish(messageReceivedEvent(t, clock.now()));
+    await waitFor(() => control.of(marker.id).length === 1);
+    await recordsAtLeast(c.id, 1, t);
+    expect(failing.received.length).toBeLessThanOrEqual(53);
+  });
+
+  it('a delete stops the deliveries queued for the endpoint', async () => {
+    const t = await newTenant();
+    const slow = await receiver({ reply: () => ({ status: 200, delayMs: 40 }) });
+    const e = await endpoint(slow, {}, t);
+    await publishMany(t, 100);
+    await waitFor(() => slow.received.length >= 5, { what: 'first deliveries' });
+    expect((await api.delete(`/api/v1/webhooks/endpoints/${e.id}`, { token: t.key })).status).toBe(204);
+    const atDelete = slow.received.length;
+    await waitFor(() => slow.answering === 0, { what: 'running attempts done' });
+    expect(slow.received.length).toBeLessThanOrEqual(atDelete + 4);
+    expect(slow.received.length).toBeLessThan(100);
+  });
+
+  it('a disable by PATCH stops them; re-enabled, new events flow again', async () => {
+    const t = await newTenant();
+    const slow = await receiver({ reply: () => ({ status: 200, delayMs: 40 }) });
+    const e = await endpoint(slow, {}, t);
+    await publishMany(t, 100);
+    await waitFor(() => slow.received.length >= 5, { what: 'first deliveries' });
+    expect((await api.patch(`/api/v1/webhooks/endpoints/${e.id}`, { disabled: true }, { token: t.key })).body.disabled).toBe(true);
+    const atDisable = slow.received.length;
+    await waitFor(async () => slow.answering === 0 && (await records(e.id, t)).length === slow.received.length, { what: 'running attempts recorded' });
+    expect(slow.received.length).toBeLessThanOrEqual(atDisable + 4);
+    expect((await api.patch(`/api/v1/webhooks/endpoints/${e.id}`, { disabled: false }, { token: t.key })).body.disabled).toBe(false);
+    slow.reply = () => ({ status: 200 });
+    const after = await publish(messageReceivedEvent(t, clock.now()));
+    await waitFor(() => slow.of(after.id).length === 1);
+    // The cancelled ones stay cancelled (recover re-sends them).
+    expect(slow.received.length).toBeLessThanOrEqual(atDisable + 5);
+  });
+
+  it('a new URL: deliveries not yet started go there', async () => {
+    const t = await newTenant();
+    const before = await receiver({ reply: (d) => ({ status: d.verifiedWith ? 200 : 401, delayMs: 40 }) });
+    const after = await receiver();
+    const e = await endpoint(before, {}, t);
+    after.secrets.push(e.secret);
+    const events = await publishMany(t, 100);
+    await waitFor(() => before.received.length >= 5, { what: 'first deliveries' });
+    const patched = await api.patch(`/api/v1/webhooks/endpoints/${e.id}`, { url: after.url() }, { token: t.key });
+    expect(patched.body.url).toBe(after.url());
+    const atChange = before.received.length;
+    await waitFor(() => events.every((ev) => before.of(ev.id).length + after.of(ev.id).length >= 1), { timeoutMs: 20_000, what: 'every event delivered' });
+    expect(before.received.length).toBeLessThanOrEqual(atChange + 4);
+    expect(after.received.every((d) => d.verifiedWith === e.secret)).toBe(true);
   });
 });

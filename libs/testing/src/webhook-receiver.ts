@@ -52,6 +52,8 @@ export function verifySignature(secret: string, timestamp: string | undefined, s
 export class WebhookReceiver {
   readonly received: ReceivedDelivery[] = [];
   connections = 0;
+  /** Requests received and not yet answered (hanging ones included). */
+  answering = 0;
   secrets: string[];
   reply: (d: ReceivedDelivery) => Reply;
   private readonly sockets = new Set<Socket>();
@@ -112,12 +114,14 @@ export class WebhookReceiver {
       at: Date.now(),
     };
     this.received.push(d);
+    this.answering++;
     const reply = this.reply(d);
     if (reply.hang) {
       this.hanging.add(res);
       return;
     }
     const send = () => {
+      this.answering--;
       res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
       res.end(reply.body ?? '');
     };

@@ -63,6 +63,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
       retries,
       history: streamEventHistory(bus),
       wake,
+      changed: (id, now) => dispatcher.endpointChanged(id, now),
     });
     life.add('webhooks:rpc', serveRpc(bus, 'webhooks', webhooksHandlers(endpoints)), (s) => s.stop());
     await dispatcher.start();

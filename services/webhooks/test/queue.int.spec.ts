@@ -171,7 +171,8 @@ describe('recording', () => {
     await db.deleteFrom('endpoints').where('id', '=', gone).execute();
     const [ok, gaveUp, retried] = events.map((e) => of(a, e));
     const batch = [finished(ok!, true, null), finished(gaveUp!, false, null), finished(retried!, false, at(300)), ...events.map((e) => finished(of(gone, e), true, null))];
-    expect(await repo.record('w6', batch, recording)).toEqual([]);
+    // The endpoints as they are now: the deleted one is missing.
+    expect(await repo.record('w6', batch, recording)).toEqual([{ id: a, url: `https://${a}.example.com/hook`, disabled: false, disabledNow: false, consecutiveFailures: 2 }]);
     const left = await sql<{ event_id: string; state: string; attempts: number; next_attempt_at: Date; lock_owner: string | null }>`
       select event_id, state, attempts, next_attempt_at, lock_owner from jobs where endpoint_id = any(${[a, gone]}::text[])`.execute(db);
     expect(left.rows).toEqual([{ event_id: retried!.event_id, state: 'pending', attempts: 1, next_attempt_at: at(300), lock_owner: null }]);
@@ -192,11 +193,13 @@ describe('recording', () => {
     await repo.fanOut(events.slice(3), { maxAttempts: 10, now: t0 });
     const limits = { ...recording, threshold: 5 };
     // A success then two failures: the count is the failures after the last success.
-    expect(await repo.record('w9', [finished(claimed[0]!, true, null), finished(claimed[1]!, false, at(60))], limits)).toEqual([]);
+    expect(await repo.record('w9', [finished(claimed[0]!, true, null), finished(claimed[1]!, false, at(60))], limits)).toEqual([
+      { id: a, url: `https://${a}.example.com/hook`, disabled: false, disabledNow: false, consecutiveFailures: 1 },
+    ]);
     const count = async () => (await db.selectFrom('endpoints').select(['consecutive_failures', 'disabled', 'disabled_reason']).where('id', '=', a).executeTakeFirstOrThrow());
     expect(await count()).toEqual({ consecutive_failures: 1, disabled: false, disabled_reason: null });
     await sql`update endpoints set consecutive_failures = 4 where id = ${a}`.execute(db);
-    expect(await repo.record('w9', [finished(claimed[2]!, false, at(60))], limits)).toEqual([a]);
+    expect(await repo.record('w9', [finished(claimed[2]!, false, at(60))], limits)).toEqual([{ id: a, url: `https://${a}.example.com/hook`, disabled: true, disabledNow: true, consecutiveFailures: 5 }]);
     expect(await count()).toEqual({ consecutive_failures: 5, disabled: true, disabled_reason: 'test reason' });
     // The attempt that disabled it has no next attempt; the retry scheduled before and the pending delivery are cancelled.
     expect(await queued(a)).toEqual([]);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger, ManualClock, SecretBox } from '@mailroom/platform';
 import { RetryPolicy } from '../domain/retry-policy';
-import type { ClaimedJob, DeliveryRepository } from '../repo/delivery.repository';
+import type { ClaimedJob, DeliveryRepository, FinishedAttempt, RecordedEndpoint } from '../repo/delivery.repository';
 import { CLAIM_AHEAD, Dispatcher, FLOW_HORIZON_MS, INTAKE_BACKLOG_PER_SLOT, INTAKE_WAIT_MS, type Poster } from './dispatcher';
 import type { PostResult } from './http-client';
 
@@ -35,19 +35,24 @@ class GatedPoster implements Poster {
     return this.waiting.get(url)?.length ?? 0;
   }
 
-  /** Answers the oldest request to `url` with 200; resolves once the dispatcher has moved on. */
-  async answer(url: string): Promise<void> {
+  /** Answers the oldest request to `url` (200 unless told); resolves once the dispatcher has moved on. */
+  async answer(url: string, result: PostResult = { ok: true, httpStatus: 200, timedOut: false, durationMs: 1 }): Promise<void> {
     const resolve = this.waiting.get(url)?.shift();
     if (!resolve) throw new Error(`no request to ${url} is waiting`);
-    resolve({ ok: true, httpStatus: 200, timedOut: false, durationMs: 1 });
+    resolve(result);
     await new Promise((r) => setImmediate(r));
   }
 }
 
 const claim = jest.fn(async () => [] as ClaimedJob[]);
-const record = jest.fn(async () => [] as string[]);
+/** By default each endpoint of the batch is as its deliveries knew it: enabled, same URL, no failures. */
+const asRecorded = async (_owner: string, batch: FinishedAttempt[]): Promise<RecordedEndpoint[]> =>
+  [...new Map(batch.map((a) => [a.job.endpoint_id, a.job.url])).entries()].map(([id, url]) => ({ id, url, disabled: false, disabledNow: false, consecutiveFailures: 0 }));
+const record = jest.fn(asRecorded);
+const discard = jest.fn(async (_owner: string, _ids: number[]) => {});
 const repo = {
   record,
+  discard,
   release: async () => {},
   retire: async () => {},
   claim,
@@ -77,7 +82,9 @@ describe('Dispatcher intake', () => {
 
   beforeEach(() => {
     claim.mockClear();
-    record.mockClear();
+    record.mockReset();
+    record.mockImplementation(asRecorded);
+    discard.mockClear();
     now = 1_000;
     http = new GatedPoster();
     dispatcher = new Dispatcher(repo, http, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {
@@ -203,5 +210,81 @@ describe('Dispatcher intake', () => {
     expect(claim).not.toHaveBeenCalled();
     dispatcher.wake();
     expect(claim).toHaveBeenCalledTimes(1);
+  });
+
+  const failed: PostResult = { ok: false, httpStatus: 500, error: 'non_2xx_status', timedOut: false, durationMs: 1, responseBody: 'no' };
+
+  /** Waits (bounded) until the record mock has been called `n` times and its answers are taken in. */
+  async function recorded(n: number): Promise<void> {
+    for (let waited = 0; record.mock.calls.length < n; waited++) {
+      if (waited > 400) throw new Error(`only ${record.mock.calls.length} of ${n} records`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    await new Promise((r) => setImmediate(r));
+  }
+
+  it('starts nothing more at 50 consecutive failures until a record says; disabled, it drops the queue', async () => {
+    const url = 'https://failing.example.com/';
+    const queued = jobs('failing', 60);
+    dispatcher.adopt(queued);
+    record.mockImplementationOnce(async () => [{ id: 'failing', url, disabled: true, disabledNow: true, consecutiveFailures: 50 }]);
+    for (let i = 0; i < 50; i++) await http.answer(url, failed);
+    // The 50th failure: the three still running go on, nothing new starts.
+    expect(http.sent(url)).toHaveLength(53);
+    expect(http.running(url)).toBe(3);
+    await recorded(1);
+    expect(discard).toHaveBeenCalledWith('w1', queued.slice(53).map((j) => j.id));
+    for (let i = 0; i < 3; i++) await http.answer(url, failed);
+    expect(http.sent(url)).toHaveLength(53);
+  });
+
+  it('at the threshold, a record that finds the endpoint enabled (its count reset meanwhile) lets it go on', async () => {
+    const url = 'https://flaky.example.com/';
+    dispatcher.adopt(jobs('flaky', 60));
+    record.mockImplementationOnce(async () => [{ id: 'flaky', url, disabled: false, disabledNow: false, consecutiveFailures: 0 }]);
+    for (let i = 0; i < 50; i++) await http.answer(url, failed);
+    expect(http.sent(url)).toHaveLength(53);
+    await recorded(1);
+    expect(http.sent(url)).toHaveLength(54);
+    expect(discard).not.toHaveBeenCalled();
+  });
+
+  it('sends the deliveries queued for an endpoint to the URL a record found', async () => {
+    const [before, after] = ['https://before.example.com/', 'https://after.example.com/'];
+    const queued = jobs('moved', 10).map((j) => ({ ...j, url: before }));
+    dispatcher.adopt(queued);
+    record.mockImplementationOnce(async () => [{ id: 'moved', url: after, disabled: false, disabledNow: false, consecutiveFailures: 0 }]);
+    // One answered, and the fifth started, before the record: four running at the old URL.
+    await http.answer(before);
+    await recorded(1);
+    for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(before);
+    for (let i = 0; i < 5; i++) await http.answer(after);
+    expect(http.sent(before)).toHaveLength(5);
+    expect(http.sent(after)).toEqual(queued.slice(5).map((j) => j.event_id));
+  });
+
+  it('drops the queue of an endpoint changed here (disabled or deleted); the running attempts finish', async () => {
+    const url = 'https://gone.example.com/';
+    const queued = jobs('gone', 10);
+    dispatcher.adopt(queued);
+    dispatcher.endpointChanged('gone', undefined);
+    expect(discard).toHaveBeenCalledWith('w1', queued.slice(PER_ENDPOINT).map((j) => j.id));
+    for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
+    expect(http.sent(url)).toHaveLength(PER_ENDPOINT);
+    // Re-enabled (or created again under the same id in a test): new work starts as usual.
+    dispatcher.endpointChanged('gone', { url, disabled: false });
+    dispatcher.adopt(jobs('gone', 1));
+    expect(http.sent(url)).toHaveLength(PER_ENDPOINT + 1);
+  });
+
+  it('records a batch PostgreSQL refuses (a data exception) again without its response bodies', async () => {
+    const url = 'https://odd.example.com/';
+    dispatcher.adopt(jobs('odd', 1));
+    record.mockRejectedValueOnce(Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' }));
+    await http.answer(url, failed);
+    await recorded(2);
+    const [first, second] = record.mock.calls.map((c) => c[1]);
+    expect(first![0]!.responseBody).toBe('no');
+    expect(second![0]).toMatchObject({ responseBody: null, httpStatus: 500, ok: false });
   });
 });

@@ -31,6 +31,7 @@ import { monotonicIds } from '@mailroom/contracts';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
 import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } from '../repo/delivery.repository';
 import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
+import type { EndpointNow } from '../domain/ports';
 import { sign } from '../domain/signature';
 import type { PostResult } from './http-client';
 
@@ -95,6 +96,11 @@ function insertById(queue: ClaimedJob[], job: ClaimedJob): void {
   queue.splice(lo, 0, job);
 }
 
+/** A PostgreSQL data exception (SQLSTATE class 22): a value refused, whatever the retry. */
+function isDataException(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && err.code.startsWith('22');
+}
+
 interface EndpointSlots {
   running: number;
   queue: ClaimedJob[];
@@ -121,7 +127,19 @@ interface EndpointSlots {
   msPerAttempt: number | undefined;
   /** When an attempt last finished with work waiting (monotonic ms), if the one after it has not yet. */
   busySince: number | undefined;
+  /**
+   * The endpoint's consecutive failed attempts as this instance knows them: its count at the
+   * last record of its attempts here, plus the attempts that failed here since (0 after a
+   * success). At the threshold no attempt starts until a record says whether the endpoint is
+   * disabled: a fast-failing receiver gets 50 failed attempts (and those already running),
+   * not the whole queue while the 50th is being recorded.
+   */
+  failures: number;
+  /** The endpoint's URL as last known here; `mixedUrls`: some queued delivery carries another. */
+  url: string;
+  mixedUrls: boolean;
 }
+
 
 export class Dispatcher {
   private readonly claimed = new Map<number, ClaimedJob>();
@@ -348,7 +366,8 @@ export class Dispatcher {
   private enqueue(job: ClaimedJob, fromClaim: boolean): void {
     this.claimed.set(job.id, job);
     let slots = this.endpoints.get(job.endpoint_id);
-    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined }));
+    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined, failures: 0, url: job.url, mixedUrls: false }));
+    else if (job.url !== slots.url) slots.mixedUrls = true;
     insertById(slots.queue, job);
     if (fromClaim) {
       this.fromClaim.add(job);
@@ -361,7 +380,7 @@ export class Dispatcher {
   private pump(endpointId: string): void {
     const slots = this.endpoints.get(endpointId);
     if (!slots) return;
-    while (!this.stopped && slots.running < this.opts.perEndpoint && slots.queue.length && this.running < this.opts.maxInFlight) {
+    while (!this.stopped && slots.running < this.opts.perEndpoint && slots.queue.length && this.running < this.opts.maxInFlight && slots.failures < this.opts.failureThreshold) {
       const job = slots.queue.shift()!;
       this.queued--;
       if (this.fromClaim.delete(job)) slots.fromClaims--;
@@ -369,7 +388,7 @@ export class Dispatcher {
       this.running++;
       const started = this.monotonic();
       slots.starts.push(started);
-      const p = this.attempt(job).finally(() => {
+      const p = this.attempt(job, slots).finally(() => {
         this.attempts.delete(p);
         slots.running--;
         this.running--;
@@ -405,7 +424,7 @@ export class Dispatcher {
     return secret;
   }
 
-  private async attempt(job: ClaimedJob): Promise<void> {
+  private async attempt(job: ClaimedJob, slots: EndpointSlots): Promise<void> {
     const attempt = job.attempts + 1;
     const at = this.clock.now();
     const timestamp = Math.floor(at.getTime() / 1000);
@@ -425,6 +444,7 @@ export class Dispatcher {
     }
     // Cut short by shutdown: nothing is recorded, the delivery is handed back and sent again.
     if (result.error === 'aborted') return;
+    slots.failures = result.ok ? 0 : slots.failures + 1;
     let retryAt: Date | null = null;
     if (!result.ok) {
       const now = this.clock.now();
@@ -495,7 +515,10 @@ export class Dispatcher {
       } catch (err) {
         failures++;
         this.log.warn({ err, attempts: batch.length }, 'recording attempts failed; retrying');
-        this.finished = [...batch, ...this.finished];
+        // A value PostgreSQL refuses would fail the batch forever, and every record after it:
+        // the receivers' response bodies are the only text from outside, so they go.
+        const refused = isDataException(err) && batch.some((a) => a.responseBody !== null);
+        this.finished = [...(refused ? batch.map((a) => ({ ...a, responseBody: null })) : batch), ...this.finished];
         if (this.stopped && failures >= 3) return;
         await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** failures)));
         continue;
@@ -505,9 +528,65 @@ export class Dispatcher {
     } while (this.finished.length >= FLUSH_BATCH || (this.stopped && this.finished.length));
   }
 
+  /**
+   * Records a batch, then follows what the record says of its endpoints: disabled (now, or
+   * by a user through another instance) or deleted, their deliveries queued here are
+   * dropped; a new URL is where the queued ones go; the failure count is the database's.
+   */
   private async record(batch: FinishedAttempt[]): Promise<void> {
-    const newlyDisabled = await this.repo.record(this.opts.owner, batch, { threshold: this.opts.failureThreshold, reason: AUTO_DISABLE_REASON, now: this.clock.now() });
-    for (const id of newlyDisabled) this.log.warn({ endpoint_id: id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
+    const endpoints = await this.repo.record(this.opts.owner, batch, { threshold: this.opts.failureThreshold, reason: AUTO_DISABLE_REASON, now: this.clock.now() });
+    const known = new Set<string>();
+    // Failures since the batch was cut (finished here, not yet recorded), per endpoint: those after its last success.
+    const since = new Map<string, { success: boolean; failures: number }>();
+    for (const a of this.finished) {
+      const s = since.get(a.job.endpoint_id) ?? { success: false, failures: 0 };
+      if (a.ok) Object.assign(s, { success: true, failures: 0 });
+      else s.failures++;
+      since.set(a.job.endpoint_id, s);
+    }
+    for (const e of endpoints) {
+      known.add(e.id);
+      if (e.disabledNow) this.log.warn({ endpoint_id: e.id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
+      const slots = this.endpoints.get(e.id);
+      if (!slots) continue;
+      const later = since.get(e.id);
+      slots.failures = (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0);
+      this.endpointChanged(e.id, { url: e.url, disabled: e.disabled });
+      this.pump(e.id);
+    }
+    for (const a of batch) if (!known.has(a.job.endpoint_id)) this.endpointChanged(a.job.endpoint_id, undefined);
+  }
+
+  /**
+   * An endpoint changed (or may have): its deliveries queued here, not yet started, follow.
+   * Disabled or deleted, they are dropped (a disable cancels what is pending, a delete
+   * removes everything); with a new URL, they go there. Attempts already running finish.
+   */
+  endpointChanged(endpointId: string, now: EndpointNow): void {
+    const slots = this.endpoints.get(endpointId);
+    if (!slots) return;
+    if (now && !now.disabled) {
+      if (now.url === slots.url && !slots.mixedUrls) return;
+      slots.url = now.url;
+      slots.mixedUrls = false;
+      for (const job of slots.queue) job.url = now.url;
+      return;
+    }
+    // Nothing more starts: a disabled endpoint gets no new deliveries, and re-enabled it starts a new count.
+    slots.failures = 0;
+    slots.drained = true;
+    if (slots.running === 0) this.endpoints.delete(endpointId);
+    if (slots.queue.length === 0) return;
+    const dropped = slots.queue.splice(0);
+    this.queued -= dropped.length;
+    slots.fromClaims = 0;
+    for (const job of dropped) {
+      this.claimed.delete(job.id);
+      this.fromClaim.delete(job);
+    }
+    if (this.intake && this.queued <= this.intake.low) this.intake.release();
+    // If this fails they stay leased here until this instance's lease ends; handed back then, a claim finds their endpoint disabled or gone and drops them.
+    this.repo.discard(this.opts.owner, dropped.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not drop the deliveries of a disabled or deleted endpoint'));
   }
 
   private async heartbeat(): Promise<void> {

@@ -84,6 +84,15 @@ export function guardedLookup(ips: IpPolicy, resolver: Resolver): LookupFunction
   };
 }
 
+/**
+ * The kept response body as text that PostgreSQL stores: invalid UTF-8 becomes U+FFFD (as
+ * toString does), and so does NUL, which a text column refuses (and with it the whole
+ * batch of records it came in).
+ */
+export function keptText(bytes: Buffer): string {
+  return bytes.toString('utf8').replaceAll('\u0000', '\ufffd');
+}
+
 function codeOf(err: unknown): string | undefined {
   for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
     if (typeof e === 'object' && 'code' in e && typeof e.code === 'string' && e.code !== 'UND_ERR_SOCKET' && e.code !== 'ABORT_ERR') return e.code;
@@ -165,7 +174,7 @@ export class WebhookHttpClient {
       const fail = (error: DeliveryError) => settle({ ok: false, httpStatus: 0, error, timedOut: error === 'timeout', durationMs: duration() });
       const answered = () => {
         const ok = status >= 200 && status < 300;
-        const text = keptBytes ? Buffer.concat(kept).toString('utf8') : undefined;
+        const text = keptBytes ? keptText(Buffer.concat(kept)) : undefined;
         settle({
           ok,
           httpStatus: status,

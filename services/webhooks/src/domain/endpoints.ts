@@ -27,7 +27,7 @@ import type { WebhooksDb } from '../repo/tables';
 import type { RetryPolicy } from './retry-policy';
 import { newWebhookSecret } from './signature';
 import { checkReceiverUrl, type UrlPolicyOptions } from './url-policy';
-import type { EventHistory, WakeDispatcher } from './ports';
+import type { EndpointChanged, EventHistory, WakeDispatcher } from './ports';
 
 export const DISABLED_BY_USER = 'disabled by a user';
 const DAY_MS = 86_400_000;
@@ -101,6 +101,7 @@ export interface EndpointsDeps {
   retries: RetryPolicy;
   history: EventHistory;
   wake: WakeDispatcher;
+  changed: EndpointChanged;
 }
 
 export class Endpoints {
@@ -151,7 +152,7 @@ export class Endpoints {
   ): Promise<WebhookEndpoint> {
     const url = input.url === undefined ? undefined : checkReceiverUrl(input.url, this.d.urls);
     const now = this.d.clock.now();
-    return withTransaction(this.d.db, async (trx) => {
+    const updated = await withTransaction(this.d.db, async (trx) => {
       const current = await this.d.endpoints.find(t, id, trx);
       if (!current) throw AppError.notFound('webhook endpoint');
       const set: Parameters<EndpointRepository['update']>[2] = { updated_at: now };
@@ -167,19 +168,24 @@ export class Endpoints {
       }
       const row = await this.d.endpoints.update(t, id, set, trx);
       if (!row) throw AppError.notFound('webhook endpoint');
-      return toEndpoint(row);
+      return row;
     });
+    // Committed: deliveries queued here stop (disabled) or go to the new URL.
+    this.d.changed(id, { url: updated.url, disabled: updated.disabled });
+    return toEndpoint(updated);
   }
 
   async delete(t: Tenant, id: string): Promise<void> {
     const deleted = await withTransaction(this.d.db, async (trx) => {
       // A delivery a concurrent fan-out adds after this is dropped when claimed or recorded: its endpoint is gone.
+      // Those already queued by a dispatcher are dropped once committed (below), or at its next record (other instances).
       if (!(await this.d.endpoints.delete(t, id, trx))) return false;
       await this.d.deliveries.deleteForEndpoint(id, trx);
       await this.d.deliveries.deleteAttempts(id, trx);
       return true;
     });
     if (!deleted) throw AppError.notFound('webhook endpoint');
+    this.d.changed(id, undefined);
   }
 
   async deliveries(t: Tenant, id: string, q: { limit: number; page_token?: string | undefined }): Promise<{ data: WebhookDelivery[]; next_page_token: string | null }> {
@@ -220,6 +226,8 @@ export class Endpoints {
     const invalid = (message: string) => new AppError('invalid_request', message, { details: [{ path: 'since', message }] });
     if (since.getTime() >= until.getTime()) throw invalid('since must be before until (and before now)');
     if (until.getTime() - since.getTime() > WEBHOOK_RECOVER_MAX_DAYS * DAY_MS) throw invalid(`the window can be at most ${WEBHOOK_RECOVER_MAX_DAYS} days`);
+    // The event stream keeps 15 days: a window further back would find nothing (or part of it), not fail.
+    if (since.getTime() < now.getTime() - WEBHOOK_RECOVER_MAX_DAYS * DAY_MS) throw invalid(`since can be at most ${WEBHOOK_RECOVER_MAX_DAYS} days ago: older events are not kept`);
     if (endpoint.disabled) throw new AppError('conflict', 'the endpoint is disabled; re-enable it (PATCH disabled: false) before recovering');
     const types = endpoint.event_types;
     let chunk: StoredEvent[] = [];

@@ -11,3 +11,13 @@ export interface EventHistory {
 
 /** Tells the dispatcher that deliveries were queued, so it looks now rather than at its next poll. */
 export type WakeDispatcher = () => void;
+
+/** An endpoint as it is now; undefined: deleted. */
+export type EndpointNow = { url: string; disabled: boolean } | undefined;
+
+/**
+ * Tells this instance's dispatcher that an endpoint changed, so the deliveries it has
+ * queued for it follow at once (dropped when it is disabled or deleted, sent to its new
+ * URL). Other instances learn it from their next record of that endpoint's attempts.
+ */
+export type EndpointChanged = (endpointId: string, now: EndpointNow) => void;

@@ -49,6 +49,16 @@ export interface FinishedAttempt {
   retryAt: Date | null;
 }
 
+/** An endpoint of a recorded batch, as it is after the record (endpoints deleted meanwhile are missing). */
+export interface RecordedEndpoint {
+  id: string;
+  url: string;
+  disabled: boolean;
+  /** Disabled by this record (its failures reached the threshold). */
+  disabledNow: boolean;
+  consecutiveFailures: number;
+}
+
 /** New deliveries created leased to `owner`, except those to the endpoints of `pendingFor`. */
 export interface NewWorkLease {
   owner: string;
@@ -267,12 +277,13 @@ export class DeliveryRepository {
    *   taken over (the lease ran out) is not recorded, and the new holder's is the one row;
    * - each delivery with a next attempt is due again then; every other one is finished and
    *   leaves the queue, as do those whose endpoint was deleted (they get no record).
-   * Only deliveries this worker still holds are changed. Returns the endpoints disabled now.
+   * Only deliveries this worker still holds are changed. Returns the batch's endpoints as
+   * they are now (a deleted one is missing), so the worker can follow changes it did not make.
    *
    * The commit does not wait for the WAL flush: a record lost in a database crash leaves its
    * delivery leased, so it is attempted again (at-least-once), never lost.
    */
-  async record(owner: string, batch: FinishedAttempt[], opts: { threshold: number; reason: string; now: Date }): Promise<string[]> {
+  async record(owner: string, batch: FinishedAttempt[], opts: { threshold: number; reason: string; now: Date }): Promise<RecordedEndpoint[]> {
     if (batch.length === 0) return [];
     const tallies = new Map<string, { hadSuccess: boolean; trailingFailures: number }>();
     for (const a of batch) {
@@ -289,14 +300,14 @@ export class DeliveryRepository {
     const ids = [...tallies.keys()].sort();
     const col = <T>(f: (a: FinishedAttempt) => T) => batch.map(f);
     const { threshold, reason, now } = opts;
-    const { rows } = await sql<{ id: string; sync: string }>`
+    const { rows } = await sql<{ id: string; url: string; disabled: boolean; newly: boolean; failures: number; sync: string }>`
       with cfg as (
         select set_config('synchronous_commit', 'off', true) as sync
       ), v as (
         select * from unnest(${ids}::text[], ${ids.map((id) => tallies.get(id)!.hadSuccess)}::bool[], ${ids.map((id) => tallies.get(id)!.trailingFailures)}::int[])
           as v(id, had_success, tail_failures)
       ), known as (
-        select e.id, e.disabled from endpoints e where e.id = any(${ids}::text[])
+        select e.id, e.url, e.disabled, e.consecutive_failures from endpoints e where e.id = any(${ids}::text[])
       ), old as (
         -- Only endpoints whose count changes are locked and written: none while all goes well.
         select e.id, e.disabled, e.consecutive_failures from endpoints e join v on v.id = e.id
@@ -315,9 +326,10 @@ export class DeliveryRepository {
           disabled_at = case when not e.disabled and c.failures >= ${threshold} then ${now}::timestamptz else e.disabled_at end,
           updated_at = case when not e.disabled and c.failures >= ${threshold} then ${now}::timestamptz else e.updated_at end
         from counted c where e.id = c.id
-        returning e.id, e.disabled, c.was_disabled
+        returning e.id, e.disabled, e.consecutive_failures, c.was_disabled
       ), state as (
-        select k.id, coalesce(t.disabled, k.disabled) as disabled, coalesce(t.disabled and not t.was_disabled, false) as newly
+        select k.id, k.url, coalesce(t.disabled, k.disabled) as disabled, coalesce(t.disabled and not t.was_disabled, false) as newly,
+               coalesce(t.consecutive_failures, k.consecutive_failures) as failures
         from known k left join tallied t on t.id = k.id
       ), a as (
         select * from unnest(
@@ -349,8 +361,8 @@ export class DeliveryRepository {
         delete from jobs j using state t
         where j.endpoint_id = t.id and t.newly and j.state = 'pending'
       )
-      select t.id, cfg.sync from state t, cfg where t.newly`.execute(this.db);
-    return rows.map((r) => r.id);
+      select t.id, t.url, t.disabled, t.newly, t.failures, cfg.sync from state t, cfg`.execute(this.db);
+    return rows.map((r) => ({ id: r.id, url: r.url, disabled: r.disabled, disabledNow: r.newly, consecutiveFailures: r.failures }));
   }
 
   /**
