@@ -4,7 +4,8 @@
  */
 import { generateKeyPair, SignJWT, exportJWK, decodeProtectedHeader } from 'jose';
 import { ApiClient, createTestContext, waitFor, type TestContext } from '@mailroom/testing';
-import { ManualClock } from '@mailroom/platform';
+import { connectBus } from '@mailroom/messaging';
+import { createLogger, ManualClock } from '@mailroom/platform';
 import { startPlatform, type Platform } from '../src/platform';
 
 let ctx: TestContext;
@@ -22,6 +23,24 @@ function expectError(res: { status: number; body: any; headers: Headers }, statu
   expect(res.status).toBe(status);
   expect(res.body).toEqual({ error: expect.objectContaining({ code, message: expect.any(String), request_id: expect.any(String) }) });
   expect(res.headers.get('x-request-id')).toBe(res.body.error.request_id);
+}
+
+/** Every value in the gateway's Idempotency-Key bucket, as text. */
+async function idempotencyBucketText(): Promise<string> {
+  const bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'idempotency-test', namespace: ctx.env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
+  try {
+    const stream = `KV_${bus.ns.stream('IDEMPOTENCY')}`;
+    const { state } = await bus.jsm.streams.info(stream);
+    const texts: string[] = [];
+    for (let seq = state.first_seq; seq <= state.last_seq; seq++) {
+      const m = await bus.jsm.streams.getMessage(stream, { seq }).catch(() => null);
+      if (m) texts.push(Buffer.from(m.data).toString('utf8'));
+    }
+    expect(texts.length).toBeGreaterThan(0);
+    return texts.join('\n');
+  } finally {
+    await bus.drain();
+  }
 }
 
 beforeAll(async () => {
@@ -196,6 +215,8 @@ describe('API keys', () => {
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
+    // The answer kept for replays holds the key itself: sealed in the bucket, not in plain text.
+    expect(await idempotencyBucketText()).not.toContain(first.body.key);
     expectError(await api.post('/api/v1/keys', { name: 'other' }, { token: owner.access_token, headers }), 409, 'idempotency_conflict');
     const list = await api.get('/api/v1/keys', { token: owner.access_token });
     expect(list.body.data.filter((k: { name: string }) => k.name === 'idem')).toHaveLength(1);

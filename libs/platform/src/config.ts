@@ -4,6 +4,7 @@
  * in one error so a misconfigured deployment is fixed in one round.
  */
 import { z } from 'zod';
+import { DEVELOPMENT_ENCRYPTION_KEY } from './crypto';
 
 export type Env = Record<string, string | undefined>;
 
@@ -84,12 +85,16 @@ export const secretsKeyField = z
 
 /**
  * For the services that seal or key secrets with SECRETS_ENCRYPTION_KEY: required in
- * production, 32 bytes when given. Absent elsewhere, services use DEVELOPMENT_ENCRYPTION_KEY.
+ * production (and not the development key there), 32 bytes when given. Absent elsewhere,
+ * services use DEVELOPMENT_ENCRYPTION_KEY.
  */
 export function checkSecretsKey(c: { MAILROOM_ENV: string; SECRETS_ENCRYPTION_KEY?: string | undefined }, ctx: z.RefinementCtx): void {
   if (!c.SECRETS_ENCRYPTION_KEY) {
     if (c.MAILROOM_ENV === 'production') ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY'], message: 'is required in production' });
   } else if (Buffer.from(c.SECRETS_ENCRYPTION_KEY, 'base64').length !== 32) {
     ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY'], message: 'must be 32 bytes, base64-encoded' });
+  } else if (c.MAILROOM_ENV === 'production' && Buffer.from(c.SECRETS_ENCRYPTION_KEY, 'base64').equals(Buffer.from(DEVELOPMENT_ENCRYPTION_KEY, 'base64'))) {
+    // It is in the repository: secrets sealed with it are as good as plain text.
+    ctx.addIssue({ code: 'custom', path: ['SECRETS_ENCRYPTION_KEY'], message: 'must not be the development key in production' });
   }
 }

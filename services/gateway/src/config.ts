@@ -1,9 +1,12 @@
 import { z } from 'zod';
-import { envBool, envInt, envString, parseConfig, type Env } from '@mailroom/platform';
+import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envBool, envInt, envString, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
 import { baseEnv } from '@mailroom/runtime';
 
-export const gatewayConfigSchema = z.object({
+export const gatewayConfigSchema = z
+  .object({
   ...baseEnv,
+  /** Seals the answers kept for Idempotency-Key replays: some carry secrets (API keys, webhook secrets). */
+  SECRETS_ENCRYPTION_KEY: secretsKeyField,
   HTTP_PORT: envInt(8080, { min: 0, max: 65535 }),
   HTTP_HOST: envString('0.0.0.0'),
   /** Largest JSON body accepted; larger -> 413. */
@@ -23,7 +26,9 @@ export const gatewayConfigSchema = z.object({
   ACCESS_TOKEN_TTL_SECONDS: envInt(900, { min: 60, max: 3600 }),
   /** Trust X-Forwarded-For from a proxy in front (set when behind a load balancer). */
   TRUST_PROXY: envBool(false),
-});
+})
+  .superRefine(checkSecretsKey)
+  .transform((c) => ({ ...c, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY }));
 
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 

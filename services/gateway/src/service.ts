@@ -2,6 +2,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { RpcClient, ensureStreams, openBucket } from '@mailroom/messaging';
+import { SecretBox } from '@mailroom/platform';
 import type { ServiceModule } from '@mailroom/runtime';
 import { createApp } from './app';
 import { Authenticator } from './auth/authenticator';
@@ -41,7 +42,7 @@ export const gatewayService: ServiceModule<GatewayConfig, never> = {
       rpc,
       limiter: new RateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
       anonymousLimiter: new RateLimiter(config.RATE_LIMIT_ANONYMOUS_PER_MINUTE / 60, Math.max(1, config.RATE_LIMIT_ANONYMOUS_PER_MINUTE)),
-      idempotency: await IdempotencyStore.open(bus),
+      idempotency: await IdempotencyStore.open(bus, new SecretBox(config.SECRETS_ENCRYPTION_KEY)),
       openapi: buildOpenApi(ROUTES, API_VERSION),
       log,
       bodyLimitBytes: config.BODY_LIMIT_BYTES,

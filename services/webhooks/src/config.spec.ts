@@ -1,4 +1,4 @@
-import { ConfigError } from '@mailroom/platform';
+import { ConfigError, DEVELOPMENT_ENCRYPTION_KEY } from '@mailroom/platform';
 import { loadConfig } from './config';
 
 describe('webhooks configuration', () => {
@@ -26,5 +26,10 @@ describe('webhooks configuration', () => {
     expect(err).toBeInstanceOf(ConfigError);
     const text = (err as ConfigError).problems.join('\n');
     for (const name of ['SECRETS_ENCRYPTION_KEY', 'WEBHOOK_ALLOWED_CIDRS', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_TIMEOUT_MS']) expect(text).toContain(name);
+  });
+
+  it('refuses the development secrets key in production: it is in the repository', () => {
+    expect(() => loadConfig({ MAILROOM_ENV: 'production', SECRETS_ENCRYPTION_KEY: DEVELOPMENT_ENCRYPTION_KEY })).toThrow(/SECRETS_ENCRYPTION_KEY.*development key/);
+    expect(loadConfig({ SECRETS_ENCRYPTION_KEY: DEVELOPMENT_ENCRYPTION_KEY }).SECRETS_ENCRYPTION_KEY).toBe(DEVELOPMENT_ENCRYPTION_KEY);
   });
 });

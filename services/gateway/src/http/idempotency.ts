@@ -5,11 +5,14 @@
  * back (with `Idempotent-Replayed: true`). Same key, other body: 409. A claim whose
  * request is still running: 409, retry shortly. A claim left by a crashed gateway is
  * taken over after a minute. Answers of 5xx are not stored, so a retry can succeed.
+ * Stored answers are sealed (SECRETS_ENCRYPTION_KEY, bound to their record): some carry a
+ * secret shown once (an API key, a webhook endpoint's secret), which must not sit in the
+ * bucket in plain text.
  */
 import { Kvm, type KV } from '@nats-io/kv';
 import { AppError } from '@mailroom/contracts';
 import type { Bus } from '@mailroom/messaging';
-import { sha256 } from '@mailroom/platform';
+import { sha256, type SecretBox } from '@mailroom/platform';
 
 const TTL_MS = 24 * 3_600_000;
 const ABANDONED_AFTER_MS = 60_000;
@@ -17,7 +20,8 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 type Record_ =
   | { state: 'pending'; fingerprint: string; started_at: number }
-  | { state: 'done'; fingerprint: string; status: number; body: unknown };
+  /** `sealed`: the answer's JSON, sealed, base64 (absent: no body). */
+  | { state: 'done'; fingerprint: string; status: number; sealed?: string };
 
 export type Claim =
   | { kind: 'new'; commit(status: number, body: unknown): Promise<void>; release(): Promise<void> }
@@ -27,11 +31,14 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 export class IdempotencyStore {
-  private constructor(private readonly kv: KV) {}
+  private constructor(
+    private readonly kv: KV,
+    private readonly box: SecretBox,
+  ) {}
 
-  static async open(bus: Bus): Promise<IdempotencyStore> {
+  static async open(bus: Bus, box: SecretBox): Promise<IdempotencyStore> {
     const kv = await new Kvm(bus.js).create(bus.ns.stream('IDEMPOTENCY'), { ttl: TTL_MS, history: 1 });
-    return new IdempotencyStore(kv);
+    return new IdempotencyStore(kv, box);
   }
 
   static validateKey(key: string): void {
@@ -58,7 +65,10 @@ export class IdempotencyStore {
       if (record.fingerprint !== fp) {
         throw new AppError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key');
       }
-      if (record.state === 'done') return { kind: 'replay', status: record.status, body: record.body };
+      if (record.state === 'done') {
+        const body: unknown = record.sealed === undefined ? undefined : JSON.parse(this.box.open(Buffer.from(record.sealed, 'base64'), id).toString('utf8'));
+        return { kind: 'replay', status: record.status, body };
+      }
       if (now - record.started_at < ABANDONED_AFTER_MS) {
         throw new AppError('idempotency_in_progress', 'a request with this Idempotency-Key is still being processed; retry shortly');
       }
@@ -76,7 +86,7 @@ export class IdempotencyStore {
     return {
       kind: 'new',
       commit: async (status, body) => {
-        const done: Record_ = { state: 'done', fingerprint: fp, status, body };
+        const done: Record_ = { state: 'done', fingerprint: fp, status, ...(body === undefined ? {} : { sealed: this.box.seal(JSON.stringify(body), id).toString('base64') }) };
         await this.kv.put(id, encoder.encode(JSON.stringify(done)));
       },
       release: async () => {
