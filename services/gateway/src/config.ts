@@ -4,29 +4,29 @@ import { baseEnv } from '@mailroom/runtime';
 
 export const gatewayConfigSchema = z
   .object({
-  ...baseEnv,
-  /** Seals the answers kept for Idempotency-Key replays: some carry secrets (API keys, webhook secrets). */
-  SECRETS_ENCRYPTION_KEY: secretsKeyField,
-  HTTP_PORT: envInt(8080, { min: 0, max: 65535 }),
-  HTTP_HOST: envString('0.0.0.0'),
-  /** Largest JSON body accepted; larger -> 413. */
-  BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024 }),
-  /** How long a service may take to answer before the client gets 504. */
-  RPC_TIMEOUT_MS: envInt(5_000, { min: 100 }),
-  /** How long a verified API key is trusted without asking auth again: the bound on revocation delay. */
-  API_KEY_CACHE_TTL_MS: envInt(1_000, { min: 0, max: 1_000 }),
-  /** Per credential (API key or user): sustained requests per second and burst. 0 = no limit. */
-  RATE_LIMIT_PER_SECOND: envInt(100, { min: 0 }),
-  RATE_LIMIT_BURST: envInt(200, { min: 1 }),
-  /** Per client IP, for requests without a valid credential (signup, login, bad keys). 0 = no limit. */
-  RATE_LIMIT_ANONYMOUS_PER_MINUTE: envInt(60, { min: 0 }),
-  AUTH_ISSUER: envString('mailroom'),
-  AUTH_AUDIENCE: envString('mailroom-api'),
-  /** Longest access token lifetime auth may issue: how far back revocations are replayed at start. */
-  ACCESS_TOKEN_TTL_SECONDS: envInt(900, { min: 60, max: 3600 }),
-  /** Trust X-Forwarded-For from a proxy in front (set when behind a load balancer). */
-  TRUST_PROXY: envBool(false),
-})
+    ...baseEnv,
+    /** Seals the answers kept for Idempotency-Key replays: some carry secrets (API keys, webhook secrets). */
+    SECRETS_ENCRYPTION_KEY: secretsKeyField,
+    HTTP_PORT: envInt(8080, { min: 0, max: 65535 }),
+    HTTP_HOST: envString('0.0.0.0'),
+    /** Largest JSON body accepted; larger -> 413. */
+    BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024 }),
+    /** How long a service may take to answer before the client gets 504. */
+    RPC_TIMEOUT_MS: envInt(5_000, { min: 100 }),
+    /** How long a verified API key is trusted without asking auth again: the bound on revocation delay. */
+    API_KEY_CACHE_TTL_MS: envInt(1_000, { min: 0, max: 1_000 }),
+    /** Per credential (API key or user): sustained requests per second and burst. 0 = no limit. */
+    RATE_LIMIT_PER_SECOND: envInt(100, { min: 0 }),
+    RATE_LIMIT_BURST: envInt(200, { min: 1 }),
+    /** Per client IP, for requests without a valid credential (signup, login, bad keys). 0 = no limit. */
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: envInt(60, { min: 0 }),
+    AUTH_ISSUER: envString('mailroom'),
+    AUTH_AUDIENCE: envString('mailroom-api'),
+    /** Longest access token lifetime auth may issue: how far back revocations are replayed at start. */
+    ACCESS_TOKEN_TTL_SECONDS: envInt(900, { min: 60, max: 3600 }),
+    /** Trust X-Forwarded-For from a proxy in front (set when behind a load balancer). */
+    TRUST_PROXY: envBool(false),
+  })
   .superRefine(checkSecretsKey)
   .transform((c) => ({ ...c, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY }));
 
