@@ -277,6 +277,22 @@ describe('Dispatcher intake', () => {
     expect(http.sent(url)).toHaveLength(PER_ENDPOINT + 1);
   });
 
+  it('a change made here while a record ran stands against what the record read', async () => {
+    const url = 'https://racy.example.com/';
+    dispatcher.adopt(jobs('racy', 10));
+    let finish!: (endpoints: RecordedEndpoint[]) => void;
+    record.mockImplementationOnce(() => new Promise((resolve) => (finish = resolve)));
+    await http.answer(url);
+    await recorded(1);
+    // Re-enabled through this instance after the record read the endpoint as disabled.
+    dispatcher.endpointChanged('racy', { url, disabled: false });
+    finish([{ id: 'racy', url, disabled: true, disabledNow: false, consecutiveFailures: 0 }]);
+    await new Promise((r) => setImmediate(r));
+    expect(discard).not.toHaveBeenCalled();
+    for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
+    expect(http.sent(url)).toHaveLength(PER_ENDPOINT * 2 + 1);
+  });
+
   it('records a batch PostgreSQL refuses (a data exception) again without its response bodies', async () => {
     const url = 'https://odd.example.com/';
     dispatcher.adopt(jobs('odd', 1));

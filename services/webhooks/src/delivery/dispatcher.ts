@@ -140,7 +140,6 @@ interface EndpointSlots {
   mixedUrls: boolean;
 }
 
-
 export class Dispatcher {
   private readonly claimed = new Map<number, ClaimedJob>();
   /** Queued deliveries that came from a claim (see EndpointSlots.fromClaims). */
@@ -161,6 +160,8 @@ export class Dispatcher {
   private readonly abort = new AbortController();
   private timers: NodeJS.Timeout[] = [];
   private readonly secrets = new Map<string, { sealed: Buffer; secret: string }>();
+  /** When endpoints were last changed through this instance (monotonic ms), until no record can be older. */
+  private readonly changedHere = new Map<string, number>();
   /** Work done since the last report (debug level): where the time goes under load. */
   private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
 
@@ -534,6 +535,7 @@ export class Dispatcher {
    * dropped; a new URL is where the queued ones go; the failure count is the database's.
    */
   private async record(batch: FinishedAttempt[]): Promise<void> {
+    const startedAt = this.monotonic();
     const endpoints = await this.repo.record(this.opts.owner, batch, { threshold: this.opts.failureThreshold, reason: AUTO_DISABLE_REASON, now: this.clock.now() });
     const known = new Set<string>();
     // Failures since the batch was cut (finished here, not yet recorded), per endpoint: those after its last success.
@@ -544,17 +546,27 @@ export class Dispatcher {
       else s.failures++;
       since.set(a.job.endpoint_id, s);
     }
+    // A change made here while the record ran is newer than what the record read: it stands.
+    const newer = (id: string) => (this.changedHere.get(id) ?? -Infinity) >= startedAt;
     for (const e of endpoints) {
       known.add(e.id);
       if (e.disabledNow) this.log.warn({ endpoint_id: e.id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
       const slots = this.endpoints.get(e.id);
-      if (!slots) continue;
+      if (!slots || newer(e.id)) continue;
       const later = since.get(e.id);
       slots.failures = (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0);
-      this.endpointChanged(e.id, { url: e.url, disabled: e.disabled });
+      this.follow(e.id, { url: e.url, disabled: e.disabled });
       this.pump(e.id);
     }
-    for (const a of batch) if (!known.has(a.job.endpoint_id)) this.endpointChanged(a.job.endpoint_id, undefined);
+    for (const id of new Set(batch.map((a) => a.job.endpoint_id))) if (!known.has(id) && !newer(id)) this.follow(id, undefined);
+    // Records run one at a time: a change older than this one's start matters to none after it.
+    for (const [id, at] of this.changedHere) if (at < startedAt) this.changedHere.delete(id);
+  }
+
+  /** An endpoint was changed through this instance (committed): its deliveries queued here follow at once. */
+  endpointChanged(endpointId: string, now: EndpointNow): void {
+    this.changedHere.set(endpointId, this.monotonic());
+    this.follow(endpointId, now);
   }
 
   /**
@@ -562,7 +574,7 @@ export class Dispatcher {
    * Disabled or deleted, they are dropped (a disable cancels what is pending, a delete
    * removes everything); with a new URL, they go there. Attempts already running finish.
    */
-  endpointChanged(endpointId: string, now: EndpointNow): void {
+  private follow(endpointId: string, now: EndpointNow): void {
     const slots = this.endpoints.get(endpointId);
     if (!slots) return;
     if (now && !now.disabled) {
@@ -585,7 +597,7 @@ export class Dispatcher {
       this.fromClaim.delete(job);
     }
     if (this.intake && this.queued <= this.intake.low) this.intake.release();
-    // If this fails they stay leased here until this instance's lease ends; handed back then, a claim finds their endpoint disabled or gone and drops them.
+    // If this fails they stay leased here; handed back when this instance stops or dies, a claim finds their endpoint disabled or gone and drops them.
     this.repo.discard(this.opts.owner, dropped.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not drop the deliveries of a disabled or deleted endpoint'));
   }
 
