@@ -20,8 +20,8 @@ const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 type Record_ =
   | { state: 'pending'; fingerprint: string; started_at: number }
-  /** `sealed`: the answer's JSON, sealed, base64 (absent: no body). */
-  | { state: 'done'; fingerprint: string; status: number; sealed?: string };
+  /** `sealed`: the answer's JSON, sealed, base64 (absent: no body). `body`: the answer in clear, as kept before answers were sealed (24 h at most). */
+  | { state: 'done'; fingerprint: string; status: number; sealed?: string; body?: unknown };
 
 export type Claim =
   | { kind: 'new'; commit(status: number, body: unknown): Promise<void>; release(): Promise<void> }
@@ -66,7 +66,7 @@ export class IdempotencyStore {
         throw new AppError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key');
       }
       if (record.state === 'done') {
-        const body: unknown = record.sealed === undefined ? undefined : JSON.parse(this.box.open(Buffer.from(record.sealed, 'base64'), id).toString('utf8'));
+        const body: unknown = record.sealed === undefined ? record.body : JSON.parse(this.box.open(Buffer.from(record.sealed, 'base64'), id).toString('utf8'));
         return { kind: 'replay', status: record.status, body };
       }
       if (now - record.started_at < ABANDONED_AFTER_MS) {

@@ -50,10 +50,13 @@ const asRecorded = async (_owner: string, batch: FinishedAttempt[]): Promise<Rec
   [...new Map(batch.map((a) => [a.job.endpoint_id, a.job.url])).entries()].map(([id, url]) => ({ id, url, disabled: false, disabledNow: false, consecutiveFailures: 0 }));
 const record = jest.fn(asRecorded);
 const discard = jest.fn(async (_owner: string, _ids: number[]) => {});
+const release = jest.fn(async (_owner: string, _ids: number[]) => {});
+const endpointStates = jest.fn(async (_ids: string[]) => [] as RecordedEndpoint[]);
 const repo = {
   record,
   discard,
-  release: async () => {},
+  release,
+  endpointStates,
   retire: async () => {},
   claim,
   heartbeat: async () => {},
@@ -85,6 +88,9 @@ describe('Dispatcher intake', () => {
     record.mockReset();
     record.mockImplementation(asRecorded);
     discard.mockClear();
+    release.mockClear();
+    endpointStates.mockReset();
+    endpointStates.mockImplementation(async () => []);
     now = 1_000;
     http = new GatedPoster();
     dispatcher = new Dispatcher(repo, http, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {
@@ -272,25 +278,59 @@ describe('Dispatcher intake', () => {
     for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
     expect(http.sent(url)).toHaveLength(PER_ENDPOINT);
     // Re-enabled (or created again under the same id in a test): new work starts as usual.
-    dispatcher.endpointChanged('gone', { url, disabled: false });
+    dispatcher.endpointChanged('gone', { url, disabled: false, consecutiveFailures: 0 });
     dispatcher.adopt(jobs('gone', 1));
     expect(http.sent(url)).toHaveLength(PER_ENDPOINT + 1);
   });
 
-  it('a change made here while a record ran stands against what the record read', async () => {
+  it('a change made here while a record ran: the endpoint is read again, and what it is now is followed', async () => {
     const url = 'https://racy.example.com/';
     dispatcher.adopt(jobs('racy', 10));
     let finish!: (endpoints: RecordedEndpoint[]) => void;
     record.mockImplementationOnce(() => new Promise((resolve) => (finish = resolve)));
+    endpointStates.mockResolvedValueOnce([{ id: 'racy', url, disabled: false, disabledNow: false, consecutiveFailures: 0 }]);
     await http.answer(url);
     await recorded(1);
     // Re-enabled through this instance after the record read the endpoint as disabled.
-    dispatcher.endpointChanged('racy', { url, disabled: false });
+    dispatcher.endpointChanged('racy', { url, disabled: false, consecutiveFailures: 0 });
     finish([{ id: 'racy', url, disabled: true, disabledNow: false, consecutiveFailures: 0 }]);
     await new Promise((r) => setImmediate(r));
+    expect(endpointStates).toHaveBeenCalledWith(['racy']);
     expect(discard).not.toHaveBeenCalled();
     for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
     expect(http.sent(url)).toHaveLength(PER_ENDPOINT * 2 + 1);
+  });
+
+  it('held at the threshold, an endpoint re-enabled here goes on at once', async () => {
+    const url = 'https://fixed.example.com/';
+    dispatcher.adopt(jobs('fixed', 60));
+    // The record of the 50 failures is slow to come back.
+    let finish!: (endpoints: RecordedEndpoint[]) => void;
+    record.mockImplementationOnce(() => new Promise((resolve) => (finish = resolve)));
+    for (let i = 0; i < 50; i++) await http.answer(url, failed);
+    for (let i = 0; i < 3; i++) await http.answer(url, failed);
+    expect(http.sent(url)).toHaveLength(53);
+    dispatcher.endpointChanged('fixed', { url, disabled: false, consecutiveFailures: 0 });
+    expect(http.sent(url)).toHaveLength(53 + PER_ENDPOINT);
+    await recorded(1);
+    finish([]);
+  });
+
+  it('deliveries read before a delete made here, handed over after it, go back to the database, not out', async () => {
+    const url = 'https://late.example.com/';
+    dispatcher.endpointChanged('late', undefined);
+    const late = jobs('late', 3);
+    dispatcher.adopt(late);
+    expect(http.sent(url)).toHaveLength(0);
+    expect(release).toHaveBeenCalledWith('w1', late.map((j) => j.id));
+  });
+
+  it('deliveries read before a URL change made here go to the new URL', async () => {
+    const [before, after] = ['https://old.example.com/', 'https://new.example.com/'];
+    dispatcher.endpointChanged('moving', { url: after, disabled: false, consecutiveFailures: 0 });
+    dispatcher.adopt(jobs('moving', 2).map((j) => ({ ...j, url: before })));
+    expect(http.sent(before)).toHaveLength(0);
+    expect(http.sent(after)).toHaveLength(2);
   });
 
   it('records a batch PostgreSQL refuses (a data exception) again without its response bodies', async () => {

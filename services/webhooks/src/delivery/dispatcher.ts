@@ -77,6 +77,8 @@ export const INTAKE_BACKLOG_PER_SLOT = 4;
 export const INTAKE_WAIT_MS = 1_000;
 /** Endpoints not flowing named to one fan-out, at most. */
 const MAX_PENDING_FOR = 256;
+/** How long a change made through this instance is applied to deliveries read before it (longer than any claim or fan-out). */
+const CHANGE_MEMORY_MS = 60_000;
 /** Weight of the latest interval in an endpoint's time per finished attempt. */
 const EWMA_WEIGHT = 0.2;
 
@@ -160,8 +162,11 @@ export class Dispatcher {
   private readonly abort = new AbortController();
   private timers: NodeJS.Timeout[] = [];
   private readonly secrets = new Map<string, { sealed: Buffer; secret: string }>();
-  /** When endpoints were last changed through this instance (monotonic ms), until no record can be older. */
-  private readonly changedHere = new Map<string, number>();
+  /**
+   * Endpoints changed through this instance: when (monotonic ms) and how they are now, until
+   * a record reads them again (or CHANGE_MEMORY_MS at most).
+   */
+  private readonly changedHere = new Map<string, { at: number; now: EndpointNow }>();
   /** Work done since the last report (debug level): where the time goes under load. */
   private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
 
@@ -289,7 +294,7 @@ export class Dispatcher {
       return;
     }
     this.stats.adopted += jobs.length;
-    for (const job of jobs) this.enqueue(job, false);
+    this.enqueueAll(jobs, false);
   }
 
   private async claimLoop(): Promise<void> {
@@ -337,7 +342,7 @@ export class Dispatcher {
         const slots = this.endpoints.get(ask.id);
         if (slots) slots.drained = (got.get(ask.id) ?? 0) < ask.room;
       }
-      for (const job of jobs) this.enqueue(job, true);
+      this.enqueueAll(jobs, true);
       if (search) {
         const asked = new Set(asks.map((a) => a.id));
         const found = [...got.keys()].filter((id) => !asked.has(id));
@@ -364,7 +369,14 @@ export class Dispatcher {
    * An endpoint first seen through new work (not a claim) has nothing known to claim: its
    * due deliveries, if any, come with a wake that asks for every endpoint (see wake()).
    */
-  private enqueue(job: ClaimedJob, fromClaim: boolean): void {
+  private enqueue(job: ClaimedJob, fromClaim: boolean): boolean {
+    // Read before a change made here (a claim or fan-out that raced a PATCH or DELETE): the change applies.
+    const change = this.changedHere.size ? this.changedHere.get(job.endpoint_id) : undefined;
+    if (change) {
+      // Handed back rather than dropped: a claim finds out whether the endpoint is still disabled.
+      if (!change.now || change.now.disabled) return false;
+      job.url = change.now.url;
+    }
     this.claimed.set(job.id, job);
     let slots = this.endpoints.get(job.endpoint_id);
     if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined, failures: 0, url: job.url, mixedUrls: false }));
@@ -376,6 +388,13 @@ export class Dispatcher {
     }
     this.queued++;
     this.pump(job.endpoint_id);
+    return true;
+  }
+
+  /** Enqueues deliveries this instance now holds; those of endpoints disabled or deleted here meanwhile are handed back. */
+  private enqueueAll(jobs: ClaimedJob[], fromClaim: boolean): void {
+    const refused = jobs.filter((job) => !this.enqueue(job, fromClaim));
+    if (refused.length) this.repo.release(this.opts.owner, refused.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err }, 'could not hand back deliveries of a changed endpoint; their lease will run out'));
   }
 
   private pump(endpointId: string): void {
@@ -537,8 +556,41 @@ export class Dispatcher {
   private async record(batch: FinishedAttempt[]): Promise<void> {
     const startedAt = this.monotonic();
     const endpoints = await this.repo.record(this.opts.owner, batch, { threshold: this.opts.failureThreshold, reason: AUTO_DISABLE_REASON, now: this.clock.now() });
+    // A change made here while the record ran: which of the two came last is not known from
+    // here, so those endpoints are read again (rare: a PATCH or DELETE during a record).
+    const changedSince = (id: string) => (this.changedHere.get(id)?.at ?? -Infinity) >= startedAt;
+    const again: string[] = [];
     const known = new Set<string>();
-    // Failures since the batch was cut (finished here, not yet recorded), per endpoint: those after its last success.
+    for (const e of endpoints) {
+      known.add(e.id);
+      if (e.disabledNow) this.log.warn({ endpoint_id: e.id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
+      if (changedSince(e.id)) again.push(e.id);
+    }
+    for (const id of new Set(batch.map((a) => a.job.endpoint_id))) if (!known.has(id) && changedSince(id)) again.push(id);
+    let views = endpoints.filter((e) => !changedSince(e.id));
+    let gone = [...new Set(batch.map((a) => a.job.endpoint_id))].filter((id) => !known.has(id) && !changedSince(id));
+    if (again.length) {
+      try {
+        const fresh = await this.repo.endpointStates(again);
+        views = [...views, ...fresh];
+        gone = [...gone, ...again.filter((id) => !fresh.some((f) => f.id === id))];
+      } catch (err) {
+        // The change made here stands (it was applied when made).
+        this.log.warn({ err }, 'could not read changed endpoints again');
+      }
+    }
+    const unrecorded = this.unrecordedFailures();
+    for (const e of views) {
+      // The record read the endpoint after any change made here before it started: that view is the latest.
+      this.changedHere.delete(e.id);
+      const later = unrecorded.get(e.id);
+      this.follow(e.id, { url: e.url, disabled: e.disabled, consecutiveFailures: (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0) });
+    }
+    for (const id of gone) this.follow(id, undefined);
+  }
+
+  /** Attempts finished here and not yet recorded, per endpoint: whether one succeeded, and the failures after the last success. */
+  private unrecordedFailures(): Map<string, { success: boolean; failures: number }> {
     const since = new Map<string, { success: boolean; failures: number }>();
     for (const a of this.finished) {
       const s = since.get(a.job.endpoint_id) ?? { success: false, failures: 0 };
@@ -546,26 +598,16 @@ export class Dispatcher {
       else s.failures++;
       since.set(a.job.endpoint_id, s);
     }
-    // A change made here while the record ran is newer than what the record read: it stands.
-    const newer = (id: string) => (this.changedHere.get(id) ?? -Infinity) >= startedAt;
-    for (const e of endpoints) {
-      known.add(e.id);
-      if (e.disabledNow) this.log.warn({ endpoint_id: e.id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
-      const slots = this.endpoints.get(e.id);
-      if (!slots || newer(e.id)) continue;
-      const later = since.get(e.id);
-      slots.failures = (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0);
-      this.follow(e.id, { url: e.url, disabled: e.disabled });
-      this.pump(e.id);
-    }
-    for (const id of new Set(batch.map((a) => a.job.endpoint_id))) if (!known.has(id) && !newer(id)) this.follow(id, undefined);
-    // Records run one at a time: a change older than this one's start matters to none after it.
-    for (const [id, at] of this.changedHere) if (at < startedAt) this.changedHere.delete(id);
+    return since;
   }
 
-  /** An endpoint was changed through this instance (committed): its deliveries queued here follow at once. */
+  /**
+   * An endpoint was changed through this instance (committed): its deliveries queued here
+   * follow at once, and so do those a claim or fan-out that read it before the change
+   * hands over after it (see enqueue), until a record reads it again.
+   */
   endpointChanged(endpointId: string, now: EndpointNow): void {
-    this.changedHere.set(endpointId, this.monotonic());
+    this.changedHere.set(endpointId, { at: this.monotonic(), now });
     this.follow(endpointId, now);
   }
 
@@ -573,15 +615,19 @@ export class Dispatcher {
    * An endpoint changed (or may have): its deliveries queued here, not yet started, follow.
    * Disabled or deleted, they are dropped (a disable cancels what is pending, a delete
    * removes everything); with a new URL, they go there. Attempts already running finish.
+   * `now.consecutiveFailures` is the count to go on from.
    */
   private follow(endpointId: string, now: EndpointNow): void {
     const slots = this.endpoints.get(endpointId);
     if (!slots) return;
     if (now && !now.disabled) {
-      if (now.url === slots.url && !slots.mixedUrls) return;
-      slots.url = now.url;
-      slots.mixedUrls = false;
-      for (const job of slots.queue) job.url = now.url;
+      slots.failures = now.consecutiveFailures;
+      if (now.url !== slots.url || slots.mixedUrls) {
+        slots.url = now.url;
+        slots.mixedUrls = false;
+        for (const job of slots.queue) job.url = now.url;
+      }
+      this.pump(endpointId);
       return;
     }
     // Nothing more starts: a disabled endpoint gets no new deliveries, and re-enabled it starts a new count.
@@ -602,6 +648,8 @@ export class Dispatcher {
   }
 
   private async heartbeat(): Promise<void> {
+    const forgetBefore = this.monotonic() - CHANGE_MEMORY_MS;
+    for (const [id, c] of this.changedHere) if (c.at < forgetBefore) this.changedHere.delete(id);
     try {
       const now = this.clock.now();
       await this.repo.heartbeat(this.opts.owner, this.leaseFrom(now));

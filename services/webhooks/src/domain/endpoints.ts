@@ -34,6 +34,8 @@ const DAY_MS = 86_400_000;
 /** Events are read from the stream a little before `since`: an envelope's timestamp may precede its publication. */
 const HISTORY_MARGIN_MS = 5 * 60_000;
 const RECOVERY_CHUNK = 500;
+/** Slack on the 14 days: a client that sends "now - 14 days" reaches us a little later. */
+const RECOVER_GRACE_MS = 60_000;
 
 export function toEventType(value: string): EventType {
   const found = EVENT_TYPES.find((t) => t === value);
@@ -171,7 +173,7 @@ export class Endpoints {
       return row;
     });
     // Committed: deliveries queued here stop (disabled) or go to the new URL.
-    this.d.changed(id, { url: updated.url, disabled: updated.disabled });
+    this.d.changed(id, { url: updated.url, disabled: updated.disabled, consecutiveFailures: updated.consecutive_failures });
     return toEndpoint(updated);
   }
 
@@ -225,9 +227,9 @@ export class Endpoints {
     const until = input.until ? new Date(Math.min(Date.parse(input.until), now.getTime())) : now;
     const invalid = (message: string) => new AppError('invalid_request', message, { details: [{ path: 'since', message }] });
     if (since.getTime() >= until.getTime()) throw invalid('since must be before until (and before now)');
-    if (until.getTime() - since.getTime() > WEBHOOK_RECOVER_MAX_DAYS * DAY_MS) throw invalid(`the window can be at most ${WEBHOOK_RECOVER_MAX_DAYS} days`);
+    if (until.getTime() - since.getTime() > WEBHOOK_RECOVER_MAX_DAYS * DAY_MS + RECOVER_GRACE_MS) throw invalid(`the window can be at most ${WEBHOOK_RECOVER_MAX_DAYS} days`);
     // The event stream keeps 15 days: a window further back would find nothing (or part of it), not fail.
-    if (since.getTime() < now.getTime() - WEBHOOK_RECOVER_MAX_DAYS * DAY_MS) throw invalid(`since can be at most ${WEBHOOK_RECOVER_MAX_DAYS} days ago: older events are not kept`);
+    if (since.getTime() < now.getTime() - WEBHOOK_RECOVER_MAX_DAYS * DAY_MS - RECOVER_GRACE_MS) throw invalid(`since can be at most ${WEBHOOK_RECOVER_MAX_DAYS} days ago: older events are not kept`);
     if (endpoint.disabled) throw new AppError('conflict', 'the endpoint is disabled; re-enable it (PATCH disabled: false) before recovering');
     const types = endpoint.event_types;
     let chunk: StoredEvent[] = [];

@@ -12,8 +12,8 @@ export interface EventHistory {
 /** Tells the dispatcher that deliveries were queued, so it looks now rather than at its next poll. */
 export type WakeDispatcher = () => void;
 
-/** An endpoint as it is now; undefined: deleted. */
-export type EndpointNow = { url: string; disabled: boolean } | undefined;
+/** An endpoint as it is now (its consecutive failed attempts too); undefined: deleted. */
+export type EndpointNow = { url: string; disabled: boolean; consecutiveFailures: number } | undefined;
 
 /**
  * Tells this instance's dispatcher that an endpoint changed, so the deliveries it has

@@ -211,6 +211,13 @@ export class DeliveryRepository {
     return rows.filter(usable).map(({ disabled: _, ...job }) => job);
   }
 
+  /** Endpoints as they are now, by id (for a dispatcher following changes; a deleted one is missing). */
+  async endpointStates(ids: string[], ex: Executor<WebhooksDb> = this.db): Promise<RecordedEndpoint[]> {
+    if (ids.length === 0) return [];
+    const rows = await ex.selectFrom('endpoints').select(['id', 'url', 'disabled', 'consecutive_failures']).where('id', 'in', ids).execute();
+    return rows.map((r) => ({ id: r.id, url: r.url, disabled: r.disabled, disabledNow: false, consecutiveFailures: r.consecutive_failures }));
+  }
+
   /** Deletes deliveries this worker holds that will not be attempted (their endpoint is gone). */
   async discard(owner: string, jobIds: number[], ex: Executor<WebhooksDb> = this.db): Promise<void> {
     if (jobIds.length === 0) return;
