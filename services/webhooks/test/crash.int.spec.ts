@@ -19,6 +19,8 @@ let ctx: TestContext;
 let bus: Bus;
 let db: Kysely<unknown>;
 const children = new Set<ChildProcess>();
+/** What each instance wrote to stdout (its log lines). */
+const output = new Map<ChildProcess, string>();
 const receivers: WebhookReceiver[] = [];
 
 function startWebhooks(): Promise<ChildProcess> {
@@ -43,6 +45,7 @@ function startWebhooks(): Promise<ChildProcess> {
     let buf = '';
     child.stdout!.on('data', (d: Buffer) => {
       buf += d.toString();
+      output.set(child, buf);
       if (buf.includes('"msg":"started"')) resolve(child);
     });
     child.once('exit', (code) => reject(new Error(`webhooks exited with ${code} before starting`)));
@@ -152,3 +155,29 @@ it('SIGTERM lets the attempt in flight finish and keeps the scheduled retry', as
   child.kill('SIGTERM');
   expect(await exited(child)).toBe(0);
 }, 60_000);
+
+it('two instances keep an endpoint to 4 requests in flight together', async () => {
+  const first = await startWebhooks();
+  const second = await startWebhooks();
+  // The first has seen the second: the endpoint's slots are shared from then on.
+  await waitFor(() => /"instances":2,"msg":"webhooks instances changed/.test(output.get(first) ?? ''), { what: 'the first instance to see the second' });
+  const { tenant, call } = tenantCall();
+  let peak = 0;
+  const r: WebhookReceiver = await WebhookReceiver.start({
+    reply: () => {
+      peak = Math.max(peak, r.answering);
+      return { status: 200, delayMs: 100 };
+    },
+  });
+  receivers.push(r);
+  await callRpc(bus, 'webhooks.endpoint.create', { url: r.url() }, call);
+  const events = Array.from({ length: 60 }, () => messageReceivedEvent(tenant));
+  await Promise.all(events.map((e) => publishEvent(bus, e)));
+  await waitFor(() => events.every((e) => r.of(e.id).length >= 1), { timeoutMs: 30_000, what: 'every event received' });
+  expect(peak).toBeLessThanOrEqual(4);
+  // Both took part (the events are shared out by the bus): 2 slots each, so 4 at once is reached.
+  expect(peak).toBe(4);
+  for (const child of [first, second]) child.kill('SIGTERM');
+  expect(await Promise.all([exited(first), exited(second)])).toEqual([0, 0]);
+}, 60_000);
+

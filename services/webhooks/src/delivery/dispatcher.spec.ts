@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createLogger, ManualClock, SecretBox } from '@mailroom/platform';
 import { RetryPolicy } from '../domain/retry-policy';
 import type { ClaimedJob, DeliveryRepository, FinishedAttempt, RecordedEndpoint } from '../repo/delivery.repository';
-import { CLAIM_AHEAD, Dispatcher, FLOW_HORIZON_MS, INTAKE_BACKLOG_PER_SLOT, INTAKE_WAIT_MS, type Poster } from './dispatcher';
+import { CLAIM_AHEAD, Dispatcher, FLOW_HORIZON_MS, INTAKE_BACKLOG_PER_SLOT, INTAKE_WAIT_MS, slotShare, type Poster } from './dispatcher';
 import type { PostResult } from './http-client';
 
 const MAX_IN_FLIGHT = 16;
@@ -52,7 +52,9 @@ const record = jest.fn(asRecorded);
 const discard = jest.fn(async (_owner: string, _ids: number[]) => {});
 const release = jest.fn(async (_owner: string, _ids: number[]) => {});
 const endpointStates = jest.fn(async (_ids: string[]) => [] as RecordedEndpoint[]);
+const liveWorkers = jest.fn(async () => ['w1']);
 const repo = {
+  liveWorkers,
   record,
   discard,
   release,
@@ -91,6 +93,8 @@ describe('Dispatcher intake', () => {
     release.mockClear();
     endpointStates.mockReset();
     endpointStates.mockImplementation(async () => []);
+    liveWorkers.mockReset();
+    liveWorkers.mockImplementation(async () => ['w1']);
     now = 1_000;
     http = new GatedPoster();
     dispatcher = new Dispatcher(repo, http, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {
@@ -333,6 +337,18 @@ describe('Dispatcher intake', () => {
     expect(http.sent(after)).toHaveLength(2);
   });
 
+  it('shares an endpoint\'s requests in flight with the other live instances, and takes them back when they are gone', async () => {
+    const url = 'https://shared.example.com/';
+    liveWorkers.mockImplementation(async () => ['w1', 'w2']);
+    await dispatcher.start();
+    dispatcher.adopt(jobs('shared', 10));
+    expect(http.running(url)).toBe(slotShare(['w1', 'w2'], 'w1', 'shared', PER_ENDPOINT));
+    expect(http.running(url)).toBe(2);
+    liveWorkers.mockImplementation(async () => ['w1']);
+    await (dispatcher as unknown as { refreshMembers(): Promise<void> }).refreshMembers();
+    expect(http.running(url)).toBe(PER_ENDPOINT);
+  });
+
   it('records a batch PostgreSQL refuses (a data exception) again without its response bodies', async () => {
     const url = 'https://odd.example.com/';
     dispatcher.adopt(jobs('odd', 1));
@@ -344,3 +360,33 @@ describe('Dispatcher intake', () => {
     expect(second![0]).toMatchObject({ responseBody: null, httpStatus: 500, ok: false });
   });
 });
+
+describe('slotShare', () => {
+  const members = (n: number) => Array.from({ length: n }, (_, i) => `host:${i}:x`);
+  const endpoints = Array.from({ length: 20 }, (_, i) => `whe_${i}`);
+
+  it('gives one instance all 4, and deals the 4 out among 2, 3 or 4 instances, at least one each', () => {
+    expect(slotShare([], 'a', 'whe_1', 4)).toBe(4);
+    expect(slotShare(['a'], 'a', 'whe_1', 4)).toBe(4);
+    for (const n of [2, 3, 4]) {
+      for (const endpoint of endpoints) {
+        const shares = members(n).map((m) => slotShare(members(n), m, endpoint, 4));
+        expect(shares.reduce((a, b) => a + b)).toBe(4);
+        expect(Math.min(...shares)).toBeGreaterThanOrEqual(1);
+      }
+    }
+  });
+
+  it('spreads the odd slot over the instances by endpoint, the same on each instance', () => {
+    const three = members(3);
+    const withTwo = three.map((m) => endpoints.filter((e) => slotShare(three, m, e, 4) === 2).length);
+    expect(withTwo.reduce((a, b) => a + b)).toBe(endpoints.length);
+    expect(withTwo.every((n) => n > 0)).toBe(true);
+  });
+
+  it('counts itself in when its own lease row is not read yet; past 4 instances, one each', () => {
+    expect(slotShare(['other'], 'me', 'whe_1', 4)).toBe(2);
+    expect(members(6).map((m) => slotShare(members(6), m, 'whe_1', 4))).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+});
+

@@ -27,6 +27,7 @@
  * of its delivery by the instance that still holds it, so no attempt row is ever written
  * twice.
  */
+import { createHash } from 'node:crypto';
 import { monotonicIds } from '@mailroom/contracts';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
 import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } from '../repo/delivery.repository';
@@ -103,6 +104,31 @@ function isDataException(err: unknown): boolean {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && err.code.startsWith('22');
 }
 
+/** An instance's place for an endpoint in the order the endpoint's slots are dealt out: the same on every instance. */
+function placeOf(owner: string, endpointId: string): string {
+  return `${createHash('sha256').update(owner).update('\0').update(endpointId).digest('hex')}${owner}`;
+}
+
+/**
+ * How many of an endpoint's `perEndpoint` requests in flight one instance of `members`
+ * (the live instances) may run: the slots are dealt out in an order every instance computes
+ * alike (a hash of instance and endpoint), so together they keep the bound; each instance
+ * gets at least one, so past `perEndpoint` instances the bound is the number of instances.
+ */
+export function slotShare(members: readonly string[], me: string, endpointId: string, perEndpoint: number): number {
+  const all = members.includes(me) ? members : [...members, me];
+  const n = all.length;
+  if (n <= 1) return perEndpoint;
+  if (n >= perEndpoint) return 1;
+  const extra = perEndpoint % n;
+  const base = (perEndpoint - extra) / n;
+  if (extra === 0) return base;
+  const mine = placeOf(me, endpointId);
+  let ahead = 0;
+  for (const m of all) if (m !== me && placeOf(m, endpointId) > mine) ahead++;
+  return base + (ahead < extra ? 1 : 0);
+}
+
 interface EndpointSlots {
   running: number;
   queue: ClaimedJob[];
@@ -140,6 +166,9 @@ interface EndpointSlots {
   /** The endpoint's URL as last known here; `mixedUrls`: some queued delivery carries another. */
   url: string;
   mixedUrls: boolean;
+  /** Requests in flight this instance may run to the endpoint (see slotShare), for `membersVersion`. */
+  share: number;
+  shareVersion: number;
 }
 
 export class Dispatcher {
@@ -167,6 +196,9 @@ export class Dispatcher {
    * a record reads them again (or CHANGE_MEMORY_MS at most).
    */
   private readonly changedHere = new Map<string, { at: number; now: EndpointNow }>();
+  /** The live instances (lease owners), sorted, as last read; `membersVersion` counts the changes. */
+  private members: string[] = [];
+  private membersVersion = 0;
   /** Work done since the last report (debug level): where the time goes under load. */
   private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
 
@@ -193,7 +225,9 @@ export class Dispatcher {
   /** Registers this instance's lease first: deliveries are leased to it from then on. */
   async start(): Promise<void> {
     await this.repo.heartbeat(this.opts.owner, this.leaseFrom(this.clock.now()));
+    await this.refreshMembers();
     this.timers.push(setInterval(() => this.wake(), this.opts.pollIntervalMs).unref());
+    this.timers.push(setInterval(() => void this.refreshMembers(), this.opts.pollIntervalMs).unref());
     this.timers.push(setInterval(() => void this.heartbeat(), Math.max(100, Math.floor(this.opts.leaseMs / 3))).unref());
     if (this.log.isLevelEnabled('debug')) {
       this.timers.push(
@@ -379,7 +413,7 @@ export class Dispatcher {
     }
     this.claimed.set(job.id, job);
     let slots = this.endpoints.get(job.endpoint_id);
-    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined, failures: 0, url: job.url, mixedUrls: false }));
+    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined, failures: 0, url: job.url, mixedUrls: false, share: 0, shareVersion: -1 }));
     else if (job.url !== slots.url) slots.mixedUrls = true;
     insertById(slots.queue, job);
     if (fromClaim) {
@@ -400,7 +434,7 @@ export class Dispatcher {
   private pump(endpointId: string): void {
     const slots = this.endpoints.get(endpointId);
     if (!slots) return;
-    while (!this.stopped && slots.running < this.opts.perEndpoint && slots.queue.length && this.running < this.opts.maxInFlight && slots.failures < this.opts.failureThreshold) {
+    while (!this.stopped && slots.running < this.shareOf(endpointId, slots) && slots.queue.length && this.running < this.opts.maxInFlight && slots.failures < this.opts.failureThreshold) {
       const job = slots.queue.shift()!;
       this.queued--;
       if (this.fromClaim.delete(job)) slots.fromClaims--;
@@ -432,7 +466,35 @@ export class Dispatcher {
       });
       this.attempts.add(p);
     }
-    if (slots.queue.length && slots.running < this.opts.perEndpoint && this.running >= this.opts.maxInFlight) this.globalWait = true;
+    if (slots.queue.length && slots.running < this.shareOf(endpointId, slots) && this.running >= this.opts.maxInFlight) this.globalWait = true;
+  }
+
+  private shareOf(endpointId: string, slots: EndpointSlots): number {
+    if (slots.shareVersion !== this.membersVersion) {
+      slots.share = slotShare(this.members, this.opts.owner, endpointId, this.opts.perEndpoint);
+      slots.shareVersion = this.membersVersion;
+    }
+    return slots.share;
+  }
+
+  /**
+   * Reads which instances are alive (their lease rows): an endpoint's requests in flight are
+   * shared among them. A change applies to the next attempts; ones running finish.
+   */
+  private async refreshMembers(): Promise<void> {
+    let members: string[];
+    try {
+      members = await this.repo.liveWorkers(this.clock.now());
+    } catch (err) {
+      this.log.warn({ err }, 'could not read the live webhooks instances');
+      return;
+    }
+    if (members.join('\n') === this.members.join('\n')) return;
+    const first = this.membersVersion === 0;
+    this.members = members;
+    this.membersVersion++;
+    if (!first || members.length > 1) this.log.info({ instances: members.length }, 'webhooks instances changed: each endpoint\'s requests in flight are shared among them');
+    for (const id of [...this.endpoints.keys()]) this.pump(id);
   }
 
   private secretOf(job: ClaimedJob): string {
