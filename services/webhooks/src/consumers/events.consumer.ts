@@ -25,7 +25,8 @@ export interface NewWorkSink {
   whenRoomForNewWork(): Promise<void> | undefined;
   /** A lease to create new deliveries under, or undefined when this instance has no room for more. */
   leaseForNewWork(): NewWorkLease | undefined;
-  adopt(jobs: ClaimedJob[]): void;
+  /** Takes the deliveries created under `lease` (committed). */
+  adopt(jobs: ClaimedJob[], lease: NewWorkLease): void;
   wake(): void;
 }
 
@@ -93,12 +94,9 @@ export class FanOutBatcher {
         this.lastStart = this.monotonic();
         const batch = this.pending.splice(0, MAX_BATCH);
         try {
-          const { created, claimed } = await this.deps.deliveries.fanOut(batch.map((b) => b.event), {
-            maxAttempts: this.deps.maxAttempts,
-            now: this.deps.clock.now(),
-            lease: this.deps.dispatcher.leaseForNewWork(),
-          });
-          if (claimed.length) this.deps.dispatcher.adopt(claimed);
+          const lease = this.deps.dispatcher.leaseForNewWork();
+          const { created, claimed } = await this.deps.deliveries.fanOut(batch.map((b) => b.event), { maxAttempts: this.deps.maxAttempts, now: this.deps.clock.now(), lease });
+          if (lease && claimed.length) this.deps.dispatcher.adopt(claimed, lease);
           // Some were created pending: they are claimed when their endpoints have room.
           if (created > claimed.length) this.deps.dispatcher.wake();
           for (const b of batch) b.resolve(created);

@@ -8,6 +8,8 @@ import type { PostResult } from './http-client';
 const MAX_IN_FLIGHT = 16;
 const PER_ENDPOINT = 4;
 const HIGH = MAX_IN_FLIGHT * INTAKE_BACKLOG_PER_SLOT;
+/** The lease new work is handed over under (the dispatcher's own name). */
+const lease = { owner: 'w1', pendingFor: [] };
 const box = new SecretBox(randomBytes(32).toString('base64'));
 
 /** A receiver per URL whose answers the test hands out one at a time. */
@@ -53,15 +55,18 @@ const discard = jest.fn(async (_owner: string, _ids: number[]) => {});
 const release = jest.fn(async (_owner: string, _ids: number[]) => {});
 const endpointStates = jest.fn(async (_ids: string[]) => [] as RecordedEndpoint[]);
 const liveWorkers = jest.fn(async () => ['w1']);
+const renew = jest.fn(async (_owner: string, _until: Date) => true);
+const heartbeat = jest.fn(async (_owner: string, _until: Date) => {});
 const repo = {
   liveWorkers,
+  renew,
+  heartbeat,
   record,
   discard,
   release,
   endpointStates,
   retire: async () => {},
   claim,
-  heartbeat: async () => {},
   reapExpired: async () => 0,
 } as unknown as DeliveryRepository;
 
@@ -93,6 +98,9 @@ describe('Dispatcher intake', () => {
     release.mockClear();
     endpointStates.mockReset();
     endpointStates.mockImplementation(async () => []);
+    renew.mockReset();
+    renew.mockImplementation(async () => true);
+    heartbeat.mockClear();
     liveWorkers.mockReset();
     liveWorkers.mockImplementation(async () => ['w1']);
     now = 1_000;
@@ -114,13 +122,13 @@ describe('Dispatcher intake', () => {
   });
 
   it('takes new work at once while nothing is queued: every endpoint leased, no wait', () => {
-    dispatcher.adopt(jobs('a', 2));
+    dispatcher.adopt(jobs('a', 2), lease);
     expect(dispatcher.leaseForNewWork()).toEqual({ owner: 'w1', pendingFor: [] });
     expect(dispatcher.whenRoomForNewWork()).toBeUndefined();
   });
 
   it('an endpoint with an attempt running past the horizon gets its new deliveries pending, and its queue does not hold intake up', async () => {
-    dispatcher.adopt(jobs('stuck', PER_ENDPOINT + HIGH * 2));
+    dispatcher.adopt(jobs('stuck', PER_ENDPOINT + HIGH * 2), lease);
     expect(http.running('https://stuck.example.com/')).toBe(PER_ENDPOINT);
     // Not yet past the horizon: its queue counts, intake waits.
     now += FLOW_HORIZON_MS;
@@ -136,7 +144,7 @@ describe('Dispatcher intake', () => {
 
   it('waits while flowing endpoints have the mark queued, and goes on when they are down to half of it', async () => {
     const url = 'https://busy.example.com/';
-    dispatcher.adopt(jobs('busy', PER_ENDPOINT + HIGH));
+    dispatcher.adopt(jobs('busy', PER_ENDPOINT + HIGH), lease);
     let resumed = false;
     const room = dispatcher.whenRoomForNewWork();
     expect(room).toBeInstanceOf(Promise);
@@ -152,7 +160,7 @@ describe('Dispatcher intake', () => {
   });
 
   it('waits one INTAKE_WAIT_MS at most', async () => {
-    dispatcher.adopt(jobs('busy', PER_ENDPOINT + HIGH));
+    dispatcher.adopt(jobs('busy', PER_ENDPOINT + HIGH), lease);
     const room = dispatcher.whenRoomForNewWork();
     expect(room).toBeInstanceOf(Promise);
     now += INTAKE_WAIT_MS;
@@ -164,14 +172,14 @@ describe('Dispatcher intake', () => {
     // With its slots all busy, an attempt finishes every 25 ms (4 slots, 100 ms each).
     const perAttempt = 25;
     const fits = FLOW_HORIZON_MS / perAttempt;
-    dispatcher.adopt(jobs('slow', PER_ENDPOINT + fits + 3));
+    dispatcher.adopt(jobs('slow', PER_ENDPOINT + fits + 3), lease);
     // Three attempts finish 25 ms apart: two intervals measured, the queue down to `fits`.
     for (let i = 0; i < 3; i++) {
       now += perAttempt;
       await http.answer(url);
     }
     expect(dispatcher.leaseForNewWork()?.pendingFor).toEqual([]);
-    dispatcher.adopt(jobs('slow', 1));
+    dispatcher.adopt(jobs('slow', 1), lease);
     expect(dispatcher.leaseForNewWork()?.pendingFor).toEqual(['slow']);
   });
 
@@ -198,7 +206,7 @@ describe('Dispatcher intake', () => {
     // Three deliveries waiting in the database, made before the new work handed over below.
     const older = jobs('busy', 3);
     const newer = jobs('busy', PER_ENDPOINT + 200);
-    dispatcher.adopt(newer);
+    dispatcher.adopt(newer, lease);
     claim.mockResolvedValueOnce(older);
     // A wake for due work: the claim asks for this endpoint although 200 are queued for it
     // (as many as the instance's bound on deliveries held leaves room for).
@@ -213,7 +221,7 @@ describe('Dispatcher intake', () => {
   it('new work of an endpoint it did not know does not set off claims; a wake for due work does', async () => {
     const url = 'https://fresh.example.com/';
     await started();
-    dispatcher.adopt(jobs('fresh', PER_ENDPOINT * 2));
+    dispatcher.adopt(jobs('fresh', PER_ENDPOINT * 2), lease);
     for (let i = 0; i < PER_ENDPOINT * 2; i++) await http.answer(url);
     // Recorded, and every slot free again: the moments a claim would top up.
     await settled();
@@ -236,7 +244,7 @@ describe('Dispatcher intake', () => {
   it('starts nothing more at 50 consecutive failures until a record says; disabled, it drops the queue', async () => {
     const url = 'https://failing.example.com/';
     const queued = jobs('failing', 60);
-    dispatcher.adopt(queued);
+    dispatcher.adopt(queued, lease);
     record.mockImplementationOnce(async () => [{ id: 'failing', url, disabled: true, disabledNow: true, consecutiveFailures: 50 }]);
     for (let i = 0; i < 50; i++) await http.answer(url, failed);
     // The 50th failure: the three still running go on, nothing new starts.
@@ -250,7 +258,7 @@ describe('Dispatcher intake', () => {
 
   it('at the threshold, a record that finds the endpoint enabled (its count reset meanwhile) lets it go on', async () => {
     const url = 'https://flaky.example.com/';
-    dispatcher.adopt(jobs('flaky', 60));
+    dispatcher.adopt(jobs('flaky', 60), lease);
     record.mockImplementationOnce(async () => [{ id: 'flaky', url, disabled: false, disabledNow: false, consecutiveFailures: 0 }]);
     for (let i = 0; i < 50; i++) await http.answer(url, failed);
     expect(http.sent(url)).toHaveLength(53);
@@ -262,7 +270,7 @@ describe('Dispatcher intake', () => {
   it('sends the deliveries queued for an endpoint to the URL a record found', async () => {
     const [before, after] = ['https://before.example.com/', 'https://after.example.com/'];
     const queued = jobs('moved', 10).map((j) => ({ ...j, url: before }));
-    dispatcher.adopt(queued);
+    dispatcher.adopt(queued, lease);
     record.mockImplementationOnce(async () => [{ id: 'moved', url: after, disabled: false, disabledNow: false, consecutiveFailures: 0 }]);
     // One answered, and the fifth started, before the record: four running at the old URL.
     await http.answer(before);
@@ -276,20 +284,20 @@ describe('Dispatcher intake', () => {
   it('drops the queue of an endpoint changed here (disabled or deleted); the running attempts finish', async () => {
     const url = 'https://gone.example.com/';
     const queued = jobs('gone', 10);
-    dispatcher.adopt(queued);
+    dispatcher.adopt(queued, lease);
     dispatcher.endpointChanged('gone', undefined);
     expect(discard).toHaveBeenCalledWith('w1', queued.slice(PER_ENDPOINT).map((j) => j.id));
     for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
     expect(http.sent(url)).toHaveLength(PER_ENDPOINT);
     // Re-enabled (or created again under the same id in a test): new work starts as usual.
     dispatcher.endpointChanged('gone', { url, disabled: false, consecutiveFailures: 0 });
-    dispatcher.adopt(jobs('gone', 1));
+    dispatcher.adopt(jobs('gone', 1), lease);
     expect(http.sent(url)).toHaveLength(PER_ENDPOINT + 1);
   });
 
   it('a change made here while a record ran: the endpoint is read again, and what it is now is followed', async () => {
     const url = 'https://racy.example.com/';
-    dispatcher.adopt(jobs('racy', 10));
+    dispatcher.adopt(jobs('racy', 10), lease);
     let finish!: (endpoints: RecordedEndpoint[]) => void;
     record.mockImplementationOnce(() => new Promise((resolve) => (finish = resolve)));
     endpointStates.mockResolvedValueOnce([{ id: 'racy', url, disabled: false, disabledNow: false, consecutiveFailures: 0 }]);
@@ -307,7 +315,7 @@ describe('Dispatcher intake', () => {
 
   it('held at the threshold, an endpoint re-enabled here goes on at once', async () => {
     const url = 'https://fixed.example.com/';
-    dispatcher.adopt(jobs('fixed', 60));
+    dispatcher.adopt(jobs('fixed', 60), lease);
     // The record of the 50 failures is slow to come back.
     let finish!: (endpoints: RecordedEndpoint[]) => void;
     record.mockImplementationOnce(() => new Promise((resolve) => (finish = resolve)));
@@ -324,7 +332,7 @@ describe('Dispatcher intake', () => {
     const url = 'https://late.example.com/';
     dispatcher.endpointChanged('late', undefined);
     const late = jobs('late', 3);
-    dispatcher.adopt(late);
+    dispatcher.adopt(late, lease);
     expect(http.sent(url)).toHaveLength(0);
     expect(release).toHaveBeenCalledWith('w1', late.map((j) => j.id));
   });
@@ -332,7 +340,7 @@ describe('Dispatcher intake', () => {
   it('deliveries read before a URL change made here go to the new URL', async () => {
     const [before, after] = ['https://old.example.com/', 'https://new.example.com/'];
     dispatcher.endpointChanged('moving', { url: after, disabled: false, consecutiveFailures: 0 });
-    dispatcher.adopt(jobs('moving', 2).map((j) => ({ ...j, url: before })));
+    dispatcher.adopt(jobs('moving', 2).map((j) => ({ ...j, url: before })), lease);
     expect(http.sent(before)).toHaveLength(0);
     expect(http.sent(after)).toHaveLength(2);
   });
@@ -341,7 +349,7 @@ describe('Dispatcher intake', () => {
     const url = 'https://shared.example.com/';
     liveWorkers.mockImplementation(async () => ['w1', 'w2']);
     await dispatcher.start();
-    dispatcher.adopt(jobs('shared', 10));
+    dispatcher.adopt(jobs('shared', 10), lease);
     expect(http.running(url)).toBe(slotShare(['w1', 'w2'], 'w1', 'shared', PER_ENDPOINT));
     expect(http.running(url)).toBe(2);
     liveWorkers.mockImplementation(async () => ['w1']);
@@ -349,9 +357,68 @@ describe('Dispatcher intake', () => {
     expect(http.running(url)).toBe(PER_ENDPOINT);
   });
 
+  /** Runs one lease renewal now (the timer's work). */
+  const renewal = () => (dispatcher as unknown as { heartbeat(): Promise<void> }).heartbeat();
+
+  it('starts nothing once its lease may have run out (renewals failing), and goes on when one succeeds', async () => {
+    const url = 'https://patient.example.com/';
+    await dispatcher.start();
+    dispatcher.adopt(jobs('patient', 10), lease);
+    expect(http.sent(url)).toHaveLength(PER_ENDPOINT);
+    // Two thirds of the 30 s lease after the last renewal: another instance may take over at 30 s.
+    now += 20_001;
+    await http.answer(url);
+    expect(http.sent(url)).toHaveLength(PER_ENDPOINT);
+    expect(dispatcher.leaseForNewWork()).toBeUndefined();
+    await renewal();
+    expect(http.sent(url)).toHaveLength(PER_ENDPOINT + 1);
+    expect(dispatcher.leaseForNewWork()?.owner).toBe('w1');
+  });
+
+  it('its lease taken over (its row gone): drops what it has not started and goes on under a new name', async () => {
+    const url = 'https://taken.example.com/';
+    await dispatcher.start();
+    dispatcher.adopt(jobs('taken', 10), lease);
+    renew.mockResolvedValueOnce(false);
+    await renewal();
+    expect(heartbeat).toHaveBeenLastCalledWith('w1.1', expect.any(Date));
+    expect(dispatcher.leaseForNewWork()?.owner).toBe('w1.1');
+    for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
+    expect(http.sent(url)).toHaveLength(PER_ENDPOINT);
+    // A fan-out leased under the old name, handed over late: not taken (the reaper gives them back).
+    dispatcher.adopt(jobs('taken', 2), lease);
+    expect(http.sent(url)).toHaveLength(PER_ENDPOINT);
+    // Under the new name, work flows again.
+    dispatcher.adopt(jobs('taken', 1), { owner: 'w1.1', pendingFor: [] });
+    expect(http.sent(url)).toHaveLength(PER_ENDPOINT + 1);
+  });
+
+  it('keeps renewing its lease while a SIGTERM lets attempts finish', async () => {
+    const url = 'https://finishing.example.com/';
+    const stopping = new Dispatcher(repo, http, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {
+      owner: 'w2',
+      maxInFlight: MAX_IN_FLIGHT,
+      perEndpoint: PER_ENDPOINT,
+      leaseMs: 300,
+      pollIntervalMs: 60_000,
+      shutdownGraceMs: 10_000,
+      failureThreshold: 50,
+    });
+    await stopping.start();
+    stopping.adopt(jobs('finishing', 1), { owner: 'w2', pendingFor: [] });
+    const stopped = stopping.stop();
+    renew.mockClear();
+    for (let waited = 0; renew.mock.calls.length === 0; waited++) {
+      if (waited > 200) throw new Error('no renewal while stopping');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await http.answer(url);
+    await stopped;
+  });
+
   it('records a batch PostgreSQL refuses (a data exception) again without its response bodies', async () => {
     const url = 'https://odd.example.com/';
-    dispatcher.adopt(jobs('odd', 1));
+    dispatcher.adopt(jobs('odd', 1), lease);
     record.mockRejectedValueOnce(Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' }));
     await http.answer(url, failed);
     await recorded(2);

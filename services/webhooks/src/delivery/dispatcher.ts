@@ -203,6 +203,18 @@ export class Dispatcher {
   private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
 
   private readonly monotonic: () => number;
+  /** This instance's lease owner name: a new one after its lease ran out (its deliveries were handed to others). */
+  private owner: string;
+  private ownerGeneration = 0;
+  /**
+   * Until when (monotonic ms) this instance may start attempts and take deliveries: two
+   * thirds of a lease after the last renewal was sent. Past it another instance may already
+   * have taken its deliveries over (if renewals keep failing), so it starts nothing more.
+   * Infinity until start().
+   */
+  private leaseValidUntil = Infinity;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private beating: Promise<void> | undefined;
   /** Attempt ids increase in the order attempts start, also within a millisecond: records list newest first by id. */
   private readonly newAttemptId = monotonicIds('delivery');
   /** Deliveries queued here, not yet started, all endpoints together. */
@@ -220,15 +232,18 @@ export class Dispatcher {
     private readonly opts: DispatcherOptions,
   ) {
     this.monotonic = opts.monotonic ?? (() => performance.now());
+    this.owner = opts.owner;
   }
 
   /** Registers this instance's lease first: deliveries are leased to it from then on. */
   async start(): Promise<void> {
-    await this.repo.heartbeat(this.opts.owner, this.leaseFrom(this.clock.now()));
+    const sentAt = this.monotonic();
+    await this.repo.heartbeat(this.owner, this.leaseFrom(this.clock.now()));
+    this.leaseValidUntil = sentAt + (this.opts.leaseMs * 2) / 3;
     await this.refreshMembers();
     this.timers.push(setInterval(() => this.wake(), this.opts.pollIntervalMs).unref());
     this.timers.push(setInterval(() => void this.refreshMembers(), this.opts.pollIntervalMs).unref());
-    this.timers.push(setInterval(() => void this.heartbeat(), Math.max(100, Math.floor(this.opts.leaseMs / 3))).unref());
+    this.heartbeatTimer = setInterval(() => void (this.beating ??= this.heartbeat().finally(() => (this.beating = undefined))), Math.max(100, Math.floor(this.opts.leaseMs / 3))).unref();
     if (this.log.isLevelEnabled('debug')) {
       this.timers.push(
         setInterval(() => {
@@ -269,7 +284,7 @@ export class Dispatcher {
    * all but those to endpoints not flowing, which are created pending.
    */
   leaseForNewWork(): NewWorkLease | undefined {
-    if (this.stopped || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
+    if (this.stopped || !this.leaseValid() || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
     const now = this.monotonic();
     const pendingFor: string[] = [];
     for (const [id, slots] of this.endpoints) {
@@ -278,7 +293,7 @@ export class Dispatcher {
       if (pendingFor.length >= MAX_PENDING_FOR) break;
       if (!this.flowing(slots, now)) pendingFor.push(id);
     }
-    return { owner: this.opts.owner, pendingFor };
+    return { owner: this.owner, pendingFor };
   }
 
   /**
@@ -322,9 +337,11 @@ export class Dispatcher {
   }
 
   /** Takes deliveries created leased to this instance (committed): they start as slots allow. */
-  adopt(jobs: ClaimedJob[]): void {
+  adopt(jobs: ClaimedJob[], lease: NewWorkLease): void {
+    // Leased under a name this instance has given up (its lease ran out meanwhile): the reaper hands them back.
+    if (lease.owner !== this.owner) return;
     if (this.stopped) {
-      void this.repo.release(this.opts.owner, jobs.map((j) => j.id)).catch(() => {});
+      void this.repo.release(this.owner, jobs.map((j) => j.id)).catch(() => {});
       return;
     }
     this.stats.adopted += jobs.length;
@@ -338,7 +355,7 @@ export class Dispatcher {
       // Claimed work queues in memory ahead of the requests, so a busy endpoint never waits for
       // a claim round trip; bounded per endpoint, so a slow one holds a bounded number.
       let room = this.opts.maxInFlight * CLAIM_AHEAD - this.claimed.size;
-      if (room <= 0) return;
+      if (room <= 0 || !this.leaseValid()) return;
       const discover = this.discoverNext;
       const asks: { id: string; room: number }[] = [];
       for (const [id, slots] of this.endpoints) {
@@ -357,7 +374,10 @@ export class Dispatcher {
       let jobs: ClaimedJob[];
       try {
         const t0 = performance.now();
-        jobs = await this.repo.claim({ owner: this.opts.owner, now: this.clock.now(), endpoints: asks, discover: search });
+        const owner = this.owner;
+        jobs = await this.repo.claim({ owner, now: this.clock.now(), endpoints: asks, discover: search });
+        // Claimed under a name given up meanwhile (the lease ran out): the reaper hands them back.
+        if (owner !== this.owner) return;
         this.stats.claims++;
         this.stats.claimMs += performance.now() - t0;
         this.stats.claimed += jobs.length;
@@ -367,7 +387,7 @@ export class Dispatcher {
         return;
       }
       if (this.stopped) {
-        await this.repo.release(this.opts.owner, jobs.map((j) => j.id)).catch(() => {});
+        await this.repo.release(this.owner, jobs.map((j) => j.id)).catch(() => {});
         return;
       }
       const got = new Map<string, number>();
@@ -428,12 +448,12 @@ export class Dispatcher {
   /** Enqueues deliveries this instance now holds; those of endpoints disabled or deleted here meanwhile are handed back. */
   private enqueueAll(jobs: ClaimedJob[], fromClaim: boolean): void {
     const refused = jobs.filter((job) => !this.enqueue(job, fromClaim));
-    if (refused.length) this.repo.release(this.opts.owner, refused.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err }, 'could not hand back deliveries of a changed endpoint; their lease will run out'));
+    if (refused.length) this.repo.release(this.owner, refused.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err }, 'could not hand back deliveries of a changed endpoint; their lease will run out'));
   }
 
   private pump(endpointId: string): void {
     const slots = this.endpoints.get(endpointId);
-    if (!slots) return;
+    if (!slots || !this.leaseValid()) return;
     while (!this.stopped && slots.running < this.shareOf(endpointId, slots) && slots.queue.length && this.running < this.opts.maxInFlight && slots.failures < this.opts.failureThreshold) {
       const job = slots.queue.shift()!;
       this.queued--;
@@ -471,7 +491,7 @@ export class Dispatcher {
 
   private shareOf(endpointId: string, slots: EndpointSlots): number {
     if (slots.shareVersion !== this.membersVersion) {
-      slots.share = slotShare(this.members, this.opts.owner, endpointId, this.opts.perEndpoint);
+      slots.share = slotShare(this.members, this.owner, endpointId, this.opts.perEndpoint);
       slots.shareVersion = this.membersVersion;
     }
     return slots.share;
@@ -617,7 +637,7 @@ export class Dispatcher {
    */
   private async record(batch: FinishedAttempt[]): Promise<void> {
     const startedAt = this.monotonic();
-    const endpoints = await this.repo.record(this.opts.owner, batch, { threshold: this.opts.failureThreshold, reason: AUTO_DISABLE_REASON, now: this.clock.now() });
+    const endpoints = await this.repo.record(this.owner, batch, { threshold: this.opts.failureThreshold, reason: AUTO_DISABLE_REASON, now: this.clock.now() });
     // A change made here while the record ran: which of the two came last is not known from
     // here, so those endpoints are read again (rare: a PATCH or DELETE during a record).
     const changedSince = (id: string) => (this.changedHere.get(id)?.at ?? -Infinity) >= startedAt;
@@ -706,23 +726,67 @@ export class Dispatcher {
     }
     if (this.intake && this.queued <= this.intake.low) this.intake.release();
     // If this fails they stay leased here; handed back when this instance stops or dies, a claim finds their endpoint disabled or gone and drops them.
-    this.repo.discard(this.opts.owner, dropped.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not drop the deliveries of a disabled or deleted endpoint'));
+    this.repo.discard(this.owner, dropped.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not drop the deliveries of a disabled or deleted endpoint'));
   }
 
+  private leaseValid(): boolean {
+    return this.monotonic() < this.leaseValidUntil;
+  }
+
+  /**
+   * Renews this instance's lease. If its row is gone, another instance found the lease run
+   * out and took its deliveries over (renewals failed for a whole lease: the database was
+   * unreachable, or the process stalled): what it has not started is dropped here, without
+   * touching the database, and it goes on under a new name, so a late record of an attempt
+   * made under the old one changes nothing.
+   */
   private async heartbeat(): Promise<void> {
     const forgetBefore = this.monotonic() - CHANGE_MEMORY_MS;
     for (const [id, c] of this.changedHere) if (c.at < forgetBefore) this.changedHere.delete(id);
+    const sentAt = this.monotonic();
+    const wasValid = this.leaseValid();
     try {
       const now = this.clock.now();
-      await this.repo.heartbeat(this.opts.owner, this.leaseFrom(now));
-      const reaped = await this.repo.reapExpired(this.opts.owner, now);
+      if (!(await this.repo.renew(this.owner, this.leaseFrom(now)))) {
+        this.leaseLost();
+        await this.repo.heartbeat(this.owner, this.leaseFrom(this.clock.now()));
+      }
+      this.leaseValidUntil = sentAt + (this.opts.leaseMs * 2) / 3;
+      if (!wasValid && !this.stopped) {
+        this.log.info('lease renewed again: delivering');
+        for (const id of [...this.endpoints.keys()]) this.pump(id);
+        this.wake();
+      }
+      const reaped = await this.repo.reapExpired(this.owner, now);
       if (reaped) {
         this.log.info({ deliveries: reaped }, 'took over deliveries of a worker whose lease ran out');
         this.wake();
       }
     } catch (err) {
-      this.log.warn({ err }, 'lease renewal failed');
+      this.log.warn({ err, starts_again: this.leaseValid() }, 'lease renewal failed');
     }
+  }
+
+  private leaseLost(): void {
+    const old = this.owner;
+    this.owner = `${this.opts.owner}.${++this.ownerGeneration}`;
+    let dropped = 0;
+    for (const [id, slots] of this.endpoints) {
+      for (const job of slots.queue) {
+        this.claimed.delete(job.id);
+        this.fromClaim.delete(job);
+      }
+      dropped += slots.queue.length;
+      slots.queue = [];
+      slots.fromClaims = 0;
+      slots.drained = false;
+      if (slots.running === 0) this.endpoints.delete(id);
+    }
+    this.queued = 0;
+    // The name is part of each endpoint's share.
+    this.membersVersion++;
+    this.intake?.release();
+    this.log.warn({ old_owner: old, owner: this.owner, dropped }, "this instance's lease ran out and its deliveries were taken over: unstarted ones dropped here, going on under a new name");
   }
 
   /**
@@ -731,6 +795,7 @@ export class Dispatcher {
    */
   async stop(): Promise<void> {
     this.stopped = true;
+    // The lease is renewed until the end: past it, another instance would take over attempts still finishing here.
     for (const t of this.timers) clearInterval(t);
     this.intake?.release();
     await this.claiming;
@@ -750,10 +815,12 @@ export class Dispatcher {
     this.scheduleFlush();
     await this.flushing;
     const leftover = [...this.claimed.keys()];
+    clearInterval(this.heartbeatTimer);
+    await this.beating;
     try {
-      await this.repo.release(this.opts.owner, leftover);
+      await this.repo.release(this.owner, leftover);
       // Nothing is leased to this instance any more.
-      await this.repo.retire(this.opts.owner);
+      await this.repo.retire(this.owner);
     } catch (err) {
       this.log.warn({ err }, 'could not hand deliveries back; their lease will run out');
     }

@@ -233,6 +233,12 @@ export class DeliveryRepository {
       .execute();
   }
 
+  /** Renews this worker's lease; false when its row is gone (its lease ran out and another worker took its deliveries over). */
+  async renew(owner: string, aliveUntil: Date, ex: Executor<WebhooksDb> = this.db): Promise<boolean> {
+    const rows = await ex.updateTable('workers').set({ alive_until: aliveUntil }).where('owner', '=', owner).returning('owner').execute();
+    return rows.length > 0;
+  }
+
   /** The instances whose lease runs (their owner names, sorted). */
   async liveWorkers(now: Date, ex: Executor<WebhooksDb> = this.db): Promise<string[]> {
     const rows = await ex.selectFrom('workers').select('owner').where('alive_until', '>=', now).orderBy('owner').execute();
