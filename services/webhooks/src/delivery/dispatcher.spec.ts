@@ -393,6 +393,35 @@ describe('Dispatcher intake', () => {
     expect(http.sent(url)).toHaveLength(PER_ENDPOINT + 1);
   });
 
+  it('a lease that ran out while its renewal waited on the database: the queues go on once it is renewed', async () => {
+    const url = 'https://slowdb.example.com/';
+    await dispatcher.start();
+    dispatcher.adopt(jobs('slowdb', 10), lease);
+    let renewed!: (ok: boolean) => void;
+    renew.mockImplementationOnce(() => new Promise((resolve) => (renewed = resolve)));
+    // The next renewal, a third of the lease later, waits on the database past two thirds of the lease.
+    now += 10_000;
+    const renewing = renewal();
+    now += 10_001;
+    for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
+    expect(http.sent(url)).toHaveLength(PER_ENDPOINT);
+    renewed(true);
+    await renewing;
+    expect(http.sent(url)).toHaveLength(PER_ENDPOINT * 2);
+  });
+
+  it('taken over, and registering its new name fails: it starts nothing until that succeeds', async () => {
+    await dispatcher.start();
+    renew.mockResolvedValueOnce(false);
+    heartbeat.mockRejectedValueOnce(new Error('connection lost'));
+    await renewal();
+    expect(dispatcher.leaseForNewWork()).toBeUndefined();
+    dispatcher.adopt(jobs('waiting', 1), { owner: 'w1.1', pendingFor: [] });
+    expect(http.sent('https://waiting.example.com/')).toHaveLength(0);
+    await renewal();
+    expect(http.sent('https://waiting.example.com/')).toHaveLength(1);
+  });
+
   it('keeps renewing its lease while a SIGTERM lets attempts finish', async () => {
     const url = 'https://finishing.example.com/';
     const stopping = new Dispatcher(repo, http, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {

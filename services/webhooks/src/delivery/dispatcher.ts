@@ -744,15 +744,16 @@ export class Dispatcher {
     const forgetBefore = this.monotonic() - CHANGE_MEMORY_MS;
     for (const [id, c] of this.changedHere) if (c.at < forgetBefore) this.changedHere.delete(id);
     const sentAt = this.monotonic();
-    const wasValid = this.leaseValid();
     try {
       const now = this.clock.now();
       if (!(await this.repo.renew(this.owner, this.leaseFrom(now)))) {
         this.leaseLost();
         await this.repo.heartbeat(this.owner, this.leaseFrom(this.clock.now()));
       }
+      // Run out before or during this renewal (a slow database): attempts that finished meanwhile started nothing.
+      const lapsed = !this.leaseValid();
       this.leaseValidUntil = sentAt + (this.opts.leaseMs * 2) / 3;
-      if (!wasValid && !this.stopped) {
+      if (lapsed && !this.stopped) {
         this.log.info('lease renewed again: delivering');
         for (const id of [...this.endpoints.keys()]) this.pump(id);
         this.wake();
@@ -770,6 +771,8 @@ export class Dispatcher {
   private leaseLost(): void {
     const old = this.owner;
     this.owner = `${this.opts.owner}.${++this.ownerGeneration}`;
+    // Nothing starts until the new name is registered.
+    this.leaseValidUntil = -Infinity;
     let dropped = 0;
     for (const [id, slots] of this.endpoints) {
       for (const job of slots.queue) {

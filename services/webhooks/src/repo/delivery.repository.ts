@@ -256,10 +256,13 @@ export class DeliveryRepository {
     const { rows } = await sql<{ n: number }>`
       with gone as (
         delete from workers where alive_until < ${now} and owner <> ${owner}
+        returning owner
       ), reaped as (
+        -- Only the deliveries of the workers deleted here (a worker whose renewal commits
+        -- meanwhile keeps its row, and so its deliveries), and of names with no row at all.
         update jobs set state = 'pending', lock_owner = null, updated_at = ${now}
         where state = 'in_flight' and lock_owner <> ${owner}
-          and not exists (select 1 from workers w where w.owner = jobs.lock_owner and w.alive_until >= ${now})
+          and (lock_owner in (select owner from gone) or not exists (select 1 from workers w where w.owner = jobs.lock_owner))
         returning 1
       )
       select count(*)::int as n from reaped`.execute(ex);
