@@ -5,9 +5,10 @@
  * one attempt row each, the delivery's next attempt time or, when it is finished, its
  * removal from the queue, and the endpoint's failure count, disabling it at 50.
  *
- * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint, `maxInFlight` in
- * all; each endpoint is claimed for separately, up to 128 claims per instance (perEndpoint x
- * CLAIM_AHEAD x 2), so a slow receiver cannot starve the others.
+ * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint, shared among the
+ * live instances (slotShare), and `maxInFlight` in all; each endpoint is claimed for
+ * separately, up to 128 claims per instance (perEndpoint x CLAIM_AHEAD x 2), so a slow
+ * receiver cannot starve the others.
  *
  * Claims: an endpoint this instance works on is topped up when it runs below half its
  * claims, and left alone once a claim found nothing more due for it (`drained`), until
@@ -22,10 +23,11 @@
  *
  * Crash safety: a delivery is leased to this instance while claimed (the instance renews
  * one lease row for all of them); if the instance dies its lease runs out and another
- * instance takes the deliveries over. An attempt sent but not recorded is sent again
- * (at-least-once); an attempt is recorded only together with the removal or rescheduling
- * of its delivery by the instance that still holds it, so no attempt row is ever written
- * twice.
+ * instance takes the deliveries over. An instance whose renewals fail starts nothing from
+ * two thirds of a lease on; taken over, it goes on under a new name. An attempt sent but
+ * not recorded is sent again (at-least-once); an attempt is recorded only together with
+ * the removal or rescheduling of its delivery by the instance that still holds it, so no
+ * attempt row is ever written twice.
  */
 import { createHash } from 'node:crypto';
 import { monotonicIds } from '@mailroom/contracts';
