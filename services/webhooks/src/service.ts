@@ -65,8 +65,9 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
       wake,
       changed: (id, now) => dispatcher.endpointChanged(id, now),
     });
-    life.add('webhooks:rpc', serveRpc(bus, 'webhooks', webhooksHandlers(endpoints)), (s) => s.stop());
+    // The dispatcher's lease row first: nothing (a redelivery, a recovery) wakes it before it has one.
     await dispatcher.start();
+    life.add('webhooks:rpc', serveRpc(bus, 'webhooks', webhooksHandlers(endpoints)), (s) => s.stop());
     life.add(
       'webhooks:consumer',
       await runEventsConsumer(bus, { deliveries, clock, maxAttempts: retries.maxAttempts, dispatcher, concurrency: 256 }),

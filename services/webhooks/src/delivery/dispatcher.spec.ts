@@ -232,6 +232,14 @@ describe('Dispatcher intake', () => {
 
   const failed: PostResult = { ok: false, httpStatus: 500, error: 'non_2xx_status', timedOut: false, durationMs: 1, responseBody: 'no' };
 
+  /** Waits (bounded) until `done()`. */
+  async function waitUntil(done: () => boolean): Promise<void> {
+    for (let waited = 0; !done(); waited++) {
+      if (waited > 400) throw new Error('the condition never held');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+
   /** Waits (bounded) until the record mock has been called `n` times and its answers are taken in. */
   async function recorded(n: number): Promise<void> {
     for (let waited = 0; record.mock.calls.length < n; waited++) {
@@ -241,16 +249,29 @@ describe('Dispatcher intake', () => {
     await new Promise((r) => setImmediate(r));
   }
 
+  /**
+   * Records as the database would for one endpoint that only fails: the count goes up by each
+   * batch (a batch may come before all 50 are answered, after its linger); at 50 `atThreshold`
+   * says what the endpoint is then.
+   */
+  function countingRecords(id: string, url: string, atThreshold: Omit<RecordedEndpoint, 'id' | 'url'>): void {
+    let failures = 0;
+    record.mockImplementation(async (_owner: string, batch: FinishedAttempt[]) => {
+      failures += batch.filter((a) => !a.ok).length;
+      return [failures >= 50 ? { id, url, ...atThreshold } : { id, url, disabled: false, disabledNow: false, consecutiveFailures: failures }];
+    });
+  }
+
   it('starts nothing more at 50 consecutive failures until a record says; disabled, it drops the queue', async () => {
     const url = 'https://failing.example.com/';
     const queued = jobs('failing', 60);
     dispatcher.adopt(queued, lease);
-    record.mockImplementationOnce(async () => [{ id: 'failing', url, disabled: true, disabledNow: true, consecutiveFailures: 50 }]);
+    countingRecords('failing', url, { disabled: true, disabledNow: true, consecutiveFailures: 50 });
     for (let i = 0; i < 50; i++) await http.answer(url, failed);
     // The 50th failure: the three still running go on, nothing new starts.
     expect(http.sent(url)).toHaveLength(53);
     expect(http.running(url)).toBe(3);
-    await recorded(1);
+    await waitUntil(() => discard.mock.calls.length > 0);
     expect(discard).toHaveBeenCalledWith('w1', queued.slice(53).map((j) => j.id));
     for (let i = 0; i < 3; i++) await http.answer(url, failed);
     expect(http.sent(url)).toHaveLength(53);
@@ -259,10 +280,10 @@ describe('Dispatcher intake', () => {
   it('at the threshold, a record that finds the endpoint enabled (its count reset meanwhile) lets it go on', async () => {
     const url = 'https://flaky.example.com/';
     dispatcher.adopt(jobs('flaky', 60), lease);
-    record.mockImplementationOnce(async () => [{ id: 'flaky', url, disabled: false, disabledNow: false, consecutiveFailures: 0 }]);
+    countingRecords('flaky', url, { disabled: false, disabledNow: false, consecutiveFailures: 0 });
     for (let i = 0; i < 50; i++) await http.answer(url, failed);
     expect(http.sent(url)).toHaveLength(53);
-    await recorded(1);
+    await waitUntil(() => http.sent(url).length > 53);
     expect(http.sent(url)).toHaveLength(54);
     expect(discard).not.toHaveBeenCalled();
   });
@@ -303,7 +324,8 @@ describe('Dispatcher intake', () => {
     endpointStates.mockResolvedValueOnce([{ id: 'racy', url, disabled: false, disabledNow: false, consecutiveFailures: 0 }]);
     await http.answer(url);
     await recorded(1);
-    // Re-enabled through this instance after the record read the endpoint as disabled.
+    // Re-enabled through this instance after the record started (and read the endpoint as disabled).
+    now += 1;
     dispatcher.endpointChanged('racy', { url, disabled: false, consecutiveFailures: 0 });
     finish([{ id: 'racy', url, disabled: true, disabledNow: false, consecutiveFailures: 0 }]);
     await new Promise((r) => setImmediate(r));
@@ -311,6 +333,37 @@ describe('Dispatcher intake', () => {
     expect(discard).not.toHaveBeenCalled();
     for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
     expect(http.sent(url)).toHaveLength(PER_ENDPOINT * 2 + 1);
+  });
+
+  it('a record started after a change made here is the newer view: it is followed', async () => {
+    const url = 'https://later.example.com/';
+    const queued = jobs('later', 10);
+    dispatcher.adopt(queued, lease);
+    dispatcher.endpointChanged('later', { url, disabled: false, consecutiveFailures: 0 });
+    now += 1;
+    record.mockImplementationOnce(async () => [{ id: 'later', url, disabled: true, disabledNow: false, consecutiveFailures: 0 }]);
+    await http.answer(url);
+    await recorded(1);
+    expect(endpointStates).not.toHaveBeenCalled();
+    expect(discard).toHaveBeenCalledWith('w1', queued.slice(PER_ENDPOINT + 1).map((j) => j.id));
+  });
+
+  it('a record drops only the deliveries queued before it started (those after were checked when read)', async () => {
+    const url = 'https://reenabled.example.com/';
+    const before = jobs('reenabled', 6);
+    dispatcher.adopt(before, lease);
+    let finish!: (endpoints: RecordedEndpoint[]) => void;
+    record.mockImplementationOnce(() => new Promise((resolve) => (finish = resolve)));
+    await http.answer(url);
+    await recorded(1);
+    // Handed over while the record ran: read after a re-enable through another instance.
+    const after = jobs('reenabled', 2);
+    dispatcher.adopt(after, lease);
+    finish([{ id: 'reenabled', url, disabled: true, disabledNow: false, consecutiveFailures: 0 }]);
+    await new Promise((r) => setImmediate(r));
+    expect(discard).toHaveBeenCalledWith('w1', before.slice(PER_ENDPOINT + 1).map((j) => j.id));
+    for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
+    expect(http.sent(url).slice(-after.length)).toEqual(after.map((j) => j.event_id));
   });
 
   it('held at the threshold, an endpoint re-enabled here goes on at once', async () => {
@@ -418,8 +471,28 @@ describe('Dispatcher intake', () => {
     expect(dispatcher.leaseForNewWork()).toBeUndefined();
     dispatcher.adopt(jobs('waiting', 1), { owner: 'w1.1', pendingFor: [] });
     expect(http.sent('https://waiting.example.com/')).toHaveLength(0);
+    // 'w1.1' was never registered: the next renewal finds no row, and it goes on as 'w1.2'.
+    renew.mockResolvedValueOnce(false);
     await renewal();
+    expect(heartbeat).toHaveBeenLastCalledWith('w1.2', expect.any(Date));
+    expect(http.sent('https://waiting.example.com/')).toHaveLength(0);
+    dispatcher.adopt(jobs('waiting', 1), { owner: 'w1.2', pendingFor: [] });
     expect(http.sent('https://waiting.example.com/')).toHaveLength(1);
+  });
+
+  it('attempts made under a name given up are not recorded', async () => {
+    const url = 'https://stale.example.com/';
+    await dispatcher.start();
+    dispatcher.adopt(jobs('stale', 2), lease);
+    await http.answer(url);
+    renew.mockResolvedValueOnce(false);
+    await renewal();
+    await http.answer(url);
+    // Both attempts were made as 'w1': neither is recorded as 'w1.1' (the first was waiting for its linger).
+    dispatcher.adopt(jobs('stale', 1), { owner: 'w1.1', pendingFor: [] });
+    await http.answer(url);
+    await recorded(1);
+    expect(record.mock.calls.map((c) => [c[0], c[1].length])).toEqual([['w1.1', 1]]);
   });
 
   it('keeps renewing its lease while a SIGTERM lets attempts finish', async () => {

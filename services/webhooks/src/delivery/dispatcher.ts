@@ -198,6 +198,9 @@ export class Dispatcher {
    * a record reads them again (or CHANGE_MEMORY_MS at most).
    */
   private readonly changedHere = new Map<string, { at: number; now: EndpointNow }>();
+  /** Deliveries queued here so far, and each queued one's number: a record drops only those queued before it started. */
+  private enqueued = 0;
+  private readonly queuedAt = new WeakMap<ClaimedJob, number>();
   /** The live instances (lease owners), sorted, as last read; `membersVersion` counts the changes. */
   private members: string[] = [];
   private membersVersion = 0;
@@ -434,6 +437,7 @@ export class Dispatcher {
       job.url = change.now.url;
     }
     this.claimed.set(job.id, job);
+    this.queuedAt.set(job, ++this.enqueued);
     let slots = this.endpoints.get(job.endpoint_id);
     if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined, failures: 0, url: job.url, mixedUrls: false, share: 0, shareVersion: -1 }));
     else if (job.url !== slots.url) slots.mixedUrls = true;
@@ -529,6 +533,7 @@ export class Dispatcher {
   }
 
   private async attempt(job: ClaimedJob, slots: EndpointSlots): Promise<void> {
+    const generation = this.ownerGeneration;
     const attempt = job.attempts + 1;
     const at = this.clock.now();
     const timestamp = Math.floor(at.getTime() / 1000);
@@ -548,6 +553,12 @@ export class Dispatcher {
     }
     // Cut short by shutdown: nothing is recorded, the delivery is handed back and sent again.
     if (result.error === 'aborted') return;
+    // Made under a name given up meanwhile (its lease was taken over): its record would change
+    // nothing the new holder has, or, if this instance holds the delivery again, be a second row.
+    if (generation !== this.ownerGeneration) {
+      this.forget(job);
+      return;
+    }
     slots.failures = result.ok ? 0 : slots.failures + 1;
     let retryAt: Date | null = null;
     if (!result.ok) {
@@ -609,6 +620,7 @@ export class Dispatcher {
     do {
       const batch = this.finished;
       this.finished = [];
+      const generation = this.ownerGeneration;
       try {
         const t0 = performance.now();
         await this.record(batch);
@@ -622,12 +634,14 @@ export class Dispatcher {
         // A value PostgreSQL refuses would fail the batch forever, and every record after it:
         // the receivers' response bodies are the only text from outside, so they go.
         const refused = isDataException(err) && batch.some((a) => a.responseBody !== null);
-        this.finished = [...(refused ? batch.map((a) => ({ ...a, responseBody: null })) : batch), ...this.finished];
+        // Attempts made under a name given up since are not recorded (see attempt()).
+        if (generation !== this.ownerGeneration) for (const a of batch) this.forget(a.job);
+        else this.finished = [...(refused ? batch.map((a) => ({ ...a, responseBody: null })) : batch), ...this.finished];
         if (this.stopped && failures >= 3) return;
         await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** failures)));
         continue;
       }
-      for (const a of batch) this.claimed.delete(a.job.id);
+      for (const a of batch) this.forget(a.job);
       this.wake(true);
     } while (this.finished.length >= FLUSH_BATCH || (this.stopped && this.finished.length));
   }
@@ -639,6 +653,7 @@ export class Dispatcher {
    */
   private async record(batch: FinishedAttempt[]): Promise<void> {
     const startedAt = this.monotonic();
+    const queuedBefore = this.enqueued;
     const endpoints = await this.repo.record(this.owner, batch, { threshold: this.opts.failureThreshold, reason: AUTO_DISABLE_REASON, now: this.clock.now() });
     // A change made here while the record ran: which of the two came last is not known from
     // here, so those endpoints are read again (rare: a PATCH or DELETE during a record).
@@ -668,9 +683,9 @@ export class Dispatcher {
       // The record read the endpoint after any change made here before it started: that view is the latest.
       this.changedHere.delete(e.id);
       const later = unrecorded.get(e.id);
-      this.follow(e.id, { url: e.url, disabled: e.disabled, consecutiveFailures: (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0) });
+      this.follow(e.id, { url: e.url, disabled: e.disabled, consecutiveFailures: (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0) }, queuedBefore);
     }
-    for (const id of gone) this.follow(id, undefined);
+    for (const id of gone) this.follow(id, undefined, queuedBefore);
   }
 
   /** Attempts finished here and not yet recorded, per endpoint: whether one succeeded, and the failures after the last success. */
@@ -699,9 +714,12 @@ export class Dispatcher {
    * An endpoint changed (or may have): its deliveries queued here, not yet started, follow.
    * Disabled or deleted, they are dropped (a disable cancels what is pending, a delete
    * removes everything); with a new URL, they go there. Attempts already running finish.
-   * `now.consecutiveFailures` is the count to go on from.
+   * `now.consecutiveFailures` is the count to go on from. With `queuedBefore` (a record's
+   * view, read when it started), only deliveries queued before then are dropped: those
+   * read since were checked by their own claim or fan-out (the endpoint may have been
+   * re-enabled through another instance meanwhile).
    */
-  private follow(endpointId: string, now: EndpointNow): void {
+  private follow(endpointId: string, now: EndpointNow, queuedBefore = Infinity): void {
     const slots = this.endpoints.get(endpointId);
     if (!slots) return;
     if (now && !now.disabled) {
@@ -716,15 +734,19 @@ export class Dispatcher {
     }
     // Nothing more starts: a disabled endpoint gets no new deliveries, and re-enabled it starts a new count.
     slots.failures = 0;
-    slots.drained = true;
-    if (slots.running === 0) this.endpoints.delete(endpointId);
-    if (slots.queue.length === 0) return;
-    const dropped = slots.queue.splice(0);
+    const dropped: ClaimedJob[] = [];
+    const kept: ClaimedJob[] = [];
+    for (const job of slots.queue) ((this.queuedAt.get(job) ?? 0) <= queuedBefore ? dropped : kept).push(job);
+    slots.queue = kept;
+    if (kept.length === 0) {
+      slots.drained = true;
+      if (slots.running === 0) this.endpoints.delete(endpointId);
+    }
+    if (dropped.length === 0) return;
     this.queued -= dropped.length;
-    slots.fromClaims = 0;
     for (const job of dropped) {
-      this.claimed.delete(job.id);
-      this.fromClaim.delete(job);
+      this.forget(job);
+      if (this.fromClaim.delete(job)) slots.fromClaims--;
     }
     if (this.intake && this.queued <= this.intake.low) this.intake.release();
     // If this fails they stay leased here; handed back when this instance stops or dies, a claim finds their endpoint disabled or gone and drops them.
@@ -770,6 +792,11 @@ export class Dispatcher {
     }
   }
 
+  /** No longer held here: this copy of the delivery (the same id may be held again, as another copy). */
+  private forget(job: ClaimedJob): void {
+    if (this.claimed.get(job.id) === job) this.claimed.delete(job.id);
+  }
+
   private leaseLost(): void {
     const old = this.owner;
     this.owner = `${this.opts.owner}.${++this.ownerGeneration}`;
@@ -788,6 +815,9 @@ export class Dispatcher {
       if (slots.running === 0) this.endpoints.delete(id);
     }
     this.queued = 0;
+    // Finished under the old name, not yet recorded: not recorded at all (see attempt()).
+    for (const a of this.finished) this.forget(a.job);
+    this.finished = [];
     // The name is part of each endpoint's share.
     this.membersVersion++;
     this.intake?.release();
