@@ -685,7 +685,8 @@ export class Dispatcher {
       const later = unrecorded.get(e.id);
       this.follow(e.id, { url: e.url, disabled: e.disabled, consecutiveFailures: (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0) }, queuedBefore);
     }
-    for (const id of gone) this.follow(id, undefined, queuedBefore);
+    // Deleted: nothing of it is worth keeping, whenever it was read.
+    for (const id of gone) this.follow(id, undefined);
   }
 
   /** Attempts finished here and not yet recorded, per endpoint: whether one succeeded, and the failures after the last success. */
@@ -715,8 +716,8 @@ export class Dispatcher {
    * Disabled or deleted, they are dropped (a disable cancels what is pending, a delete
    * removes everything); with a new URL, they go there. Attempts already running finish.
    * `now.consecutiveFailures` is the count to go on from. With `queuedBefore` (a record's
-   * view, read when it started), only deliveries queued before then are dropped: those
-   * read since were checked by their own claim or fan-out (the endpoint may have been
+   * view of a disabled endpoint, read when it started), only deliveries queued before then
+   * are dropped; later ones are handed back to the database (the endpoint may have been
    * re-enabled through another instance meanwhile).
    */
   private follow(endpointId: string, now: EndpointNow, queuedBefore = Infinity): void {
@@ -735,22 +736,30 @@ export class Dispatcher {
     // Nothing more starts: a disabled endpoint gets no new deliveries, and re-enabled it starts a new count.
     slots.failures = 0;
     const dropped: ClaimedJob[] = [];
-    const kept: ClaimedJob[] = [];
-    for (const job of slots.queue) ((this.queuedAt.get(job) ?? 0) <= queuedBefore ? dropped : kept).push(job);
-    slots.queue = kept;
-    if (kept.length === 0) {
-      slots.drained = true;
-      if (slots.running === 0) this.endpoints.delete(endpointId);
-    }
-    if (dropped.length === 0) return;
-    this.queued -= dropped.length;
-    for (const job of dropped) {
+    const handBack: ClaimedJob[] = [];
+    for (const job of slots.queue) ((this.queuedAt.get(job) ?? 0) <= queuedBefore ? dropped : handBack).push(job);
+    slots.queue = [];
+    slots.fromClaims = 0;
+    slots.drained = true;
+    if (slots.running === 0) this.endpoints.delete(endpointId);
+    if (dropped.length + handBack.length === 0) return;
+    this.queued -= dropped.length + handBack.length;
+    for (const job of [...dropped, ...handBack]) {
       this.forget(job);
-      if (this.fromClaim.delete(job)) slots.fromClaims--;
+      this.fromClaim.delete(job);
     }
     if (this.intake && this.queued <= this.intake.low) this.intake.release();
     // If this fails they stay leased here; handed back when this instance stops or dies, a claim finds their endpoint disabled or gone and drops them.
-    this.repo.discard(this.owner, dropped.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not drop the deliveries of a disabled or deleted endpoint'));
+    if (dropped.length) this.repo.discard(this.owner, dropped.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not drop the deliveries of a disabled or deleted endpoint'));
+    // Queued after the record read the endpoint: whether they were read before or after it
+    // changed is not known here, so they go back to the database, where a claim drops them
+    // if the endpoint is still disabled and takes them if not.
+    if (handBack.length) {
+      this.repo.release(this.owner, handBack.map((j) => j.id)).then(
+        () => this.wake(),
+        (err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not hand back deliveries of a disabled endpoint; their lease will run out'),
+      );
+    }
   }
 
   private leaseValid(): boolean {
