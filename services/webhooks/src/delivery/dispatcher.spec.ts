@@ -123,7 +123,7 @@ describe('Dispatcher intake', () => {
 
   it('takes new work at once while nothing is queued: every endpoint leased, no wait', () => {
     dispatcher.adopt(jobs('a', 2), lease);
-    expect(dispatcher.leaseForNewWork()).toEqual({ owner: 'w1', pendingFor: [] });
+    expect(dispatcher.leaseForNewWork()).toEqual({ owner: 'w1', pendingFor: [], issuedAt: now });
     expect(dispatcher.whenRoomForNewWork()).toBeUndefined();
   });
 
@@ -498,6 +498,46 @@ describe('Dispatcher intake', () => {
     await http.answer(url);
     await recorded(1);
     expect(record.mock.calls.map((c) => [c[0], c[1].length])).toEqual([['w1.1', 1]]);
+  });
+
+  it('deliveries a fan-out read before a record found the endpoint disabled go back; read after, they are taken', async () => {
+    const url = 'https://off.example.com/';
+    dispatcher.adopt(jobs('off', 5), lease);
+    record.mockImplementationOnce(async () => [{ id: 'off', url, disabled: true, disabledNow: true, consecutiveFailures: 50 }]);
+    await http.answer(url);
+    await recorded(1);
+    // Leased before the record came back: maybe read before the disable.
+    const early = jobs('off', 2);
+    dispatcher.adopt(early, { owner: 'w1', pendingFor: [], issuedAt: now - 1 });
+    expect(release).toHaveBeenCalledWith('w1', early.map((j) => j.id));
+    // Leased after it: read after it (a fan-out makes none for a disabled endpoint, so it was re-enabled).
+    now += 1;
+    dispatcher.adopt(jobs('off', 1), { owner: 'w1', pendingFor: [], issuedAt: now });
+    await http.answer(url);
+    expect(http.sent(url)).toHaveLength(PER_ENDPOINT + 2);
+  });
+
+  it('a claim started after a change made here is not handed back again (no loop after a re-enable elsewhere)', async () => {
+    const url = 'https://again.example.com/';
+    await started();
+    dispatcher.endpointChanged('again', { url, disabled: true, consecutiveFailures: 0 });
+    now += 1;
+    claim.mockResolvedValueOnce(jobs('again', 2));
+    dispatcher.wake();
+    await new Promise((r) => setImmediate(r));
+    expect(release).not.toHaveBeenCalled();
+    expect(http.sent(url)).toHaveLength(2);
+  });
+
+  it('a hand-back that fails is tried again at the next renewal', async () => {
+    await dispatcher.start();
+    dispatcher.endpointChanged('back', undefined);
+    const late = jobs('back', 2);
+    release.mockRejectedValueOnce(new Error('connection lost'));
+    dispatcher.adopt(late, lease);
+    await new Promise((r) => setImmediate(r));
+    await renewal();
+    expect(release.mock.calls.map((c) => c[1])).toEqual([late.map((j) => j.id), late.map((j) => j.id)]);
   });
 
   it('keeps renewing its lease while a SIGTERM lets attempts finish', async () => {

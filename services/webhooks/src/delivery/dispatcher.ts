@@ -198,6 +198,8 @@ export class Dispatcher {
    * a record reads them again (or CHANGE_MEMORY_MS at most).
    */
   private readonly changedHere = new Map<string, { at: number; now: EndpointNow }>();
+  /** Deliveries to hand back whose release failed (see handBack). */
+  private readonly unreleased = new Set<number>();
   /** Deliveries queued here so far, and each queued one's number: a record drops only those queued before it started. */
   private enqueued = 0;
   private readonly queuedAt = new WeakMap<ClaimedJob, number>();
@@ -298,7 +300,7 @@ export class Dispatcher {
       if (pendingFor.length >= MAX_PENDING_FOR) break;
       if (!this.flowing(slots, now)) pendingFor.push(id);
     }
-    return { owner: this.owner, pendingFor };
+    return { owner: this.owner, pendingFor, issuedAt: this.monotonic() };
   }
 
   /**
@@ -350,7 +352,7 @@ export class Dispatcher {
       return;
     }
     this.stats.adopted += jobs.length;
-    this.enqueueAll(jobs, false);
+    this.enqueueAll(jobs, false, lease.issuedAt ?? -Infinity);
   }
 
   private async claimLoop(): Promise<void> {
@@ -377,9 +379,11 @@ export class Dispatcher {
       if (asks.length === 0 && !search) return;
       if (discover) this.discoverNext = false;
       let jobs: ClaimedJob[];
+      let readAt: number;
       try {
         const t0 = performance.now();
         const owner = this.owner;
+        readAt = this.monotonic();
         jobs = await this.repo.claim({ owner, now: this.clock.now(), endpoints: asks, discover: search });
         // Claimed under a name given up meanwhile (the lease ran out): the reaper hands them back.
         if (owner !== this.owner) return;
@@ -401,7 +405,12 @@ export class Dispatcher {
         const slots = this.endpoints.get(ask.id);
         if (slots) slots.drained = (got.get(ask.id) ?? 0) < ask.room;
       }
-      this.enqueueAll(jobs, true);
+      this.enqueueAll(jobs, true, readAt);
+      // Asked for, nothing more due, nothing here: forgotten until new work or a claim finds some.
+      for (const ask of asks) {
+        const slots = this.endpoints.get(ask.id);
+        if (slots?.drained && slots.running === 0 && slots.queue.length === 0) this.endpoints.delete(ask.id);
+      }
       if (search) {
         const asked = new Set(asks.map((a) => a.id));
         const found = [...got.keys()].filter((id) => !asked.has(id));
@@ -428,10 +437,10 @@ export class Dispatcher {
    * An endpoint first seen through new work (not a claim) has nothing known to claim: its
    * due deliveries, if any, come with a wake that asks for every endpoint (see wake()).
    */
-  private enqueue(job: ClaimedJob, fromClaim: boolean): boolean {
-    // Read before a change made here (a claim or fan-out that raced a PATCH or DELETE): the change applies.
+  private enqueue(job: ClaimedJob, fromClaim: boolean, readAt: number): boolean {
+    // Read (by a claim or fan-out started at `readAt`) before a change known here: the change applies.
     const change = this.changedHere.size ? this.changedHere.get(job.endpoint_id) : undefined;
-    if (change) {
+    if (change && readAt <= change.at) {
       // Handed back rather than dropped: a claim finds out whether the endpoint is still disabled.
       if (!change.now || change.now.disabled) return false;
       job.url = change.now.url;
@@ -451,10 +460,25 @@ export class Dispatcher {
     return true;
   }
 
-  /** Enqueues deliveries this instance now holds; those of endpoints disabled or deleted here meanwhile are handed back. */
-  private enqueueAll(jobs: ClaimedJob[], fromClaim: boolean): void {
-    const refused = jobs.filter((job) => !this.enqueue(job, fromClaim));
-    if (refused.length) this.repo.release(this.owner, refused.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err }, 'could not hand back deliveries of a changed endpoint; their lease will run out'));
+  /** Enqueues deliveries this instance now holds, read at `readAt`; those of endpoints disabled or deleted since are handed back. */
+  private enqueueAll(jobs: ClaimedJob[], fromClaim: boolean, readAt: number): void {
+    const refused = jobs.filter((job) => !this.enqueue(job, fromClaim, readAt));
+    if (refused.length) this.handBack(refused.map((j) => j.id));
+  }
+
+  /**
+   * Gives deliveries this instance holds (not queued, not running) back to the database as
+   * due, then looks for due work: a claim takes them if their endpoint is enabled and drops
+   * them if not. A release that fails is tried again at each renewal, and at stop.
+   */
+  private handBack(ids: number[]): void {
+    this.repo.release(this.owner, ids).then(
+      () => this.wake(),
+      (err: unknown) => {
+        for (const id of ids) this.unreleased.add(id);
+        this.log.warn({ err, deliveries: ids.length }, 'could not hand deliveries back; trying again at the next renewal');
+      },
+    );
   }
 
   private pump(endpointId: string): void {
@@ -680,13 +704,20 @@ export class Dispatcher {
     }
     const unrecorded = this.unrecordedFailures();
     for (const e of views) {
-      // The record read the endpoint after any change made here before it started: that view is the latest.
-      this.changedHere.delete(e.id);
       const later = unrecorded.get(e.id);
-      this.follow(e.id, { url: e.url, disabled: e.disabled, consecutiveFailures: (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0) }, queuedBefore);
+      const view = { url: e.url, disabled: e.disabled, consecutiveFailures: (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0) };
+      const entry = this.changedHere.get(e.id);
+      // Found disabled: deliveries read before now may have been read before the disable; they go back as they arrive.
+      if (e.disabled) this.changedHere.set(e.id, { at: this.monotonic(), now: view });
+      // The latest view, for deliveries read before a change made here.
+      else if (entry) entry.now = view;
+      this.follow(e.id, view, queuedBefore);
     }
     // Deleted: nothing of it is worth keeping, whenever it was read.
-    for (const id of gone) this.follow(id, undefined);
+    for (const id of gone) {
+      this.changedHere.set(id, { at: this.monotonic(), now: undefined });
+      this.follow(id, undefined);
+    }
   }
 
   /** Attempts finished here and not yet recorded, per endpoint: whether one succeeded, and the failures after the last success. */
@@ -736,15 +767,15 @@ export class Dispatcher {
     // Nothing more starts: a disabled endpoint gets no new deliveries, and re-enabled it starts a new count.
     slots.failures = 0;
     const dropped: ClaimedJob[] = [];
-    const handBack: ClaimedJob[] = [];
-    for (const job of slots.queue) ((this.queuedAt.get(job) ?? 0) <= queuedBefore ? dropped : handBack).push(job);
+    const later: ClaimedJob[] = [];
+    for (const job of slots.queue) ((this.queuedAt.get(job) ?? 0) <= queuedBefore ? dropped : later).push(job);
     slots.queue = [];
     slots.fromClaims = 0;
     slots.drained = true;
     if (slots.running === 0) this.endpoints.delete(endpointId);
-    if (dropped.length + handBack.length === 0) return;
-    this.queued -= dropped.length + handBack.length;
-    for (const job of [...dropped, ...handBack]) {
+    if (dropped.length + later.length === 0) return;
+    this.queued -= dropped.length + later.length;
+    for (const job of [...dropped, ...later]) {
       this.forget(job);
       this.fromClaim.delete(job);
     }
@@ -754,12 +785,7 @@ export class Dispatcher {
     // Queued after the record read the endpoint: whether they were read before or after it
     // changed is not known here, so they go back to the database, where a claim drops them
     // if the endpoint is still disabled and takes them if not.
-    if (handBack.length) {
-      this.repo.release(this.owner, handBack.map((j) => j.id)).then(
-        () => this.wake(),
-        (err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not hand back deliveries of a disabled endpoint; their lease will run out'),
-      );
-    }
+    if (later.length) this.handBack(later.map((j) => j.id));
   }
 
   private leaseValid(): boolean {
@@ -789,6 +815,12 @@ export class Dispatcher {
       if (lapsed && !this.stopped) {
         this.log.info('lease renewed again: delivering');
         for (const id of [...this.endpoints.keys()]) this.pump(id);
+        this.wake();
+      }
+      if (this.unreleased.size) {
+        const ids = [...this.unreleased];
+        await this.repo.release(this.owner, ids);
+        for (const id of ids) this.unreleased.delete(id);
         this.wake();
       }
       const reaped = await this.repo.reapExpired(this.owner, now);
@@ -824,6 +856,8 @@ export class Dispatcher {
       if (slots.running === 0) this.endpoints.delete(id);
     }
     this.queued = 0;
+    // Leased under the old name: the reaper hands them back.
+    this.unreleased.clear();
     // Finished under the old name, not yet recorded: not recorded at all (see attempt()).
     for (const a of this.finished) this.forget(a.job);
     this.finished = [];
@@ -858,7 +892,7 @@ export class Dispatcher {
     clearTimeout(this.flushTimer);
     this.scheduleFlush();
     await this.flushing;
-    const leftover = [...this.claimed.keys()];
+    const leftover = [...this.claimed.keys(), ...this.unreleased];
     clearInterval(this.heartbeatTimer);
     await this.beating;
     try {

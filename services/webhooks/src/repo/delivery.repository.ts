@@ -63,6 +63,8 @@ export interface RecordedEndpoint {
 export interface NewWorkLease {
   owner: string;
   pendingFor: string[];
+  /** When the worker gave the lease (its own monotonic ms): the fan-out reads endpoints after it. */
+  issuedAt?: number;
 }
 
 export interface ClaimRequest {
