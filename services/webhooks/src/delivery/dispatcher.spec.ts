@@ -540,6 +540,23 @@ describe('Dispatcher intake', () => {
     expect(release.mock.calls.map((c) => c[1])).toEqual([late.map((j) => j.id), late.map((j) => j.id)]);
   });
 
+  it('a delivery held again is not handed back by the retry of a release reported failed', async () => {
+    await dispatcher.start();
+    dispatcher.endpointChanged('again2', undefined);
+    const late = jobs('again2', 1);
+    release.mockRejectedValueOnce(new Error('connection lost after the commit'));
+    dispatcher.adopt(late, lease);
+    await new Promise((r) => setImmediate(r));
+    // The release went through after all: a claim (started after the change) takes the delivery again.
+    now += 1;
+    claim.mockResolvedValueOnce(late);
+    dispatcher.wake();
+    await new Promise((r) => setImmediate(r));
+    expect(http.sent('https://again2.example.com/')).toHaveLength(1);
+    await renewal();
+    expect(release).toHaveBeenCalledTimes(1);
+  });
+
   it('keeps renewing its lease while a SIGTERM lets attempts finish', async () => {
     const url = 'https://finishing.example.com/';
     const stopping = new Dispatcher(repo, http, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {

@@ -446,6 +446,8 @@ export class Dispatcher {
       job.url = change.now.url;
     }
     this.claimed.set(job.id, job);
+    // Held again (a release reported failed may have gone through): not to be handed back.
+    this.unreleased.delete(job.id);
     this.queuedAt.set(job, ++this.enqueued);
     let slots = this.endpoints.get(job.endpoint_id);
     if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined, failures: 0, url: job.url, mixedUrls: false, share: 0, shareVersion: -1 }));
@@ -472,10 +474,13 @@ export class Dispatcher {
    * them if not. A release that fails is tried again at each renewal, and at stop.
    */
   private handBack(ids: number[]): void {
+    const generation = this.ownerGeneration;
     this.repo.release(this.owner, ids).then(
       () => this.wake(),
       (err: unknown) => {
-        for (const id of ids) this.unreleased.add(id);
+        // Under a name given up since: the reaper hands them back (and this instance may hold them again by now).
+        if (generation !== this.ownerGeneration) return;
+        for (const id of ids) if (!this.claimed.has(id)) this.unreleased.add(id);
         this.log.warn({ err, deliveries: ids.length }, 'could not hand deliveries back; trying again at the next renewal');
       },
     );
