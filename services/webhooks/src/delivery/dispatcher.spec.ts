@@ -529,24 +529,25 @@ describe('Dispatcher intake', () => {
     expect(http.sent(url)).toHaveLength(2);
   });
 
-  it('a hand-back that fails is tried again at the next renewal', async () => {
+  /** Deliveries of an endpoint deleted here, handed over late: their hand-back (release) is reported failed. */
+  async function failedHandBack(endpointId: string, n: number): Promise<ClaimedJob[]> {
     await dispatcher.start();
-    dispatcher.endpointChanged('back', undefined);
-    const late = jobs('back', 2);
+    dispatcher.endpointChanged(endpointId, undefined);
+    const late = jobs(endpointId, n);
     release.mockRejectedValueOnce(new Error('connection lost'));
     dispatcher.adopt(late, lease);
     await new Promise((r) => setImmediate(r));
+    return late;
+  }
+
+  it('a hand-back that fails is tried again at the next renewal', async () => {
+    const late = await failedHandBack('back', 2);
     await renewal();
     expect(release.mock.calls.map((c) => c[1])).toEqual([late.map((j) => j.id), late.map((j) => j.id)]);
   });
 
   it('a delivery held again is not handed back by the retry of a release reported failed', async () => {
-    await dispatcher.start();
-    dispatcher.endpointChanged('again2', undefined);
-    const late = jobs('again2', 1);
-    release.mockRejectedValueOnce(new Error('connection lost after the commit'));
-    dispatcher.adopt(late, lease);
-    await new Promise((r) => setImmediate(r));
+    const late = await failedHandBack('again2', 1);
     // The release went through after all: a claim (started after the change) takes the delivery again.
     now += 1;
     claim.mockResolvedValueOnce(late);
