@@ -558,6 +558,61 @@ describe('Dispatcher intake', () => {
     expect(release).toHaveBeenCalledTimes(1);
   });
 
+  it('held at the threshold when its lease is taken over: under the new name the endpoint starts again', async () => {
+    const url = 'https://heldover.example.com/';
+    await dispatcher.start();
+    // The database does not answer records (it is why the lease runs out).
+    let reachable!: () => void;
+    const down = new Promise<void>((r) => (reachable = r));
+    record.mockImplementation(async () => {
+      await down;
+      return [];
+    });
+    dispatcher.adopt(jobs('heldover', 60), lease);
+    for (let i = 0; i < 50; i++) await http.answer(url, failed);
+    expect(http.sent(url)).toHaveLength(53);
+    renew.mockResolvedValueOnce(false);
+    liveWorkers.mockImplementation(async () => ['w1.1']);
+    await renewal();
+    // New work under the new name, while the three attempts of the old one still run.
+    dispatcher.adopt(jobs('heldover', 1), { owner: 'w1.1', pendingFor: [] });
+    expect(http.sent(url)).toHaveLength(54);
+    for (let i = 0; i < 3; i++) await http.answer(url, failed);
+    reachable();
+  });
+
+  it('a change made here while a record re-read another endpoint stands against the record\'s view', async () => {
+    const [a, b] = ['https://ra.example.com/', 'https://rb.example.com/'];
+    dispatcher.adopt(jobs('ra', 1), lease);
+    dispatcher.adopt(jobs('rb', 1), lease);
+    let finish!: (endpoints: RecordedEndpoint[]) => void;
+    record.mockImplementationOnce(() => new Promise((resolve) => (finish = resolve)));
+    let reread!: (endpoints: RecordedEndpoint[]) => void;
+    endpointStates.mockImplementationOnce(() => new Promise((resolve) => (reread = resolve)));
+    await http.answer(a);
+    await http.answer(b);
+    await recorded(1);
+    // A changed here while the record ran: it will be read again.
+    now += 1;
+    dispatcher.endpointChanged('ra', { url: a, disabled: false, consecutiveFailures: 0 });
+    finish([
+      { id: 'ra', url: a, disabled: false, disabledNow: false, consecutiveFailures: 0 },
+      { id: 'rb', url: b, disabled: false, disabledNow: false, consecutiveFailures: 0 },
+    ]);
+    await new Promise((r) => setImmediate(r));
+    expect(endpointStates).toHaveBeenCalledWith(['ra']);
+    // B disabled here while A is read again: the record's older view of B must not undo it.
+    now += 1;
+    dispatcher.endpointChanged('rb', { url: b, disabled: true, consecutiveFailures: 0 });
+    reread([{ id: 'ra', url: a, disabled: false, disabledNow: false, consecutiveFailures: 0 }]);
+    await new Promise((r) => setImmediate(r));
+    // Read before B's disable, handed over after it: back to the database, not sent.
+    const early = jobs('rb', 1);
+    dispatcher.adopt(early, { owner: 'w1', pendingFor: [], issuedAt: now - 1 });
+    expect(release).toHaveBeenCalledWith('w1', early.map((j) => j.id));
+    expect(http.sent(b)).toHaveLength(1);
+  });
+
   it('keeps renewing its lease while a SIGTERM lets attempts finish', async () => {
     const url = 'https://finishing.example.com/';
     const stopping = new Dispatcher(repo, http, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {

@@ -386,7 +386,10 @@ export class Dispatcher {
         readAt = this.monotonic();
         jobs = await this.repo.claim({ owner, now: this.clock.now(), endpoints: asks, discover: search });
         // Claimed under a name given up meanwhile (the lease ran out): the reaper hands them back.
-        if (owner !== this.owner) return;
+        if (owner !== this.owner) {
+          this.claimAgain = true;
+          continue;
+        }
         this.stats.claims++;
         this.stats.claimMs += performance.now() - t0;
         this.stats.claimed += jobs.length;
@@ -695,20 +698,24 @@ export class Dispatcher {
       if (changedSince(e.id)) again.push(e.id);
     }
     for (const id of new Set(batch.map((a) => a.job.endpoint_id))) if (!known.has(id) && changedSince(id)) again.push(id);
-    let views = endpoints.filter((e) => !changedSince(e.id));
-    let gone = [...new Set(batch.map((a) => a.job.endpoint_id))].filter((id) => !known.has(id) && !changedSince(id));
+    // Each view with when its read started: a change made here since then stands (it was applied when made).
+    let views = endpoints.filter((e) => !changedSince(e.id)).map((e) => ({ e, readAt: startedAt }));
+    let gone = [...new Set(batch.map((a) => a.job.endpoint_id))].filter((id) => !known.has(id) && !changedSince(id)).map((id) => ({ id, readAt: startedAt }));
     if (again.length) {
+      const rereadAt = this.monotonic();
       try {
         const fresh = await this.repo.endpointStates(again);
-        views = [...views, ...fresh];
-        gone = [...gone, ...again.filter((id) => !fresh.some((f) => f.id === id))];
+        views = [...views, ...fresh.map((e) => ({ e, readAt: rereadAt }))];
+        gone = [...gone, ...again.filter((id) => !fresh.some((f) => f.id === id)).map((id) => ({ id, readAt: rereadAt }))];
       } catch (err) {
-        // The change made here stands (it was applied when made).
         this.log.warn({ err }, 'could not read changed endpoints again');
       }
     }
+    const changedAfter = (id: string, readAt: number) => (this.changedHere.get(id)?.at ?? -Infinity) >= readAt;
+    views = views.filter((v) => !changedAfter(v.e.id, v.readAt));
+    gone = gone.filter((g) => !changedAfter(g.id, g.readAt));
     const unrecorded = this.unrecordedFailures();
-    for (const e of views) {
+    for (const { e } of views) {
       const later = unrecorded.get(e.id);
       const view = { url: e.url, disabled: e.disabled, consecutiveFailures: (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0) };
       const entry = this.changedHere.get(e.id);
@@ -719,7 +726,7 @@ export class Dispatcher {
       this.follow(e.id, view, queuedBefore);
     }
     // Deleted: nothing of it is worth keeping, whenever it was read.
-    for (const id of gone) {
+    for (const { id } of gone) {
       this.changedHere.set(id, { at: this.monotonic(), now: undefined });
       this.follow(id, undefined);
     }
@@ -813,6 +820,8 @@ export class Dispatcher {
       if (!(await this.repo.renew(this.owner, this.leaseFrom(now)))) {
         this.leaseLost();
         await this.repo.heartbeat(this.owner, this.leaseFrom(this.clock.now()));
+        // Its old name is gone from the live instances and the new one is in: the shares change now, not at the next poll.
+        await this.refreshMembers();
       }
       // Run out before or during this renewal (a slow database): attempts that finished meanwhile started nothing.
       const lapsed = !this.leaseValid();
@@ -858,6 +867,8 @@ export class Dispatcher {
       slots.queue = [];
       slots.fromClaims = 0;
       slots.drained = false;
+      // Its unrecorded failures are dropped with the name: the first record under the new one brings the database's count.
+      slots.failures = 0;
       if (slots.running === 0) this.endpoints.delete(id);
     }
     this.queued = 0;
