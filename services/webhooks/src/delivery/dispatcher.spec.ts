@@ -636,6 +636,21 @@ describe('Dispatcher intake', () => {
     await stopped;
   });
 
+  it('a read of the live instances overtaken by a later one is not applied', async () => {
+    const url = 'https://members.example.com/';
+    await dispatcher.start();
+    let older!: (members: string[]) => void;
+    liveWorkers.mockImplementationOnce(() => new Promise((resolve) => (older = resolve)));
+    const refresh = () => (dispatcher as unknown as { refreshMembers(): Promise<void> }).refreshMembers();
+    const first = refresh();
+    liveWorkers.mockResolvedValueOnce(['w1']);
+    await refresh();
+    older(['w0', 'w1']);
+    await first;
+    dispatcher.adopt(jobs('members', 10), lease);
+    expect(http.running(url)).toBe(PER_ENDPOINT);
+  });
+
   it('records a batch PostgreSQL refuses (a data exception) again without its response bodies', async () => {
     const url = 'https://odd.example.com/';
     dispatcher.adopt(jobs('odd', 1), lease);

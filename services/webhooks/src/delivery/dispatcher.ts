@@ -206,6 +206,9 @@ export class Dispatcher {
   /** The live instances (lease owners), sorted, as last read; `membersVersion` counts the changes. */
   private members: string[] = [];
   private membersVersion = 0;
+  /** Reads of the live instances started, and the latest applied. */
+  private membersReads = 0;
+  private membersApplied = 0;
   /** Work done since the last report (debug level): where the time goes under load. */
   private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
 
@@ -540,6 +543,7 @@ export class Dispatcher {
    * shared among them. A change applies to the next attempts; ones running finish.
    */
   private async refreshMembers(): Promise<void> {
+    const read = ++this.membersReads;
     let members: string[];
     try {
       members = await this.repo.liveWorkers(this.clock.now());
@@ -547,6 +551,9 @@ export class Dispatcher {
       this.log.warn({ err }, 'could not read the live webhooks instances');
       return;
     }
+    // A read started before one already applied (the poll's, overtaken by a takeover's) is older: not applied.
+    if (read < this.membersApplied) return;
+    this.membersApplied = read;
     if (members.join('\n') === this.members.join('\n')) return;
     const first = this.membersVersion === 0;
     this.members = members;
