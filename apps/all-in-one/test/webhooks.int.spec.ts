@@ -467,6 +467,16 @@ describe('endpoint changes reach deliveries already queued', () => {
     return events;
   }
 
+  /** A slow receiver's endpoint with 100 events under way, its first deliveries in. */
+  async function slowEndpointUnderWay(): Promise<{ t: Tenant; slow: WebhookReceiver; e: { id: string } }> {
+    const t = await newTenant();
+    const slow = await receiver({ reply: () => ({ status: 200, delayMs: 40 }) });
+    const e = await endpoint(slow, {}, t);
+    await publishMany(t, 100);
+    await waitFor(() => slow.received.length >= 5, { what: 'first deliveries' });
+    return { t, slow, e };
+  }
+
   it('auto-disable in a burst: 50 failed attempts and those already running, no more', async () => {
     const t = await newTenant();
     const failing = await receiver({ reply: () => ({ status: 500 }) });
@@ -488,11 +498,7 @@ describe('endpoint changes reach deliveries already queued', () => {
   });
 
   it('a delete stops the deliveries queued for the endpoint', async () => {
-    const t = await newTenant();
-    const slow = await receiver({ reply: () => ({ status: 200, delayMs: 40 }) });
-    const e = await endpoint(slow, {}, t);
-    await publishMany(t, 100);
-    await waitFor(() => slow.received.length >= 5, { what: 'first deliveries' });
+    const { t, slow, e } = await slowEndpointUnderWay();
     expect((await api.delete(`/api/v1/webhooks/endpoints/${e.id}`, { token: t.key })).status).toBe(204);
     const atDelete = slow.received.length;
     await waitFor(() => slow.answering === 0, { what: 'running attempts done' });
@@ -501,11 +507,7 @@ describe('endpoint changes reach deliveries already queued', () => {
   });
 
   it('a disable by PATCH stops them; re-enabled, new events flow again', async () => {
-    const t = await newTenant();
-    const slow = await receiver({ reply: () => ({ status: 200, delayMs: 40 }) });
-    const e = await endpoint(slow, {}, t);
-    await publishMany(t, 100);
-    await waitFor(() => slow.received.length >= 5, { what: 'first deliveries' });
+    const { t, slow, e } = await slowEndpointUnderWay();
     expect((await api.patch(`/api/v1/webhooks/endpoints/${e.id}`, { disabled: true }, { token: t.key })).body.disabled).toBe(true);
     const atDisable = slow.received.length;
     await waitFor(async () => slow.answering === 0 && (await records(e.id, t)).length === slow.received.length, { what: 'running attempts recorded' });

@@ -47,6 +47,8 @@ class GatedPoster implements Poster {
 }
 
 const claim = jest.fn(async () => [] as ClaimedJob[]);
+/** An endpoint as a record reads it, with no failures. */
+const view = (id: string, url: string, disabled: boolean): RecordedEndpoint => ({ id, url, disabled, disabledNow: false, consecutiveFailures: 0 });
 /** By default each endpoint of the batch is as its deliveries knew it: enabled, same URL, no failures. */
 const asRecorded = async (_owner: string, batch: FinishedAttempt[]): Promise<RecordedEndpoint[]> =>
   [...new Map(batch.map((a) => [a.job.endpoint_id, a.job.url])).entries()].map(([id, url]) => ({ id, url, disabled: false, disabledNow: false, consecutiveFailures: 0 }));
@@ -232,6 +234,14 @@ describe('Dispatcher intake', () => {
 
   const failed: PostResult = { ok: false, httpStatus: 500, error: 'non_2xx_status', timedOut: false, durationMs: 1, responseBody: 'no' };
 
+  /** The next record comes back only when the returned function is called, with what it is given. */
+  function heldRecord(): (endpoints: RecordedEndpoint[]) => void {
+    let finish!: (endpoints: RecordedEndpoint[]) => void;
+    const answer = new Promise<RecordedEndpoint[]>((resolve) => (finish = resolve));
+    record.mockImplementationOnce(() => answer);
+    return finish;
+  }
+
   /** Waits (bounded) until `done()`. */
   async function waitUntil(done: () => boolean): Promise<void> {
     for (let waited = 0; !done(); waited++) {
@@ -292,7 +302,7 @@ describe('Dispatcher intake', () => {
     const [before, after] = ['https://before.example.com/', 'https://after.example.com/'];
     const queued = jobs('moved', 10).map((j) => ({ ...j, url: before }));
     dispatcher.adopt(queued, lease);
-    record.mockImplementationOnce(async () => [{ id: 'moved', url: after, disabled: false, disabledNow: false, consecutiveFailures: 0 }]);
+    record.mockImplementationOnce(async () => [view('moved', after, false)]);
     // One answered, and the fifth started, before the record: four running at the old URL.
     await http.answer(before);
     await recorded(1);
@@ -319,15 +329,14 @@ describe('Dispatcher intake', () => {
   it('a change made here while a record ran: the endpoint is read again, and what it is now is followed', async () => {
     const url = 'https://racy.example.com/';
     dispatcher.adopt(jobs('racy', 10), lease);
-    let finish!: (endpoints: RecordedEndpoint[]) => void;
-    record.mockImplementationOnce(() => new Promise((resolve) => (finish = resolve)));
-    endpointStates.mockResolvedValueOnce([{ id: 'racy', url, disabled: false, disabledNow: false, consecutiveFailures: 0 }]);
+    const finish = heldRecord();
+    endpointStates.mockResolvedValueOnce([view('racy', url, false)]);
     await http.answer(url);
     await recorded(1);
     // Re-enabled through this instance after the record started (and read the endpoint as disabled).
     now += 1;
     dispatcher.endpointChanged('racy', { url, disabled: false, consecutiveFailures: 0 });
-    finish([{ id: 'racy', url, disabled: true, disabledNow: false, consecutiveFailures: 0 }]);
+    finish([view('racy', url, true)]);
     await new Promise((r) => setImmediate(r));
     expect(endpointStates).toHaveBeenCalledWith(['racy']);
     expect(discard).not.toHaveBeenCalled();
@@ -341,7 +350,7 @@ describe('Dispatcher intake', () => {
     dispatcher.adopt(queued, lease);
     dispatcher.endpointChanged('later', { url, disabled: false, consecutiveFailures: 0 });
     now += 1;
-    record.mockImplementationOnce(async () => [{ id: 'later', url, disabled: true, disabledNow: false, consecutiveFailures: 0 }]);
+    record.mockImplementationOnce(async () => [view('later', url, true)]);
     await http.answer(url);
     await recorded(1);
     expect(endpointStates).not.toHaveBeenCalled();
@@ -352,15 +361,14 @@ describe('Dispatcher intake', () => {
     const url = 'https://reenabled.example.com/';
     const before = jobs('reenabled', 6);
     dispatcher.adopt(before, lease);
-    let finish!: (endpoints: RecordedEndpoint[]) => void;
-    record.mockImplementationOnce(() => new Promise((resolve) => (finish = resolve)));
+    const finish = heldRecord();
     await http.answer(url);
     await recorded(1);
     // Handed over while the record ran: maybe read after a re-enable through another instance.
     const after = jobs('reenabled', 2);
     dispatcher.adopt(after, lease);
     claim.mockClear();
-    finish([{ id: 'reenabled', url, disabled: true, disabledNow: false, consecutiveFailures: 0 }]);
+    finish([view('reenabled', url, true)]);
     await new Promise((r) => setImmediate(r));
     expect(discard).toHaveBeenCalledWith('w1', before.slice(PER_ENDPOINT + 1).map((j) => j.id));
     expect(release).toHaveBeenCalledWith('w1', after.map((j) => j.id));
@@ -375,8 +383,7 @@ describe('Dispatcher intake', () => {
     const url = 'https://fixed.example.com/';
     dispatcher.adopt(jobs('fixed', 60), lease);
     // The record of the 50 failures is slow to come back.
-    let finish!: (endpoints: RecordedEndpoint[]) => void;
-    record.mockImplementationOnce(() => new Promise((resolve) => (finish = resolve)));
+    const finish = heldRecord();
     for (let i = 0; i < 50; i++) await http.answer(url, failed);
     for (let i = 0; i < 3; i++) await http.answer(url, failed);
     expect(http.sent(url)).toHaveLength(53);
@@ -585,8 +592,7 @@ describe('Dispatcher intake', () => {
     const [a, b] = ['https://ra.example.com/', 'https://rb.example.com/'];
     dispatcher.adopt(jobs('ra', 1), lease);
     dispatcher.adopt(jobs('rb', 1), lease);
-    let finish!: (endpoints: RecordedEndpoint[]) => void;
-    record.mockImplementationOnce(() => new Promise((resolve) => (finish = resolve)));
+    const finish = heldRecord();
     let reread!: (endpoints: RecordedEndpoint[]) => void;
     endpointStates.mockImplementationOnce(() => new Promise((resolve) => (reread = resolve)));
     await http.answer(a);
@@ -596,15 +602,15 @@ describe('Dispatcher intake', () => {
     now += 1;
     dispatcher.endpointChanged('ra', { url: a, disabled: false, consecutiveFailures: 0 });
     finish([
-      { id: 'ra', url: a, disabled: false, disabledNow: false, consecutiveFailures: 0 },
-      { id: 'rb', url: b, disabled: false, disabledNow: false, consecutiveFailures: 0 },
+      view('ra', a, false),
+      view('rb', b, false),
     ]);
     await new Promise((r) => setImmediate(r));
     expect(endpointStates).toHaveBeenCalledWith(['ra']);
     // B disabled here while A is read again: the record's older view of B must not undo it.
     now += 1;
     dispatcher.endpointChanged('rb', { url: b, disabled: true, consecutiveFailures: 0 });
-    reread([{ id: 'ra', url: a, disabled: false, disabledNow: false, consecutiveFailures: 0 }]);
+    reread([view('ra', a, false)]);
     await new Promise((r) => setImmediate(r));
     // Read before B's disable, handed over after it: back to the database, not sent.
     const early = jobs('rb', 1);

@@ -453,7 +453,7 @@ export class Dispatcher {
     }
     this.claimed.set(job.id, job);
     // Held again (a release reported failed may have gone through): not to be handed back.
-    this.unreleased.delete(job.id);
+    if (this.unreleased.size) this.unreleased.delete(job.id);
     this.queuedAt.set(job, ++this.enqueued);
     let slots = this.endpoints.get(job.endpoint_id);
     if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined, failures: 0, url: job.url, mixedUrls: false, share: 0, shareVersion: -1 }));
@@ -694,48 +694,41 @@ export class Dispatcher {
     const startedAt = this.monotonic();
     const queuedBefore = this.enqueued;
     const endpoints = await this.repo.record(this.owner, batch, { threshold: this.opts.failureThreshold, reason: AUTO_DISABLE_REASON, now: this.clock.now() });
-    // A change made here while the record ran: which of the two came last is not known from
-    // here, so those endpoints are read again (rare: a PATCH or DELETE during a record).
-    const changedSince = (id: string) => (this.changedHere.get(id)?.at ?? -Infinity) >= startedAt;
-    const again: string[] = [];
-    const known = new Set<string>();
-    for (const e of endpoints) {
-      known.add(e.id);
-      if (e.disabledNow) this.log.warn({ endpoint_id: e.id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
-      if (changedSince(e.id)) again.push(e.id);
-    }
-    for (const id of new Set(batch.map((a) => a.job.endpoint_id))) if (!known.has(id) && changedSince(id)) again.push(id);
-    // Each view with when its read started: a change made here since then stands (it was applied when made).
-    let views = endpoints.filter((e) => !changedSince(e.id)).map((e) => ({ e, readAt: startedAt }));
-    let gone = [...new Set(batch.map((a) => a.job.endpoint_id))].filter((id) => !known.has(id) && !changedSince(id)).map((id) => ({ id, readAt: startedAt }));
+    const byId = new Map(endpoints.map((e) => [e.id, e]));
+    for (const e of endpoints) if (e.disabledNow) this.log.warn({ endpoint_id: e.id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
+    // Each endpoint of the batch as the record read it (undefined: deleted), and when that read started.
+    let reads = [...new Set(batch.map((a) => a.job.endpoint_id))].map((id) => ({ id, e: byId.get(id), readAt: startedAt }));
+    // A change made here after a read started stands (it was applied when made).
+    const changedAfter = (id: string, readAt: number) => (this.changedHere.get(id)?.at ?? -Infinity) >= readAt;
+    // Changed here while the record ran: which of the two came last is not known from here,
+    // so those endpoints are read again (rare: a PATCH or DELETE during a record).
+    const again = reads.filter((r) => changedAfter(r.id, r.readAt)).map((r) => r.id);
     if (again.length) {
       const rereadAt = this.monotonic();
       try {
-        const fresh = await this.repo.endpointStates(again);
-        views = [...views, ...fresh.map((e) => ({ e, readAt: rereadAt }))];
-        gone = [...gone, ...again.filter((id) => !fresh.some((f) => f.id === id)).map((id) => ({ id, readAt: rereadAt }))];
+        const fresh = new Map((await this.repo.endpointStates(again)).map((e) => [e.id, e]));
+        reads = reads.map((r) => (again.includes(r.id) ? { id: r.id, e: fresh.get(r.id), readAt: rereadAt } : r));
       } catch (err) {
         this.log.warn({ err }, 'could not read changed endpoints again');
       }
     }
-    const changedAfter = (id: string, readAt: number) => (this.changedHere.get(id)?.at ?? -Infinity) >= readAt;
-    views = views.filter((v) => !changedAfter(v.e.id, v.readAt));
-    gone = gone.filter((g) => !changedAfter(g.id, g.readAt));
     const unrecorded = this.unrecordedFailures();
-    for (const { e } of views) {
-      const later = unrecorded.get(e.id);
+    for (const { id, e, readAt } of reads) {
+      if (changedAfter(id, readAt)) continue;
+      if (!e) {
+        // Deleted: nothing of it is worth keeping, whenever it was read.
+        this.changedHere.set(id, { at: this.monotonic(), now: undefined });
+        this.follow(id, undefined);
+        continue;
+      }
+      const later = unrecorded.get(id);
       const view = { url: e.url, disabled: e.disabled, consecutiveFailures: (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0) };
-      const entry = this.changedHere.get(e.id);
+      const entry = this.changedHere.get(id);
       // Found disabled: deliveries read before now may have been read before the disable; they go back as they arrive.
-      if (e.disabled) this.changedHere.set(e.id, { at: this.monotonic(), now: view });
+      if (e.disabled) this.changedHere.set(id, { at: this.monotonic(), now: view });
       // The latest view, for deliveries read before a change made here.
       else if (entry) entry.now = view;
-      this.follow(e.id, view, queuedBefore);
-    }
-    // Deleted: nothing of it is worth keeping, whenever it was read.
-    for (const { id } of gone) {
-      this.changedHere.set(id, { at: this.monotonic(), now: undefined });
-      this.follow(id, undefined);
+      this.follow(id, view, queuedBefore);
     }
   }
 
@@ -785,19 +778,12 @@ export class Dispatcher {
     }
     // Nothing more starts: a disabled endpoint gets no new deliveries, and re-enabled it starts a new count.
     slots.failures = 0;
-    const dropped: ClaimedJob[] = [];
-    const later: ClaimedJob[] = [];
-    for (const job of slots.queue) ((this.queuedAt.get(job) ?? 0) <= queuedBefore ? dropped : later).push(job);
-    slots.queue = [];
-    slots.fromClaims = 0;
     slots.drained = true;
+    const emptied = this.emptyQueue(slots);
     if (slots.running === 0) this.endpoints.delete(endpointId);
-    if (dropped.length + later.length === 0) return;
-    this.queued -= dropped.length + later.length;
-    for (const job of [...dropped, ...later]) {
-      this.forget(job);
-      this.fromClaim.delete(job);
-    }
+    if (emptied.length === 0) return;
+    const dropped = emptied.filter((job) => (this.queuedAt.get(job) ?? 0) <= queuedBefore);
+    const later = emptied.filter((job) => (this.queuedAt.get(job) ?? 0) > queuedBefore);
     if (this.intake && this.queued <= this.intake.low) this.intake.release();
     // If this fails they stay leased here; handed back when this instance stops or dies, a claim finds their endpoint disabled or gone and drops them.
     if (dropped.length) this.repo.discard(this.owner, dropped.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not drop the deliveries of a disabled or deleted endpoint'));
@@ -854,6 +840,19 @@ export class Dispatcher {
     }
   }
 
+  /** Takes an endpoint's queued (not started) deliveries out of this instance's hands and returns them. */
+  private emptyQueue(slots: EndpointSlots): ClaimedJob[] {
+    const jobs = slots.queue;
+    slots.queue = [];
+    slots.fromClaims = 0;
+    this.queued -= jobs.length;
+    for (const job of jobs) {
+      this.forget(job);
+      this.fromClaim.delete(job);
+    }
+    return jobs;
+  }
+
   /** No longer held here: this copy of the delivery (the same id may be held again, as another copy). */
   private forget(job: ClaimedJob): void {
     if (this.claimed.get(job.id) === job) this.claimed.delete(job.id);
@@ -866,19 +865,12 @@ export class Dispatcher {
     this.leaseValidUntil = -Infinity;
     let dropped = 0;
     for (const [id, slots] of this.endpoints) {
-      for (const job of slots.queue) {
-        this.claimed.delete(job.id);
-        this.fromClaim.delete(job);
-      }
-      dropped += slots.queue.length;
-      slots.queue = [];
-      slots.fromClaims = 0;
+      dropped += this.emptyQueue(slots).length;
       slots.drained = false;
       // Its unrecorded failures are dropped with the name: the first record under the new one brings the database's count.
       slots.failures = 0;
       if (slots.running === 0) this.endpoints.delete(id);
     }
-    this.queued = 0;
     // Leased under the old name: the reaper hands them back.
     this.unreleased.clear();
     // Finished under the old name, not yet recorded: not recorded at all (see attempt()).
