@@ -135,6 +135,11 @@ export function createPool(opts: DbOptions): pg.Pool {
   } as pg.PoolConfig);
   // Without a listener, an idle connection the server closes would crash the process.
   pool.on('error', (err) => opts.onIdleError?.(err));
+  // The pool listens for errors only while a connection is idle. One the server closes while
+  // it is checked out (a transaction waiting between statements, say on a publish) emits
+  // 'error' on its client, which would crash the process too: its next statement fails
+  // instead, and its user handles that.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 
