@@ -1,6 +1,6 @@
 // Four webhook receivers on loopback, in their own process (forked by bench/webhooks.mjs) so
 // they do not share an event loop with the publisher. Each answers 204 at once and notes
-// when each event id arrived (epoch ms, sub-millisecond); the parent asks over IPC.
+// when each event id arrived at it (epoch ms, sub-millisecond); the parent asks over IPC.
 import { createServer } from 'node:http';
 
 const servers = [];
@@ -20,9 +20,11 @@ for (let i = 0; i < 4; i++) {
       const text = Buffer.concat(chunks).toString('utf8', 0, 64);
       const id = /"id":"([^"]+)"/.exec(text)?.[1];
       if (id) {
-        const list = arrivals.get(id);
+        // One delivery is one event at one receiver.
+        const key = `${i} ${id}`;
+        const list = arrivals.get(key);
         if (list) list.push(at);
-        else arrivals.set(id, [at]);
+        else arrivals.set(key, [at]);
       }
     });
   });
@@ -39,7 +41,8 @@ process.on('message', (m) => {
     count = 0;
     process.send({ reset: true });
   } else if (m === 'arrivals') {
-    // First arrival per event and receiver is what latency is about; send the earliest per id and its count.
-    process.send({ arrivals: [...arrivals].map(([id, list]) => [id, Math.min(...list), list.length]) });
+    // Each delivery's first arrival is what latency is about (a repeat is a duplicate): per event
+    // and receiver, the event id, the earliest arrival and how many arrived.
+    process.send({ arrivals: [...arrivals].map(([key, list]) => [key.slice(key.indexOf(' ') + 1), Math.min(...list), list.length]) });
   } else if (m === 'exit') process.exit(0);
 });

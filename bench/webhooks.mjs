@@ -78,7 +78,7 @@ async function latencies(receivers, published) {
   for (const [id, first, n] of arrivals) {
     const t0 = published.get(id);
     if (t0 !== undefined) out.push(first - t0);
-    duplicates += n - RECEIVERS;
+    duplicates += n - 1;
   }
   out.sort((a, b) => a - b);
   return { p50: percentile(out, 50), p99: percentile(out, 99), max: out.at(-1), duplicates };
