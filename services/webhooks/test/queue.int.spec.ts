@@ -201,10 +201,34 @@ describe('recording', () => {
     await sql`update endpoints set consecutive_failures = 4 where id = ${a}`.execute(db);
     expect(await repo.record('w9', [finished(claimed[2]!, false, at(60))], limits)).toEqual([{ id: a, url: `https://${a}.example.com/hook`, disabled: true, disabledNow: true, consecutiveFailures: 5 }]);
     expect(await count()).toEqual({ consecutive_failures: 5, disabled: true, disabled_reason: 'test reason' });
-    // The attempt that disabled it has no next attempt; the retry scheduled before and the pending delivery are cancelled.
+    // The attempt that disabled it has no next attempt; the retry scheduled before and the pending delivery are cancelled,
+    // and the record that announced that retry no longer does.
     expect(await queued(a)).toEqual([]);
-    const last = await db.selectFrom('attempts').select(['next_attempt_at']).where('job_id', '=', claimed[2]!.id).executeTakeFirstOrThrow();
-    expect(last.next_attempt_at).toBeNull();
+    const nextOf = async (job: ClaimedJob) => (await db.selectFrom('attempts').select(['next_attempt_at']).where('job_id', '=', job.id).executeTakeFirstOrThrow()).next_attempt_at;
+    expect(await nextOf(claimed[2]!)).toBeNull();
+    expect(await nextOf(claimed[1]!)).toBeNull();
+    // The success's record is untouched.
+    expect(await db.selectFrom('attempts').select(['status']).where('job_id', '=', claimed[0]!.id).execute()).toEqual([{ status: 'delivered' }]);
+  });
+
+  it('a retry cancelled by a disable, or dropped at a claim, leaves no record announcing it', async () => {
+    const t = tenant();
+    const [a, b] = [await endpoint(t), await endpoint(t)];
+    const events = [event(t), event(t)];
+    const { claimed } = await repo.fanOut(events, { maxAttempts: 10, now: t0, lease: { owner: 'w12', pendingFor: [] } });
+    await repo.record('w12', claimed.map((j) => finished(j, false, at(60))), recording);
+    const announced = async (endpointId: string) =>
+      (await db.selectFrom('attempts').select(['event_id', 'next_attempt_at']).where('endpoint_id', '=', endpointId).orderBy('id').execute()).map((r) => r.next_attempt_at);
+    expect(await announced(a)).toEqual([at(60), at(60)]);
+    // Disabled by a user: its pending retries are cancelled.
+    await repo.cancelPending([a]);
+    expect(await queued(a)).toEqual([]);
+    expect(await announced(a)).toEqual([null, null]);
+    // Disabled behind a claim's back: the claim drops the due retries.
+    await db.updateTable('endpoints').set({ disabled: true }).where('id', '=', b).execute();
+    expect(await repo.claim({ owner: 'w12', now: at(60), endpoints: [{ id: b, room: 5 }] })).toEqual([]);
+    expect(await queued(b)).toEqual([]);
+    expect(await announced(b)).toEqual([null, null]);
   });
 
   it('changes nothing a worker no longer holds; the attempt row is written once, by the holder', async () => {

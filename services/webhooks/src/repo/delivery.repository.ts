@@ -7,7 +7,7 @@
  * is deleted when it is finished (delivered, failed for good, cancelled); what happened to
  * it is its rows in `attempts`.
  */
-import { sql, withTransaction, type Executor, type Kysely, type Selectable } from '@mailroom/db';
+import { sql, withTransaction, type Executor, type Kysely, type RawBuilder, type Selectable } from '@mailroom/db';
 import type { AttemptTable, JobOrigin, WebhooksDb } from './tables';
 import type { Tenant } from './endpoint.repository';
 
@@ -220,10 +220,21 @@ export class DeliveryRepository {
     return rows.map((r) => ({ id: r.id, url: r.url, disabled: r.disabled, disabledNow: false, consecutiveFailures: r.consecutive_failures }));
   }
 
-  /** Deletes deliveries this worker holds that will not be attempted (their endpoint is gone). */
+  /** Deletes deliveries this worker holds that will not be attempted (their endpoint is disabled or gone). */
   async discard(owner: string, jobIds: number[], ex: Executor<WebhooksDb> = this.db): Promise<void> {
     if (jobIds.length === 0) return;
-    await sql`delete from jobs where id = any(${jobIds}::bigint[]) and lock_owner = ${owner} and state = 'in_flight'`.execute(ex);
+    await this.cancel(sql`delete from jobs where id = any(${jobIds}::bigint[]) and lock_owner = ${owner} and state = 'in_flight'`, ex);
+  }
+
+  /**
+   * Runs `deleteJobs` (a delete from jobs) and clears the next_attempt_at of the attempt rows
+   * that had scheduled the deleted deliveries' retries: those retries will not happen.
+   */
+  private async cancel(deleteJobs: RawBuilder<unknown>, ex: Executor<WebhooksDb>): Promise<void> {
+    await sql`
+      with cancelled as (${deleteJobs} returning endpoint_id, last_attempt_id)
+      update attempts a set next_attempt_at = null
+      from cancelled c where a.endpoint_id = c.endpoint_id and a.id = c.last_attempt_id`.execute(ex);
   }
 
   /** Registers or renews this worker's lease: its in-flight deliveries stay its own until `aliveUntil`. */
@@ -284,7 +295,8 @@ export class DeliveryRepository {
 
   /** Cancels the pending deliveries of these endpoints (those in flight are cancelled when their attempt is recorded). */
   async cancelPending(endpointIds: string[], ex: Executor<WebhooksDb> = this.db): Promise<void> {
-    await ex.deleteFrom('jobs').where('endpoint_id', 'in', endpointIds).where('state', '=', 'pending').execute();
+    if (endpointIds.length === 0) return;
+    await this.cancel(sql`delete from jobs where endpoint_id = any(${endpointIds}::text[]) and state = 'pending'`, ex);
   }
 
   /** Every delivery of a deleted endpoint; one in flight somewhere is then neither recorded nor retried. */
@@ -364,7 +376,8 @@ export class DeliveryRepository {
           ${col((a) => a.retryAt)}::timestamptz[])
           as a(id, job_id, endpoint_id, event_id, attempt, triggered_by, status, http_status, error, response_body, duration_ms, created_at, retry_at)
       ), retried as (
-        update jobs j set state = 'pending', attempts = greatest(j.attempts, a.attempt), next_attempt_at = a.retry_at, lock_owner = null, updated_at = ${now}
+        update jobs j set state = 'pending', attempts = greatest(j.attempts, a.attempt), next_attempt_at = a.retry_at, lock_owner = null,
+                          last_attempt_id = a.id, updated_at = ${now}
         from a join state t on t.id = a.endpoint_id
         where j.id = a.job_id and a.retry_at is not null and not t.disabled and j.lock_owner = ${owner} and j.state = 'in_flight'
         returning j.id
@@ -384,6 +397,11 @@ export class DeliveryRepository {
       ), cancelled as (
         delete from jobs j using state t
         where j.endpoint_id = t.id and t.newly and j.state = 'pending'
+        returning j.endpoint_id, j.last_attempt_id
+      ), unscheduled as (
+        -- The records that announced the cancelled retries no longer do.
+        update attempts x set next_attempt_at = null
+        from cancelled c where x.endpoint_id = c.endpoint_id and x.id = c.last_attempt_id
       )
       select t.id, t.url, t.disabled, t.newly, t.failures, cfg.sync from state t, cfg`.execute(this.db);
     return rows.map((r) => ({ id: r.id, url: r.url, disabled: r.disabled, disabledNow: r.newly, consecutiveFailures: r.failures }));

@@ -51,6 +51,8 @@ export interface JobTable {
   next_attempt_at: Timestamp;
   /** The worker holding it while in flight (its lease is the worker's row in workers). */
   lock_owner: string | null;
+  /** The attempt that scheduled its next one (a retry), whose next_attempt_at a cancellation clears. */
+  last_attempt_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

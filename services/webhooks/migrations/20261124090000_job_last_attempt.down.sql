@@ -1,0 +1,1 @@
+alter table jobs drop column last_attempt_id;
