@@ -128,6 +128,8 @@ describe('endpoints API', () => {
     const patched = await api.patch(`/api/v1/webhooks/endpoints/${created.id}`, { events: ['message.sent', 'message.sent'], description: null, url: r.url('/other') }, { token: tenant.key });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ events: ['message.sent'], description: null, url: r.url('/other') });
+    // null: every event type again.
+    expect((await api.patch(`/api/v1/webhooks/endpoints/${created.id}`, { events: null }, { token: tenant.key })).body.events).toEqual(created.events);
 
     expect((await api.delete(`/api/v1/webhooks/endpoints/${created.id}`, { token: tenant.key })).status).toBe(204);
     expectError(await api.get(`/api/v1/webhooks/endpoints/${created.id}`, { token: tenant.key }), 404, 'not_found');
@@ -173,6 +175,9 @@ describe('endpoints API', () => {
       'http://[fd00::1]/',
       'http://0.0.0.0/',
       'http://2130706434/', // 127.0.0.2, outside the allowed 127.0.0.1/32
+      'https://example.com:0/hook',
+      // Under 2,048 characters as sent, 12,000 once percent-encoded as it would be stored.
+      `https://example.com/${'é'.repeat(2_000)}`,
     ]) {
       const res = await post({ url });
       expectError(res, 400, 'invalid_request');
@@ -389,13 +394,22 @@ describe('delivery', () => {
     const since = new Date(clock.now().getTime() - 13 * 86_400_000).toISOString();
     const recover = await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since }, { token: t.key });
     expect(recover.status).toBe(202);
-    expect(recover.body).toMatchObject({ endpoint_id: e.id, since, queued: 1 });
+    expect(recover.body).toMatchObject({ id: expect.stringMatching(/^wrc_/), endpoint_id: e.id, since, status: 'running', queued: 0 });
+    // It runs in the background; its resource says when it is done and what it queued.
+    const finished = async (id: string) =>
+      waitFor(async () => {
+        const res = await api.get(`/api/v1/webhooks/endpoints/${e.id}/recoveries/${id}`, { token: t.key });
+        return res.body.status === 'finished' ? res.body : undefined;
+      });
+    expect(await finished(recover.body.id)).toEqual({ ...recover.body, status: 'finished', queued: 1, finished_at: expect.any(String) });
+    expectError(await api.get(`/api/v1/webhooks/endpoints/${e.id}/recoveries/${recover.body.id}`, { token: tenant.key }), 404, 'not_found');
     await waitFor(() => r.of(before.id).length === 1);
     const recovered = (await recordsAtLeast(e.id, 2, t)).find((d) => d.event_id === before.id);
     expect(recovered).toMatchObject({ trigger: 'manual', status: 'delivered' });
     expect(r.of(before.id)[0]!.raw.toString()).toBe(JSON.stringify(before));
     // Everything of the window is delivered now: nothing to send again.
-    expect((await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since }, { token: t.key })).body.queued).toBe(0);
+    const again = await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since }, { token: t.key });
+    expect((await finished(again.body.id)).queued).toBe(0);
     const tooLong = new Date(clock.now().getTime() - 15 * 86_400_000).toISOString();
     expectError(await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since: tooLong }, { token: t.key }), 400, 'invalid_request');
     expectError(await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since, until: since }, { token: t.key }), 400, 'invalid_request');

@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   member: 'mem',
   request: 'req',
   delivery: 'wdl',
+  recovery: 'wrc',
   attachment: 'att',
   label: 'lbl',
   signingKey: 'sgk',

@@ -82,6 +82,7 @@ export const RPC = {
   'webhooks.endpoint.update': { request: w.webhookEndpointUpdateRequest, response: w.webhookEndpoint },
   'webhooks.endpoint.delete': { request: w.webhookEndpointId, response: empty },
   'webhooks.endpoint.recover': { request: w.webhookRecoverRequest, response: w.webhookRecoverResponse },
+  'webhooks.recovery.get': { request: w.webhookRecoveryParams, response: w.webhookRecovery },
   'webhooks.delivery.list': { request: w.webhookDeliveryListRequest, response: w.webhookDeliveryList },
   'webhooks.delivery.redeliver': { request: w.webhookRedeliverParams, response: w.webhookRedeliverResponse },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;

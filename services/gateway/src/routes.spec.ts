@@ -41,6 +41,7 @@ describe('webhooks routes', () => {
       'webhooks.delivery.list': 'GET /api/v1/webhooks/endpoints/{id}/deliveries',
       'webhooks.delivery.redeliver': 'POST /api/v1/webhooks/endpoints/{id}/deliveries/{delivery_id}/redeliver',
       'webhooks.endpoint.recover': 'POST /api/v1/webhooks/endpoints/{id}/recover',
+      'webhooks.recovery.get': 'GET /api/v1/webhooks/endpoints/{id}/recoveries/{recovery_id}',
     });
     expect(ROUTES.filter((r) => r.op?.startsWith('webhooks.')).every((r) => r.auth === 'tenant')).toBe(true);
   });

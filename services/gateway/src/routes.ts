@@ -28,6 +28,7 @@ import {
   webhookEndpointId,
   webhookEndpointUpdateBody,
   webhookRecoverBody,
+  webhookRecoveryParams,
   webhookRedeliverParams,
   type RpcName,
 } from '@mailroom/contracts';
@@ -126,7 +127,8 @@ export const ROUTES: Route[] = [
   { method: 'delete', path: '/api/v1/webhooks/endpoints/{id}', auth: 'tenant', op: 'webhooks.endpoint.delete', params: webhookEndpointId, status: 204, tag: 'Webhooks', summary: 'Delete a webhook endpoint and its delivery records' },
   { method: 'get', path: '/api/v1/webhooks/endpoints/{id}/deliveries', auth: 'tenant', op: 'webhooks.delivery.list', params: webhookEndpointId, query: pageQuery, tag: 'Webhooks', summary: 'Delivery records of an endpoint, one per attempt, newest first' },
   { method: 'post', path: '/api/v1/webhooks/endpoints/{id}/deliveries/{delivery_id}/redeliver', auth: 'tenant', op: 'webhooks.delivery.redeliver', params: webhookRedeliverParams, status: 202, tag: 'Webhooks', summary: 'Send the event of a delivery again, once (same event id and body); 409 on a disabled endpoint' },
-  { method: 'post', path: '/api/v1/webhooks/endpoints/{id}/recover', auth: 'tenant', op: 'webhooks.endpoint.recover', params: webhookEndpointId, body: webhookRecoverBody, status: 202, tag: 'Webhooks', summary: 'Send again the events of [since, until) (at most 14 days) without a successful delivery to this endpoint' },
+  { method: 'post', path: '/api/v1/webhooks/endpoints/{id}/recover', auth: 'tenant', op: 'webhooks.endpoint.recover', params: webhookEndpointId, body: webhookRecoverBody, status: 202, tag: 'Webhooks', summary: 'Start a recovery: the events of [since, until) (at most 14 days) without a successful delivery to this endpoint are sent again. It runs in the background (follow it at the recovery\'s URL); 409 while one runs for the endpoint' },
+  { method: 'get', path: '/api/v1/webhooks/endpoints/{id}/recoveries/{recovery_id}', auth: 'tenant', op: 'webhooks.recovery.get', params: webhookRecoveryParams, tag: 'Webhooks', summary: 'A recovery of an endpoint: running, finished or failed, and how many events it queued' },
   // Admin operations: wired with their aliases, answered when the admin service lands.
   notYet('post', '/api/v1/admin/keys', 'Create an admin key', 'Admin'),
   notYet('get', '/api/v1/admin/keys', 'List admin keys', 'Admin'),

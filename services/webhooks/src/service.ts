@@ -11,10 +11,12 @@ import { runEventsConsumer } from './consumers/events.consumer';
 import { Dispatcher } from './delivery/dispatcher';
 import { WebhookHttpClient } from './delivery/http-client';
 import { Endpoints } from './domain/endpoints';
+import { RecoveryRunner } from './domain/recoveries';
 import { IpPolicy } from './domain/ip-policy';
 import { RetryPolicy } from './domain/retry-policy';
 import { DeliveryRepository } from './repo/delivery.repository';
 import { EndpointRepository } from './repo/endpoint.repository';
+import { RecoveryRepository } from './repo/recovery.repository';
 import type { WebhooksDb } from './repo/tables';
 import { webhooksHandlers } from './rpc/handlers';
 
@@ -42,8 +44,9 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     const box = new SecretBox(config.SECRETS_ENCRYPTION_KEY);
     const deliveries = new DeliveryRepository(db);
     const http = life.add('webhooks:http', new WebhookHttpClient({ ips, timeoutMs: config.WEBHOOK_TIMEOUT_MS }), (h) => h.close());
+    const owner = `${hostname()}:${process.pid}:${randomHex(4)}`;
     const dispatcher = new Dispatcher(deliveries, http, box, retries, clock, log.child({ component: 'dispatcher' }), {
-      owner: `${hostname()}:${process.pid}:${randomHex(4)}`,
+      owner,
       maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
       perEndpoint: PER_ENDPOINT_IN_FLIGHT,
       leaseMs: config.WEBHOOK_LEASE_SECONDS * 1000,
@@ -53,20 +56,39 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     });
     life.add('webhooks:dispatcher', dispatcher, (d) => d.stop());
     const wake = () => dispatcher.wake();
+    const endpointRepo = new EndpointRepository(db);
+    const recoveries = new RecoveryRepository(db);
+    const runner = new RecoveryRunner({
+      db,
+      recoveries,
+      endpoints: endpointRepo,
+      deliveries,
+      history: streamEventHistory(bus),
+      clock,
+      log: log.child({ component: 'recoveries' }),
+      wake,
+      owner,
+      maxAttempts: retries.maxAttempts,
+      pollIntervalMs: Math.max(config.WEBHOOK_POLL_INTERVAL_MS, 1_000),
+    });
     const endpoints = new Endpoints({
       db,
-      endpoints: new EndpointRepository(db),
+      endpoints: endpointRepo,
       deliveries,
       box,
       clock,
       urls: { allowHttp: config.MAILROOM_ENV !== 'production', ips },
       retries,
-      history: streamEventHistory(bus),
+      recoveries,
+      runRecoveries: () => runner.kick(),
       wake,
       changed: (id, now) => dispatcher.endpointChanged(id, now),
     });
     // The dispatcher's lease row first: nothing (a redelivery, a recovery) wakes it before it has one.
     await dispatcher.start();
+    // Stopped before the dispatcher (added after it): a run's last deliveries are queued while the dispatcher still runs.
+    life.add('webhooks:recoveries', runner, (r) => r.stop());
+    runner.start();
     life.add('webhooks:rpc', serveRpc(bus, 'webhooks', webhooksHandlers(endpoints)), (s) => s.stop());
     life.add(
       'webhooks:consumer',

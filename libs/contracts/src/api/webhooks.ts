@@ -50,7 +50,8 @@ export const webhookEndpointCreateRequest = z.strictObject({
 
 export const webhookEndpointUpdateBody = z.strictObject({
   url: url.optional(),
-  events: eventList.optional(),
+  /** null subscribes the endpoint to every event type again, including types added later. */
+  events: eventList.nullable().optional(),
   /** null clears it. */
   description: description.nullable().optional(),
   /** false re-enables a disabled endpoint and resets its failure count; true disables it. */
@@ -94,10 +95,26 @@ export const webhookRecoverBody = z.strictObject({
   until: isoTimestamp.optional(),
 });
 export const webhookRecoverRequest = webhookRecoverBody.extend(webhookEndpointId.shape);
-export const webhookRecoverResponse = z.object({
+
+export const RECOVERY_STATUSES = ['running', 'finished', 'failed'] as const;
+/**
+ * A recovery: the window's events read back from the event stream in the background (a
+ * window can hold millions of events of every tenant), each one without a successful
+ * delivery to the endpoint queued again. One runs per endpoint at a time.
+ */
+export const webhookRecovery = z.object({
+  id: idSchema('recovery'),
   endpoint_id: idSchema('webhookEndpoint'),
   since: isoTimestamp,
   until: isoTimestamp,
-  /** Events of the window queued for delivery again. */
+  status: z.enum(RECOVERY_STATUSES),
+  /** Events of the window queued for delivery again so far (all of them once finished). */
   queued: z.number().int().min(0),
+  /** Why it failed (status failed). */
+  error: z.string().optional(),
+  created_at: isoTimestamp,
+  finished_at: isoTimestamp.optional(),
 });
+export type WebhookRecovery = z.infer<typeof webhookRecovery>;
+export const webhookRecoverResponse = webhookRecovery;
+export const webhookRecoveryParams = z.object({ id: idSchema('webhookEndpoint'), recovery_id: idSchema('recovery') });

@@ -9,29 +9,34 @@ import type { EventHistory } from '../domain/ports';
 
 export function streamEventHistory(bus: Bus): EventHistory {
   return {
-    async read(since, until, onEvent) {
-      const consumer = await bus.js.consumers.get(bus.ns.stream('EVENTS'), {
-        deliver_policy: DeliverPolicy.StartTime,
-        opt_start_time: since.toISOString(),
-      });
+    async read(from, until, onEvent, signal) {
+      if (signal?.aborted) return;
+      const consumer = await bus.js.consumers.get(
+        bus.ns.stream('EVENTS'),
+        'seq' in from ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from.seq } : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: from.time.toISOString() },
+      );
       const info = await consumer.info();
       if (info.num_pending === 0) return;
       const end = until.getTime();
       const messages = await consumer.consume({ max_messages: 512 });
+      const stop = () => void messages.close().catch(() => {});
+      signal?.addEventListener('abort', stop, { once: true });
       try {
         for await (const m of messages) {
+          if (signal?.aborted) break;
           // Stream time past the window: everything after it is later still.
-          if (m.time.getTime() > end + 60_000) break;
+          if (m.time.getTime() > end) break;
           let parsed;
           try {
             parsed = eventEnvelope.safeParse(decodeJson(m.data));
           } catch {
             parsed = undefined;
           }
-          if (parsed?.success) await onEvent(parsed.data);
+          await onEvent(parsed?.success ? parsed.data : undefined, m.seq);
           if (m.info.pending === 0) break;
         }
       } finally {
+        signal?.removeEventListener('abort', stop);
         await messages.close().catch(() => {});
       }
     },

@@ -17,23 +17,22 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
   type WebhookEndpointCreated,
+  type WebhookRecovery,
 } from '@mailroom/contracts';
 import { withTransaction, type Kysely } from '@mailroom/db';
 import type { Clock, SecretBox } from '@mailroom/platform';
 import { z } from 'zod';
 import type { AttemptRow, DeliveryRepository, StoredEvent } from '../repo/delivery.repository';
 import type { EndpointRepository, EndpointRow, Tenant } from '../repo/endpoint.repository';
+import type { RecoveryRepository, RecoveryRow } from '../repo/recovery.repository';
 import type { WebhooksDb } from '../repo/tables';
 import type { RetryPolicy } from './retry-policy';
 import { newWebhookSecret } from './signature';
 import { checkReceiverUrl, type UrlPolicyOptions } from './url-policy';
-import type { EndpointChanged, EventHistory, WakeDispatcher } from './ports';
+import type { EndpointChanged, WakeDispatcher } from './ports';
 
 export const DISABLED_BY_USER = 'disabled by a user';
 const DAY_MS = 86_400_000;
-/** Events are read from the stream a little before `since`: an envelope's timestamp may precede its publication. */
-const HISTORY_MARGIN_MS = 5 * 60_000;
-const RECOVERY_CHUNK = 500;
 /** Slack on the 14 days: a client that sends "now - 14 days" reaches us a little later. */
 const RECOVER_GRACE_MS = 60_000;
 
@@ -54,6 +53,20 @@ export function toEndpoint(row: EndpointRow): WebhookEndpoint {
     disabled_reason: row.disabled ? row.disabled_reason : null,
     created_at: row.created_at.toISOString(),
     updated_at: row.updated_at.toISOString(),
+  };
+}
+
+export function toRecovery(row: RecoveryRow): WebhookRecovery {
+  return {
+    id: row.id,
+    endpoint_id: row.endpoint_id,
+    since: row.since.toISOString(),
+    until: row.until.toISOString(),
+    status: row.status,
+    queued: row.queued,
+    ...(row.error ? { error: row.error } : {}),
+    created_at: row.created_at.toISOString(),
+    ...(row.finished_at ? { finished_at: row.finished_at.toISOString() } : {}),
   };
 }
 
@@ -101,7 +114,9 @@ export interface EndpointsDeps {
   clock: Clock;
   urls: UrlPolicyOptions;
   retries: RetryPolicy;
-  history: EventHistory;
+  recoveries: RecoveryRepository;
+  /** Has the recovery runner look for work now (a recovery was started). */
+  runRecoveries: () => void;
   wake: WakeDispatcher;
   changed: EndpointChanged;
 }
@@ -150,7 +165,7 @@ export class Endpoints {
   async update(
     t: Tenant,
     id: string,
-    input: { url?: string | undefined; events?: EventType[] | undefined; description?: string | null | undefined; disabled?: boolean | undefined },
+    input: { url?: string | undefined; events?: EventType[] | null | undefined; description?: string | null | undefined; disabled?: boolean | undefined },
   ): Promise<WebhookEndpoint> {
     const url = input.url === undefined ? undefined : checkReceiverUrl(input.url, this.d.urls);
     const now = this.d.clock.now();
@@ -161,8 +176,9 @@ export class Endpoints {
       if (url !== undefined) set.url = url;
       if (input.events !== undefined) set.event_types = input.events;
       if (input.description !== undefined) set.description = input.description || null;
-      if (input.disabled === false) {
+      if (input.disabled === false && current.disabled) {
         // Re-enabling starts a new count; deliveries cancelled by the disable stay cancelled (recover re-sends them).
+        // (false on an enabled endpoint changes nothing: a client that sends it with every update does not reset the count.)
         Object.assign(set, { disabled: false, disabled_reason: null, disabled_at: null, consecutive_failures: 0 });
       } else if (input.disabled === true && !current.disabled) {
         Object.assign(set, { disabled: true, disabled_reason: DISABLED_BY_USER, disabled_at: now });
@@ -209,18 +225,24 @@ export class Endpoints {
     const endpoint = await this.require(t, id);
     const attempt = await this.d.deliveries.findAttempt(t, id, deliveryId);
     if (!attempt) throw AppError.notFound('delivery');
-    if (endpoint.disabled) throw new AppError('conflict', 'the endpoint is disabled; re-enable it (PATCH disabled: false) before redelivering');
-    await this.d.deliveries.insertJob({ endpoint_id: id, event_id: attempt.event_id, origin: 'manual', max_attempts: 1, now: this.d.clock.now() });
+    const disabled = () => new AppError('conflict', 'the endpoint is disabled; re-enable it (PATCH disabled: false) before redelivering');
+    if (endpoint.disabled) throw disabled();
+    if (!(await this.d.deliveries.queueManual({ endpoint_id: id, event_id: attempt.event_id, now: this.d.clock.now() }))) {
+      // Deleted or disabled since it was read: answered as if that had come first.
+      if (!(await this.d.endpoints.find(t, id))) throw AppError.notFound('webhook endpoint');
+      throw disabled();
+    }
     this.d.wake();
     return { endpoint_id: id, event_id: attempt.event_id };
   }
 
   /**
-   * Queues again every event of [since, until) this endpoint is subscribed to and has no
-   * successful delivery of, read back from the durable event stream. Recovered deliveries
-   * are retried on the normal schedule.
+   * Starts a recovery: every event of [since, until) this endpoint is subscribed to and has
+   * no successful delivery of is queued again, read back from the durable event stream in
+   * the background (see RecoveryRunner). One runs per endpoint at a time. Recovered
+   * deliveries are retried on the normal schedule.
    */
-  async recover(t: Tenant, id: string, input: { since: string; until?: string | undefined }): Promise<{ endpoint_id: string; since: string; until: string; queued: number }> {
+  async recover(t: Tenant, id: string, input: { since: string; until?: string | undefined }): Promise<WebhookRecovery> {
     const endpoint = await this.require(t, id);
     const now = this.d.clock.now();
     const since = new Date(input.since);
@@ -231,25 +253,20 @@ export class Endpoints {
     // The event stream keeps 15 days: a window further back would find nothing (or part of it), not fail.
     if (since.getTime() < now.getTime() - WEBHOOK_RECOVER_MAX_DAYS * DAY_MS - RECOVER_GRACE_MS) throw invalid(`since can be at most ${WEBHOOK_RECOVER_MAX_DAYS} days ago: older events are not kept`);
     if (endpoint.disabled) throw new AppError('conflict', 'the endpoint is disabled; re-enable it (PATCH disabled: false) before recovering');
-    const types = endpoint.event_types;
-    let chunk: StoredEvent[] = [];
-    let queued = 0;
-    const flush = async () => {
-      const batch = chunk;
-      chunk = [];
-      queued += await this.d.deliveries.queueRecovery(id, batch, this.d.retries.maxAttempts, this.d.clock.now());
-    };
-    await this.d.history.read(new Date(since.getTime() - HISTORY_MARGIN_MS), until, async (event) => {
-      if (event.org_id !== t.org_id || event.env_id !== t.env_id) return;
-      if (types !== null && !types.includes(event.type)) return;
-      const at = Date.parse(event.timestamp);
-      if (at < since.getTime() || at >= until.getTime()) return;
-      chunk.push(storedEvent(event));
-      if (chunk.length >= RECOVERY_CHUNK) await flush();
-    });
-    await flush();
-    if (queued) this.d.wake();
-    return { endpoint_id: id, since: since.toISOString(), until: until.toISOString(), queued };
+    const started = await this.d.recoveries.start({ id: newId('recovery'), endpoint_id: id, since, until, now });
+    if ('running' in started) {
+      throw new AppError('conflict', `a recovery of this endpoint is running (${started.running.id}); start another when it has finished`, {
+        details: [{ path: 'recovery_id', message: started.running.id }],
+      });
+    }
+    this.d.runRecoveries();
+    return toRecovery(started.started);
+  }
+
+  async recovery(t: Tenant, id: string, recoveryId: string): Promise<WebhookRecovery> {
+    const row = await this.d.recoveries.find(t, id, recoveryId);
+    if (!row) throw AppError.notFound('recovery');
+    return toRecovery(row);
   }
 
   private async require(t: Tenant, id: string): Promise<EndpointRow> {

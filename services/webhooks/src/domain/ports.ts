@@ -3,10 +3,13 @@ import type { EventEnvelope } from '@mailroom/contracts';
 
 export interface EventHistory {
   /**
-   * Calls `onEvent` for every event of the durable event stream published from `since`
-   * (within the stream's retention) up to `until`, oldest first.
+   * Calls `onEvent` for every message of the durable event stream from `from` (a stream
+   * sequence, or the first message published at or after a time, within the stream's
+   * retention) to the last published at or before `until`, oldest first, with its stream
+   * sequence; `event` is undefined for a message that is not a valid envelope. Returns
+   * when it has read them all, or soon after `signal` aborts; an error of `onEvent` ends it.
    */
-  read(since: Date, until: Date, onEvent: (event: EventEnvelope) => Promise<void> | void): Promise<void>;
+  read(from: { seq: number } | { time: Date }, until: Date, onEvent: (event: EventEnvelope | undefined, seq: number) => Promise<void> | void, signal?: AbortSignal): Promise<void>;
 }
 
 /** Tells the dispatcher that deliveries were queued, so it looks now rather than at its next poll. */

@@ -4,7 +4,7 @@
  * public unless an operator allowed its range. Host names are checked again at connect
  * time, on every new connection, by the HTTP client (a name can resolve anywhere).
  */
-import { AppError } from '@mailroom/contracts';
+import { AppError, WEBHOOK_URL_MAX_LENGTH } from '@mailroom/contracts';
 import { ipLiteralOf, type IpPolicy } from './ip-policy';
 
 export interface UrlPolicyOptions {
@@ -30,10 +30,14 @@ export function checkReceiverUrl(raw: string, opts: UrlPolicyOptions): string {
   }
   if (url.username || url.password) throw invalid('must not contain credentials; authenticate deliveries by their signature');
   if (!url.hostname) throw invalid('must name a host');
+  if (url.port === '0') throw invalid('must not use port 0');
   const literal = ipLiteralOf(url.hostname);
   if (literal !== undefined && !opts.ips.permits(literal)) {
     throw invalid('must not point to a private, loopback, link-local or otherwise non-public address');
   }
   url.hash = '';
-  return url.toString();
+  const normalised = url.toString();
+  // Measured as stored: percent-encoding can make a URL that was short enough several times longer.
+  if (normalised.length > WEBHOOK_URL_MAX_LENGTH) throw invalid(`must be at most ${WEBHOOK_URL_MAX_LENGTH} characters once encoded (it is ${normalised.length})`);
+  return normalised;
 }

@@ -439,21 +439,17 @@ export class DeliveryRepository {
     await ex.deleteFrom('attempts').where('endpoint_id', '=', endpointId).execute();
   }
 
-  async insertJob(row: { endpoint_id: string; event_id: string; origin: JobOrigin; max_attempts: number; now: Date }, ex: Executor<WebhooksDb> = this.db): Promise<void> {
-    await ex
-      .insertInto('jobs')
-      .values({
-        endpoint_id: row.endpoint_id,
-        event_id: row.event_id,
-        origin: row.origin,
-        state: 'pending',
-        max_attempts: row.max_attempts,
-        next_attempt_at: row.now,
-        lock_owner: null,
-        created_at: row.now,
-        updated_at: row.now,
-      })
-      .execute();
+  /**
+   * Queues one manual attempt of an event to an endpoint, if the endpoint is there and
+   * enabled as the statement runs (a delete or disable committed just before wins): false if not.
+   */
+  async queueManual(row: { endpoint_id: string; event_id: string; now: Date }, ex: Executor<WebhooksDb> = this.db): Promise<boolean> {
+    const { rows } = await sql`
+      insert into jobs (endpoint_id, event_id, origin, state, max_attempts, next_attempt_at, created_at, updated_at)
+      select e.id, ${row.event_id}, 'manual', 'pending', 1, ${row.now}, ${row.now}, ${row.now}
+      from endpoints e where e.id = ${row.endpoint_id} and not e.disabled
+      returning id`.execute(ex);
+    return rows.length > 0;
   }
 
   /**

@@ -19,6 +19,11 @@ export class EndpointRepository {
     return ex.selectFrom('endpoints').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).executeTakeFirst();
   }
 
+  /** By id alone, for the service's own background work (a recovery runs for an endpoint it found by id). */
+  byId(id: string, ex: Executor<WebhooksDb> = this.db): Promise<EndpointRow | undefined> {
+    return ex.selectFrom('endpoints').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
   /** Newest first; `before` is the last id of the previous page. */
   list(t: Tenant, opts: { limit: number; before?: string | undefined }, ex: Executor<WebhooksDb> = this.db): Promise<EndpointRow[]> {
     let q = ex.selectFrom('endpoints').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id);

@@ -75,7 +75,27 @@ export interface AttemptTable {
   next_attempt_at: Date | null;
 }
 
+/** A recovery of an endpoint's events (see the recoveries migration): the request and its progress. */
+export interface RecoveryTable {
+  id: string;
+  endpoint_id: string;
+  since: Timestamp;
+  until: Timestamp;
+  status: 'running' | 'finished' | 'failed';
+  queued: Generated<number>;
+  /** The event stream sequence to read from next; null: from the stream time of `since`. */
+  next_seq: number | null;
+  failures: Generated<number>;
+  error: string | null;
+  lease_owner: string | null;
+  lease_until: Date | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  finished_at: Date | null;
+}
+
 export interface WebhooksDb {
+  recoveries: RecoveryTable;
   endpoints: EndpointTable;
   events: EventTable;
   jobs: JobTable;

@@ -24,6 +24,7 @@ export function webhooksHandlers(endpoints: Endpoints): RpcHandlers<'webhooks'> 
       return {};
     },
     'webhooks.endpoint.recover': (req, { auth }) => endpoints.recover(tenantOf(auth), req.id, req),
+    'webhooks.recovery.get': (req, { auth }) => endpoints.recovery(tenantOf(auth), req.id, req.recovery_id),
     'webhooks.delivery.list': (req, { auth }) => endpoints.deliveries(tenantOf(auth), req.id, req),
     'webhooks.delivery.redeliver': (req, { auth }) => endpoints.redeliver(tenantOf(auth), req.id, req.delivery_id),
   };

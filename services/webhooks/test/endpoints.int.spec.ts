@@ -1,0 +1,275 @@
+/**
+ * The endpoints API's work behind the answers, against the real database:
+ * - recoveries, with the event stream played by a list the test controls (pausable,
+ *   failing on demand): a recovery queues its window's events of its endpoint's tenant once
+ *   each, runs one at a time per endpoint, saves its progress as it goes, resumes after a
+ *   shutdown or on another instance where it was, and ends with its endpoint (the
+ *   end-to-end path through the real stream is in apps/all-in-one);
+ * - updates and redeliveries racing with the endpoint's state.
+ */
+import path from 'node:path';
+import { sql, type Kysely } from '@mailroom/db';
+import { newId, type EventEnvelope } from '@mailroom/contracts';
+import { createLogger, ManualClock } from '@mailroom/platform';
+import { createTestContext, messageReceivedEvent, migratedDb, waitFor, type TestContext } from '@mailroom/testing';
+import { Endpoints } from '../src/domain/endpoints';
+import type { EventHistory } from '../src/domain/ports';
+import { RecoveryRunner, RECOVERY_LEASE_MS } from '../src/domain/recoveries';
+import { DeliveryRepository } from '../src/repo/delivery.repository';
+import { EndpointRepository } from '../src/repo/endpoint.repository';
+import { RecoveryRepository } from '../src/repo/recovery.repository';
+import type { WebhooksDb } from '../src/repo/tables';
+
+let ctx: TestContext;
+let db: Kysely<WebhooksDb>;
+const t0 = new Date('2026-11-22T10:00:00Z');
+const log = createLogger({ service: 'test', level: 'silent' });
+const runners: RecoveryRunner[] = [];
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  db = await migratedDb<WebhooksDb>(ctx, { schema: 'webhooks', migrationsDir: path.join(__dirname, '..', 'migrations') });
+});
+
+afterEach(async () => {
+  await Promise.all(runners.splice(0).map((r) => r.stop()));
+  // A runner takes any running recovery: none of one test is left for the next.
+  await db.deleteFrom('recoveries').execute();
+});
+
+afterAll(async () => {
+  await db?.destroy();
+  await ctx?.cleanup();
+});
+
+const tenant = () => ({ org_id: newId('organization'), env_id: newId('environment') });
+
+async function endpoint(t: { org_id: string; env_id: string }, types: string[] | null = null): Promise<string> {
+  const id = newId('webhookEndpoint');
+  await db
+    .insertInto('endpoints')
+    .values({ id, ...t, url: `https://${id}.example.com/hook`, event_types: types, description: null, secret_sealed: Buffer.from('sealed'), disabled_reason: null, disabled_at: null, created_at: t0, updated_at: t0 })
+    .execute();
+  return id;
+}
+
+/** The event stream: messages in sequence order (1, 2, ...), published at `time`. */
+class Stream implements EventHistory {
+  readonly messages: { seq: number; time: Date; event: EventEnvelope }[] = [];
+  readonly reads: ({ seq: number } | { time: Date })[] = [];
+  /** Reads stop before this sequence until release() (a run in progress). */
+  private gate: { seq: number; open: Promise<void>; release: () => void } | undefined;
+  failing = false;
+
+  publish(event: EventEnvelope, time = new Date(event.timestamp)): EventEnvelope {
+    this.messages.push({ seq: this.messages.length + 1, time, event });
+    return event;
+  }
+
+  holdAt(seq: number): void {
+    let release!: () => void;
+    const open = new Promise<void>((r) => (release = r));
+    this.gate = { seq, open, release };
+  }
+
+  release(): void {
+    this.gate?.release();
+    this.gate = undefined;
+  }
+
+  async read(from: { seq: number } | { time: Date }, until: Date, onEvent: (event: EventEnvelope | undefined, seq: number) => Promise<void> | void, signal?: AbortSignal): Promise<void> {
+    this.reads.push(from);
+    if (this.failing) throw new Error('stream unreachable');
+    for (const m of this.messages) {
+      if ('seq' in from ? m.seq < from.seq : m.time < from.time) continue;
+      if (m.time > until) return;
+      const gate = this.gate;
+      if (gate && m.seq >= gate.seq) await Promise.race([gate.open, new Promise((r) => signal?.addEventListener('abort', r, { once: true }))]);
+      if (signal?.aborted) return;
+      await onEvent(m.event, m.seq);
+    }
+  }
+}
+
+function setup(stream: Stream, clock: ManualClock) {
+  const recoveries = new RecoveryRepository(db);
+  const endpoints = new EndpointRepository(db);
+  const deliveries = new DeliveryRepository(db);
+  // Monotonic time that moves 10 s at each look: progress is saved after every message.
+  let mono = 0;
+  const runner = (owner: string, wake = () => {}) => {
+    const r = new RecoveryRunner({ db, recoveries, endpoints, deliveries, history: stream, clock, log, wake, owner, maxAttempts: 10, pollIntervalMs: 60_000, monotonic: () => (mono += 10_000) });
+    runners.push(r);
+    return r;
+  };
+  const api = new Endpoints({ db, endpoints, deliveries, recoveries, clock, runRecoveries: () => {}, wake: () => {}, changed: () => {} } as unknown as ConstructorParameters<typeof Endpoints>[0]);
+  return { recoveries, runner, api };
+}
+
+const row = (id: string) => db.selectFrom('recoveries').selectAll().where('id', '=', id).executeTakeFirst();
+const queuedEvents = async (endpointId: string) => (await db.selectFrom('jobs').select('event_id').where('endpoint_id', '=', endpointId).where('origin', '=', 'recover').orderBy('event_id').execute()).map((j) => j.event_id);
+const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
+
+describe('a recovery', () => {
+  it("queues once each the window's events of its endpoint's tenant and types, and says how many", async () => {
+    const clock = new ManualClock(at(60));
+    const stream = new Stream();
+    const { runner, api } = setup(stream, clock);
+    const t = tenant();
+    const e = await endpoint(t);
+    const inWindow = [stream.publish(messageReceivedEvent(t, at(10))), stream.publish(messageReceivedEvent(t, at(20)))];
+    stream.publish(messageReceivedEvent(tenant(), at(15)));
+    stream.publish(messageReceivedEvent(t, at(1)));
+    stream.publish(messageReceivedEvent(t, at(30)));
+    // Stamped inside the window, published after it (an outbox relay running late): still in it.
+    const late = stream.publish(messageReceivedEvent(t, at(29)), at(31));
+    const started = await api.recover(t, e, { since: at(5).toISOString(), until: at(30).toISOString() });
+    expect(started).toMatchObject({ status: 'running', queued: 0, since: at(5).toISOString(), until: at(30).toISOString() });
+    runner('a').start();
+    await waitFor(async () => (await row(started.id))?.status === 'finished');
+    expect(await api.recovery(t, e, started.id)).toMatchObject({ status: 'finished', queued: 3, finished_at: at(60).toISOString() });
+    expect(await queuedEvents(e)).toEqual([...inWindow, late].map((x) => x.id).sort());
+    // Again: all three are queued already, none twice.
+    const again = await api.recover(t, e, { since: at(5).toISOString(), until: at(30).toISOString() });
+    runner('b').start();
+    await waitFor(async () => (await row(again.id))?.status === 'finished');
+    expect((await row(again.id))!.queued).toBe(0);
+    expect(await queuedEvents(e)).toHaveLength(3);
+    // Another tenant's id is not found.
+    await expect(api.recovery(tenant(), e, started.id)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('runs one at a time per endpoint: a second request while one runs is a conflict naming it', async () => {
+    const clock = new ManualClock(at(60));
+    const { api } = setup(new Stream(), clock);
+    const t = tenant();
+    const [e, other] = [await endpoint(t), await endpoint(t)];
+    const first = await api.recover(t, e, { since: at(0).toISOString() });
+    await expect(api.recover(t, e, { since: at(10).toISOString() })).rejects.toMatchObject({ code: 'conflict', details: [{ path: 'recovery_id', message: first.id }] });
+    expect((await api.recover(t, other, { since: at(0).toISOString() })).status).toBe('running');
+  });
+
+  it('resumes where it stopped after a shutdown, on another instance, without queueing anything twice', async () => {
+    const clock = new ManualClock(at(60));
+    const stream = new Stream();
+    const { runner, api } = setup(stream, clock);
+    const t = tenant();
+    const e = await endpoint(t);
+    const events = [1, 2, 3, 4, 5].map((m) => stream.publish(messageReceivedEvent(t, at(m))));
+    const r = await api.recover(t, e, { since: at(0).toISOString() });
+    stream.holdAt(3);
+    const first = runner('first');
+    first.start();
+    await waitFor(async () => (await row(r.id))?.next_seq === 3);
+    await first.stop();
+    expect(await row(r.id)).toMatchObject({ status: 'running', queued: 2, lease_owner: null });
+    stream.release();
+    runner('second').start();
+    await waitFor(async () => (await row(r.id))?.status === 'finished');
+    expect(stream.reads.at(-1)).toEqual({ seq: 3 });
+    expect((await row(r.id))!.queued).toBe(5);
+    expect(await queuedEvents(e)).toEqual(events.map((x) => x.id).sort());
+  });
+
+  it('is taken over when its lease runs out, and the first instance, late, changes nothing', async () => {
+    const clock = new ManualClock(at(60));
+    const stream = new Stream();
+    const { runner, api } = setup(stream, clock);
+    const t = tenant();
+    const e = await endpoint(t);
+    const events = [1, 2, 3].map((m) => stream.publish(messageReceivedEvent(t, at(m))));
+    const r = await api.recover(t, e, { since: at(0).toISOString() });
+    stream.holdAt(2);
+    // Each saved chunk with deliveries in it wakes the dispatcher.
+    let stalledSaves = 0;
+    runner('stalled', () => stalledSaves++).start();
+    await waitFor(async () => (await row(r.id))?.next_seq === 2);
+    expect(stalledSaves).toBe(1);
+    clock.advance(RECOVERY_LEASE_MS + 1);
+    runner('taker').start();
+    await waitFor(async () => (await row(r.id))?.lease_owner === 'taker');
+    // Both reads go on now: the stalled one's progress is refused (the lease is no longer its own).
+    stream.release();
+    await waitFor(async () => (await row(r.id))?.status === 'finished');
+    expect(await row(r.id)).toMatchObject({ queued: 3, lease_owner: null });
+    expect(stalledSaves).toBe(1);
+    expect(await queuedEvents(e)).toEqual(events.map((x) => x.id).sort());
+  });
+
+  it('ends with its endpoint: deleted, it is gone; disabled, it fails with the reason', async () => {
+    const clock = new ManualClock(at(60));
+    const stream = new Stream();
+    const { runner, api } = setup(stream, clock);
+    const t = tenant();
+    const [deleted, disabled] = [await endpoint(t), await endpoint(t)];
+    [1, 2, 3].forEach((m) => stream.publish(messageReceivedEvent(t, at(m))));
+    const gone = await api.recover(t, deleted, { since: at(0).toISOString() });
+    const off = await api.recover(t, disabled, { since: at(0).toISOString() });
+    stream.holdAt(2);
+    runner('a').start();
+    await waitFor(async () => (await row(gone.id))?.next_seq === 2 && (await row(off.id))?.next_seq === 2);
+    await db.deleteFrom('endpoints').where('id', '=', deleted).execute();
+    await db.updateTable('endpoints').set({ disabled: true }).where('id', '=', disabled).execute();
+    stream.release();
+    await waitFor(async () => (await row(off.id))?.status === 'failed');
+    expect(await row(gone.id)).toBeUndefined();
+    expect(await row(off.id)).toMatchObject({ error: 'the endpoint was disabled during the recovery', queued: 1 });
+  });
+
+  it('is tried again after a failed run, and given up after five in a row', async () => {
+    const clock = new ManualClock(at(60));
+    const stream = new Stream();
+    const { runner, api } = setup(stream, clock);
+    const t = tenant();
+    const e = await endpoint(t);
+    const r = await api.recover(t, e, { since: at(0).toISOString() });
+    stream.failing = true;
+    const a = runner('a');
+    a.start();
+    for (let failures = 1; failures <= 5; failures++) {
+      await waitFor(async () => (await row(r.id))?.failures === failures);
+      // Not taken again before its retry time.
+      if (failures < 5) {
+        a.kick();
+        expect((await row(r.id))!.status).toBe('running');
+        clock.set(new Date((await row(r.id))!.lease_until!.getTime() + 1));
+        a.kick();
+      }
+    }
+    expect(await row(r.id)).toMatchObject({ status: 'failed', error: 'the event stream or the database could not be read', finished_at: clock.now() });
+    expect(stream.reads).toHaveLength(5);
+    expect(await sql`select 1 from jobs where endpoint_id = ${e}`.execute(db).then((x) => x.rows)).toEqual([]);
+  });
+});
+
+describe('updates and redeliveries', () => {
+  const failuresOf = async (id: string) => (await db.selectFrom('endpoints').select('consecutive_failures').where('id', '=', id).executeTakeFirstOrThrow()).consecutive_failures;
+
+  it('disabled: false resets the failure count only of a disabled endpoint; events: null subscribes to every type again', async () => {
+    const { api } = setup(new Stream(), new ManualClock(at(60)));
+    const t = tenant();
+    const e = await endpoint(t, ['message.sent']);
+    await db.updateTable('endpoints').set({ consecutive_failures: 12 }).where('id', '=', e).execute();
+    // A client that sends disabled: false with every update does not keep a failing endpoint from being disabled.
+    expect(await api.update(t, e, { description: 'x', disabled: false, events: null })).toMatchObject({ disabled: false, events: expect.arrayContaining(['message.received', 'domain.verified']) });
+    expect(await failuresOf(e)).toBe(12);
+    expect((await db.selectFrom('endpoints').select('event_types').where('id', '=', e).executeTakeFirstOrThrow()).event_types).toBeNull();
+    await api.update(t, e, { disabled: true });
+    expect(await api.update(t, e, { disabled: false })).toMatchObject({ disabled: false, disabled_reason: null });
+    expect(await failuresOf(e)).toBe(0);
+  });
+
+  it('a redelivery that meets a delete or a disable made after the endpoint was read is refused, and queues nothing', async () => {
+    const deliveries = new DeliveryRepository(db);
+    const t = tenant();
+    const [deleted, disabled, enabled] = [await endpoint(t), await endpoint(t), await endpoint(t)];
+    await db.deleteFrom('endpoints').where('id', '=', deleted).execute();
+    await db.updateTable('endpoints').set({ disabled: true }).where('id', '=', disabled).execute();
+    const event_id = newId('event');
+    expect(await deliveries.queueManual({ endpoint_id: deleted, event_id, now: t0 })).toBe(false);
+    expect(await deliveries.queueManual({ endpoint_id: disabled, event_id, now: t0 })).toBe(false);
+    expect(await deliveries.queueManual({ endpoint_id: enabled, event_id, now: t0 })).toBe(true);
+    const jobs = await db.selectFrom('jobs').select(['endpoint_id', 'origin', 'max_attempts']).where('event_id', '=', event_id).execute();
+    expect(jobs).toEqual([{ endpoint_id: enabled, origin: 'manual', max_attempts: 1 }]);
+  });
+});
