@@ -27,6 +27,8 @@ export const webhooksConfigSchema = z
     WEBHOOK_LEASE_SECONDS: envInt(30, { min: 1, max: 3_600 }),
     /** How often an idle instance looks for due deliveries (new ones wake it at once). */
     WEBHOOK_POLL_INTERVAL_MS: envInt(1_000, { min: 10, max: 60_000 }),
+    /** Endpoints one environment may have: each event is fanned out to every one of them. */
+    WEBHOOK_MAX_ENDPOINTS: envInt(50, { min: 1, max: 10_000 }),
     /** On SIGTERM, how long attempts in flight may take to finish before they are cut short and handed back. */
     WEBHOOK_SHUTDOWN_GRACE_MS: envInt(8_000, { min: 0, max: 60_000 }),
   })

@@ -79,6 +79,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
       clock,
       urls: { allowHttp: config.MAILROOM_ENV !== 'production', ips },
       retries,
+      maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS,
       recoveries,
       runRecoveries: () => runner.kick(),
       wake,

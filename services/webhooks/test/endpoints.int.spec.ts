@@ -10,9 +10,10 @@
 import path from 'node:path';
 import { sql, type Kysely } from '@mailroom/db';
 import { newId, type EventEnvelope } from '@mailroom/contracts';
-import { createLogger, ManualClock } from '@mailroom/platform';
+import { createLogger, DEVELOPMENT_ENCRYPTION_KEY, ManualClock, SecretBox } from '@mailroom/platform';
 import { createTestContext, messageReceivedEvent, migratedDb, waitFor, type TestContext } from '@mailroom/testing';
 import { Endpoints } from '../src/domain/endpoints';
+import { IpPolicy } from '../src/domain/ip-policy';
 import type { EventHistory } from '../src/domain/ports';
 import { RecoveryRunner, RECOVERY_LEASE_MS } from '../src/domain/recoveries';
 import { DeliveryRepository } from '../src/repo/delivery.repository';
@@ -102,7 +103,19 @@ function setup(stream: Stream, clock: ManualClock) {
     runners.push(r);
     return r;
   };
-  const api = new Endpoints({ db, endpoints, deliveries, recoveries, clock, runRecoveries: () => {}, wake: () => {}, changed: () => {} } as unknown as ConstructorParameters<typeof Endpoints>[0]);
+  const api = new Endpoints({
+    db,
+    endpoints,
+    deliveries,
+    recoveries,
+    clock,
+    box: new SecretBox(DEVELOPMENT_ENCRYPTION_KEY),
+    urls: { allowHttp: true, ips: new IpPolicy() },
+    maxEndpoints: 3,
+    runRecoveries: () => {},
+    wake: () => {},
+    changed: () => {},
+  } as unknown as ConstructorParameters<typeof Endpoints>[0]);
   return { recoveries, runner, api };
 }
 
@@ -239,6 +252,21 @@ describe('a recovery', () => {
     expect(await row(r.id)).toMatchObject({ status: 'failed', error: 'the event stream or the database could not be read', finished_at: clock.now() });
     expect(stream.reads).toHaveLength(5);
     expect(await sql`select 1 from jobs where endpoint_id = ${e}`.execute(db).then((x) => x.rows)).toEqual([]);
+  });
+});
+
+describe('creation', () => {
+  it('stops at the most endpoints an environment may have, also when requests race', async () => {
+    const { api } = setup(new Stream(), new ManualClock(at(60)));
+    const t = tenant();
+    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => api.create(t, { url: `https://hooks${i}.example.com/` })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
+    for (const r of results.filter((x) => x.status === 'rejected')) expect(r.reason).toMatchObject({ code: 'conflict' });
+    // Another environment has its own room.
+    expect((await api.create(tenant(), { url: 'https://hooks.example.com/' })).id).toMatch(/^whe_/);
+    const [first] = await db.selectFrom('endpoints').select('id').where('org_id', '=', t.org_id).execute();
+    await api.delete(t, first!.id);
+    expect((await api.create(t, { url: 'https://again.example.com/' })).url).toBe('https://again.example.com/');
   });
 });
 

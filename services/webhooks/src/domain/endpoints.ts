@@ -114,6 +114,8 @@ export interface EndpointsDeps {
   clock: Clock;
   urls: UrlPolicyOptions;
   retries: RetryPolicy;
+  /** Endpoints one environment may have (WEBHOOK_MAX_ENDPOINTS). */
+  maxEndpoints: number;
   recoveries: RecoveryRepository;
   /** Has the recovery runner look for work now (a recovery was started). */
   runRecoveries: () => void;
@@ -141,7 +143,13 @@ export class Endpoints {
       created_at: now,
       updated_at: now,
     };
-    await this.d.endpoints.insert(row);
+    await withTransaction(this.d.db, async (trx) => {
+      const max = this.d.maxEndpoints;
+      if ((await this.d.endpoints.countLocked(t, trx)) >= max) {
+        throw new AppError('conflict', `this environment has ${max} webhook endpoints, the most it can have; delete one first (one endpoint can subscribe to several event types)`);
+      }
+      await this.d.endpoints.insert(row, trx);
+    });
     return { ...toEndpoint({ ...row, disabled: false, disabled_reason: null, disabled_at: null, consecutive_failures: 0 }), secret };
   }
 

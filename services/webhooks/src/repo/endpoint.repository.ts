@@ -1,5 +1,5 @@
 /** Webhook endpoints. Every read and write is scoped to the tenant (org and environment). */
-import type { Executor, Kysely, Selectable } from '@mailroom/db';
+import { sql, type Executor, type Kysely, type Selectable } from '@mailroom/db';
 import type { EndpointTable, WebhooksDb } from './tables';
 
 export type EndpointRow = Selectable<EndpointTable>;
@@ -13,6 +13,16 @@ export class EndpointRepository {
 
   async insert(row: Omit<EndpointRow, 'disabled' | 'disabled_reason' | 'disabled_at' | 'consecutive_failures'>, ex: Executor<WebhooksDb> = this.db): Promise<void> {
     await ex.insertInto('endpoints').values(row).execute();
+  }
+
+  /**
+   * How many endpoints the tenant has, counted under a lock on the tenant held until the
+   * transaction `trx` ends: two creations at once cannot both see room for one more.
+   */
+  async countLocked(t: Tenant, trx: Executor<WebhooksDb>): Promise<number> {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${t.org_id}:${t.env_id}`}, 0))`.execute(trx);
+    const row = await trx.selectFrom('endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   find(t: Tenant, id: string, ex: Executor<WebhooksDb> = this.db): Promise<EndpointRow | undefined> {
