@@ -218,6 +218,10 @@ describe('endpoints API', () => {
     }
     expect((await api.get(`/api/v1/webhooks/endpoints/${e.id}/deliveries?limit=1`, { token: tenant.key })).body).toEqual({ data: [], next_page_token: null });
     expect((await api.get(`/api/v1/webhooks/endpoints/${e.id}/deliveries?limit=100`, { token: tenant.key })).status).toBe(200);
+    // A parameter the list does not have (another API's cursor, a filter) is refused, not ignored; so is any on a route without them.
+    expectError(await api.get(`/api/v1/webhooks/endpoints/${e.id}/deliveries?limit=5&starting_after=wdl_x`, { token: tenant.key }), 400, 'invalid_request');
+    expectError(await api.get(`/api/v1/webhooks/endpoints/${e.id}/deliveries?status=failed`, { token: tenant.key }), 400, 'invalid_request');
+    expectError(await api.get(`/api/v1/webhooks/endpoints/${e.id}?expand=secret`, { token: tenant.key }), 400, 'invalid_request');
   });
 });
 

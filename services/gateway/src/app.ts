@@ -4,7 +4,7 @@
  * the error shape of the API when it fails: never HTML, never a stack trace.
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { type z } from 'zod';
+import { z } from 'zod';
 import { AppError, newId, randomHex, type AuthContext } from '@mailroom/contracts';
 import { validTraceparent, type CallContext, type RpcClient } from '@mailroom/messaging';
 import type { Logger } from '@mailroom/platform';
@@ -168,7 +168,21 @@ function requireJson(route: Route): RequestHandler {
   };
 }
 
+/** A route that takes no query parameters refuses any. */
+const NO_QUERY = z.strictObject({});
+
+/**
+ * A route's query schema, refusing parameters it does not define: a misspelt filter or a
+ * cursor parameter of another API (`?starting_after=`) must not be silently ignored, or a
+ * client pages or filters on something that is not applied.
+ */
+function strictQuery(schema: z.ZodType | undefined): z.ZodType {
+  if (!schema) return NO_QUERY;
+  return schema instanceof z.ZodObject ? schema.strict() : schema;
+}
+
 function routeHandler(route: Route, deps: AppDeps): RequestHandler {
+  const query = strictQuery(route.query);
   return async (req, res) => {
     const l = locals(res);
     const { requestId, traceparent } = l;
@@ -194,7 +208,7 @@ function routeHandler(route: Route, deps: AppDeps): RequestHandler {
       }
       const input = {
         ...parsePart('params', route.params, req.params),
-        ...parsePart('query', route.query, req.query),
+        ...parsePart('query', query, req.query),
         ...(route.textBody ? { body: typeof req.body === 'string' ? req.body : '' } : parsePart('body', route.body, req.body)),
       };
       const call: CallContext = { ...base, auth };
