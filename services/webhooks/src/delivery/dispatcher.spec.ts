@@ -667,6 +667,54 @@ describe('Dispatcher intake', () => {
     expect(first![0]!.responseBody).toBe('no');
     expect(second![0]).toMatchObject({ responseBody: null, httpStatus: 500, ok: false });
   });
+
+  it('never runs more than maxInFlight attempts at once over all endpoints, shares them in turn, and finishes all the work', async () => {
+    // WEBHOOK_MAX_IN_FLIGHT's smallest value: three endpoints of 4 slots each could run 12.
+    const maxInFlight = 4;
+    const ids = ['g1', 'g2', 'g3'];
+    const urls = ids.map((id) => `https://${id}.example.com/`);
+    const gated = new GatedPoster();
+    let peak = 0;
+    // Counted as each request starts: the requests then waiting at the receivers, and the dispatcher's own count.
+    const counting: Poster = {
+      post: (url, body, headers, abort) => {
+        const pending = gated.post(url, body, headers, abort);
+        peak = Math.max(peak, urls.reduce((n, u) => n + gated.running(u), 0), bounded.inFlight);
+        return pending;
+      },
+    };
+    const bounded = new Dispatcher(repo, counting, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {
+      owner: 'w1',
+      maxInFlight,
+      perEndpoint: PER_ENDPOINT,
+      leaseMs: 30_000,
+      pollIntervalMs: 60_000,
+      shutdownGraceMs: 0,
+      failureThreshold: 50,
+      monotonic: () => now,
+    });
+    const work = ids.map((id) => jobs(id, 20));
+    for (const batch of work) bounded.adopt(batch, lease);
+    try {
+      // Answered one at a time, endpoint by endpoint in turn, until all 60 are done; nothing running with work left is a stall.
+      for (let answered = 0, turn = 0; answered < 60; answered++, turn++) {
+        const url = [...urls.slice(turn % urls.length), ...urls.slice(0, turn % urls.length)].find((u) => gated.running(u) > 0);
+        if (!url) throw new Error(`nothing running after ${answered} of 60 answers`);
+        await gated.answer(url);
+        // Endpoints waiting for a global slot get the freed ones in turn: none waits for another's queue to run dry.
+        if (answered === 6) for (const u of urls) expect(gated.sent(u).length).toBeGreaterThan(0);
+      }
+      expect(peak).toBeLessThanOrEqual(maxInFlight);
+      // The bound was reached: it, not a lack of work, kept the count down.
+      expect(peak).toBe(maxInFlight);
+      for (const url of urls) expect(gated.sent(url)).toHaveLength(20);
+      const recordedIds = () => record.mock.calls.flatMap((c) => c[1].map((a) => a.job.id));
+      await waitUntil(() => recordedIds().length >= 60);
+      expect(recordedIds().sort((a, b) => a - b)).toEqual(work.flat().map((j) => j.id));
+    } finally {
+      await bounded.stop();
+    }
+  });
 });
 
 describe('slotShare', () => {

@@ -517,13 +517,19 @@ export class Dispatcher {
         if (this.intake && this.queued <= this.intake.low) this.intake.release();
         // Forgotten once idle with nothing more due; until then the next top-up asks for it.
         if (slots.running === 0 && slots.queue.length === 0 && slots.drained) this.endpoints.delete(endpointId);
-        this.pump(endpointId);
-        if (!slots.drained && slots.fromClaims <= this.opts.perEndpoint * CLAIM_AHEAD) this.wake(true);
-        // A global slot freed: endpoints that waited for one go on.
+        // A global slot freed while endpoints wait for one: they go first, in turn, and this one
+        // goes to the back of the line (the map's order), so endpoints with long queues do not
+        // keep the global slots among themselves while others wait.
         if (this.globalWait && this.running < this.opts.maxInFlight) {
           this.globalWait = false;
-          for (const id of this.endpoints.keys()) if (id !== endpointId) this.pump(id);
+          if (this.endpoints.get(endpointId) === slots) {
+            this.endpoints.delete(endpointId);
+            this.endpoints.set(endpointId, slots);
+          }
+          for (const id of [...this.endpoints.keys()]) if (id !== endpointId) this.pump(id);
         }
+        this.pump(endpointId);
+        if (!slots.drained && slots.fromClaims <= this.opts.perEndpoint * CLAIM_AHEAD) this.wake(true);
       });
       this.attempts.add(p);
     }
