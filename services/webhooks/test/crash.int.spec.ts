@@ -23,7 +23,8 @@ const children = new Set<ChildProcess>();
 const output = new Map<ChildProcess, string>();
 const receivers: WebhookReceiver[] = [];
 
-function startWebhooks(): Promise<ChildProcess> {
+/** `env`: settings of this instance over the ones below. */
+function startWebhooks(env: Record<string, string> = {}): Promise<ChildProcess> {
   const child = spawn(process.execPath, [MAIN], {
     env: {
       ...process.env,
@@ -36,6 +37,7 @@ function startWebhooks(): Promise<ChildProcess> {
       WEBHOOK_LEASE_SECONDS: '2',
       WEBHOOK_POLL_INTERVAL_MS: '100',
       WEBHOOK_RETRY_SCHEDULE: '2',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -98,9 +100,12 @@ it('kill -9 during delivery, then restart: every event delivered at least once, 
     const { rows } = await sql<{ n: number }>`select count(*)::int as n from events where id = any(${events.map((e) => e.id)}::text[]) and fanned_out`.execute(db);
     return rows[0]!.n === events.length;
   }, { what: 'every event fanned out' });
-  await waitFor(() => r.received.length >= 8, { what: 'deliveries under way' });
+  // Killed while the receiver holds requests: attempts sent and, by this instance, never recorded.
+  await waitFor(() => r.received.length >= 8 && r.answering > 0, { what: 'deliveries under way' });
+  const heldAtKill = r.answering;
   child.kill('SIGKILL');
   await exited(child);
+  expect(heldAtKill).toBeGreaterThan(0);
   const atKill = new Set(r.received.map((d) => d.body.id)).size;
   expect(atKill).toBeLessThan(events.length);
   child = await startWebhooks();
@@ -114,6 +119,8 @@ it('kill -9 during delivery, then restart: every event delivered at least once, 
   }, { timeoutMs: 30_000, what: 'every delivery recorded' });
   // One attempt row per event: an attempt sent before the kill and never recorded is sent again as the same attempt.
   expect(attempts.every((a) => a.n === 1)).toBe(true);
+  // And such attempts were sent again: each request held at the kill came twice, at least.
+  expect(events.filter((e) => r.of(e.id).length >= 2).length).toBeGreaterThanOrEqual(heldAtKill);
   // Nothing left to attempt: every delivery finished and left the queue, none is stuck under the dead instance's lease.
   const { rows: jobs } = await sql<{ state: string; n: number }>`select state, count(*)::int as n from jobs where endpoint_id = ${endpoint.id} group by state`.execute(db);
   expect(jobs).toEqual([]);
@@ -135,7 +142,13 @@ it('SIGTERM lets the attempt in flight finish and keeps the scheduled retry', as
   await waitFor(() => slow.of(event.id).length === 1 && failing.of(event.id).length === 1, { what: 'both attempts started' });
   const [failed] = (await waitFor(async () => (await callRpc(bus, 'webhooks.delivery.list', { id: failingEndpoint.id }, call)).data.length === 1 && callRpc(bus, 'webhooks.delivery.list', { id: failingEndpoint.id }, call))).data;
   expect(failed).toMatchObject({ status: 'failed', http_status: 500, next_attempt_at: expect.any(String) });
-  // The slow receiver still holds its request.
+  // WEBHOOK_RETRY_SCHEDULE=2: the retry 2 s +-20% after the attempt started, give or take the attempt
+  // itself and a clock tick (the default schedule's first retry is 5 s).
+  const retryGap = Date.parse(failed!.next_attempt_at!) - Date.parse(failed!.created_at);
+  expect(retryGap).toBeGreaterThanOrEqual(1_600);
+  expect(retryGap).toBeLessThanOrEqual(2_400 + failed!.duration_ms + 20);
+  // The slow receiver still holds its request: the SIGTERM lands in the middle of the attempt.
+  expect(slow.answering).toBeGreaterThan(0);
   child.kill('SIGTERM');
   expect(await exited(child)).toBe(0);
   const { rows } = await sql<{ status: string; n: number }>`select status, count(*)::int as n from attempts where endpoint_id = ${slowEndpoint.id} group by status`.execute(db);
@@ -181,3 +194,46 @@ it('two instances keep an endpoint to 4 requests in flight together', async () =
   expect(await Promise.all([exited(first), exited(second)])).toEqual([0, 0]);
 }, 60_000);
 
+it('logs the non-public ranges it may reach at start', async () => {
+  const child = await startWebhooks({ WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32,10.1.0.0/16' });
+  // Complete lines only: the output so far can end in the middle of one.
+  const lines = (output.get(child) ?? '').split('\n').slice(0, -1).filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as unknown);
+  expect(lines).toContainEqual(expect.objectContaining({ allowed_cidrs: ['127.0.0.1/32', '10.1.0.0/16'], msg: expect.stringContaining('WEBHOOK_ALLOWED_CIDRS') }));
+  child.kill('SIGTERM');
+  expect(await exited(child)).toBe(0);
+});
+
+it('SIGTERM with an attempt past WEBHOOK_SHUTDOWN_GRACE_MS: exits anyway, records nothing for it, and sends it again after a restart', async () => {
+  let child = await startWebhooks({ WEBHOOK_SHUTDOWN_GRACE_MS: '300' });
+  const { tenant, call } = tenantCall();
+  const hanging = await WebhookReceiver.start({ reply: () => ({ status: 200, hang: true }) });
+  receivers.push(hanging);
+  const endpoint = await callRpc(bus, 'webhooks.endpoint.create', { url: hanging.url() }, call);
+  const event = messageReceivedEvent(tenant);
+  await publishEvent(bus, event);
+  await waitFor(() => hanging.of(event.id).length === 1, { what: 'the attempt at the receiver' });
+
+  child.kill('SIGTERM');
+  // The receiver never answers: only the grace period (300 ms here; 8 s by default, past this wait) ends the attempt.
+  await waitFor(() => child.exitCode !== null || child.signalCode !== null, { timeoutMs: 5_000, what: 'the process to exit with the attempt still hanging' });
+  expect(child.exitCode).toBe(0);
+  expect(hanging.answering).toBe(1);
+  expect(output.get(child)).toContain('attempts still running at the end of the grace period');
+  const { rows: recorded } = await sql<{ n: number }>`select count(*)::int as n from attempts where endpoint_id = ${endpoint.id}`.execute(db);
+  expect(recorded).toEqual([{ n: 0 }]);
+  // Handed back as due, to whichever instance comes next.
+  const { rows: jobs } = await sql<{ state: string; lock_owner: string | null }>`select state, lock_owner from jobs where endpoint_id = ${endpoint.id}`.execute(db);
+  expect(jobs).toEqual([{ state: 'pending', lock_owner: null }]);
+
+  hanging.reply = () => ({ status: 200 });
+  child = await startWebhooks();
+  await waitFor(() => hanging.of(event.id).length === 2, { timeoutMs: 15_000, what: 'the attempt sent again after the restart' });
+  const records = await waitFor(async () => {
+    const list = await callRpc(bus, 'webhooks.delivery.list', { id: endpoint.id }, call);
+    return list.data.length > 0 && list.data;
+  });
+  // The cut attempt left no row: the one sent again is attempt 1.
+  expect(records).toEqual([expect.objectContaining({ status: 'delivered', attempt: 1 })]);
+  child.kill('SIGTERM');
+  expect(await exited(child)).toBe(0);
+}, 60_000);

@@ -5,13 +5,13 @@
  * recorded as failed with error blocked_destination and http_status 0.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { callRpc, connectBus, publishEvent, type Bus } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
 import { newId, type AuthContext } from '@mailroom/contracts';
 import { bootServices, createTestContext, messageReceivedEvent, waitFor, WebhookReceiver, type BootedServices, type TestContext } from '@mailroom/testing';
 import { IpPolicy } from '../src/domain/ip-policy';
-import { RESPONSE_KEEP_LIMIT, WebhookHttpClient } from '../src/delivery/http-client';
+import { RESPONSE_KEEP_LIMIT, WebhookHttpClient, type PostResult } from '../src/delivery/http-client';
 import { webhooksService } from '../src/service';
 
 const body = Buffer.from('{"id":"evt_x"}');
@@ -39,6 +39,24 @@ describe('the HTTP client', () => {
 
   afterAll(() => guarded.close());
 
+  // Every TCP connection the client's sockets try (address:port), seen from undici's own call
+  // of net.connect: a refusal must make none, wherever it would have gone (the receivers above
+  // only see connections to loopback).
+  let attempted: string[];
+  let connectSpy: jest.SpyInstance;
+
+  beforeEach(() => {
+    attempted = [];
+    const connect = net.connect;
+    connectSpy = jest.spyOn(net, 'connect').mockImplementation(((...args: Parameters<typeof net.connect>) => {
+      const socket = connect(...args);
+      socket.on('connectionAttempt', (address: string, port: number) => attempted.push(`${address}:${port}`));
+      return socket;
+    }) as typeof net.connect);
+  });
+
+  afterEach(() => connectSpy.mockRestore());
+
   it.each([
     ['127.0.0.1', () => `http://127.0.0.1:${v4.port}/`],
     ['[::1]', () => `http://[::1]:${v6.port}/`],
@@ -54,6 +72,60 @@ describe('the HTTP client', () => {
     const res = await guarded.post(url(), body, headers);
     expect(res).toMatchObject({ ok: false, httpStatus: 0, error: 'blocked_destination' });
     expect(v4.connections + v6.connections).toBe(before);
+    expect(attempted).toEqual([]);
+  });
+
+  it('sees the connections the guard lets through (the check of the refusals above is not blind)', async () => {
+    const allowed = new WebhookHttpClient({
+      ips: new IpPolicy(['127.0.0.1/32']),
+      timeoutMs: 2_000,
+      resolver: async () => [{ address: '127.0.0.1', family: 4 }],
+    });
+    try {
+      expect((await allowed.post(`http://127.0.0.1:${v4.port}/`, body, headers)).ok).toBe(true);
+      expect((await allowed.post(`http://allowed.test:${v4.port}/`, body, headers)).ok).toBe(true);
+      // A literal address and a name: two origins, two connections.
+      expect(attempted).toEqual([`127.0.0.1:${v4.port}`, `127.0.0.1:${v4.port}`]);
+    } finally {
+      await allowed.close();
+    }
+  });
+
+  it('checks the address it connects to in the connection itself: a name rebound after its first answer is refused', async () => {
+    // `connection: close`: each post needs a new connection, and so a new lookup.
+    const receiver = await WebhookReceiver.start({ reply: () => ({ status: 200, headers: { connection: 'close' } }) });
+    // Where the name points after the first answer, on the receiver's port: a resolve-check-then-connect
+    // guard would check the first answer and connect here with the second.
+    let reboundConnections = 0;
+    const rebound = createNetServer((s: Socket) => {
+      reboundConnections++;
+      s.destroy();
+    });
+    await new Promise<void>((resolve, reject) => {
+      rebound.once('error', reject);
+      rebound.listen(receiver.port, '127.0.0.3', resolve);
+    });
+    let lookups = 0;
+    const client = new WebhookHttpClient({
+      ips: new IpPolicy(['127.0.0.1/32']),
+      timeoutMs: 2_000,
+      resolver: async () => [{ address: lookups++ === 0 ? '127.0.0.1' : '127.0.0.3', family: 4 }],
+    });
+    try {
+      const url = `http://rebind.test:${receiver.port}/hook`;
+      expect(await client.post(url, body, headers)).toMatchObject({ ok: true, httpStatus: 200 });
+      expect(receiver.received).toHaveLength(1);
+      expect(lookups).toBe(1);
+      expect(await client.post(url, body, headers)).toMatchObject({ ok: false, httpStatus: 0, error: 'blocked_destination' });
+      expect(lookups).toBe(2);
+      expect(reboundConnections).toBe(0);
+      expect(receiver.connections).toBe(1);
+      expect(attempted).toEqual([`127.0.0.1:${receiver.port}`]);
+    } finally {
+      await client.close();
+      await receiver.close();
+      await new Promise((resolve) => rebound.close(resolve));
+    }
   });
 
   it('reaches an allowed range, reads at most 64 KB of the answer and keeps 4 KB', async () => {
@@ -98,6 +170,33 @@ describe('the HTTP client, answers and their verdicts', () => {
     };
     const res = await client.post(`http://127.0.0.1:${port}/`, body, headers);
     expect(res).toMatchObject({ ok: true, httpStatus: 200, timedOut: false });
+  });
+
+  it('reads at most 64 KB of a body that never ends: the verdict comes without waiting for the deadline', async () => {
+    // A deadline far beyond the wait below: only the read limit can end this attempt in time.
+    const patient = new WebhookHttpClient({ ips: new IpPolicy(['127.0.0.1/32']), timeoutMs: 30_000 });
+    let answer: ServerResponse | undefined;
+    let hungUp = false;
+    handle = (_req, res) => {
+      answer = res;
+      res.on('close', () => (hungUp = true));
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('x'.repeat(200 * 1024));
+    };
+    let result: PostResult | undefined;
+    void patient.post(`http://127.0.0.1:${port}/`, body, headers).then((r) => (result = r));
+    try {
+      const res = await waitFor(() => result, { timeoutMs: 10_000, what: 'the verdict while the body is still coming' });
+      expect(res).toMatchObject({ ok: true, httpStatus: 200, timedOut: false });
+      expect(res.error).toBeUndefined();
+      expect(res.responseBody).toHaveLength(4096);
+      // The client hung up on an answer that was never ended.
+      await waitFor(() => hungUp, { what: 'the client to close the connection' });
+      expect(answer!.writableEnded).toBe(false);
+    } finally {
+      answer?.destroy();
+      await patient.close();
+    }
   });
 
   it('fails with timeout and http_status 0 when no status line comes within the deadline', async () => {
