@@ -78,6 +78,9 @@ export async function runService(module: AnyServiceModule, env: Env, telemetry?:
   const config = module.loadConfig(env) as BaseConfig;
   const log = createLogger({ service: module.name, level: config.LOG_LEVEL });
   const life = new Lifecycle(log);
+  // Trapped from the start: a SIGTERM during start-up (or right after the "started" line) stops
+  // what has started, in order, instead of killing the process where it stands.
+  life.trapSignals();
   if (telemetry?.enabled) life.add('telemetry', telemetry, (t) => t.shutdown());
   try {
     const running = await startService(module, { env, life, log, migrate: env.MIGRATE_ON_START === 'true' });
@@ -91,7 +94,6 @@ export async function runService(module: AnyServiceModule, env: Env, telemetry?:
     await life.stop('start-up failed');
     process.exit(1);
   }
-  life.trapSignals();
 }
 
 /** Applies the migrations of every module that owns a schema. */
