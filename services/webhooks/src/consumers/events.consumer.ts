@@ -27,7 +27,8 @@ export interface NewWorkSink {
   leaseForNewWork(): NewWorkLease | undefined;
   /** Takes the deliveries created under `lease` (committed). */
   adopt(jobs: ClaimedJob[], lease: NewWorkLease): void;
-  wake(): void;
+  /** Some deliveries were created pending under `lease` (or with none): they are to be claimed. */
+  createdPending(lease: NewWorkLease | undefined): void;
 }
 
 export const DISPATCH_CONSUMER = 'webhooks--dispatch';
@@ -98,7 +99,7 @@ export class FanOutBatcher {
           const { created, claimed } = await this.deps.deliveries.fanOut(batch.map((b) => b.event), { maxAttempts: this.deps.maxAttempts, now: this.deps.clock.now(), lease });
           if (lease && claimed.length) this.deps.dispatcher.adopt(claimed, lease);
           // Some were created pending: they are claimed when their endpoints have room.
-          if (created > claimed.length) this.deps.dispatcher.wake();
+          if (created > claimed.length) this.deps.dispatcher.createdPending(lease);
           for (const b of batch) b.resolve(created);
         } catch (err) {
           for (const b of batch) b.reject(err);

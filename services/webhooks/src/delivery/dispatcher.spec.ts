@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createLogger, ManualClock, SecretBox } from '@mailroom/platform';
 import { RetryPolicy } from '../domain/retry-policy';
-import type { ClaimedJob, DeliveryRepository, FinishedAttempt, RecordedEndpoint } from '../repo/delivery.repository';
-import { CLAIM_AHEAD, Dispatcher, FLOW_HORIZON_MS, INTAKE_BACKLOG_PER_SLOT, INTAKE_WAIT_MS, slotShare, type Poster } from './dispatcher';
+import type { ClaimedJob, ClaimRequest, DeliveryRepository, FinishedAttempt, RecordedEndpoint } from '../repo/delivery.repository';
+import { CLAIM_AHEAD, Dispatcher, FLOW_HORIZON_MS, INTAKE_BACKLOG_PER_SLOT, INTAKE_WAIT_MS, slotShare, type DispatcherOptions, type Poster } from './dispatcher';
 import type { PostResult } from './http-client';
 
 const MAX_IN_FLIGHT = 16;
@@ -46,19 +46,26 @@ class GatedPoster implements Poster {
   }
 }
 
-const claim = jest.fn(async () => [] as ClaimedJob[]);
+/** The answers the shared mocks give unless a test says otherwise (beforeEach puts them back). */
+const nothingDue = async (_req: ClaimRequest): Promise<ClaimedJob[]> => [];
+const done = async (_owner: string, _ids: number[]): Promise<void> => {};
+const noEndpoints = async (_ids: string[]): Promise<RecordedEndpoint[]> => [];
+const onlyMe = async (): Promise<string[]> => ['w1'];
+const renewed = async (_owner: string, _until: Date): Promise<boolean> => true;
+const beat = async (_owner: string, _until: Date): Promise<void> => {};
+const claim = jest.fn(nothingDue);
 /** An endpoint as a record reads it, with no failures. */
 const view = (id: string, url: string, disabled: boolean): RecordedEndpoint => ({ id, url, disabled, disabledNow: false, consecutiveFailures: 0 });
 /** By default each endpoint of the batch is as its deliveries knew it: enabled, same URL, no failures. */
 const asRecorded = async (_owner: string, batch: FinishedAttempt[]): Promise<RecordedEndpoint[]> =>
   [...new Map(batch.map((a) => [a.job.endpoint_id, a.job.url])).entries()].map(([id, url]) => ({ id, url, disabled: false, disabledNow: false, consecutiveFailures: 0 }));
 const record = jest.fn(asRecorded);
-const discard = jest.fn(async (_owner: string, _ids: number[]) => {});
-const release = jest.fn(async (_owner: string, _ids: number[]) => {});
-const endpointStates = jest.fn(async (_ids: string[]) => [] as RecordedEndpoint[]);
-const liveWorkers = jest.fn(async () => ['w1']);
-const renew = jest.fn(async (_owner: string, _until: Date) => true);
-const heartbeat = jest.fn(async (_owner: string, _until: Date) => {});
+const discard = jest.fn(done);
+const release = jest.fn(done);
+const endpointStates = jest.fn(noEndpoints);
+const liveWorkers = jest.fn(onlyMe);
+const renew = jest.fn(renewed);
+const heartbeat = jest.fn(beat);
 const repo = {
   liveWorkers,
   renew,
@@ -91,23 +98,9 @@ describe('Dispatcher intake', () => {
   let now: number;
   let http: GatedPoster;
   let dispatcher: Dispatcher;
-
-  beforeEach(() => {
-    claim.mockClear();
-    record.mockReset();
-    record.mockImplementation(asRecorded);
-    discard.mockClear();
-    release.mockClear();
-    endpointStates.mockReset();
-    endpointStates.mockImplementation(async () => []);
-    renew.mockReset();
-    renew.mockImplementation(async () => true);
-    heartbeat.mockClear();
-    liveWorkers.mockReset();
-    liveWorkers.mockImplementation(async () => ['w1']);
-    now = 1_000;
-    http = new GatedPoster();
-    dispatcher = new Dispatcher(repo, http, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {
+  /** A dispatcher as w1, on this test's clock, with `opts` over the defaults. */
+  const build = (poster: Poster, opts: Partial<DispatcherOptions> = {}) =>
+    new Dispatcher(repo, poster, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {
       owner: 'w1',
       maxInFlight: MAX_IN_FLIGHT,
       perEndpoint: PER_ENDPOINT,
@@ -116,7 +109,23 @@ describe('Dispatcher intake', () => {
       shutdownGraceMs: 0,
       failureThreshold: 50,
       monotonic: () => now,
+      ...opts,
     });
+
+  beforeEach(() => {
+    // mockReset, not mockClear: a *Once answer a test queued and did not use (it failed early)
+    // must not answer in the next test. A reset leaves no implementation: the defaults go back.
+    claim.mockReset().mockImplementation(nothingDue);
+    record.mockReset().mockImplementation(asRecorded);
+    discard.mockReset().mockImplementation(done);
+    release.mockReset().mockImplementation(done);
+    endpointStates.mockReset().mockImplementation(noEndpoints);
+    renew.mockReset().mockImplementation(renewed);
+    heartbeat.mockReset().mockImplementation(beat);
+    liveWorkers.mockReset().mockImplementation(onlyMe);
+    now = 1_000;
+    http = new GatedPoster();
+    dispatcher = build(http);
   });
 
   afterEach(async () => {
@@ -422,6 +431,67 @@ describe('Dispatcher intake', () => {
     expect(http.running(url)).toBe(PER_ENDPOINT);
   });
 
+  it('past 4 instances, hands the deliveries of an endpoint it has no slots of to the others, and tells them', async () => {
+    const wakeOthers = jest.fn();
+    const members = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6'];
+    // Endpoints by whether w1 has a slot of theirs among six instances (4 of the 6 have one).
+    const ids = Array.from({ length: 20 }, (_, i) => `ep${i}`);
+    const notMine = ids.filter((id) => slotShare(members, 'w1', id, PER_ENDPOINT) === 0);
+    const mine = ids.filter((id) => slotShare(members, 'w1', id, PER_ENDPOINT) === 1);
+    expect(notMine.length).toBeGreaterThan(0);
+    expect(mine.length).toBeGreaterThan(0);
+    liveWorkers.mockImplementation(async () => members);
+    const six = build(http, { wakeOthers });
+    try {
+      await six.start();
+      const theirs = jobs(notMine[0]!, 3);
+      six.adopt(theirs, lease);
+      six.adopt(jobs(mine[0]!, 3), lease);
+      // None sent to the endpoint it has no slot of: handed back, then the others are told.
+      expect(http.sent(`https://${notMine[0]}.example.com/`)).toHaveLength(0);
+      expect(release).toHaveBeenCalledWith('w1', theirs.map((j) => j.id));
+      await waitUntil(() => wakeOthers.mock.calls.length === 1);
+      // One slot of the other: one request at a time.
+      expect(http.running(`https://${mine[0]}.example.com/`)).toBe(1);
+      // Its next fan-outs create that endpoint's deliveries pending, and its claims do not look for them.
+      expect(six.leaseForNewWork()?.pendingFor).toContain(notMine[0]);
+      six.wake();
+      await waitUntil(() => claim.mock.calls.length > 0);
+      expect(claim.mock.calls.at(-1)![0].discover?.exclude).toContain(notMine[0]);
+      // Back to one instance: the endpoint is its own again.
+      liveWorkers.mockImplementation(async () => ['w1']);
+      await (six as unknown as { refreshMembers(): Promise<void> }).refreshMembers();
+      expect(six.leaseForNewWork()?.pendingFor).not.toContain(notMine[0]);
+      six.adopt(jobs(notMine[0]!, 2), lease);
+      expect(http.running(`https://${notMine[0]}.example.com/`)).toBe(2);
+    } finally {
+      await six.stop();
+    }
+  });
+
+  it('hands back what it had queued for an endpoint whose slots went to others when instances joined', async () => {
+    const wakeOthers = jest.fn();
+    const joined = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6'];
+    const id = Array.from({ length: 20 }, (_, i) => `ep${i}`).find((e) => slotShare(joined, 'w1', e, PER_ENDPOINT) === 0)!;
+    const url = `https://${id}.example.com/`;
+    const mover = build(http, { wakeOthers });
+    try {
+      await mover.start();
+      const queued = jobs(id, 10);
+      mover.adopt(queued, lease);
+      expect(http.running(url)).toBe(PER_ENDPOINT);
+      liveWorkers.mockImplementation(async () => joined);
+      await (mover as unknown as { refreshMembers(): Promise<void> }).refreshMembers();
+      // The 6 not started go back; the 4 running finish, and nothing more starts here.
+      expect(release).toHaveBeenCalledWith('w1', queued.slice(PER_ENDPOINT).map((j) => j.id));
+      await waitUntil(() => wakeOthers.mock.calls.length === 1);
+      for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
+      expect(http.sent(url)).toHaveLength(PER_ENDPOINT);
+    } finally {
+      await mover.stop();
+    }
+  });
+
   /** Runs one lease renewal now (the timer's work). */
   const renewal = () => (dispatcher as unknown as { heartbeat(): Promise<void> }).heartbeat();
 
@@ -683,16 +753,7 @@ describe('Dispatcher intake', () => {
         return pending;
       },
     };
-    const bounded = new Dispatcher(repo, counting, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {
-      owner: 'w1',
-      maxInFlight,
-      perEndpoint: PER_ENDPOINT,
-      leaseMs: 30_000,
-      pollIntervalMs: 60_000,
-      shutdownGraceMs: 0,
-      failureThreshold: 50,
-      monotonic: () => now,
-    });
+    const bounded = build(counting, { maxInFlight });
     const work = ids.map((id) => jobs(id, 20));
     for (const batch of work) bounded.adopt(batch, lease);
     try {
@@ -740,9 +801,18 @@ describe('slotShare', () => {
     expect(withTwo.every((n) => n > 0)).toBe(true);
   });
 
-  it('counts itself in when its own lease row is not read yet; past 4 instances, one each', () => {
+  it('counts itself in when its own lease row is not read yet; past 4 instances, one each to 4 of them, none to the others', () => {
     expect(slotShare(['other'], 'me', 'whe_1', 4)).toBe(2);
-    expect(members(6).map((m) => slotShare(members(6), m, 'whe_1', 4))).toEqual([1, 1, 1, 1, 1, 1]);
+    for (const n of [5, 6, 9]) {
+      for (const endpoint of endpoints) {
+        const shares = members(n).map((m) => slotShare(members(n), m, endpoint, 4));
+        expect(shares.filter((x) => x === 1)).toHaveLength(4);
+        expect(shares.filter((x) => x === 0)).toHaveLength(n - 4);
+      }
+    }
+    // Which 4 differs from endpoint to endpoint: every instance has slots of some.
+    const six = members(6);
+    expect(six.every((m) => endpoints.some((e) => slotShare(six, m, e, 4) === 1))).toBe(true);
   });
 });
 

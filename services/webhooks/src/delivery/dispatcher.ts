@@ -6,7 +6,8 @@
  * removal from the queue, and the endpoint's failure count, disabling it at 50.
  *
  * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint, shared among the
- * live instances (slotShare), and `maxInFlight` in all; each endpoint is claimed for
+ * live instances (slotShare: past 4 instances, each endpoint's slots are with 4 of them,
+ * and the others hand its deliveries back and tell them), and `maxInFlight` in all; each endpoint is claimed for
  * separately, up to 128 claims per instance (perEndpoint x CLAIM_AHEAD x 2), so a slow
  * receiver cannot starve the others.
  *
@@ -63,7 +64,16 @@ export interface DispatcherOptions {
   failureThreshold: number;
   /** Monotonic milliseconds for attempt times and the intake rules (tests); performance.now() by default. */
   monotonic?: () => number;
+  /**
+   * Tells the other instances to look for due deliveries now (a signal on the bus): this one
+   * handed deliveries back, or had new ones created pending, for endpoints it has no slots
+   * of. Without it they find them at their next poll.
+   */
+  wakeOthers?: () => void;
 }
+
+/** Signals to the other instances are sent this often at most (a burst of hand-backs is one signal, and one more at the end). */
+const WAKE_OTHERS_EVERY_MS = 10;
 
 /**
  * An endpoint is flowing while the work queued for it here would be done within this time
@@ -114,14 +124,14 @@ function placeOf(owner: string, endpointId: string): string {
 /**
  * How many of an endpoint's `perEndpoint` requests in flight one instance of `members`
  * (the live instances) may run: the slots are dealt out in an order every instance computes
- * alike (a hash of instance and endpoint), so together they keep the bound; each instance
- * gets at least one, so past `perEndpoint` instances the bound is the number of instances.
+ * alike (a hash of instance and endpoint), so together they keep the bound. Past
+ * `perEndpoint` instances, an endpoint's slots are with `perEndpoint` of them, one each, and
+ * the others have none (which ones differs from endpoint to endpoint).
  */
 export function slotShare(members: readonly string[], me: string, endpointId: string, perEndpoint: number): number {
   const all = members.includes(me) ? members : [...members, me];
   const n = all.length;
   if (n <= 1) return perEndpoint;
-  if (n >= perEndpoint) return 1;
   const extra = perEndpoint % n;
   const base = (perEndpoint - extra) / n;
   if (extra === 0) return base;
@@ -206,6 +216,12 @@ export class Dispatcher {
   /** The live instances (lease owners), sorted, as last read; `membersVersion` counts the changes. */
   private members: string[] = [];
   private membersVersion = 0;
+  /** How many instances share the endpoints' slots: the live ones, this one counted in. */
+  private instances = 1;
+  /** Endpoints this instance has no slots of (see slotShare), for `membersVersion`: their deliveries are left to others. */
+  private readonly notMine = new Set<string>();
+  /** A signal to the other instances was sent within WAKE_OTHERS_EVERY_MS; `again`: another is due at its end. */
+  private othersSignal: { timer: NodeJS.Timeout; again: boolean } | undefined;
   /** Reads of the live instances started, and the latest applied. */
   private membersReads = 0;
   private membersApplied = 0;
@@ -297,6 +313,11 @@ export class Dispatcher {
     if (this.stopped || !this.leaseValid() || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
     const now = this.monotonic();
     const pendingFor: string[] = [];
+    // Endpoints this instance has no slots of: created pending, for the instances that have.
+    for (const id of this.notMine) {
+      if (pendingFor.length >= MAX_PENDING_FOR) break;
+      pendingFor.push(id);
+    }
     for (const [id, slots] of this.endpoints) {
       // Each new delivery is compared with the list: it stays short. Past it, a slow endpoint's
       // deliveries are leased and wait here, within the bound on claimed deliveries above.
@@ -346,6 +367,15 @@ export class Dispatcher {
     return n;
   }
 
+  /**
+   * The fan-out created deliveries pending (committed): this instance looks for them, and,
+   * if some may be for endpoints it has no slots of, so do the others.
+   */
+  createdPending(lease: NewWorkLease | undefined): void {
+    this.wake();
+    if (!lease || lease.pendingFor.some((id) => this.notMine.has(id))) this.signalOthers();
+  }
+
   /** Takes deliveries created leased to this instance (committed): they start as slots allow. */
   adopt(jobs: ClaimedJob[], lease: NewWorkLease): void {
     // Leased under a name this instance has given up (its lease ran out meanwhile): the reaper hands them back.
@@ -378,7 +408,7 @@ export class Dispatcher {
         asks.push({ id, room: want });
         room -= want;
       }
-      const search = discover && room > 0 ? { endpoints: Math.max(1, Math.floor(room / full)), room: Math.min(full, room), exclude: [...this.endpoints.keys()] } : undefined;
+      const search = discover && room > 0 ? { endpoints: Math.max(1, Math.floor(room / full)), room: Math.min(full, room), exclude: [...this.endpoints.keys(), ...this.notMine] } : undefined;
       if (asks.length === 0 && !search) return;
       if (discover) this.discoverNext = false;
       let jobs: ClaimedJob[];
@@ -444,6 +474,8 @@ export class Dispatcher {
    * due deliveries, if any, come with a wake that asks for every endpoint (see wake()).
    */
   private enqueue(job: ClaimedJob, fromClaim: boolean, readAt: number): boolean {
+    // An endpoint this instance has no slots of: for the instances that have (handed back, and they are told).
+    if (!this.hasSlots(job.endpoint_id)) return false;
     // Read (by a claim or fan-out started at `readAt`) before a change known here: the change applies.
     const change = this.changedHere.size ? this.changedHere.get(job.endpoint_id) : undefined;
     if (change && readAt <= change.at) {
@@ -482,7 +514,10 @@ export class Dispatcher {
   private handBack(ids: number[]): void {
     const generation = this.ownerGeneration;
     this.repo.release(this.owner, ids).then(
-      () => this.wake(),
+      () => {
+        this.wake();
+        this.signalOthers();
+      },
       (err: unknown) => {
         // Under a name given up since: the reaper hands them back (and this instance may hold them again by now).
         if (generation !== this.ownerGeneration) return;
@@ -536,6 +571,38 @@ export class Dispatcher {
     if (slots.queue.length && slots.running < this.shareOf(endpointId, slots) && this.running >= this.opts.maxInFlight) this.globalWait = true;
   }
 
+  private countInstances(): number {
+    return this.members.includes(this.owner) ? this.members.length : this.members.length + 1;
+  }
+
+  /** Whether this instance has any of the endpoint's request slots (past perEndpoint instances, some have none). */
+  private hasSlots(endpointId: string): boolean {
+    if (this.instances <= this.opts.perEndpoint) return true;
+    if (this.notMine.has(endpointId)) return false;
+    if (slotShare(this.members, this.owner, endpointId, this.opts.perEndpoint) > 0) return true;
+    this.notMine.add(endpointId);
+    return false;
+  }
+
+  /** Tells the other instances to look for due deliveries: at once, then at most every WAKE_OTHERS_EVERY_MS. */
+  private signalOthers(): void {
+    const send = this.opts.wakeOthers;
+    if (!send || this.stopped) return;
+    if (this.othersSignal) {
+      this.othersSignal.again = true;
+      return;
+    }
+    send();
+    const signal = {
+      again: false,
+      timer: setTimeout(() => {
+        this.othersSignal = undefined;
+        if (signal.again) this.signalOthers();
+      }, WAKE_OTHERS_EVERY_MS),
+    };
+    this.othersSignal = signal;
+  }
+
   private shareOf(endpointId: string, slots: EndpointSlots): number {
     if (slots.shareVersion !== this.membersVersion) {
       slots.share = slotShare(this.members, this.owner, endpointId, this.opts.perEndpoint);
@@ -564,8 +631,32 @@ export class Dispatcher {
     const first = this.membersVersion === 0;
     this.members = members;
     this.membersVersion++;
+    this.instances = this.countInstances();
     if (!first || members.length > 1) this.log.info({ instances: members.length }, 'webhooks instances changed: each endpoint\'s requests in flight are shared among them');
-    for (const id of [...this.endpoints.keys()]) this.pump(id);
+    this.sharesChanged();
+  }
+
+  /**
+   * The shares changed (instances came or went, or this one has a new name): endpoints it no
+   * longer has slots of have their queued deliveries handed back to the instances that have
+   * (attempts running finish); the others go on with their new share.
+   */
+  private sharesChanged(): void {
+    this.notMine.clear();
+    const handed: number[] = [];
+    for (const [id, slots] of [...this.endpoints]) {
+      if (this.hasSlots(id)) {
+        this.pump(id);
+        continue;
+      }
+      handed.push(...this.emptyQueue(slots).map((j) => j.id));
+      slots.drained = true;
+      if (slots.running === 0) this.endpoints.delete(id);
+    }
+    if (handed.length) {
+      if (this.intake && this.queued <= this.intake.low) this.intake.release();
+      this.handBack(handed);
+    }
   }
 
   private secretOf(job: ClaimedJob): string {
@@ -884,6 +975,8 @@ export class Dispatcher {
     this.finished = [];
     // The name is part of each endpoint's share.
     this.membersVersion++;
+    this.instances = this.countInstances();
+    this.notMine.clear();
     this.intake?.release();
     this.log.warn({ old_owner: old, owner: this.owner, dropped }, "this instance's lease ran out and its deliveries were taken over: unstarted ones dropped here, going on under a new name");
   }
@@ -894,6 +987,7 @@ export class Dispatcher {
    */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.othersSignal) clearTimeout(this.othersSignal.timer);
     // The lease is renewed until the end: past it, another instance would take over attempts still finishing here.
     for (const t of this.timers) clearInterval(t);
     this.intake?.release();
