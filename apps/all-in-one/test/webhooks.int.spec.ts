@@ -26,12 +26,15 @@ let api: ApiClient;
 let bus: Bus;
 const clock = new ManualClock(new Date());
 const receivers: WebhookReceiver[] = [];
+/** The 30 s receiver deadline, shortened so a hanging receiver costs its test 1.5 s. */
+const RECEIVER_DEADLINE_MS = 1_500;
 
 interface Tenant {
   key: string;
   org_id: string;
   env_id: string;
 }
+/** The current test's own (see beforeEach): endpoints a test leaves behind get no event of another. */
 let tenant: Tenant;
 
 async function newTenant(): Promise<Tenant> {
@@ -80,6 +83,23 @@ function advanceTo(next: string): void {
   if (ms > 0) clock.advance(ms);
 }
 
+/**
+ * Returns once the dispatcher has claimed, and recorded, a retry that fell due after every
+ * retry due now: another tenant's receiver fails an event once and its retry comes. Claims
+ * take the oldest due deliveries first, and an endpoint's first ones start at once, so an
+ * endpoint with retries due now has had some of them arrive by then: if none came, none is coming.
+ */
+async function afterALaterRetry(): Promise<void> {
+  const t = await newTenant();
+  const r = await receiver({ reply: (d) => ({ status: d.n === 1 ? 500 : 200 }) });
+  const e = await endpoint(r, {}, t);
+  await publish(messageReceivedEvent(t, clock.now()));
+  const [failed] = await recordsAtLeast(e.id, 1, t);
+  expect(failed).toMatchObject({ status: 'failed', next_attempt_at: expect.any(String) });
+  advanceTo(failed.next_attempt_at);
+  expect((await recordsAtLeast(e.id, 2, t))[0]).toMatchObject({ status: 'delivered', attempt: 2 });
+}
+
 function expectError(res: { status: number; body: any }, status: number, code: string) {
   expect(res.status).toBe(status);
   expect(res.body.error).toMatchObject({ code, message: expect.any(String), request_id: expect.any(String) });
@@ -90,13 +110,17 @@ beforeAll(async () => {
     // Receivers of these tests listen on loopback: allowed here, refused by default (webhooks-ssrf.int.spec.ts).
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32,::1/128',
     WEBHOOK_POLL_INTERVAL_MS: '50',
-    // The 30 s receiver deadline, shortened so a hanging receiver costs this test 1.5 s.
-    WEBHOOK_TIMEOUT_MS: '1500',
+    WEBHOOK_TIMEOUT_MS: String(RECEIVER_DEADLINE_MS),
     RATE_LIMIT_PER_SECOND: '0',
   });
   platform = await startPlatform({ env: ctx.env, migrate: true, clock });
   api = new ApiClient(platform.services.gateway!.endpoints.http!);
   bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'webhooks-test', namespace: ctx.env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
+});
+
+// A tenant per test: its events reach only its own endpoints, so no test counts, or fires
+// by moving the clock, the deliveries of another's.
+beforeEach(async () => {
   tenant = await newTenant();
 });
 
@@ -291,11 +315,13 @@ describe('delivery', () => {
     await publish(messageReceivedEvent(tenant, clock.now()));
     for (let n = 1; n <= 3; n++) {
       const [latest] = await recordsAtLeast(e.id, n);
-      expect(latest).toMatchObject({ status: 'failed', http_status: statuses[n - 1], attempt: n });
+      // A retry announced, or the test says so here rather than timing out waiting for it.
+      expect(latest).toMatchObject({ status: 'failed', http_status: statuses[n - 1], attempt: n, next_attempt_at: expect.any(String) });
       advanceTo(latest.next_attempt_at);
     }
     const [last] = await recordsAtLeast(e.id, 4);
     expect(last).toMatchObject({ status: 'delivered', http_status: 200, attempt: 4 });
+    expect(last).not.toHaveProperty('next_attempt_at');
   });
 
   it('a receiver that hangs past the deadline: failed, http_status 0, next attempt at least 60 s later', async () => {
@@ -304,6 +330,10 @@ describe('delivery', () => {
     await publish(messageReceivedEvent(tenant, clock.now()));
     const [record] = await recordsAtLeast(e.id, 1);
     expect(record).toMatchObject({ status: 'failed', http_status: 0, error: 'timeout', attempt: 1 });
+    // Cut at the deadline: not before it (a timer counts from the event loop's clock, which can
+    // lag a millisecond or two), and not long after it (the margin is for a loaded machine).
+    expect(record.duration_ms).toBeGreaterThanOrEqual(RECEIVER_DEADLINE_MS - 5);
+    expect(record.duration_ms).toBeLessThan(RECEIVER_DEADLINE_MS + 1_000);
     expect(Date.parse(record.next_attempt_at) - Date.parse(record.created_at)).toBeGreaterThanOrEqual(60_000);
     await api.delete(`/api/v1/webhooks/endpoints/${e.id}`, { token: tenant.key });
   });
@@ -350,11 +380,14 @@ describe('delivery', () => {
     const all = await receiver();
     const e1 = await endpoint(only, { events: ['domain.verified'] });
     await endpoint(all);
+    // The type it did not subscribe to first: an endpoint's deliveries are created and started
+    // in event order, so once the later one is recorded, the earlier one would have been too.
     const msg = await publish(messageReceivedEvent(tenant, clock.now()));
     const dom = await publish(domainVerifiedEvent(tenant, clock.now()));
-    await waitFor(() => all.of(msg.id).length === 1 && all.of(dom.id).length === 1 && only.of(dom.id).length === 1);
-    expect(only.of(msg.id)).toEqual([]);
-    expect((await recordsAtLeast(e1.id, 1)).map((d) => d.event_type)).toEqual(['domain.verified']);
+    await waitFor(async () => (await records(e1.id)).some((d) => d.event_id === dom.id), { what: 'the subscribed event recorded' });
+    expect((await records(e1.id)).map((d) => [d.event_id, d.event_type, d.status])).toEqual([[dom.id, 'domain.verified', 'delivered']]);
+    expect(only.received.map((d) => d.body.id)).toEqual([dom.id]);
+    await waitFor(() => all.of(msg.id).length === 1 && all.of(dom.id).length === 1);
   });
 
   it('two endpoints on one URL, different secrets: each delivery verifies only with its own', async () => {
@@ -426,6 +459,30 @@ describe('delivery', () => {
     expect((await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since: edge }, { token: t.key })).status).toBe(202);
     expectError(await api.post(`/api/v1/webhooks/endpoints/${e.id}/recover`, { since: 'yesterday' }, { token: t.key }), 400, 'invalid_request');
   });
+
+  it('gives up after 10 attempts, one per delay of the schedule: the last record announces none, and none comes', async () => {
+    // The default schedule (this file leaves WEBHOOK_RETRY_SCHEDULE unset), in seconds, each +-20%.
+    const schedule = [5, 300, 1_800, 7_200, 18_000, 36_000, 50_400, 72_000, 86_400];
+    const r = await receiver({ reply: () => ({ status: 500 }) });
+    const e = await endpoint(r);
+    const event = await publish(messageReceivedEvent(tenant, clock.now()));
+    for (let n = 1; n <= schedule.length; n++) {
+      const [latest] = await recordsAtLeast(e.id, n);
+      expect(latest).toMatchObject({ event_id: event.id, status: 'failed', http_status: 500, attempt: n, next_attempt_at: expect.any(String) });
+      const delay = Date.parse(latest.next_attempt_at) - Date.parse(latest.created_at);
+      expect(delay).toBeGreaterThanOrEqual(schedule[n - 1]! * 800);
+      expect(delay).toBeLessThanOrEqual(schedule[n - 1]! * 1_200);
+      advanceTo(latest.next_attempt_at);
+    }
+    const [last] = await recordsAtLeast(e.id, schedule.length + 1);
+    expect(last).toMatchObject({ event_id: event.id, status: 'failed', http_status: 500, attempt: 10 });
+    expect(last).not.toHaveProperty('next_attempt_at');
+    // Well past when an 11th would be due (24 h + 20% at most).
+    clock.advance(48 * 3_600_000);
+    await afterALaterRetry();
+    expect(r.of(event.id)).toHaveLength(10);
+    expect(await records(e.id)).toHaveLength(10);
+  });
 });
 
 describe('auto-disable', () => {
@@ -443,12 +500,18 @@ describe('auto-disable', () => {
     expect(disabled.disabled_reason).toMatch(/50 consecutive failed/);
     await waitFor(async () => (await records(e.id, t)).length === 50);
     expect(failing.received).toHaveLength(50);
-    // Retries would be due now: they were cancelled. A new event reaches only the control endpoint.
+    // Nothing is due yet (the clock has not moved), so no claim has dropped them: the disable
+    // cancelled the retries of the 49 earlier failures, and their records no longer announce them.
+    expect((await records(e.id, t)).filter((d) => d.next_attempt_at !== undefined)).toEqual([]);
+    // Their retries would be due now, and a new event reaches only the control endpoint.
     clock.advance(3_600_000);
     const next = await publish(messageReceivedEvent(t, clock.now()));
     await waitFor(() => control.of(next.id).length === 1);
+    await afterALaterRetry();
     expect(failing.received).toHaveLength(50);
-    expect((await records(e.id, t)).every((d) => d.status === 'failed' && d.http_status === 500)).toBe(true);
+    const failed = await records(e.id, t);
+    expect(failed).toHaveLength(50);
+    expect(failed.every((d) => d.status === 'failed' && d.http_status === 500)).toBe(true);
 
     const enabled = await api.patch(`/api/v1/webhooks/endpoints/${e.id}`, { disabled: false }, { token: t.key });
     expect(enabled.body).toMatchObject({ disabled: false, disabled_reason: null });
@@ -470,6 +533,8 @@ describe('auto-disable', () => {
     // 99 records fit in one page of 100; wait for all 99 and look at the endpoint.
     await waitFor(async () => (await records(e.id, t)).length === 99, { timeoutMs: 20_000 });
     expect((await api.get(`/api/v1/webhooks/endpoints/${e.id}`, { token: t.key })).body).toMatchObject({ disabled: false, disabled_reason: null });
+    // Its 98 retries would fire at every later move of the clock.
+    expect((await api.delete(`/api/v1/webhooks/endpoints/${e.id}`, { token: t.key })).status).toBe(204);
   });
 });
 
