@@ -7,6 +7,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { simpleParser } from 'mailparser';
+import type { EnvelopeOf } from '@mailroom/contracts';
 import { EventTap, createTestContext, freePort, signUpWithApiKey, startDnsServer, startFakeSes, waitFor, type ApiClient, type DnsServer, type FakeSes, type SesBehaviour, type TestContext } from '@mailroom/testing';
 import { startPlatform, type Platform } from '../src/platform';
 
@@ -20,7 +21,7 @@ let apiKey: string;
 let tap: EventTap;
 let smtpPort: number;
 
-const BEHAVIOURS: Record<string, SesBehaviour> = { gone: 'bounce', full: 'soft-bounce', listed: 'suppressed', angry: 'complain', busy: 'throttle-once', spammy: 'reject-content' };
+const BEHAVIOURS: Record<string, SesBehaviour> = { gone: 'bounce', full: 'soft-bounce', listed: 'suppressed', angry: 'complain', notspam: 'not-spam', busy: 'throttle-once', spammy: 'reject-content' };
 
 beforeAll(async () => {
   dns = await startDnsServer([{ name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' }]);
@@ -126,6 +127,51 @@ describe('SES', () => {
     const bounced = await tap.waitFor((e) => e.type === 'message.bounced' && e.data.message_id === spammy.reply.message_id, 20_000);
     expect(bounced.data).toMatchObject({ bounce_type: 'Permanent', bounce_sub_type: 'General', bounced_recipients: [{ email_address: 'spammy@sender.test', diagnostic_code: expect.stringContaining('MessageRejected') }] });
     expect(((await api.get('/api/v1/suppressions')).body.data as { address: string }[]).some((s) => s.address === 'spammy@sender.test')).toBe(false);
+  });
+
+  async function sendNew(username: string, to: string[], subject: string) {
+    const inbox = (await api.post('/api/v1/inboxes', { username })).body;
+    const sent = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/send`, { to, subject, text_body: 'Hello.' });
+    expect(sent.status).toBe(200);
+    return sent.body as { message_id: string; thread_id: string };
+  }
+  const deliveredOf = (id: string) => tap.events.flatMap((e) => (e.type === 'message.delivered' && e.data.message_id === id ? [e as EnvelopeOf<'message.delivered'>] : []));
+  /** Resolves once every notification about the SES message was answered (a 2xx or 4xx ends SNS's retries). */
+  const answered = (sesId: string, n: number) =>
+    waitFor(() => {
+      const posts = ses.posts.filter((p) => p.body.includes(sesId));
+      return posts.length >= n && posts.every((p) => p.statuses.length > 0 && p.statuses.at(-1)! < 500) && posts;
+    }, { timeoutMs: 20_000, what: `${n} notification(s) answered` });
+
+  it('announces message.delivered for each recipient’s Delivery notification, once each', async () => {
+    const message = await sendNew('ses-multi', ['ann@one.test', 'ben@two.test'], 'SES two');
+    const sent = await tap.waitFor((e): e is EnvelopeOf<'message.sent'> => e.type === 'message.sent' && e.data.message_id === message.message_id, 20_000);
+    await answered(sent.data.provider_message_id, 2);
+    await waitFor(() => deliveredOf(message.message_id).length >= 2, { timeoutMs: 10_000, what: 'two message.delivered' });
+    expect(deliveredOf(message.message_id).map((e) => e.data.to_addresses).sort()).toEqual([['ann@one.test'], ['ben@two.test']]);
+    for (const e of deliveredOf(message.message_id)) expect(e.data.processing_time_ms).toBe(Math.max(0, Date.parse(e.data.delivered_at) - Date.parse(sent.data.sent_at)));
+  });
+
+  it('announces a delivery after another recipient’s bounce', async () => {
+    const message = await sendNew('ses-mixed', ['gone@first.test', 'fine@second.test'], 'SES bounce then deliver');
+    const sent = await tap.waitFor((e): e is EnvelopeOf<'message.sent'> => e.type === 'message.sent' && e.data.message_id === message.message_id, 20_000);
+    const posts = await answered(sent.data.provider_message_id, 2);
+    expect(posts.map((p) => JSON.parse((JSON.parse(p.body) as { Message: string }).Message).eventType)).toEqual(['Bounce', 'Delivery']);
+    await tap.waitFor((e) => e.type === 'message.bounced' && e.data.message_id === message.message_id, 10_000);
+    const delivered = await tap.waitFor((e): e is EnvelopeOf<'message.delivered'> => e.type === 'message.delivered' && e.data.message_id === message.message_id, 10_000);
+    expect(delivered.data.to_addresses).toEqual(['fine@second.test']);
+  });
+
+  it('takes a not-spam Complaint for no complaint: no message.complained, no suppression', async () => {
+    const message = await sendNew('ses-notspam', ['notspam@sender.test'], 'SES not spam');
+    const sent = await tap.waitFor((e): e is EnvelopeOf<'message.sent'> => e.type === 'message.sent' && e.data.message_id === message.message_id, 20_000);
+    await answered(sent.data.provider_message_id, 2);
+    await tap.waitFor((e) => e.type === 'message.delivered' && e.data.message_id === message.message_id, 10_000);
+    // mail-send publishes its events in order: once a later one is out, a complaint would be too.
+    const later = await sendNew('ses-notspam-later', ['later@sender.test'], 'SES later');
+    await tap.waitFor((e) => e.type === 'message.sent' && e.data.message_id === later.message_id, 20_000);
+    expect(tap.events.filter((e) => e.type === 'message.complained' && e.data.message_id === message.message_id)).toEqual([]);
+    expect(((await api.get('/api/v1/suppressions')).body.data as { address: string }[]).some((s) => s.address === 'notspam@sender.test')).toBe(false);
   });
 
   it('finds the message by SES’s id when notifications carry no tags (identity notifications)', async () => {

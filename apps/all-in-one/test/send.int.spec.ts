@@ -10,6 +10,7 @@ import { dkimVerify } from 'mailauth';
 import { simpleParser } from 'mailparser';
 import { Resolver } from 'node:dns/promises';
 import type { EnvelopeOf } from '@mailroom/contracts';
+import { createDb, sql, type Kysely } from '@mailroom/db';
 import { EventTap, createTestContext, freePort, signUpWithApiKey, startDnsServer, startTestRelay, waitFor, type ApiClient, type DnsServer, type TestContext, type TestRelay } from '@mailroom/testing';
 import { startPlatform, type Platform } from '../src/platform';
 
@@ -50,6 +51,9 @@ beforeAll(async () => {
       if (local === 'nobody') return 'reject';
       if (local === 'gone') return 'bounce';
       if (local === 'angry') return 'complain';
+      if (local === 'unnamed') return 'complain-unnamed';
+      if (local === 'notspam') return 'not-spam';
+      if (local === 'optout') return 'opt-out';
       if (local === 'slow') return 'defer-then-bounce';
       if (local === 'spammy') return 'reject-content';
       return 'deliver';
@@ -349,6 +353,92 @@ describe('what became of a message (reports over SMTP from the provider)', () =>
     await tap.waitFor((e) => e.type === 'message.delivered' && e.data.message_id === reply.message_id, 20_000);
     expect(tap.events.some((e) => e.type === 'message.bounced' && e.data.message_id === reply.message_id)).toBe(false);
     expect(((await api.get('/api/v1/suppressions')).body.data as { address: string }[]).some((s) => s.address === 'victim@sender.test')).toBe(false);
+  });
+});
+
+describe('what became of each recipient, and feedback that is no complaint', () => {
+  let mailSend: Kysely<unknown>;
+  beforeAll(() => {
+    mailSend = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: 'mail_send', max: 1 });
+  });
+  afterAll(async () => {
+    await mailSend?.destroy();
+  });
+
+  async function sendNew(username: string, body: { to: string[]; cc?: string[]; bcc?: string[]; subject: string }) {
+    const inbox = (await api.post('/api/v1/inboxes', { username })).body;
+    const sent = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/send`, { ...body, text_body: 'Hello.' });
+    expect(sent.status).toBe(200);
+    return { inbox, message: sent.body as { message_id: string; thread_id: string } };
+  }
+
+  /** Resolves once mail-send has processed n reports about the message (each report once). */
+  async function processed(messageId: string, n: number): Promise<void> {
+    await waitFor(async () => (await sql<{ n: number }>`select count(*)::int as n from feedback_processed where message_id = ${messageId}`.execute(mailSend)).rows[0]!.n >= n, { timeoutMs: 20_000, what: `${n} report(s) processed` });
+  }
+
+  const deliveredOf = (id: string) => tap.events.flatMap((e) => (e.type === 'message.delivered' && e.data.message_id === id ? [e as EnvelopeOf<'message.delivered'>] : []));
+  const suppressions = async () => (await api.get('/api/v1/suppressions?limit=100')).body.data as { address: string; reason: string; message_id: string | null }[];
+
+  it('announces message.delivered for every destination’s success DSN, each naming its recipients, once', async () => {
+    const { inbox, message } = await sendNew('multi', { to: ['ann@one.test', 'ben@two.test'], cc: ['cy@two.test'], subject: 'Two domains' });
+    const sent = await tap.waitFor((e): e is EnvelopeOf<'message.sent'> => e.type === 'message.sent' && e.data.message_id === message.message_id, 20_000);
+    await processed(message.message_id, 2);
+    await waitFor(() => deliveredOf(message.message_id).length >= 2, { timeoutMs: 10_000, what: 'two message.delivered' });
+    const list = deliveredOf(message.message_id);
+    expect(list.map((e) => e.data.to_addresses).sort()).toEqual([['ann@one.test'], ['ben@two.test', 'cy@two.test']]);
+    for (const e of list) {
+      expect(e.data).toMatchObject({ thread_id: message.thread_id, inbox_id: inbox.inbox_id });
+      expect(e.data.processing_time_ms).toBe(Date.parse(e.data.delivered_at) - Date.parse(sent.data.sent_at));
+    }
+    // Never before message.sent.
+    expect(tap.events.findIndex((e) => e.id === sent.id)).toBeLessThan(Math.min(...list.map((d) => tap.events.findIndex((e) => e.id === d.id))));
+    // Later events are out: a duplicate would be too.
+    const later = await sendNew('multi-later', { to: ['dot@one.test'], subject: 'Later' });
+    await tap.waitFor((e) => e.type === 'message.delivered' && e.data.message_id === later.message.message_id, 20_000);
+    expect(deliveredOf(message.message_id)).toHaveLength(2);
+  });
+
+  it('announces a delivery after another recipient’s bounce', async () => {
+    const { message } = await sendNew('mixed', { to: ['gone@first.test', 'fine@second.test'], subject: 'Bounce then deliver' });
+    const bounced = await tap.waitFor((e) => e.type === 'message.bounced' && e.data.message_id === message.message_id, 20_000);
+    expect(bounced.data).toMatchObject({ bounced_recipients: [expect.objectContaining({ email_address: 'gone@first.test' })] });
+    await processed(message.message_id, 2);
+    const delivered = await tap.waitFor((e): e is EnvelopeOf<'message.delivered'> => e.type === 'message.delivered' && e.data.message_id === message.message_id, 10_000);
+    expect(delivered.data.to_addresses).toEqual(['fine@second.test']);
+  });
+
+  it('names nobody and suppresses nobody for a complaint that names no recipient of a message to several', async () => {
+    const { message } = await sendNew('unnamed', { to: ['unnamed@sender.test'], cc: ['bystander@sender.test'], bcc: ['auditor@sender.test'], subject: 'Who complained' });
+    const complained = await tap.waitFor((e) => e.type === 'message.complained' && e.data.message_id === message.message_id, 20_000);
+    expect(complained.data).toMatchObject({ complained_recipients: [], feedback_type: 'abuse' });
+    const mine = (await suppressions()).filter((s) => s.message_id === message.message_id);
+    expect(mine).toEqual([]);
+  });
+
+  it('names and suppresses the only recipient of a message to one, when the complaint names nobody', async () => {
+    const { message } = await sendNew('unnamed-solo', { to: ['unnamed@solo.test'], subject: 'Only you' });
+    const complained = await tap.waitFor((e) => e.type === 'message.complained' && e.data.message_id === message.message_id, 20_000);
+    expect(complained.data).toMatchObject({ complained_recipients: ['unnamed@solo.test'] });
+    await waitFor(async () => (await suppressions()).some((s) => s.address === 'unnamed@solo.test' && s.reason === 'complaint'));
+  });
+
+  it('takes a not-spam report for no complaint, and an opt-out for an unsubscribe that suppresses without message.complained', async () => {
+    const notSpam = await sendNew('notspam', { to: ['notspam@sender.test'], subject: 'Not spam' });
+    const optOut = await sendNew('optout', { to: ['optout@sender.test'], subject: 'Opt out' });
+    // Each: a success DSN, then the feedback report.
+    await processed(notSpam.message.message_id, 2);
+    await processed(optOut.message.message_id, 2);
+    await tap.waitFor((e) => e.type === 'message.delivered' && e.data.message_id === optOut.message.message_id, 10_000);
+    await tap.waitFor((e) => e.type === 'message.delivered' && e.data.message_id === notSpam.message.message_id, 10_000);
+    // mail-send publishes its events in order: once a later one is out, a complaint would be too.
+    const later = await sendNew('feedback-later', { to: ['later@sender.test'], subject: 'Later' });
+    await tap.waitFor((e) => e.type === 'message.sent' && e.data.message_id === later.message.message_id, 20_000);
+    const ids = [notSpam.message.message_id, optOut.message.message_id];
+    expect(tap.events.filter((e) => e.type === 'message.complained' && ids.includes(e.data.message_id))).toEqual([]);
+    const list = await suppressions();
+    expect(list.filter((s) => s.address === 'notspam@sender.test')).toEqual([]);
+    expect(list.filter((s) => s.address === 'optout@sender.test')).toEqual([expect.objectContaining({ reason: 'manual', message_id: optOut.message.message_id })]);
   });
 });
 

@@ -4,8 +4,10 @@
  * messages signed with a certificate served under `snsPrefix` (SNS_TRUSTED_URL_PREFIX),
  * POSTed to the endpoint given with notifyTo, a subscription confirmation whose
  * SubscribeURL is answered here. Per recipient it delivers, bounces (hard, soft, or on the
- * account suppression list), complains, throttles once, or refuses the message. Like SNS, a
- * notification answered with a server error is posted again (a few times, a moment apart).
+ * account suppression list), complains (or reports not-spam), throttles once, or refuses the
+ * message. As SES does, each recipient's delivery or bounce is its own notification, posted
+ * in the order of the recipients, then the complaints. Like SNS, a notification answered with
+ * a server error is posted again (a few times, a moment apart).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createSign, randomUUID } from 'node:crypto';
@@ -13,7 +15,8 @@ import type { AddressInfo } from 'node:net';
 import { generate } from 'selfsigned';
 import { waitFor } from './wait';
 
-export type SesBehaviour = 'deliver' | 'bounce' | 'soft-bounce' | 'suppressed' | 'complain' | 'throttle-once' | 'reject-content';
+/** not-spam: delivered, then a Complaint whose complaintFeedbackType is not-spam. */
+export type SesBehaviour = 'deliver' | 'bounce' | 'soft-bounce' | 'suppressed' | 'complain' | 'not-spam' | 'throttle-once' | 'reject-content';
 
 export interface FakeSesOptions {
   /** Per recipient (lower case); default deliver. A message goes by its first non-deliver recipient's behaviour for refusals. */
@@ -137,17 +140,22 @@ export async function startFakeSes(opts: FakeSesOptions = {}): Promise<FakeSes> 
   };
 
   const afterSend = async (s: SesSent): Promise<void> => {
-    const by = (b: SesBehaviour) => s.to.filter((r) => behaviourOf(r) === b);
-    const delivered = s.to.filter((r) => ['deliver', 'complain', 'throttle-once'].includes(behaviourOf(r)));
-    if (delivered.length) await notify('Delivery', s, { recipients: delivered, processingTimeMillis: 500, smtpResponse: '250 ok', reportingMTA: 'a8-1.smtp-out.amazonses.com' });
-    const hard = by('bounce');
-    if (hard.length) await notify('Bounce', s, { bounceType: 'Permanent', bounceSubType: 'General', feedbackId: randomUUID(), bouncedRecipients: hard.map((r) => ({ emailAddress: r, action: 'failed', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 user unknown' })) });
-    const soft = by('soft-bounce');
-    if (soft.length) await notify('Bounce', s, { bounceType: 'Transient', bounceSubType: 'MailboxFull', feedbackId: randomUUID(), bouncedRecipients: soft.map((r) => ({ emailAddress: r, action: 'failed', status: '4.2.2', diagnosticCode: 'smtp; 452 4.2.2 mailbox full' })) });
-    const suppressed = by('suppressed');
-    if (suppressed.length) await notify('Bounce', s, { bounceType: 'Permanent', bounceSubType: 'OnAccountSuppressionList', feedbackId: randomUUID(), bouncedRecipients: suppressed.map((r) => ({ emailAddress: r })) });
-    const complained = by('complain');
-    if (complained.length) await notify('Complaint', s, { complainedRecipients: complained.map((r) => ({ emailAddress: r })), complaintFeedbackType: 'abuse', feedbackId: randomUUID(), userAgent: 'Mozilla/5.0' });
+    for (const r of s.to) {
+      const b = behaviourOf(r);
+      if (['deliver', 'complain', 'not-spam', 'throttle-once'].includes(b)) {
+        await notify('Delivery', s, { recipients: [r], processingTimeMillis: 500, smtpResponse: '250 ok', reportingMTA: 'a8-1.smtp-out.amazonses.com' });
+      } else if (b === 'bounce') {
+        await notify('Bounce', s, { bounceType: 'Permanent', bounceSubType: 'General', feedbackId: randomUUID(), bouncedRecipients: [{ emailAddress: r, action: 'failed', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 user unknown' }] });
+      } else if (b === 'soft-bounce') {
+        await notify('Bounce', s, { bounceType: 'Transient', bounceSubType: 'MailboxFull', feedbackId: randomUUID(), bouncedRecipients: [{ emailAddress: r, action: 'failed', status: '4.2.2', diagnosticCode: 'smtp; 452 4.2.2 mailbox full' }] });
+      } else if (b === 'suppressed') {
+        await notify('Bounce', s, { bounceType: 'Permanent', bounceSubType: 'OnAccountSuppressionList', feedbackId: randomUUID(), bouncedRecipients: [{ emailAddress: r }] });
+      }
+    }
+    for (const type of ['abuse', 'not-spam'] as const) {
+      const complained = s.to.filter((r) => behaviourOf(r) === (type === 'abuse' ? 'complain' : 'not-spam'));
+      if (complained.length) await notify('Complaint', s, { complainedRecipients: complained.map((r) => ({ emailAddress: r })), complaintFeedbackType: type, feedbackId: randomUUID(), userAgent: 'Mozilla/5.0' });
+    }
   };
 
   const server = createServer((req, res) => {

@@ -1,10 +1,12 @@
 /**
  * A mail provider's SMTP relay for tests (the "test provider"): our outbound service relays
  * mail through it, and it reports back the way a provider does, by mail over SMTP to our edge:
- * RFC 3464 delivery status notifications (delivered, delayed, failed) and RFC 5965 (ARF) abuse
- * reports, from MAILER-DAEMON with the null envelope sender, to the relayed message's envelope
- * sender. Owns what happens to each recipient (RelayBehaviour), the replies it gives, and the
- * content of each report; the MIME structure is nodemailer's (MimeNode).
+ * RFC 3464 delivery status notifications (delivered, delayed, failed) and RFC 5965 (ARF)
+ * feedback reports (abuse, not-spam, opt-out), from MAILER-DAEMON with the null envelope sender,
+ * to the relayed message's envelope sender. As an MTA reports each delivery to a destination,
+ * DSNs come one per destination domain (in RCPT TO order) and kind, so a message to two domains
+ * gets two success DSNs. Owns what happens to each recipient (RelayBehaviour), the replies it
+ * gives, and the content of each report; the MIME structure is nodemailer's (MimeNode).
  */
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -14,8 +16,21 @@ import MimeNode from 'nodemailer/lib/mime-node';
 import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import { waitFor } from './wait';
 
-/** reject / tempfail: at RCPT TO; reject-content: the whole message at the end of DATA (554 5.7.1). */
-export type RelayBehaviour = 'deliver' | 'bounce' | 'defer-then-bounce' | 'complain' | 'reject' | 'tempfail' | 'reject-content';
+/**
+ * reject / tempfail: at RCPT TO; reject-content: the whole message at the end of DATA (554 5.7.1).
+ * After delivery, an ARF report: complain (abuse, Original-Rcpt-To names the recipient),
+ * complain-unnamed (abuse naming no recipient, as feedback loops that redact them send),
+ * not-spam (RFC 6430, Original-Rcpt-To), opt-out (Removal-Recipient names the recipient).
+ */
+export type RelayBehaviour = 'deliver' | 'bounce' | 'defer-then-bounce' | 'complain' | 'complain-unnamed' | 'not-spam' | 'opt-out' | 'reject' | 'tempfail' | 'reject-content';
+
+/** Delivered, then reported by the recipient's feedback loop: the report each sends. */
+const FEEDBACK: Partial<Record<RelayBehaviour, { type: 'abuse' | 'not-spam' | 'opt-out'; field: 'Original-Rcpt-To' | 'Removal-Recipient' | null; says: string }>> = {
+  complain: { type: 'abuse', field: 'Original-Rcpt-To', says: 'marked it as spam' },
+  'complain-unnamed': { type: 'abuse', field: null, says: 'marked it as spam' },
+  'not-spam': { type: 'not-spam', field: 'Original-Rcpt-To', says: 'marked it as not spam' },
+  'opt-out': { type: 'opt-out', field: 'Removal-Recipient', says: 'asked for no more mail from this sender' },
+};
 
 export interface TestRelayOptions {
   /** Where reports go: our SMTP edge (host, port). Reports are sent to the envelope sender (MAIL FROM) of the relayed message, which is a VERP address on our bounce domain. */
@@ -61,6 +76,8 @@ export interface SentReport {
   queueId: string;
   /** For a DSN. */
   action?: DsnAction;
+  /** For an ARF report: its Feedback-Type. */
+  feedbackType?: string;
 }
 
 export interface TestRelay {
@@ -333,20 +350,21 @@ export async function startTestRelay(opts: TestRelayOptions): Promise<TestRelay>
     });
   }
 
-  /** RFC 5965: one abuse report per complaining recipient, with the whole message. */
+  /** RFC 5965: one feedback report per reporting recipient, with the whole message. */
   function arf(arrival: Arrival, rcpt: RelayedRecipient): Promise<void> {
     const { message } = arrival;
-    return send({ type: 'arf', to: message.mailFrom, queueId: message.queueId }, () => {
+    const feedback = FEEDBACK[rcpt.behaviour] ?? FEEDBACK.complain!;
+    return send({ type: 'arf', to: message.mailFrom, queueId: message.queueId, feedbackType: feedback.type }, () => {
       const headers = headerBlock(message.raw);
       const author = addressparser(headerValue(headers, 'From') ?? '', { flatten: true })[0]?.address ?? '';
       const reportedDomain = domainOf(author) || domainOf(message.mailFrom);
       const fields = [
-        'Feedback-Type: abuse',
+        `Feedback-Type: ${feedback.type}`,
         `User-Agent: ${hostname}-FBL/1.0`,
         'Version: 1',
         ...(message.dsn.envid !== undefined ? [`Original-Envelope-Id: ${message.dsn.envid}`] : []),
         `Original-Mail-From: <${message.mailFrom}>`,
-        `Original-Rcpt-To: <${rcpt.address}>`,
+        ...(feedback.field ? [`${feedback.field}: <${rcpt.address}>`] : []),
         `Arrival-Date: ${rfc5322Date(message.receivedAt)}`,
         `Reporting-MTA: dns; ${hostname}`,
         `Source-IP: ${arrival.clientIp}`,
@@ -355,12 +373,12 @@ export async function startTestRelay(opts: TestRelayOptions): Promise<TestRelay>
       return composeReport({
         hostname,
         to: message.mailFrom,
-        subject: `Abuse report for a message from ${reportedDomain}`,
+        subject: `${feedback.type === 'abuse' ? 'Abuse' : 'Feedback'} report for a message from ${reportedDomain}`,
         reportType: 'feedback-report',
         text: [
-          `This is an email abuse report for a message received from IP ${arrival.clientIp}`,
+          `This is an email ${feedback.type} report for a message received from IP ${arrival.clientIp}`,
           `on ${rfc5322Date(message.receivedAt)}.`,
-          `The recipient <${rcpt.address}> marked it as spam.`,
+          `${feedback.field ? `The recipient <${rcpt.address}>` : 'A recipient'} ${feedback.says}.`,
           '',
         ].join(CRLF),
         parts: [
@@ -371,18 +389,24 @@ export async function startTestRelay(opts: TestRelayOptions): Promise<TestRelay>
     });
   }
 
-  /** After the 250, in the order a provider sends them: delivered, delayed, failed, then complaints. */
+  /**
+   * After the 250, per destination domain (in RCPT TO order) in the order a provider sends
+   * them: delivered, delayed, failed; then the feedback reports.
+   */
   async function report(arrival: Arrival): Promise<void> {
     const { message } = arrival;
     if (!message.mailFrom) return; // RFC 3461 5.2: nothing goes back to the null sender
-    const rcpts = message.recipients;
-    const delivered = rcpts.filter((r) => (r.behaviour === 'deliver' || r.behaviour === 'complain') && wants(r, 'SUCCESS'));
-    const delayed = rcpts.filter((r) => r.behaviour === 'defer-then-bounce' && wants(r, 'DELAY'));
-    const failed = rcpts.filter((r) => (r.behaviour === 'bounce' || r.behaviour === 'defer-then-bounce') && wants(r, 'FAILURE'));
-    if (delivered.length) await dsn(arrival, delivered, 'delivered');
-    if (delayed.length) await dsn(arrival, delayed, 'delayed');
-    if (failed.length) await dsn(arrival, failed, 'failed');
-    for (const r of rcpts.filter((x) => x.behaviour === 'complain')) await arf(arrival, r);
+    const domains = [...new Set(message.recipients.map((r) => domainOf(r.address)))];
+    for (const domain of domains) {
+      const rcpts = message.recipients.filter((r) => domainOf(r.address) === domain);
+      const delivered = rcpts.filter((r) => (r.behaviour === 'deliver' || FEEDBACK[r.behaviour] !== undefined) && wants(r, 'SUCCESS'));
+      const delayed = rcpts.filter((r) => r.behaviour === 'defer-then-bounce' && wants(r, 'DELAY'));
+      const failed = rcpts.filter((r) => (r.behaviour === 'bounce' || r.behaviour === 'defer-then-bounce') && wants(r, 'FAILURE'));
+      if (delivered.length) await dsn(arrival, delivered, 'delivered');
+      if (delayed.length) await dsn(arrival, delayed, 'delayed');
+      if (failed.length) await dsn(arrival, failed, 'failed');
+    }
+    for (const r of message.recipients.filter((x) => FEEDBACK[x.behaviour] !== undefined)) await arf(arrival, r);
   }
 
   function accept(session: SMTPServerSession, raw: Buffer): RelayedMessage {

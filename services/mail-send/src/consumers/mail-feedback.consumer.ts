@@ -1,4 +1,4 @@
-/** Consumer of `mail.feedback`: reports received at the bounce domain. */
+/** Consumer of `mail.feedback`: reports received at the bounce domain; one that overtook the sent record is redelivered shortly. */
 import { feedbackMail } from '@mailroom/contracts';
 import { runConsumer, type Bus, type ObjectStore, type RunningConsumer } from '@mailroom/messaging';
 import type { FeedbackHandler } from '../domain/feedback-handler';
@@ -16,6 +16,8 @@ export function startFeedbackConsumer(bus: Bus, handler: FeedbackHandler, raw: O
         return { term: 'raw report missing' };
       }
       const outcome = await handler.handle(item, Buffer.from(bytes), meta.log);
+      // The report overtook our record of the hand-over (milliseconds, usually): asked again soon.
+      if (outcome === 'not-sent-yet') return { nak: Math.min(5_000, 250 * 2 ** Math.min(5, meta.deliveryCount - 1)) };
       meta.log.debug({ raw_id: item.raw_id, outcome }, 'report handled');
       return 'ack';
     },

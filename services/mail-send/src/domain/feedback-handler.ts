@@ -1,11 +1,30 @@
 /**
- * Turning a report that came back to a VERP address into what it says about our message:
- * delivered (message.delivered with processing_time_ms), bounced (message.bounced; hard
- * bounces suppress the address), complained (message.complained; the address is
- * suppressed). The message is the one the VERP address names, and only if its mac checks
- * out: a report we cannot attribute changes nothing. Each report is processed once (its raw
- * id), in one transaction with the events it causes. The status only moves forward: a late
- * `delivered` after a bounce changes nothing and announces nothing.
+ * Turning a report that came back to a VERP address (or an SES notification) into what it
+ * says about our message. The message is the one the VERP address names, and only if its mac
+ * checks out: a report we cannot attribute changes nothing. Each report is processed once
+ * (its raw id), in one transaction with the events it causes (outbox: an event's id is fixed
+ * when it is written, so a relay that repeats itself publishes the same id).
+ *
+ * Outcomes are per recipient, events per report:
+ * - delivered: message.delivered for the recipients this report confirms that no report
+ *   confirmed before (delivered_recipients), with processing_time_ms from our sent record; a
+ *   repeat names nobody new and announces nothing. A bounce of another recipient does not
+ *   stop it.
+ * - bounced: message.bounced per report; hard bounces suppress the address.
+ * - feedback reports (attribution.ts): a complaint is message.complained naming, and
+ *   suppressing, only recipients the report names (or the only recipient of a send to one);
+ *   an unsubscribe (opt-out) suppresses without message.complained; not-spam and other
+ *   types change nothing.
+ * The send's status is a summary that only moves forward (status.ts): delivered once a
+ * recipient is, bounced or complained once one is, and it stays there; the events tell each
+ * recipient's story.
+ *
+ * A report can overtake our record of the hand-over (a relay reports right after its 250,
+ * before our commit): a report about a message not recorded as sent waits for it (the
+ * consumer asks again shortly), so message.sent comes first and processing time is measured
+ * from sent_at. After SENT_WAIT_MS (a crash between the 250 and the record, retried by the
+ * work queue) it is applied anyway, timed from the provider's own hand-over time when the
+ * report gives one (SES), else from the first hand-over attempt (created_at).
  */
 import { newId, type EnvelopeOf, type FeedbackMail } from '@mailroom/contracts';
 import { withTransaction, type Kysely, type Transaction } from '@mailroom/db';
@@ -13,15 +32,25 @@ import type { Clock, Logger } from '@mailroom/platform';
 import type { Outbox } from '@mailroom/runtime';
 import type { SendRepository, SendRow } from '../repo/send.repository';
 import type { SendDb } from '../repo/tables';
+import { attributeRecipients, feedbackMeaning } from './attribution';
 import type { ComplaintFeedback, DsnFeedback, Feedback } from './feedback';
-import { before } from './status';
+import { before, isHandedOver } from './status';
 import type { Verp } from './verp';
 
-export type FeedbackOutcome = 'applied' | 'duplicate' | 'unattributed' | 'not-a-report';
+export type FeedbackOutcome = 'applied' | 'duplicate' | 'not-sent-yet' | 'unattributed' | 'not-a-report';
+
+/** How long a report about a message not recorded as sent waits for that record before it is applied anyway. */
+export const SENT_WAIT_MS = 10 * 60_000;
 
 export interface ApplyOptions {
+  /** When the provider says it happened (default now). */
   at?: Date;
+  /** false: a failure that says nothing about the addresses. */
   suppress?: boolean;
+  /** When the report reached us (or the provider took the message): it waits for our sent record until SENT_WAIT_MS after this. Without it, nothing waits. */
+  reportedAt?: Date;
+  /** When the provider took the message, by its own account: processing time starts here when our sent record is missing. */
+  handedOverAt?: Date;
 }
 
 export class FeedbackHandler {
@@ -56,48 +85,63 @@ export class FeedbackHandler {
       log.warn({ raw_id: item.raw_id, rcpt_to: item.rcpt_to }, 'report about no message of ours (or a forged VERP address): ignored');
       return 'unattributed';
     }
-    return this.apply(item.raw_id, send, feedback, log);
+    return this.apply(item.raw_id, send, feedback, log, { reportedAt: new Date(item.received_at) });
   }
 
   /**
    * Applies what a report says about one of our messages, once per report id (a raw message
-   * id, or a provider's notification id). `at`: when the provider says it happened (default
-   * now); `suppress` false: a failure that says nothing about the addresses.
+   * id, or a provider's notification id). 'not-sent-yet': nothing was done; ask again shortly.
    */
-  async apply(reportId: string, send: SendRow, feedback: DsnFeedback | ComplaintFeedback, log: Logger, opts: ApplyOptions = {}): Promise<'applied' | 'duplicate'> {
+  async apply(reportId: string, send: SendRow, feedback: DsnFeedback | ComplaintFeedback, log: Logger, opts: ApplyOptions = {}): Promise<'applied' | 'duplicate' | 'not-sent-yet'> {
+    if (this.waitsForSent(send, opts.reportedAt)) {
+      log.debug({ message_id: send.message_id, report: reportId }, 'report about a message not recorded as sent yet: waits for it');
+      return 'not-sent-yet';
+    }
     const applied = await withTransaction(this.db, async (trx) => {
       if (!(await this.repo.claimFeedback(reportId, send.message_id, trx))) return false;
       const now = opts.at ?? this.clock.now();
-      if (feedback.kind === 'dsn') await this.applyDsn(trx, send, feedback, now, opts.suppress ?? true, log);
-      else await this.applyComplaint(trx, send, feedback, now);
+      if (feedback.kind === 'dsn') await this.applyDsn(trx, send, feedback, now, opts, log);
+      else await this.applyComplaint(trx, send, feedback, now, log);
       return true;
     });
     if (applied) this.outbox.kick();
     return applied ? 'applied' : 'duplicate';
   }
 
+  /** A report that overtook our record of the hand-over, while it may still come. */
+  private waitsForSent(send: SendRow, reportedAt: Date | undefined): boolean {
+    if (!reportedAt || send.sent_at !== null || isHandedOver(send.status)) return false;
+    return this.clock.now().getTime() - reportedAt.getTime() < SENT_WAIT_MS;
+  }
+
   private envelope<T extends 'message.delivered' | 'message.bounced' | 'message.complained'>(type: T, send: SendRow, now: Date) {
     return { id: newId('event'), type, timestamp: now.toISOString(), org_id: send.org_id, env_id: send.env_id };
   }
 
-  private async applyDsn(trx: Transaction<SendDb>, send: SendRow, dsn: DsnFeedback, now: Date, suppress: boolean, log: Logger): Promise<void> {
-    const delivered = dsn.recipients.filter((r) => r.action === 'delivered' || r.action === 'relayed');
+  private async applyDsn(trx: Transaction<SendDb>, send: SendRow, dsn: DsnFeedback, now: Date, opts: ApplyOptions, log: Logger): Promise<void> {
+    const named = dsn.recipients.filter((r) => r.action === 'delivered' || r.action === 'relayed').map((r) => r.address);
     const failed = dsn.recipients.filter((r) => r.action === 'failed');
-    if (delivered.length && (await this.repo.advance(send.message_id, before('delivered'), { status: 'delivered', delivered_at: now }, trx))) {
-      const event: EnvelopeOf<'message.delivered'> = {
-        ...this.envelope('message.delivered', send, now),
-        type: 'message.delivered',
-        data: {
-          message_id: send.message_id,
-          thread_id: send.thread_id,
-          inbox_id: send.inbox_id,
-          to_addresses: delivered.map((r) => r.address),
-          delivered_at: now.toISOString(),
-          processing_time_ms: send.sent_at ? Math.max(0, now.getTime() - send.sent_at.getTime()) : 0,
-        },
-      };
-      await this.outbox.add(trx, event);
-    }
+    const confirmed = named.length ? attributeRecipients(named, send.to_addresses) : [];
+    if (confirmed.length) {
+      await this.repo.advance(send.message_id, before('delivered'), { status: 'delivered', delivered_at: now }, trx);
+      const fresh = await this.repo.recordDelivered(send.message_id, confirmed, now, trx);
+      if (fresh.length) {
+        const handedOver = send.sent_at ?? opts.handedOverAt ?? send.created_at;
+        const event: EnvelopeOf<'message.delivered'> = {
+          ...this.envelope('message.delivered', send, now),
+          type: 'message.delivered',
+          data: {
+            message_id: send.message_id,
+            thread_id: send.thread_id,
+            inbox_id: send.inbox_id,
+            to_addresses: fresh,
+            delivered_at: now.toISOString(),
+            processing_time_ms: Math.max(0, now.getTime() - handedOver.getTime()),
+          },
+        };
+        await this.outbox.add(trx, event);
+      } else log.info({ message_id: send.message_id, recipients: confirmed }, 'delivery already announced for these recipients');
+    } else if (named.length) log.warn({ message_id: send.message_id, named }, 'delivery report names none of the recipients: ignored');
     for (const type of ['Permanent', 'Transient'] as const) {
       const group = failed.filter((r) => (r.bounceType ?? 'Permanent') === type);
       if (!group.length) continue;
@@ -116,15 +160,28 @@ export class FeedbackHandler {
         },
       };
       await this.outbox.add(trx, event);
-      if (type === 'Permanent' && suppress) {
+      if (type === 'Permanent' && (opts.suppress ?? true)) {
         for (const r of group) await this.repo.suppress({ org_id: send.org_id, env_id: send.env_id, address: r.address, reason: 'hard_bounce', message_id: send.message_id }, trx);
       }
     }
-    if (!delivered.length && !failed.length) log.info({ message_id: send.message_id, actions: dsn.recipients.map((r) => r.action) }, 'delivery delayed');
+    if (!named.length && !failed.length) log.info({ message_id: send.message_id, actions: dsn.recipients.map((r) => r.action) }, 'delivery delayed');
   }
 
-  private async applyComplaint(trx: Transaction<SendDb>, send: SendRow, complaint: ComplaintFeedback, now: Date): Promise<void> {
-    const recipients = complaint.recipients.length ? complaint.recipients : send.to_addresses;
+  private async applyComplaint(trx: Transaction<SendDb>, send: SendRow, report: ComplaintFeedback, now: Date, log: Logger): Promise<void> {
+    const meaning = feedbackMeaning(report.feedbackType);
+    if (meaning === 'none') {
+      log.info({ message_id: send.message_id, feedback_type: report.feedbackType }, 'feedback report that is no complaint: nothing to do');
+      return;
+    }
+    const recipients = attributeRecipients(report.recipients, send.to_addresses);
+    if (meaning === 'unsubscribe') {
+      // Suppression reasons are hard_bounce, complaint and manual (libs/contracts): an
+      // unsubscribe is a person's request, so manual, with the message it came from.
+      for (const address of recipients) await this.repo.suppress({ org_id: send.org_id, env_id: send.env_id, address, reason: 'manual', message_id: send.message_id }, trx);
+      log.info({ message_id: send.message_id, suppressed: recipients.length }, 'unsubscribe request: suppressed, no complaint announced');
+      return;
+    }
+    if (!recipients.length) log.warn({ message_id: send.message_id, named: report.recipients }, 'complaint names no recipient of a message to several: announced without names, nobody suppressed');
     await this.repo.advance(send.message_id, before('complained'), { status: 'complained', complained_at: now }, trx);
     const event: EnvelopeOf<'message.complained'> = {
       ...this.envelope('message.complained', send, now),
@@ -133,7 +190,7 @@ export class FeedbackHandler {
         message_id: send.message_id,
         inbox_id: send.inbox_id,
         complained_recipients: recipients,
-        feedback_type: complaint.feedbackType || 'abuse',
+        feedback_type: report.feedbackType || 'abuse',
         complained_at: now.toISOString(),
       },
     };

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { corpusPath } from '@mailroom/testing';
 import { MAX_REPORT_BYTES, parseFeedback, type DsnFeedback } from './feedback';
 
 /** A message from header and body lines, CRLF-terminated as on the wire. */
@@ -166,7 +168,9 @@ describe('parseFeedback: RFC 5965 complaints', () => {
     });
   });
 
-  it('takes the recipients from the attached message when the report names none', async () => {
+  // The original's To and Cc list everyone the message was addressed to, not who complained
+  // (and FBLs redact them): a report that names nobody names nobody.
+  it('names no recipient when the report names none, whatever the attached message is addressed to', async () => {
     const raw = mail(
       'From: fbl@isp.example',
       'Content-Type: multipart/report; report-type=feedback-report; boundary=a',
@@ -179,12 +183,32 @@ describe('parseFeedback: RFC 5965 complaints', () => {
       'Content-Type: message/rfc822',
       '',
       'Return-Path: <bounces+tok1@bounce.mailroom.example>',
-      'To: erin@example.org',
+      'To: erin@example.org, frank@example.org',
+      'Cc: grace@example.org',
       '',
       'x',
       '--a--',
     );
-    expect(await parseFeedback(raw)).toMatchObject({ kind: 'complaint', feedbackType: 'fraud', recipients: ['erin@example.org'], verpToken: 'tok1' });
+    expect(await parseFeedback(raw)).toMatchObject({ kind: 'complaint', feedbackType: 'fraud', recipients: [], verpToken: 'tok1' });
+    // sisimai arf-01: no Original-Rcpt-To; the reported message's To is "redacted@example.net".
+    expect(await parseFeedback(readFileSync(corpusPath('sisimai', 'bsd', 'arf-01.eml')))).toMatchObject({ kind: 'complaint', feedbackType: 'abuse', recipients: [] });
+  });
+
+  it('reads what a report is, without deciding what it means: not-spam, opt-out (Removal-Recipient), Apple Mail unsubscribe', async () => {
+    const notSpam = mail(
+      'From: fbl@isp.example',
+      'Content-Type: multipart/report; report-type=feedback-report; boundary=a',
+      '',
+      '--a',
+      'Content-Type: message/feedback-report',
+      '',
+      'Feedback-Type: not-spam',
+      'Original-Rcpt-To: <ivan@example.org>',
+      '--a--',
+    );
+    expect(await parseFeedback(notSpam)).toMatchObject({ kind: 'complaint', feedbackType: 'not-spam', recipients: ['ivan@example.org'] });
+    expect(await parseFeedback(readFileSync(corpusPath('sisimai', 'bsd', 'arf-12.eml')))).toMatchObject({ kind: 'complaint', feedbackType: 'opt-out', recipients: ['user@example.com'] });
+    expect(await parseFeedback(readFileSync(corpusPath('sisimai', 'bsd', 'arf-26.eml')))).toMatchObject({ kind: 'complaint', feedbackType: 'opt-out', recipients: ['example@icloud.com'] });
   });
 });
 

@@ -48,11 +48,20 @@ export interface DsnFeedback {
   verpToken: string | null;
 }
 
+/**
+ * A feedback report (ARF or a vendor's): what it says, not what it means to us. Not every
+ * type is a complaint (not-spam, opt-out, auth-failure): domain/attribution.ts decides.
+ */
 export interface ComplaintFeedback {
   kind: 'complaint';
   /** abuse, fraud, opt-out, not-spam, virus, auth-failure, other, ... (lower case). */
   feedbackType: string;
-  /** The complained-about original recipients, lower case (empty when the report names none). */
+  /**
+   * The original recipients the report names (Original-Rcpt-To, Removal-Recipient, JMRP's
+   * X-HmXmrOriginalRecipient, the sender of an unsubscribe request), lower case; empty when it
+   * names none. Never taken from the original's To or Cc: they list everyone the message was
+   * addressed to, not who reported it (and feedback loops redact them).
+   */
   recipients: string[];
   originalMessageId: string | null;
   envelopeId: string | null;
@@ -500,7 +509,6 @@ function readArf(report: Report): ComplaintFeedback | null {
   const original = report.originalHeaders();
   let recipients = f.all('original-rcpt-to').flatMap((v) => findAddresses(v));
   if (recipients.length === 0) recipients = f.all('removal-recipient').flatMap((v) => findAddresses(v));
-  if (recipients.length === 0 && original) recipients = [...original.all('to'), ...original.all('cc')].flatMap((v) => findAddresses(v));
   const mailFrom = f.get('original-mail-from');
   return {
     kind: 'complaint',
@@ -517,7 +525,8 @@ function readArf(report: Report): ComplaintFeedback | null {
 // Complaints in vendor formats that are not ARF:
 // - Microsoft JMRP (Outlook.com junk reports): the reported message attached, its
 //   X-HmXmrOriginalRecipient naming who complained;
-// - Apple Mail's unsubscribe request (X-Apple-Unsubscribe: true): an opt-out by its sender.
+// - Apple Mail's unsubscribe request (X-Apple-Unsubscribe: true): an opt-out by its sender
+//   (feedbackType opt-out: an unsubscribe, not a spam complaint).
 
 function readVendorComplaint(report: Report): ComplaintFeedback | null {
   for (const p of report.partsOf('message/rfc822')) {

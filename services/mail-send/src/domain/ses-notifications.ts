@@ -9,8 +9,9 @@
  * suppresses nobody. Each notification is applied once (its SNS MessageId).
  *
  * The message is the one our tag names, checked against SES's MessageId when we have it, or
- * the one with that provider id. A notification about a message we cannot find yet (its
- * `sent` not committed) is answered 503 for a while so SNS delivers it again, then dropped.
+ * the one with that provider id. A notification about a message we cannot find yet, or not
+ * recorded as sent yet (its `sent` not committed), is answered 503 for a while so SNS delivers
+ * it again; then it is dropped (not found) or applied (found; see feedback-handler.ts).
  */
 import { z } from 'zod';
 import { AppError, isId } from '@mailroom/contracts';
@@ -160,7 +161,14 @@ export class SesNotifications {
       log.warn({ sns_message_id: m.MessageId, type: event.eventType ?? event.notificationType }, 'SES event without its details: ignored');
       return;
     }
-    await this.feedback.apply(`sns:${m.MessageId}`, send, what.feedback, log, { ...(what.at ? { at: what.at } : {}), suppress: what.suppress });
+    // SES took the message at mail.timestamp: the notification waits for our sent record from then on.
+    const tookAt = dateOf(event.mail.timestamp);
+    const applied = await this.feedback.apply(`sns:${m.MessageId}`, send, what.feedback, log, {
+      ...(what.at ? { at: what.at } : {}),
+      suppress: what.suppress,
+      ...(tookAt ? { reportedAt: tookAt, handedOverAt: tookAt } : {}),
+    });
+    if (applied === 'not-sent-yet') throw new AppError('service_unavailable', 'the message this notification is about is not recorded as sent yet; deliver it again');
   }
 
   private async messageOf(e: SesEvent): Promise<SendRow | undefined> {

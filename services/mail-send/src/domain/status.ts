@@ -1,6 +1,8 @@
 /**
  * A send's status only moves forward: queued -> sending -> sent -> delivered, and bounced,
- * complained or failed end it. A late `delivered` never overwrites `bounced`.
+ * complained or failed end it. It sums up a message to several recipients: `delivered` once
+ * one is, `bounced` once one bounces, and a later delivery to another never overwrites
+ * `bounced` (that delivery is still announced: events are per recipient, the status is not).
  */
 import type { SendStatus } from '../repo/tables';
 

@@ -1,4 +1,4 @@
-/** Sends, suppressions, the send log and processed reports. Tenant reads filter on org and environment. */
+/** Sends, their delivered recipients, suppressions, the send log and processed reports. Tenant reads filter on org and environment. */
 import { sql, type Executor, type Insertable, type Kysely, type Selectable } from '@mailroom/db';
 import type { OutboxRow } from '@mailroom/runtime';
 import type { SendDb, SendStatus, SendTable, SuppressionTable } from './tables';
@@ -87,6 +87,22 @@ export class SendRepository {
       .where('status', 'in', from)
       .executeTakeFirst();
     return res.numUpdatedRows > 0n;
+  }
+
+  /**
+   * Records recipients of a send as delivered at `at`; returns those not recorded before, in
+   * the order given (a recipient is announced delivered once, whichever report confirms it).
+   */
+  async recordDelivered(messageId: string, addresses: string[], at: Date, ex: Executor<SendDb> = this.db): Promise<string[]> {
+    if (addresses.length === 0) return [];
+    const rows = await ex
+      .insertInto('delivered_recipients')
+      .values(addresses.map((address) => ({ message_id: messageId, address, delivered_at: at })))
+      .onConflict((oc) => oc.columns(['message_id', 'address']).doNothing())
+      .returning('address')
+      .execute();
+    const fresh = new Set(rows.map((r) => r.address));
+    return addresses.filter((a) => fresh.has(a));
   }
 
   async noteAttempt(messageId: string, error: string | null, ex: Executor<SendDb> = this.db): Promise<void> {

@@ -47,8 +47,16 @@ export interface FeedbackProcessedTable {
   processed_at: Timestamp;
 }
 
+/** A recipient a report confirmed delivered (message.delivered is announced once per row). */
+export interface DeliveredRecipientTable {
+  message_id: string;
+  address: string;
+  delivered_at: Date;
+}
+
 export interface SendDb {
   sends: SendTable;
+  delivered_recipients: DeliveredRecipientTable;
   send_log: SendLogTable;
   suppressions: SuppressionTable;
   feedback_processed: FeedbackProcessedTable;
