@@ -7,9 +7,9 @@
  *
  * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint, shared among the
  * live instances (slotShare: past 4 instances, each endpoint's slots are with 4 of them,
- * and the others hand its deliveries back and tell them), and `maxInFlight` in all; each endpoint is claimed for
- * separately, up to 128 claims per instance (perEndpoint x CLAIM_AHEAD x 2), so a slow
- * receiver cannot starve the others.
+ * and the others hand its deliveries back and tell them), and `maxInFlight` in all; each
+ * endpoint is claimed for separately, up to 128 claims per instance (perEndpoint x
+ * CLAIM_AHEAD x 2), so a slow receiver cannot starve the others.
  *
  * Claims: an endpoint this instance works on is topped up when it runs below half its
  * claims, and left alone once a claim found nothing more due for it (`drained`), until
