@@ -8,7 +8,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { sql, type Kysely } from '@mailroom/db';
-import { eventEnvelope, newId, type EventEnvelope, type FeedbackMail } from '@mailroom/contracts';
+import { eventEnvelope, newId, type EnvelopeOf, type EventEnvelope, type FeedbackMail } from '@mailroom/contracts';
 import { ManualClock, createLogger } from '@mailroom/platform';
 import type { Bus } from '@mailroom/messaging';
 import { Outbox } from '@mailroom/runtime';
@@ -202,6 +202,15 @@ describe('message.delivered, per recipient', () => {
     expect(list.map((e) => e.type)).toEqual(['message.sent', 'message.bounced', 'message.delivered']);
     expect(delivered(list).map((e) => [e.data.to_addresses, e.data.processing_time_ms])).toEqual([[['ok@two.test'], 500]]);
     expect((await repo.find(s.message_id))!.status).toBe('bounced');
+  });
+
+  it('suppresses on a hard bounce only recipients of the message, as it was sent to them', async () => {
+    const s = await send(['Moved@Three.test', 'kept@two.test']);
+    await handler.handle(item(s.message_id), dsn(s.message_id, [['moved@three.test', 'failed'], ['stranger@else.test', 'failed']]), log);
+    const bounced = (await events(s.message_id)).find((e) => e.type === 'message.bounced') as EnvelopeOf<'message.bounced'>;
+    // The recipient in the send's spelling; a name it was not sent to is reported as named, and not suppressed.
+    expect(bounced.data.bounced_recipients.map((r) => r.email_address)).toEqual(['Moved@Three.test', 'stranger@else.test']);
+    expect((await suppressed()).filter((x) => x.includes(s.message_id))).toEqual([`moved@three.test hard_bounce ${s.message_id}`]);
   });
 
   it('reads one report that confirms one recipient and bounces another', async () => {

@@ -142,8 +142,11 @@ export class FeedbackHandler {
         await this.outbox.add(trx, event);
       } else log.info({ message_id: send.message_id, recipients: confirmed }, 'delivery already announced for these recipients');
     } else if (named.length) log.warn({ message_id: send.message_id, named }, 'delivery report names none of the recipients: ignored');
+    // Each failed recipient as we sent to it (case, and a name we did not send to on a message
+    // to one recipient); one we cannot attribute is reported as the report names it, and not suppressed.
+    const ours = (address: string): string | undefined => attributeRecipients([address], send.to_addresses)[0];
     for (const type of ['Permanent', 'Transient'] as const) {
-      const group = failed.filter((r) => (r.bounceType ?? 'Permanent') === type);
+      const group = failed.filter((r) => (r.bounceType ?? 'Permanent') === type).map((r) => ({ ...r, ours: ours(r.address) }));
       if (!group.length) continue;
       await this.repo.advance(send.message_id, before('bounced'), { status: 'bounced', bounced_at: now }, trx);
       const event: EnvelopeOf<'message.bounced'> = {
@@ -155,13 +158,16 @@ export class FeedbackHandler {
           inbox_id: send.inbox_id,
           bounce_type: type,
           bounce_sub_type: group[0]!.bounceSubType ?? 'General',
-          bounced_recipients: group.map((r) => ({ email_address: r.address, status: r.status, diagnostic_code: r.diagnosticCode })),
+          bounced_recipients: group.map((r) => ({ email_address: r.ours ?? r.address, status: r.status, diagnostic_code: r.diagnosticCode })),
           bounced_at: now.toISOString(),
         },
       };
       await this.outbox.add(trx, event);
       if (type === 'Permanent' && (opts.suppress ?? true)) {
-        for (const r of group) await this.repo.suppress({ org_id: send.org_id, env_id: send.env_id, address: r.address, reason: 'hard_bounce', message_id: send.message_id }, trx);
+        for (const r of group) {
+          if (r.ours) await this.repo.suppress({ org_id: send.org_id, env_id: send.env_id, address: r.ours, reason: 'hard_bounce', message_id: send.message_id }, trx);
+          else log.warn({ message_id: send.message_id, address: r.address }, 'hard bounce names an address this message was not sent to: not suppressed');
+        }
       }
     }
     if (!named.length && !failed.length) log.info({ message_id: send.message_id, actions: dsn.recipients.map((r) => r.action) }, 'delivery delayed');
