@@ -46,7 +46,8 @@ beforeAll(async () => {
   });
   platform = await startPlatform({ env: ctx.env, migrate: true });
   const base = platform.services.gateway!.endpoints.http!;
-  ses.notifyTo(`${base}/api/v1/providers/ses/notifications`);
+  // Subscribed with a query, as an operator may: a provider's callback takes the URL as it was subscribed.
+  ses.notifyTo(`${base}/api/v1/providers/ses/notifications?subscription=mailroom-test`);
   ({ api, key: apiKey } = await signUpWithApiKey(base, 'ses@example.com'));
   tap = await EventTap.start(ctx.env);
 });

@@ -26,4 +26,25 @@ describe('Lifecycle', () => {
     expect(await life.stop()).toBe(false);
     expect(order).toEqual(['db']);
   });
+
+  it('on a signal during start-up, stops once start-up has settled, what it registered after the signal too', async () => {
+    const order: string[] = [];
+    const life = new Lifecycle(log);
+    let settle!: () => void;
+    const before = { SIGTERM: process.listeners('SIGTERM'), SIGINT: process.listeners('SIGINT') };
+    const exited = new Promise<number>((resolve) => life.trapSignals(resolve, new Promise<void>((r) => (settle = r))));
+    try {
+      life.add('db', 'db', () => order.push('db'));
+      process.emit('SIGTERM', 'SIGTERM');
+      life.add('dispatcher', 'd', () => order.push('dispatcher'));
+      // Nothing stops before start-up is over.
+      await new Promise((r) => setImmediate(r));
+      expect(order).toEqual([]);
+      settle();
+      expect(await exited).toBe(0);
+      expect(order).toEqual(['dispatcher', 'db']);
+    } finally {
+      for (const signal of ['SIGTERM', 'SIGINT'] as const) for (const l of process.listeners(signal)) if (!before[signal].includes(l)) process.off(signal, l);
+    }
+  });
 });

@@ -75,15 +75,24 @@ export class Lifecycle {
     return clean;
   }
 
-  /** SIGTERM/SIGINT stop the process in order; a second signal exits at once. */
-  trapSignals(exit: (code: number) => void = (code) => process.exit(code)): void {
+  /**
+   * SIGTERM/SIGINT stop the process in order; a second signal exits at once. With
+   * `startedUp`, a signal during start-up stops once it has settled, so what start-up
+   * registers after the signal is stopped too (a lease handed back, not left to run out).
+   */
+  trapSignals(exit: (code: number) => void = (code) => process.exit(code), startedUp?: Promise<unknown>): void {
+    let signalled = false;
     const onSignal = (signal: NodeJS.Signals) => {
-      if (this.isStopping) {
+      if (signalled) {
         this.log.warn({ signal }, 'second signal: exiting now');
         exit(1);
         return;
       }
-      void this.stop(signal).then((clean) => exit(clean ? 0 : 1));
+      signalled = true;
+      void Promise.resolve(startedUp)
+        .catch(() => {})
+        .then(() => this.stop(signal))
+        .then((clean) => exit(clean ? 0 : 1));
     };
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);

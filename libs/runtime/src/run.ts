@@ -79,8 +79,9 @@ export async function runService(module: AnyServiceModule, env: Env, telemetry?:
   const log = createLogger({ service: module.name, level: config.LOG_LEVEL });
   const life = new Lifecycle(log);
   // Trapped from the start: a SIGTERM during start-up (or right after the "started" line) stops
-  // what has started, in order, instead of killing the process where it stands.
-  life.trapSignals();
+  // everything, in order, once start-up has settled, instead of killing the process where it stands.
+  let settled!: () => void;
+  life.trapSignals(undefined, new Promise<void>((resolve) => (settled = resolve)));
   if (telemetry?.enabled) life.add('telemetry', telemetry, (t) => t.shutdown());
   try {
     const running = await startService(module, { env, life, log, migrate: env.MIGRATE_ON_START === 'true' });
@@ -93,6 +94,8 @@ export async function runService(module: AnyServiceModule, env: Env, telemetry?:
     log.fatal({ err }, 'start-up failed');
     await life.stop('start-up failed');
     process.exit(1);
+  } finally {
+    settled();
   }
 }
 

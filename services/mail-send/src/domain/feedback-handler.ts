@@ -22,7 +22,7 @@
  * A report can overtake our record of the hand-over (a relay reports right after its 250,
  * before our commit): a report about a message not recorded as sent waits for it (the
  * consumer asks again shortly), so message.sent comes first and processing time is measured
- * from sent_at. After SENT_WAIT_MS (a crash between the 250 and the record, retried by the
+ * from sent_at. After SENT_WAIT_MS, 30 s (a crash between the 250 and the record, retried by the
  * work queue) it is applied anyway, timed from the provider's own hand-over time when the
  * report gives one (SES), else from the first hand-over attempt (created_at).
  */
@@ -39,8 +39,14 @@ import type { Verp } from './verp';
 
 export type FeedbackOutcome = 'applied' | 'duplicate' | 'not-sent-yet' | 'unattributed' | 'not-a-report';
 
-/** How long a report about a message not recorded as sent waits for that record before it is applied anyway. */
-export const SENT_WAIT_MS = 10 * 60_000;
+/**
+ * How long a report about a message not recorded as sent waits for that record before it is
+ * applied anyway. Short enough for SNS's default retries of a notification (3, 20 s apart:
+ * a longer wait would see SNS give up and the notification lost), and well before the
+ * outbound work item of a sender that crashed comes back (120 s): by then the report has
+ * moved the status past `sending`, so the message is not handed over a second time.
+ */
+export const SENT_WAIT_MS = 30_000;
 
 export interface ApplyOptions {
   /** When the provider says it happened (default now). */
@@ -85,7 +91,9 @@ export class FeedbackHandler {
       log.warn({ raw_id: item.raw_id, rcpt_to: item.rcpt_to }, 'report about no message of ours (or a forged VERP address): ignored');
       return 'unattributed';
     }
-    return this.apply(item.raw_id, send, feedback, log, { reportedAt: new Date(item.received_at) });
+    // Timed from its arrival, not from when it is applied: the same however often it waited.
+    const arrived = new Date(item.received_at);
+    return this.apply(item.raw_id, send, feedback, log, { at: arrived, reportedAt: arrived });
   }
 
   /**
@@ -123,20 +131,23 @@ export class FeedbackHandler {
     const failed = dsn.recipients.filter((r) => r.action === 'failed');
     const confirmed = named.length ? attributeRecipients(named, send.to_addresses) : [];
     if (confirmed.length) {
-      await this.repo.advance(send.message_id, before('delivered'), { status: 'delivered', delivered_at: now }, trx);
-      const fresh = await this.repo.recordDelivered(send.message_id, confirmed, now, trx);
+      const handedOver = send.sent_at ?? opts.handedOverAt ?? send.created_at;
+      // A report that arrived before we recorded the hand-over (it waited for that record) was
+      // about a delivery made as good as at once: not before the hand-over.
+      const at = now < handedOver ? handedOver : now;
+      await this.repo.advance(send.message_id, before('delivered'), { status: 'delivered', delivered_at: at }, trx);
+      const fresh = await this.repo.recordDelivered(send.message_id, confirmed, at, trx);
       if (fresh.length) {
-        const handedOver = send.sent_at ?? opts.handedOverAt ?? send.created_at;
         const event: EnvelopeOf<'message.delivered'> = {
-          ...this.envelope('message.delivered', send, now),
+          ...this.envelope('message.delivered', send, at),
           type: 'message.delivered',
           data: {
             message_id: send.message_id,
             thread_id: send.thread_id,
             inbox_id: send.inbox_id,
             to_addresses: fresh,
-            delivered_at: now.toISOString(),
-            processing_time_ms: Math.max(0, now.getTime() - handedOver.getTime()),
+            delivered_at: at.toISOString(),
+            processing_time_ms: at.getTime() - handedOver.getTime(),
           },
         };
         await this.outbox.add(trx, event);

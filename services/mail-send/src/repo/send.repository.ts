@@ -95,9 +95,10 @@ export class SendRepository {
    */
   async recordDelivered(messageId: string, addresses: string[], at: Date, ex: Executor<SendDb> = this.db): Promise<string[]> {
     if (addresses.length === 0) return [];
+    // In one order (two reports naming the same recipients at once take their row locks alike: no deadlock).
     const rows = await ex
       .insertInto('delivered_recipients')
-      .values(addresses.map((address) => ({ message_id: messageId, address, delivered_at: at })))
+      .values([...addresses].sort().map((address) => ({ message_id: messageId, address, delivered_at: at })))
       .onConflict((oc) => oc.columns(['message_id', 'address']).doNothing())
       .returning('address')
       .execute();
