@@ -1,4 +1,4 @@
 export * from './db';
 export * from './migrate';
-export { sql, type Kysely, type RawBuilder, type Transaction, type Selectable, type Insertable, type Updateable, type ColumnType, type Generated } from 'kysely';
+export { sql, type Kysely, type RawBuilder, type Transaction, type Selectable, type Insertable, type Updateable, type UpdateObject, type ExpressionBuilder, type ColumnType, type Generated } from 'kysely';
 export * from './batch';

@@ -58,7 +58,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
       wakeOthers: () => bus.nc.publish(wakeSubject, owner),
     });
     life.add('webhooks:dispatcher', dispatcher, (d) => d.stop());
-    const wake = () => dispatcher.wake();
+    const wake = (endpointId: string) => dispatcher.wakeFor(endpointId);
     const endpointRepo = new EndpointRepository(db);
     const recoveries = new RecoveryRepository(db);
     const runner = new RecoveryRunner({

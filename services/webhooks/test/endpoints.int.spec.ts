@@ -8,7 +8,7 @@
  * - updates and redeliveries racing with the endpoint's state.
  */
 import path from 'node:path';
-import { sql, type Kysely } from '@mailroom/db';
+import { createDb, sql, type Kysely } from '@mailroom/db';
 import { newId, type EventEnvelope } from '@mailroom/contracts';
 import { createLogger, DEVELOPMENT_ENCRYPTION_KEY, ManualClock, SecretBox } from '@mailroom/platform';
 import { createTestContext, messageReceivedEvent, migratedDb, waitFor, type TestContext } from '@mailroom/testing';
@@ -116,7 +116,7 @@ function setup(stream: Stream, clock: ManualClock) {
     wake: () => {},
     changed: () => {},
   } as unknown as ConstructorParameters<typeof Endpoints>[0]);
-  return { recoveries, runner, api };
+  return { recoveries, endpoints, runner, api };
 }
 
 const row = (id: string) => db.selectFrom('recoveries').selectAll().where('id', '=', id).executeTakeFirst();
@@ -199,6 +199,9 @@ describe('a recovery', () => {
     await waitFor(async () => (await row(r.id))?.next_seq === 2);
     expect(stalledSaves).toBe(1);
     clock.advance(RECOVERY_LEASE_MS + 1);
+    // The instance that runs it does not start it a second time beside itself.
+    const until = new Date(clock.now().getTime() + RECOVERY_LEASE_MS);
+    expect(await new RecoveryRepository(db).take('stalled', clock.now(), until, [r.id])).toBeUndefined();
     runner('taker').start();
     await waitFor(async () => (await row(r.id))?.lease_owner === 'taker');
     // Both reads go on now: the stalled one's progress is refused (the lease is no longer its own).
@@ -299,5 +302,50 @@ describe('updates and redeliveries', () => {
     expect(await deliveries.queueManual({ endpoint_id: enabled, event_id, now: t0 })).toBe(true);
     const jobs = await db.selectFrom('jobs').select(['endpoint_id', 'origin', 'max_attempts']).where('event_id', '=', event_id).execute();
     expect(jobs).toEqual([{ endpoint_id: enabled, origin: 'manual', max_attempts: 1 }]);
+  });
+
+  it('a redelivery waits for a disable being committed, and then queues nothing', async () => {
+    const deliveries = new DeliveryRepository(db);
+    const e = await endpoint(tenant());
+    let disabled!: () => void;
+    let commit!: () => void;
+    const updated = new Promise<void>((r) => (disabled = r));
+    const open = new Promise<void>((r) => (commit = r));
+    const disabling = db.transaction().execute(async (trx) => {
+      await trx.updateTable('endpoints').set({ disabled: true }).where('id', '=', e).execute();
+      disabled();
+      await open;
+    });
+    await updated;
+    const queued = deliveries.queueManual({ endpoint_id: e, event_id: newId('event'), now: t0 });
+    let settled = false;
+    void queued.finally(() => (settled = true));
+    // Committed only once the redelivery has answered or waits for the endpoint's row (seen from a connection of its own).
+    const watcher = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: 'webhooks', max: 1 });
+    try {
+      const waiting = async () => (await sql<{ n: number }>`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`.execute(watcher)).rows[0]!.n > 0;
+      await waitFor(async () => settled || (await waiting()), { what: 'the redelivery to answer or wait' });
+    } finally {
+      await watcher.destroy();
+    }
+    commit();
+    await disabling;
+    expect(await queued).toBe(false);
+    expect(await db.selectFrom('jobs').select('id').where('endpoint_id', '=', e).execute()).toEqual([]);
+  });
+
+  it('a recovery of an endpoint deleted after it was read is a 404, not an error', async () => {
+    const { api, endpoints } = setup(new Stream(), new ManualClock(at(60)));
+    const t = tenant();
+    const e = await endpoint(t);
+    const stale = (await endpoints.find(t, e))!;
+    await db.deleteFrom('endpoints').where('id', '=', e).execute();
+    const find = endpoints.find.bind(endpoints);
+    endpoints.find = async () => stale;
+    try {
+      await expect(api.recover(t, e, { since: at(0).toISOString() })).rejects.toMatchObject({ code: 'not_found' });
+    } finally {
+      endpoints.find = find;
+    }
   });
 });

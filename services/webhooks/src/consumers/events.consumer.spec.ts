@@ -14,7 +14,7 @@ class GatedFanOut {
   readonly repo = {
     fanOut: (events: StoredEvent[]) => {
       this.writes.push(events.map((e) => e.id));
-      return new Promise<{ created: number; claimed: ClaimedJob[] }>((resolve) => this.gates.push(() => resolve({ created: 0, claimed: [] })));
+      return new Promise<{ created: number; claimed: ClaimedJob[]; pendingEndpoints: string[] }>((resolve) => this.gates.push(() => resolve({ created: 0, claimed: [], pendingEndpoints: [] })));
     },
   } as unknown as DeliveryRepository;
 
@@ -80,7 +80,7 @@ describe('FanOutBatcher', () => {
   });
 
   it('a failed write rejects its own events only', async () => {
-    const failing = { fanOut: jest.fn().mockRejectedValueOnce(new Error('db down')).mockResolvedValue({ created: 1, claimed: [] }) } as unknown as DeliveryRepository;
+    const failing = { fanOut: jest.fn().mockRejectedValueOnce(new Error('db down')).mockResolvedValue({ created: 1, claimed: [], pendingEndpoints: [] }) } as unknown as DeliveryRepository;
     batcher = new FanOutBatcher({ deliveries: failing, clock: new ManualClock(new Date('2026-11-22T10:00:00Z')), maxAttempts: 10, dispatcher: sink, monotonic: () => now });
     const a = batcher.add(event('evt_a'));
     await expect(a).rejects.toThrow('db down');

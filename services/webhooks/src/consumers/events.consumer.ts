@@ -27,8 +27,8 @@ export interface NewWorkSink {
   leaseForNewWork(): NewWorkLease | undefined;
   /** Takes the deliveries created under `lease` (committed). */
   adopt(jobs: ClaimedJob[], lease: NewWorkLease): void;
-  /** Some deliveries were created pending under `lease` (or with none): they are to be claimed. */
-  createdPending(lease: NewWorkLease | undefined): void;
+  /** Deliveries were created pending for these endpoints: they are to be claimed. */
+  createdPending(endpointIds: readonly string[]): void;
 }
 
 export const DISPATCH_CONSUMER = 'webhooks--dispatch';
@@ -96,10 +96,10 @@ export class FanOutBatcher {
         const batch = this.pending.splice(0, MAX_BATCH);
         try {
           const lease = this.deps.dispatcher.leaseForNewWork();
-          const { created, claimed } = await this.deps.deliveries.fanOut(batch.map((b) => b.event), { maxAttempts: this.deps.maxAttempts, now: this.deps.clock.now(), lease });
+          const { created, claimed, pendingEndpoints } = await this.deps.deliveries.fanOut(batch.map((b) => b.event), { maxAttempts: this.deps.maxAttempts, now: this.deps.clock.now(), lease });
           if (lease && claimed.length) this.deps.dispatcher.adopt(claimed, lease);
           // Some were created pending: they are claimed when their endpoints have room.
-          if (created > claimed.length) this.deps.dispatcher.createdPending(lease);
+          if (pendingEndpoints.length) this.deps.dispatcher.createdPending(pendingEndpoints);
           for (const b of batch) b.resolve(created);
         } catch (err) {
           for (const b of batch) b.reject(err);

@@ -485,6 +485,12 @@ describe('Dispatcher intake', () => {
       // The 6 not started go back; the 4 running finish, and nothing more starts here.
       expect(release).toHaveBeenCalledWith('w1', queued.slice(PER_ENDPOINT).map((j) => j.id));
       await waitUntil(() => wakeOthers.mock.calls.length === 1);
+      // Its attempts still running, it claims nothing more for the endpoint (it would only hand it back, again and again).
+      claim.mockClear();
+      mover.wake();
+      await waitUntil(() => claim.mock.calls.length > 0);
+      expect(claim.mock.calls.map(([req]) => req.endpoints.map((e) => e.id))).toEqual([expect.not.arrayContaining([id])]);
+      expect(claim.mock.calls.at(-1)![0].discover?.exclude).toContain(id);
       for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
       expect(http.sent(url)).toHaveLength(PER_ENDPOINT);
     } finally {

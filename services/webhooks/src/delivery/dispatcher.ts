@@ -90,6 +90,8 @@ export const INTAKE_BACKLOG_PER_SLOT = 4;
 export const INTAKE_WAIT_MS = 1_000;
 /** Endpoints not flowing named to one fan-out, at most. */
 const MAX_PENDING_FOR = 256;
+/** Endpoints this instance has no slots of named to one fan-out, at most (beyond those not flowing). */
+const MAX_NOT_MINE_FOR = 1_024;
 /** How long a change made through this instance is applied to deliveries read before it (longer than any claim or fan-out). */
 const CHANGE_MEMORY_MS = 60_000;
 /** Weight of the latest interval in an endpoint's time per finished attempt. */
@@ -189,8 +191,12 @@ export class Dispatcher {
   private readonly fromClaim = new WeakSet<ClaimedJob>();
   private readonly endpoints = new Map<string, EndpointSlots>();
   private running = 0;
-  /** Some endpoint has work and room but the global bound stopped it. */
-  private globalWait = false;
+  /**
+   * Endpoints with work and room of their own that the global bound stopped, in the order
+   * they were stopped: a freed global slot goes to the first (a line, not a scan of every
+   * endpoint per finished attempt).
+   */
+  private readonly blocked = new Set<string>();
   private readonly attempts = new Set<Promise<void>>();
   private finished: FinishedAttempt[] = [];
   private flushing: Promise<void> | undefined;
@@ -298,7 +304,12 @@ export class Dispatcher {
       this.claimAgain = true;
       return;
     }
-    this.claiming = this.claimLoop().finally(() => (this.claiming = undefined));
+    this.claiming = this.claimLoop().finally(() => {
+      this.claiming = undefined;
+      // A wake that came after the loop's last look, before this ran, found it still running
+      // and only asked it to go on: it starts the next loop here rather than wait for a poll.
+      if (this.claimAgain) this.wake(true);
+    });
   }
 
   get inFlight(): number {
@@ -313,16 +324,18 @@ export class Dispatcher {
     if (this.stopped || !this.leaseValid() || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
     const now = this.monotonic();
     const pendingFor: string[] = [];
-    // Endpoints this instance has no slots of: created pending, for the instances that have.
-    for (const id of this.notMine) {
-      if (pendingFor.length >= MAX_PENDING_FOR) break;
-      pendingFor.push(id);
-    }
     for (const [id, slots] of this.endpoints) {
       // Each new delivery is compared with the list: it stays short. Past it, a slow endpoint's
       // deliveries are leased and wait here, within the bound on claimed deliveries above.
       if (pendingFor.length >= MAX_PENDING_FOR) break;
       if (!this.flowing(slots, now)) pendingFor.push(id);
+    }
+    // Endpoints this instance has no slots of: created pending, for the instances that have
+    // (up to a bound of their own; past it, their new deliveries are leased here and handed back).
+    let notMine = 0;
+    for (const id of this.notMine) {
+      if (++notMine > MAX_NOT_MINE_FOR) break;
+      pendingFor.push(id);
     }
     return { owner: this.owner, pendingFor, issuedAt: this.monotonic() };
   }
@@ -368,12 +381,18 @@ export class Dispatcher {
   }
 
   /**
-   * The fan-out created deliveries pending (committed): this instance looks for them, and,
-   * if some may be for endpoints it has no slots of, so do the others.
+   * The fan-out created deliveries pending for these endpoints (committed): this instance
+   * looks for them, and if some are for endpoints it has no slots of, so do the others.
    */
-  createdPending(lease: NewWorkLease | undefined): void {
+  createdPending(endpointIds: readonly string[]): void {
     this.wake();
-    if (!lease || lease.pendingFor.some((id) => this.notMine.has(id))) this.signalOthers();
+    if (endpointIds.some((id) => !this.hasSlots(id))) this.signalOthers();
+  }
+
+  /** Deliveries were queued outside the fan-out (a redelivery, a recovery): this instance looks now, and so do the others if it has no slots of some of them. */
+  wakeFor(endpointId: string): void {
+    this.wake();
+    if (!this.hasSlots(endpointId)) this.signalOthers();
   }
 
   /** Takes deliveries created leased to this instance (committed): they start as slots allow. */
@@ -399,6 +418,8 @@ export class Dispatcher {
       const discover = this.discoverNext;
       const asks: { id: string; room: number }[] = [];
       for (const [id, slots] of this.endpoints) {
+        // None of its slots here (it has attempts still running): its deliveries are for the instances that have.
+        if (!this.hasSlots(id)) continue;
         // Only claimed deliveries count: new work handed over does not keep older due ones waiting.
         const held = slots.fromClaims;
         // A top-up waits until an endpoint is down to half: a claim costs a round trip whatever its size.
@@ -550,25 +571,22 @@ export class Dispatcher {
         }
         slots.busySince = slots.queue.length ? now : undefined;
         if (this.intake && this.queued <= this.intake.low) this.intake.release();
-        // Forgotten once idle with nothing more due; until then the next top-up asks for it.
-        if (slots.running === 0 && slots.queue.length === 0 && slots.drained) this.endpoints.delete(endpointId);
-        // A global slot freed while endpoints wait for one: they go first, in turn, and this one
-        // goes to the back of the line (the map's order), so endpoints with long queues do not
-        // keep the global slots among themselves while others wait.
-        if (this.globalWait && this.running < this.opts.maxInFlight) {
-          this.globalWait = false;
-          if (this.endpoints.get(endpointId) === slots) {
-            this.endpoints.delete(endpointId);
-            this.endpoints.set(endpointId, slots);
-          }
-          for (const id of [...this.endpoints.keys()]) if (id !== endpointId) this.pump(id);
+        // Forgotten once idle with nothing more due (or none of its slots here); until then the next top-up asks for it.
+        if (slots.running === 0 && slots.queue.length === 0 && (slots.drained || !this.hasSlots(endpointId))) this.endpoints.delete(endpointId);
+        // A global slot freed while endpoints wait for one: they go first, in the order they
+        // were stopped, and this one after them (it joins the end of the line if it cannot
+        // start), so endpoints with long queues do not keep the global slots among themselves.
+        for (const id of this.blocked) {
+          if (this.running >= this.opts.maxInFlight) break;
+          this.blocked.delete(id);
+          if (id !== endpointId) this.pump(id);
         }
         this.pump(endpointId);
         if (!slots.drained && slots.fromClaims <= this.opts.perEndpoint * CLAIM_AHEAD) this.wake(true);
       });
       this.attempts.add(p);
     }
-    if (slots.queue.length && slots.running < this.shareOf(endpointId, slots) && this.running >= this.opts.maxInFlight) this.globalWait = true;
+    if (slots.queue.length && slots.running < this.shareOf(endpointId, slots) && this.running >= this.opts.maxInFlight) this.blocked.add(endpointId);
   }
 
   private countInstances(): number {
@@ -1014,6 +1032,8 @@ export class Dispatcher {
       await this.repo.release(this.owner, leftover);
       // Nothing is leased to this instance any more.
       await this.repo.retire(this.owner);
+      // What it handed back is due now: the others look at once, not at their next poll.
+      if (leftover.length) this.opts.wakeOthers?.();
     } catch (err) {
       this.log.warn({ err }, 'could not hand deliveries back; their lease will run out');
     }

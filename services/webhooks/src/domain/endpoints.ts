@@ -42,6 +42,11 @@ export function toEventType(value: string): EventType {
   return found;
 }
 
+/** PostgreSQL's foreign key violation (SQLSTATE 23503). */
+function isForeignKeyViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && err.code === '23503';
+}
+
 export function toEndpoint(row: EndpointRow): WebhookEndpoint {
   const types = row.event_types;
   return {
@@ -178,7 +183,7 @@ export class Endpoints {
     const url = input.url === undefined ? undefined : checkReceiverUrl(input.url, this.d.urls);
     const now = this.d.clock.now();
     const updated = await withTransaction(this.d.db, async (trx) => {
-      const current = await this.d.endpoints.find(t, id, trx);
+      const current = await this.d.endpoints.findForUpdate(t, id, trx);
       if (!current) throw AppError.notFound('webhook endpoint');
       const set: Parameters<EndpointRepository['update']>[2] = { updated_at: now };
       if (url !== undefined) set.url = url;
@@ -240,7 +245,7 @@ export class Endpoints {
       if (!(await this.d.endpoints.find(t, id))) throw AppError.notFound('webhook endpoint');
       throw disabled();
     }
-    this.d.wake();
+    this.d.wake(id);
     return { endpoint_id: id, event_id: attempt.event_id };
   }
 
@@ -261,7 +266,14 @@ export class Endpoints {
     // The event stream keeps 15 days: a window further back would find nothing (or part of it), not fail.
     if (since.getTime() < now.getTime() - WEBHOOK_RECOVER_MAX_DAYS * DAY_MS - RECOVER_GRACE_MS) throw invalid(`since can be at most ${WEBHOOK_RECOVER_MAX_DAYS} days ago: older events are not kept`);
     if (endpoint.disabled) throw new AppError('conflict', 'the endpoint is disabled; re-enable it (PATCH disabled: false) before recovering');
-    const started = await this.d.recoveries.start({ id: newId('recovery'), endpoint_id: id, since, until, now });
+    let started: Awaited<ReturnType<RecoveryRepository['start']>>;
+    try {
+      started = await this.d.recoveries.start({ id: newId('recovery'), endpoint_id: id, since, until, now });
+    } catch (err) {
+      // Deleted since it was read (the recovery's foreign key): as if the delete had come first.
+      if (isForeignKeyViolation(err)) throw AppError.notFound('webhook endpoint');
+      throw err;
+    }
     if ('running' in started) {
       throw new AppError('conflict', `a recovery of this endpoint is running (${started.running.id}); start another when it has finished`, {
         details: [{ path: 'recovery_id', message: started.running.id }],

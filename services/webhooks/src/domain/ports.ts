@@ -12,8 +12,11 @@ export interface EventHistory {
   read(from: { seq: number } | { time: Date }, until: Date, onEvent: (event: EventEnvelope | undefined, seq: number) => Promise<void> | void, signal?: AbortSignal): Promise<void>;
 }
 
-/** Tells the dispatcher that deliveries were queued, so it looks now rather than at its next poll. */
-export type WakeDispatcher = () => void;
+/**
+ * Tells the dispatcher that deliveries were queued for an endpoint, so it looks now rather
+ * than at its next poll (and so do the other instances, if this one has none of its slots).
+ */
+export type WakeDispatcher = (endpointId: string) => void;
 
 /** An endpoint as it is now (its consecutive failed attempts too); undefined: deleted. */
 export type EndpointNow = { url: string; disabled: boolean; consecutiveFailures: number } | undefined;

@@ -89,7 +89,7 @@ export class RecoveryRunner {
         let row: RecoveryRow | undefined;
         try {
           const now = this.d.clock.now();
-          row = await this.d.recoveries.take(this.d.owner, now, new Date(now.getTime() + RECOVERY_LEASE_MS));
+          row = await this.d.recoveries.take(this.d.owner, now, new Date(now.getTime() + RECOVERY_LEASE_MS), [...this.runs.keys()]);
         } catch (err) {
           this.d.log.warn({ err }, 'could not look for recoveries to run; trying again at the next poll');
           return;
@@ -106,9 +106,28 @@ export class RecoveryRunner {
     } while (this.takeAgain && !this.stopped);
   }
 
-  private async run(r: RecoveryRow, signal: AbortSignal): Promise<void> {
+  private async run(r: RecoveryRow, stopping: AbortSignal): Promise<void> {
     const log = this.d.log.child({ recovery_id: r.id, endpoint_id: r.endpoint_id });
     const { owner } = this.d;
+    // Ends the read when the service stops, or when the lease is found lost.
+    const ended = new AbortController();
+    const signal = ended.signal;
+    const onStop = () => ended.abort();
+    stopping.addEventListener('abort', onStop, { once: true });
+    // The lease is renewed on its own schedule too: a read that waits (the stream unreachable)
+    // calls nothing for a while, and must not lose it meanwhile; lost, the run ends.
+    let lost = false;
+    const renewal = setInterval(() => {
+      const until = new Date(this.d.clock.now().getTime() + RECOVERY_LEASE_MS);
+      this.d.recoveries.renew(r.id, owner, until).then(
+        (ours) => {
+          if (ours) return;
+          lost = true;
+          ended.abort();
+        },
+        (err: unknown) => log.warn({ err }, 'could not renew the lease of a recovery; trying again'),
+      );
+    }, PROGRESS_EVERY_MS);
     try {
       const endpoint = await this.d.endpoints.byId(r.endpoint_id);
       // Deleted: its recoveries went with it.
@@ -137,7 +156,7 @@ export class RecoveryRunner {
           return false;
         });
         if (disabled) throw new EndpointDisabled();
-        if (queuedHere) this.d.wake();
+        if (queuedHere) this.d.wake(r.endpoint_id);
       };
       const from = r.next_seq !== null ? { seq: r.next_seq } : { time: new Date(since - HISTORY_MARGIN_MS) };
       await this.d.history.read(
@@ -153,8 +172,11 @@ export class RecoveryRunner {
         },
         signal,
       );
-      // Stopped (shutdown): the lease is given up in stop(), and the recovery resumes from its last save.
-      if (signal.aborted) return;
+      // Stopped (shutdown: the lease is given up in stop()), or no longer ours: it resumes from its last save.
+      if (signal.aborted) {
+        if (lost) log.info('recovery no longer ours (its lease was taken over, or it was deleted with its endpoint)');
+        return;
+      }
       await save();
       await this.d.recoveries.finish(r.id, owner, { status: 'finished', now: this.d.clock.now() });
       log.info({ queued_by_this_run: queuedHere }, 'recovery finished');
@@ -176,6 +198,9 @@ export class RecoveryRunner {
       } catch (e) {
         log.warn({ err, record_err: e }, 'recovery run failed, and so did recording it; its lease will run out');
       }
+    } finally {
+      clearInterval(renewal);
+      stopping.removeEventListener('abort', onStop);
     }
   }
 

@@ -92,8 +92,8 @@ export class DeliveryRepository {
     events: StoredEvent[],
     opts: { maxAttempts: number; now: Date; lease?: NewWorkLease | undefined },
     ex: Executor<WebhooksDb> = this.db,
-  ): Promise<{ created: number; claimed: ClaimedJob[] }> {
-    if (events.length === 0) return { created: 0, claimed: [] };
+  ): Promise<{ created: number; claimed: ClaimedJob[]; pendingEndpoints: string[] }> {
+    if (events.length === 0) return { created: 0, claimed: [], pendingEndpoints: [] };
     const { now, lease } = opts;
     const leased = lease ? sql`not (e.id = any(${lease.pendingFor}::text[]))` : sql`false`;
     const { rows } = await sql<Pick<ClaimedJob, 'id' | 'endpoint_id' | 'event_id' | 'url' | 'secret_sealed'> & { leased: boolean }>`
@@ -129,7 +129,8 @@ export class DeliveryRepository {
       select i.id, i.endpoint_id, i.event_id, i.leased, p.url, p.secret_sealed
       from inserted i
       join endpoints p on p.id = i.endpoint_id`.execute(ex);
-    if (!lease) return { created: rows.length, claimed: [] };
+    const pendingEndpoints = [...new Set(rows.filter((r) => !r.leased).map((r) => r.endpoint_id))];
+    if (!lease) return { created: rows.length, claimed: [], pendingEndpoints };
     // The event is the one just written: not read back from the database.
     const byId = new Map(events.map((e) => [e.id, e]));
     const claimed: ClaimedJob[] = [];
@@ -138,7 +139,7 @@ export class DeliveryRepository {
       const e = byId.get(r.event_id)!;
       claimed.push({ ...r, origin: 'event', attempts: 0, max_attempts: opts.maxAttempts, body: e.body });
     }
-    return { created: rows.length, claimed };
+    return { created: rows.length, claimed, pendingEndpoints };
   }
 
   /**
@@ -448,6 +449,8 @@ export class DeliveryRepository {
       insert into jobs (endpoint_id, event_id, origin, state, max_attempts, next_attempt_at, created_at, updated_at)
       select e.id, ${row.event_id}, 'manual', 'pending', 1, ${row.now}, ${row.now}, ${row.now}
       from endpoints e where e.id = ${row.endpoint_id} and not e.disabled
+      -- Waits for a disable or delete of the endpoint being committed, and sees its outcome.
+      for share of e
       returning id`.execute(ex);
     return rows.length > 0;
   }

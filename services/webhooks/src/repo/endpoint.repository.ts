@@ -29,6 +29,15 @@ export class EndpointRepository {
     return ex.selectFrom('endpoints').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).executeTakeFirst();
   }
 
+  /**
+   * The tenant's endpoint, its row locked until the transaction `trx` ends: a change takes
+   * the endpoint before the deliveries, in the order a record of attempts does, so the two
+   * cannot deadlock.
+   */
+  findForUpdate(t: Tenant, id: string, trx: Executor<WebhooksDb>): Promise<EndpointRow | undefined> {
+    return trx.selectFrom('endpoints').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
+  }
+
   /** By id alone, for the service's own background work (a recovery runs for an endpoint it found by id). */
   byId(id: string, ex: Executor<WebhooksDb> = this.db): Promise<EndpointRow | undefined> {
     return ex.selectFrom('endpoints').selectAll().where('id', '=', id).executeTakeFirst();

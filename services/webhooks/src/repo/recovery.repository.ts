@@ -3,11 +3,12 @@
  * stream, worked on under a lease by one instance at a time. Reads for the API are scoped
  * to the tenant through the endpoint.
  */
-import { sql, type Executor, type Kysely, type Selectable } from '@mailroom/db';
+import { sql, type Executor, type Kysely, type Selectable, type ExpressionBuilder, type UpdateObject } from '@mailroom/db';
 import type { Tenant } from './endpoint.repository';
 import type { RecoveryTable, WebhooksDb } from './tables';
 
 export type RecoveryRow = Selectable<RecoveryTable>;
+type RecoveryUpdate = UpdateObject<WebhooksDb, 'recoveries'> | ((eb: ExpressionBuilder<WebhooksDb, 'recoveries'>) => UpdateObject<WebhooksDb, 'recoveries'>);
 
 export class RecoveryRepository {
   constructor(private readonly db: Kysely<WebhooksDb>) {}
@@ -41,18 +42,33 @@ export class RecoveryRepository {
       .executeTakeFirst();
   }
 
-  /** Takes the oldest running recovery no instance holds a lease on (none, or one run out), leased to `owner` until `leaseUntil`. */
-  async take(owner: string, now: Date, leaseUntil: Date): Promise<RecoveryRow | undefined> {
+  /**
+   * Takes the oldest running recovery no instance holds a lease on (none, or one run out),
+   * leased to `owner` until `leaseUntil`; none of `exclude` (those this instance runs: a run
+   * whose lease ran out is not started a second time beside itself).
+   */
+  async take(owner: string, now: Date, leaseUntil: Date, exclude: string[] = []): Promise<RecoveryRow | undefined> {
     const { rows } = await sql<RecoveryRow>`
       update recoveries set lease_owner = ${owner}, lease_until = ${leaseUntil}, updated_at = ${now}
       where id = (
         select id from recoveries
-        where status = 'running' and (lease_until is null or lease_until < ${now})
+        where status = 'running' and (lease_until is null or lease_until < ${now}) and not (id = any(${exclude}::text[]))
         order by created_at limit 1
         for update skip locked
       )
       returning *`.execute(this.db);
     return rows[0];
+  }
+
+  /** Renews the lease of a recovery `owner` runs; false when it is no longer its own (taken over, deleted, ended). */
+  renew(id: string, owner: string, leaseUntil: Date): Promise<boolean> {
+    return this.updateOwned(id, owner, { lease_until: leaseUntil });
+  }
+
+  /** Changes a running recovery `owner` holds; false when it is no longer its own. */
+  private async updateOwned(id: string, owner: string, set: RecoveryUpdate, ex: Executor<WebhooksDb> = this.db): Promise<boolean> {
+    const row = await ex.updateTable('recoveries').set(set).where('id', '=', id).where('lease_owner', '=', owner).where('status', '=', 'running').returning('id').executeTakeFirst();
+    return row !== undefined;
   }
 
   /**
@@ -61,15 +77,7 @@ export class RecoveryRepository {
    * out and another instance took it), and then nothing of the transaction should stand.
    */
   async progress(id: string, owner: string, p: { queued: number; nextSeq: number; leaseUntil: Date; now: Date }, ex: Executor<WebhooksDb>): Promise<boolean> {
-    const row = await ex
-      .updateTable('recoveries')
-      .set((eb) => ({ queued: eb('queued', '+', p.queued), next_seq: p.nextSeq, failures: 0, lease_until: p.leaseUntil, updated_at: p.now }))
-      .where('id', '=', id)
-      .where('lease_owner', '=', owner)
-      .where('status', '=', 'running')
-      .returning('id')
-      .executeTakeFirst();
-    return row !== undefined;
+    return this.updateOwned(id, owner, (eb) => ({ queued: eb('queued', '+', p.queued), next_seq: p.nextSeq, failures: 0, lease_until: p.leaseUntil, updated_at: p.now }), ex);
   }
 
   /** Ends a recovery this owner holds: finished, or failed with the reason. */
