@@ -98,8 +98,8 @@ function setup(stream: Stream, clock: ManualClock) {
   const deliveries = new DeliveryRepository(db);
   // Monotonic time that moves 10 s at each look: progress is saved after every message.
   let mono = 0;
-  const runner = (owner: string, wake = () => {}) => {
-    const r = new RecoveryRunner({ db, recoveries, endpoints, deliveries, history: stream, clock, log, wake, owner, maxAttempts: 10, pollIntervalMs: 60_000, monotonic: () => (mono += 10_000) });
+  const runner = (owner: string, wake = () => {}, renewEveryMs?: number) => {
+    const r = new RecoveryRunner({ db, recoveries, endpoints, deliveries, history: stream, clock, log, wake, owner, maxAttempts: 10, pollIntervalMs: 60_000, monotonic: () => (mono += 10_000), ...(renewEveryMs ? { renewEveryMs } : {}) });
     runners.push(r);
     return r;
   };
@@ -210,6 +210,27 @@ describe('a recovery', () => {
     expect(await row(r.id)).toMatchObject({ queued: 3, lease_owner: null });
     expect(stalledSaves).toBe(1);
     expect(await queuedEvents(e)).toEqual(events.map((x) => x.id).sort());
+  });
+
+  it('keeps its lease through a read that waits, and ends the run as failed when the stream sends nothing for 5 minutes', async () => {
+    const clock = new ManualClock(at(60));
+    const stream = new Stream();
+    const { runner, api } = setup(stream, clock);
+    const t = tenant();
+    const e = await endpoint(t);
+    stream.publish(messageReceivedEvent(t, at(1)));
+    const r = await api.recover(t, e, { since: at(0).toISOString() });
+    // The read waits before its first message (the stream does not answer).
+    stream.holdAt(1);
+    runner('waiting', () => {}, 20).start();
+    await waitFor(async () => (await row(r.id))?.lease_owner === 'waiting');
+    clock.advance(RECOVERY_LEASE_MS + 1);
+    // Renewed while it waits: still its own, however long the read takes.
+    await waitFor(async () => (await row(r.id))!.lease_until!.getTime() > clock.now().getTime(), { what: 'the lease renewed' });
+    // Each look advances the monotonic clock 10 s here: 5 minutes without a message end the run, to be tried again.
+    await waitFor(async () => (await row(r.id))?.failures === 1, { what: 'the stalled run to end as failed' });
+    expect(await row(r.id)).toMatchObject({ status: 'running', lease_owner: null, queued: 0 });
+    stream.release();
   });
 
   it('ends with its endpoint: deleted, it is gone; disabled, it fails with the reason', async () => {

@@ -98,13 +98,19 @@ describe('fan-out', () => {
     const t = tenant();
     const [a, b] = [await endpoint(t), await endpoint(t)];
     const e = event(t);
-    const { created, claimed } = await repo.fanOut([e], { maxAttempts: 10, now: t0, lease: { owner: 'w-lease', pendingFor: [b] } });
+    const { created, claimed, pendingEndpoints } = await repo.fanOut([e], { maxAttempts: 10, now: t0, lease: { owner: 'w-lease', pendingFor: [b] } });
     expect(created).toBe(2);
     expect(claimed.map((j) => j.endpoint_id)).toEqual([a]);
+    expect(pendingEndpoints).toEqual([b]);
     expect(await queued(a)).toEqual([{ event_id: e.id, state: 'in_flight', lock_owner: 'w-lease' }]);
     expect(await queued(b)).toEqual([{ event_id: e.id, state: 'pending', lock_owner: null }]);
     const later = await repo.claim({ owner: 'w2', now: t0, endpoints: [{ id: b, room: 10 }] });
     expect(later.map((j) => j.event_id)).toEqual([e.id]);
+    // A long list (matched through a hash) means the same.
+    const many = [...Array.from({ length: 100 }, () => newId('webhookEndpoint')), b];
+    const next = event(t);
+    const again = await repo.fanOut([next], { maxAttempts: 10, now: t0, lease: { owner: 'w-lease', pendingFor: many } });
+    expect([again.claimed.map((j) => j.endpoint_id), again.pendingEndpoints]).toEqual([[a], [b]]);
   });
 
   it('an event recovery stored first is still fanned out, but not again to the endpoint recovery queued it for', async () => {

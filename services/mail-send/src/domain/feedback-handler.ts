@@ -55,6 +55,8 @@ export interface ApplyOptions {
   suppress?: boolean;
   /** When the report reached us (or the provider took the message): it waits for our sent record until SENT_WAIT_MS after this. Without it, nothing waits. */
   reportedAt?: Date;
+  /** When a delivery was confirmed, if not `at` (a relay's report: its arrival): delivered_at and processing time only. */
+  deliveredAt?: Date;
   /** When the provider took the message, by its own account: processing time starts here when our sent record is missing. */
   handedOverAt?: Date;
 }
@@ -91,9 +93,9 @@ export class FeedbackHandler {
       log.warn({ raw_id: item.raw_id, rcpt_to: item.rcpt_to }, 'report about no message of ours (or a forged VERP address): ignored');
       return 'unattributed';
     }
-    // Timed from its arrival, not from when it is applied: the same however often it waited.
+    // A delivery is timed from the report's arrival, not from when it is applied: the same however often it waited.
     const arrived = new Date(item.received_at);
-    return this.apply(item.raw_id, send, feedback, log, { at: arrived, reportedAt: arrived });
+    return this.apply(item.raw_id, send, feedback, log, { reportedAt: arrived, deliveredAt: arrived });
   }
 
   /**
@@ -134,12 +136,13 @@ export class FeedbackHandler {
       const handedOver = send.sent_at ?? opts.handedOverAt ?? send.created_at;
       // A report that arrived before we recorded the hand-over (it waited for that record) was
       // about a delivery made as good as at once: not before the hand-over.
-      const at = now < handedOver ? handedOver : now;
+      const confirmedAt = opts.deliveredAt ?? now;
+      const at = confirmedAt < handedOver ? handedOver : confirmedAt;
       await this.repo.advance(send.message_id, before('delivered'), { status: 'delivered', delivered_at: at }, trx);
       const fresh = await this.repo.recordDelivered(send.message_id, confirmed, at, trx);
       if (fresh.length) {
         const event: EnvelopeOf<'message.delivered'> = {
-          ...this.envelope('message.delivered', send, at),
+          ...this.envelope('message.delivered', send, now),
           type: 'message.delivered',
           data: {
             message_id: send.message_id,

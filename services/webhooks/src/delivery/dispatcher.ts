@@ -381,12 +381,14 @@ export class Dispatcher {
   }
 
   /**
-   * The fan-out created deliveries pending for these endpoints (committed): this instance
-   * looks for them, and if some are for endpoints it has no slots of, so do the others.
+   * The fan-out created deliveries pending for these endpoints (committed; `leased`: under a
+   * lease of this instance): this instance looks for them, and so do the others if some are
+   * for endpoints it has no slots of, or if it gave no lease (it is full, or its lease may
+   * have run out: all were created pending, for whichever instance has room).
    */
-  createdPending(endpointIds: readonly string[]): void {
+  createdPending(endpointIds: readonly string[], leased: boolean): void {
     this.wake();
-    if (endpointIds.some((id) => !this.hasSlots(id))) this.signalOthers();
+    if (!leased || endpointIds.some((id) => !this.hasSlots(id))) this.signalOthers();
   }
 
   /** Deliveries were queued outside the fan-out (a redelivery, a recovery): this instance looks now, and so do the others if it has no slots of some of them. */
@@ -419,7 +421,7 @@ export class Dispatcher {
       const asks: { id: string; room: number }[] = [];
       for (const [id, slots] of this.endpoints) {
         // None of its slots here (it has attempts still running): its deliveries are for the instances that have.
-        if (!this.hasSlots(id)) continue;
+        if (this.shareOf(id, slots) === 0) continue;
         // Only claimed deliveries count: new work handed over does not keep older due ones waiting.
         const held = slots.fromClaims;
         // A top-up waits until an endpoint is down to half: a claim costs a round trip whatever its size.
@@ -597,6 +599,9 @@ export class Dispatcher {
   private hasSlots(endpointId: string): boolean {
     if (this.instances <= this.opts.perEndpoint) return true;
     if (this.notMine.has(endpointId)) return false;
+    // Known here: its share is cached for the current instances.
+    const slots = this.endpoints.get(endpointId);
+    if (slots) return this.shareOf(endpointId, slots) > 0;
     if (slotShare(this.members, this.owner, endpointId, this.opts.perEndpoint) > 0) return true;
     this.notMine.add(endpointId);
     return false;

@@ -20,6 +20,8 @@ import type { EventHistory, WakeDispatcher } from './ports';
 export const RECOVERY_LEASE_MS = 60_000;
 /** Progress is saved (and the lease renewed) at least this often, even while no event of the endpoint's comes by. */
 const PROGRESS_EVERY_MS = 5_000;
+/** A read that gets no message for this long (the stream unreachable) ends as a failed run, retried later. */
+const STALL_MS = 5 * 60_000;
 /** Events queued per transaction at most. */
 const CHUNK = 500;
 /** Recoveries one instance runs at once: each is a read of the stream, in the background of deliveries. */
@@ -53,6 +55,8 @@ export interface RecoveryRunnerDeps {
   pollIntervalMs: number;
   /** Monotonic milliseconds (tests); performance.now() by default. */
   monotonic?: () => number;
+  /** How often a run renews its lease and looks for a stall (tests); every 5 s by default. */
+  renewEveryMs?: number;
 }
 
 export class RecoveryRunner {
@@ -114,20 +118,34 @@ export class RecoveryRunner {
     const signal = ended.signal;
     const onStop = () => ended.abort();
     stopping.addEventListener('abort', onStop, { once: true });
-    // The lease is renewed on its own schedule too: a read that waits (the stream unreachable)
-    // calls nothing for a while, and must not lose it meanwhile; lost, the run ends.
+    // The lease is renewed on its own schedule too (one renewal at a time): a read that waits
+    // (the stream slow to answer) calls nothing for a while, and must not lose it meanwhile;
+    // lost, the run ends. A read that gets nothing for STALL_MS ends as a failed run.
     let lost = false;
+    let stalled = false;
+    let renewing = false;
+    let lastRead = this.monotonic();
     const renewal = setInterval(() => {
+      if (this.monotonic() - lastRead > STALL_MS) {
+        stalled = true;
+        ended.abort();
+        return;
+      }
+      if (renewing) return;
+      renewing = true;
       const until = new Date(this.d.clock.now().getTime() + RECOVERY_LEASE_MS);
-      this.d.recoveries.renew(r.id, owner, until).then(
-        (ours) => {
-          if (ours) return;
-          lost = true;
-          ended.abort();
-        },
-        (err: unknown) => log.warn({ err }, 'could not renew the lease of a recovery; trying again'),
-      );
-    }, PROGRESS_EVERY_MS);
+      this.d.recoveries
+        .renew(r.id, owner, until)
+        .then(
+          (ours) => {
+            if (ours) return;
+            lost = true;
+            ended.abort();
+          },
+          (err: unknown) => log.warn({ err }, 'could not renew the lease of a recovery; trying again'),
+        )
+        .finally(() => (renewing = false));
+    }, this.d.renewEveryMs ?? PROGRESS_EVERY_MS);
     try {
       const endpoint = await this.d.endpoints.byId(r.endpoint_id);
       // Deleted: its recoveries went with it.
@@ -164,6 +182,7 @@ export class RecoveryRunner {
         new Date(until + HISTORY_MARGIN_MS),
         async (event, seq) => {
           lastSeq = seq;
+          lastRead = this.monotonic();
           if (event && event.org_id === endpoint.org_id && event.env_id === endpoint.env_id && (types === null || types.includes(event.type))) {
             const at = Date.parse(event.timestamp);
             if (at >= since && at < until) chunk.push(storedEvent(event));
@@ -173,6 +192,7 @@ export class RecoveryRunner {
         signal,
       );
       // Stopped (shutdown: the lease is given up in stop()), or no longer ours: it resumes from its last save.
+      if (stalled) throw new Error(`the event stream sent nothing for ${STALL_MS / 60_000} minutes`);
       if (signal.aborted) {
         if (lost) log.info('recovery no longer ours (its lease was taken over, or it was deleted with its endpoint)');
         return;
@@ -189,7 +209,7 @@ export class RecoveryRunner {
         await this.d.recoveries.finish(r.id, owner, { status: 'failed', error: 'the endpoint was disabled during the recovery', now: this.d.clock.now() }).catch((e: unknown) => log.warn({ err: e }, 'could not record the end of a recovery'));
         return;
       }
-      if (signal.aborted) return;
+      if (signal.aborted && !stalled) return;
       const now = this.d.clock.now();
       const retryAt = new Date(now.getTime() + RETRY_AFTER_MS * 2 ** Math.min(r.failures, 6));
       try {

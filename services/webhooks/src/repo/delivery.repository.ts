@@ -76,6 +76,9 @@ export interface ClaimRequest {
   discover?: { endpoints: number; room: number; exclude: string[] } | undefined;
 }
 
+/** From this many endpoints named to a fan-out, the list is matched through a hash rather than element by element. */
+const PENDING_FOR_HASHED = 64;
+
 export class DeliveryRepository {
   constructor(private readonly db: Kysely<WebhooksDb>) {}
 
@@ -95,7 +98,12 @@ export class DeliveryRepository {
   ): Promise<{ created: number; claimed: ClaimedJob[]; pendingEndpoints: string[] }> {
     if (events.length === 0) return { created: 0, claimed: [], pendingEndpoints: [] };
     const { now, lease } = opts;
-    const leased = lease ? sql`not (e.id = any(${lease.pendingFor}::text[]))` : sql`false`;
+    // A long list is hashed once (the plans are generic: = any() would compare each target row with every id).
+    const leased = !lease
+      ? sql`false`
+      : lease.pendingFor.length > PENDING_FOR_HASHED
+        ? sql`not (e.id in (select unnest(${lease.pendingFor}::text[])))`
+        : sql`not (e.id = any(${lease.pendingFor}::text[]))`;
     const { rows } = await sql<Pick<ClaimedJob, 'id' | 'endpoint_id' | 'event_id' | 'url' | 'secret_sealed'> & { leased: boolean }>`
       with ev as (
         -- distinct: the same event twice in one batch is one event (and one row to upsert).
