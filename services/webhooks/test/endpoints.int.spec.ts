@@ -226,7 +226,14 @@ describe('a recovery', () => {
     await waitFor(async () => (await row(r.id))?.lease_owner === 'waiting');
     clock.advance(RECOVERY_LEASE_MS + 1);
     // Renewed while it waits: still its own, however long the read takes.
-    await waitFor(async () => (await row(r.id))!.lease_until!.getTime() > clock.now().getTime(), { what: 'the lease renewed' });
+    await waitFor(
+      async () => {
+        const now = await row(r.id);
+        // Still its own and not yet failed: the renewal, not a failed run's retry time, moved lease_until.
+        return now!.lease_owner === 'waiting' && now!.failures === 0 && now!.lease_until!.getTime() > clock.now().getTime();
+      },
+      { what: 'the lease renewed' },
+    );
     // Each look advances the monotonic clock 10 s here: 5 minutes without a message end the run, to be tried again.
     await waitFor(async () => (await row(r.id))?.failures === 1, { what: 'the stalled run to end as failed' });
     expect(await row(r.id)).toMatchObject({ status: 'running', lease_owner: null, queued: 0 });

@@ -191,12 +191,14 @@ export class RecoveryRunner {
         },
         signal,
       );
-      // Stopped (shutdown: the lease is given up in stop()), or no longer ours: it resumes from its last save.
-      if (stalled) throw new Error(`the event stream sent nothing for ${STALL_MS / 60_000} minutes`);
-      if (signal.aborted) {
-        if (lost) log.info('recovery no longer ours (its lease was taken over, or it was deleted with its endpoint)');
+      // No longer ours: whoever has it now goes on from its last save.
+      if (lost) {
+        log.info('recovery no longer ours (its lease was taken over, or it was deleted with its endpoint)');
         return;
       }
+      if (stalled) throw new Error(`the event stream sent nothing for ${STALL_MS / 60_000} minutes`);
+      // Stopped (shutdown: the lease is given up in stop()): it resumes from its last save.
+      if (signal.aborted) return;
       await save();
       await this.d.recoveries.finish(r.id, owner, { status: 'finished', now: this.d.clock.now() });
       log.info({ queued_by_this_run: queuedHere }, 'recovery finished');
@@ -209,7 +211,7 @@ export class RecoveryRunner {
         await this.d.recoveries.finish(r.id, owner, { status: 'failed', error: 'the endpoint was disabled during the recovery', now: this.d.clock.now() }).catch((e: unknown) => log.warn({ err: e }, 'could not record the end of a recovery'));
         return;
       }
-      if (signal.aborted && !stalled) return;
+      if (lost || (signal.aborted && !stalled)) return;
       const now = this.d.clock.now();
       const retryAt = new Date(now.getTime() + RETRY_AFTER_MS * 2 ** Math.min(r.failures, 6));
       try {
