@@ -16,6 +16,7 @@ import { corpusPath, createTestContext, migratedDb, type TestContext } from '@ma
 import { SendRepository, type SendRow } from '../src/repo/send.repository';
 import type { SendDb } from '../src/repo/tables';
 import { parseFeedback } from '../src/domain/feedback';
+import { newEventId } from '../src/domain/event-ids';
 import { FeedbackHandler, SENT_WAIT_MS } from '../src/domain/feedback-handler';
 import { before } from '../src/domain/status';
 import { Verp } from '../src/domain/verp';
@@ -63,7 +64,7 @@ async function recordSent(messageId: string): Promise<void> {
   const row = (await repo.find(messageId))!;
   const now = clock.now();
   const event: EventEnvelope = {
-    id: newId('event'),
+    id: newEventId(),
     type: 'message.sent',
     timestamp: now.toISOString(),
     org_id: ORG,

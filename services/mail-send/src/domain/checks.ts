@@ -4,12 +4,13 @@
  * send rate (rate_limited). A refusal is announced as message.rejected (it has no message
  * id: nothing was stored) and answered to the caller with the same reason.
  */
-import { AppError, newId, type EnvelopeOf, type OrganizationStatus, type REJECTION_REASONS, type SendCheckRequest } from '@mailroom/contracts';
+import { AppError, type EnvelopeOf, type OrganizationStatus, type REJECTION_REASONS, type SendCheckRequest } from '@mailroom/contracts';
 import { withTransaction, type Kysely } from '@mailroom/db';
 import type { Clock } from '@mailroom/platform';
 import type { Outbox } from '@mailroom/runtime';
 import type { SendRepository } from '../repo/send.repository';
 import type { SendDb } from '../repo/tables';
+import { newEventId } from './event-ids';
 
 type Reason = (typeof REJECTION_REASONS)[number];
 
@@ -57,7 +58,7 @@ export class SendChecks {
     const refusal = await this.refusal(req, now);
     if (!refusal) return;
     const event: EnvelopeOf<'message.rejected'> = {
-      id: newId('event'),
+      id: newEventId(),
       type: 'message.rejected',
       timestamp: now.toISOString(),
       org_id: req.org_id,

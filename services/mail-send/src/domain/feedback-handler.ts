@@ -26,12 +26,13 @@
  * work queue) it is applied anyway, timed from the provider's own hand-over time when the
  * report gives one (SES), else from the first hand-over attempt (created_at).
  */
-import { newId, type EnvelopeOf, type FeedbackMail } from '@mailroom/contracts';
+import type { EnvelopeOf, FeedbackMail } from '@mailroom/contracts';
 import { withTransaction, type Kysely, type Transaction } from '@mailroom/db';
 import type { Clock, Logger } from '@mailroom/platform';
 import type { Outbox } from '@mailroom/runtime';
 import type { SendRepository, SendRow } from '../repo/send.repository';
 import type { SendDb } from '../repo/tables';
+import { newEventId } from './event-ids';
 import { attributeRecipients, feedbackMeaning } from './attribution';
 import type { ComplaintFeedback, DsnFeedback, Feedback } from './feedback';
 import { before, isHandedOver } from './status';
@@ -125,7 +126,7 @@ export class FeedbackHandler {
   }
 
   private envelope<T extends 'message.delivered' | 'message.bounced' | 'message.complained'>(type: T, send: SendRow, now: Date) {
-    return { id: newId('event'), type, timestamp: now.toISOString(), org_id: send.org_id, env_id: send.env_id };
+    return { id: newEventId(), type, timestamp: now.toISOString(), org_id: send.org_id, env_id: send.env_id };
   }
 
   private async applyDsn(trx: Transaction<SendDb>, send: SendRow, dsn: DsnFeedback, now: Date, opts: ApplyOptions, log: Logger): Promise<void> {

@@ -7,13 +7,14 @@
  * the provider refused for good are a bounce, and go on the suppression list; a message it
  * refused for good (content, sender, account) is a bounce that suppresses nobody.
  */
-import { newId, type EnvelopeOf, type OutboundJob } from '@mailroom/contracts';
+import type { EnvelopeOf, OutboundJob } from '@mailroom/contracts';
 import { Batched, withTransaction, type Kysely, type Transaction } from '@mailroom/db';
 import type { Clock, Logger } from '@mailroom/platform';
 import type { Outbox } from '@mailroom/runtime';
 import type { RecordSent, SendRepository, StartSending } from '../repo/send.repository';
 import type { SendDb } from '../repo/tables';
 import { ProviderError, type MailProvider, type RejectedRecipient } from '../providers/provider';
+import { newEventId } from './event-ids';
 import { compose, MissingAttachment, type AttachmentSource } from './compose';
 import { signDkim, type DkimKey } from './dkim';
 import { before, bounceSubType } from './status';
@@ -84,7 +85,7 @@ export class OutboundSender {
 
     const now = this.clock.now();
     const sent: EnvelopeOf<'message.sent'> = {
-      id: newId('event'),
+      id: newEventId(),
       type: 'message.sent',
       timestamp: now.toISOString(),
       org_id: job.org_id,
@@ -135,7 +136,7 @@ export class OutboundSender {
   private async bounce(trx: Transaction<SendDb>, job: Pick<OutboundJob, 'message_id' | 'thread_id' | 'inbox_id' | 'org_id' | 'env_id'>, rejected: RejectedRecipient[], type: 'Permanent' | 'Transient'): Promise<void> {
     const now = this.clock.now();
     const event: EnvelopeOf<'message.bounced'> = {
-      id: newId('event'),
+      id: newEventId(),
       type: 'message.bounced',
       timestamp: now.toISOString(),
       org_id: job.org_id,
