@@ -165,6 +165,11 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   return e.code === '23505' && (constraint === undefined || e.constraint === constraint);
 }
 
+/** Postgres error code of a foreign key violation: a row referred to went away meanwhile (a race that is a 404). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === '23503';
+}
+
 /**
  * Creates the database named in `url` when it does not exist (development and tests; in
  * production the database is provisioned). Connects to the server's `postgres` database.

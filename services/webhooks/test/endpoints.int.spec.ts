@@ -19,7 +19,9 @@ import { RecoveryRunner, RECOVERY_LEASE_MS } from '../src/domain/recoveries';
 import { DeliveryRepository } from '../src/repo/delivery.repository';
 import { EndpointRepository } from '../src/repo/endpoint.repository';
 import { RecoveryRepository } from '../src/repo/recovery.repository';
+import type { Tenant } from '../src/repo/endpoint.repository';
 import type { WebhooksDb } from '../src/repo/tables';
+import { insertEndpoint, tenant } from './fixtures';
 
 let ctx: TestContext;
 let db: Kysely<WebhooksDb>;
@@ -43,16 +45,7 @@ afterAll(async () => {
   await ctx?.cleanup();
 });
 
-const tenant = () => ({ org_id: newId('organization'), env_id: newId('environment') });
-
-async function endpoint(t: { org_id: string; env_id: string }, types: string[] | null = null): Promise<string> {
-  const id = newId('webhookEndpoint');
-  await db
-    .insertInto('endpoints')
-    .values({ id, ...t, url: `https://${id}.example.com/hook`, event_types: types, description: null, secret_sealed: Buffer.from('sealed'), disabled_reason: null, disabled_at: null, created_at: t0, updated_at: t0 })
-    .execute();
-  return id;
-}
+const endpoint = (t: Tenant, types: string[] | null = null) => insertEndpoint(db, t, t0, types);
 
 /** The event stream: messages in sequence order (1, 2, ...), published at `time`. */
 class Stream implements EventHistory {
@@ -92,7 +85,11 @@ class Stream implements EventHistory {
   }
 }
 
-function setup(stream: Stream, clock: ManualClock) {
+/** A recovery world on its own clock (at minute 60) and stream, with one tenant. */
+function setup() {
+  const clock = new ManualClock(at(60));
+  const stream = new Stream();
+  const t = tenant();
   const recoveries = new RecoveryRepository(db);
   const endpoints = new EndpointRepository(db);
   const deliveries = new DeliveryRepository(db);
@@ -116,7 +113,7 @@ function setup(stream: Stream, clock: ManualClock) {
     wake: () => {},
     changed: () => {},
   } as unknown as ConstructorParameters<typeof Endpoints>[0]);
-  return { recoveries, endpoints, runner, api };
+  return { clock, stream, t, recoveries, endpoints, runner, api };
 }
 
 const row = (id: string) => db.selectFrom('recoveries').selectAll().where('id', '=', id).executeTakeFirst();
@@ -125,10 +122,7 @@ const at = (minutes: number) => new Date(t0.getTime() + minutes * 60_000);
 
 describe('a recovery', () => {
   it("queues once each the window's events of its endpoint's tenant and types, and says how many", async () => {
-    const clock = new ManualClock(at(60));
-    const stream = new Stream();
-    const { runner, api } = setup(stream, clock);
-    const t = tenant();
+    const { stream, runner, api, t } = setup();
     const e = await endpoint(t);
     const inWindow = [stream.publish(messageReceivedEvent(t, at(10))), stream.publish(messageReceivedEvent(t, at(20)))];
     stream.publish(messageReceivedEvent(tenant(), at(15)));
@@ -153,9 +147,7 @@ describe('a recovery', () => {
   });
 
   it('runs one at a time per endpoint: a second request while one runs is a conflict naming it', async () => {
-    const clock = new ManualClock(at(60));
-    const { api } = setup(new Stream(), clock);
-    const t = tenant();
+    const { api, t } = setup();
     const [e, other] = [await endpoint(t), await endpoint(t)];
     const first = await api.recover(t, e, { since: at(0).toISOString() });
     await expect(api.recover(t, e, { since: at(10).toISOString() })).rejects.toMatchObject({ code: 'conflict', details: [{ path: 'recovery_id', message: first.id }] });
@@ -163,10 +155,7 @@ describe('a recovery', () => {
   });
 
   it('resumes where it stopped after a shutdown, on another instance, without queueing anything twice', async () => {
-    const clock = new ManualClock(at(60));
-    const stream = new Stream();
-    const { runner, api } = setup(stream, clock);
-    const t = tenant();
+    const { stream, runner, api, t } = setup();
     const e = await endpoint(t);
     const events = [1, 2, 3, 4, 5].map((m) => stream.publish(messageReceivedEvent(t, at(m))));
     const r = await api.recover(t, e, { since: at(0).toISOString() });
@@ -185,10 +174,7 @@ describe('a recovery', () => {
   });
 
   it('is taken over when its lease runs out, and the first instance, late, changes nothing', async () => {
-    const clock = new ManualClock(at(60));
-    const stream = new Stream();
-    const { runner, api } = setup(stream, clock);
-    const t = tenant();
+    const { clock, stream, runner, api, t } = setup();
     const e = await endpoint(t);
     const events = [1, 2, 3].map((m) => stream.publish(messageReceivedEvent(t, at(m))));
     const r = await api.recover(t, e, { since: at(0).toISOString() });
@@ -213,10 +199,7 @@ describe('a recovery', () => {
   });
 
   it('keeps its lease through a read that waits, and ends the run as failed when the stream sends nothing for 5 minutes', async () => {
-    const clock = new ManualClock(at(60));
-    const stream = new Stream();
-    const { runner, api } = setup(stream, clock);
-    const t = tenant();
+    const { clock, stream, runner, api, t } = setup();
     const e = await endpoint(t);
     stream.publish(messageReceivedEvent(t, at(1)));
     const r = await api.recover(t, e, { since: at(0).toISOString() });
@@ -241,10 +224,7 @@ describe('a recovery', () => {
   });
 
   it('ends with its endpoint: deleted, it is gone; disabled, it fails with the reason', async () => {
-    const clock = new ManualClock(at(60));
-    const stream = new Stream();
-    const { runner, api } = setup(stream, clock);
-    const t = tenant();
+    const { stream, runner, api, t } = setup();
     const [deleted, disabled] = [await endpoint(t), await endpoint(t)];
     [1, 2, 3].forEach((m) => stream.publish(messageReceivedEvent(t, at(m))));
     const gone = await api.recover(t, deleted, { since: at(0).toISOString() });
@@ -261,10 +241,7 @@ describe('a recovery', () => {
   });
 
   it('is tried again after a failed run, and given up after five in a row', async () => {
-    const clock = new ManualClock(at(60));
-    const stream = new Stream();
-    const { runner, api } = setup(stream, clock);
-    const t = tenant();
+    const { clock, stream, runner, api, t } = setup();
     const e = await endpoint(t);
     const r = await api.recover(t, e, { since: at(0).toISOString() });
     stream.failing = true;
@@ -288,8 +265,7 @@ describe('a recovery', () => {
 
 describe('creation', () => {
   it('stops at the most endpoints an environment may have, also when requests race', async () => {
-    const { api } = setup(new Stream(), new ManualClock(at(60)));
-    const t = tenant();
+    const { api, t } = setup();
     const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => api.create(t, { url: `https://hooks${i}.example.com/` })));
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(3);
     for (const r of results.filter((x) => x.status === 'rejected')) expect(r.reason).toMatchObject({ code: 'conflict' });
@@ -305,8 +281,7 @@ describe('updates and redeliveries', () => {
   const failuresOf = async (id: string) => (await db.selectFrom('endpoints').select('consecutive_failures').where('id', '=', id).executeTakeFirstOrThrow()).consecutive_failures;
 
   it('disabled: false resets the failure count only of a disabled endpoint; events: null subscribes to every type again', async () => {
-    const { api } = setup(new Stream(), new ManualClock(at(60)));
-    const t = tenant();
+    const { api, t } = setup();
     const e = await endpoint(t, ['message.sent']);
     await db.updateTable('endpoints').set({ consecutive_failures: 12 }).where('id', '=', e).execute();
     // A client that sends disabled: false with every update does not keep a failing endpoint from being disabled.
@@ -363,8 +338,7 @@ describe('updates and redeliveries', () => {
   });
 
   it('a recovery of an endpoint deleted after it was read is a 404, not an error', async () => {
-    const { api, endpoints } = setup(new Stream(), new ManualClock(at(60)));
-    const t = tenant();
+    const { api, endpoints, t } = setup();
     const e = await endpoint(t);
     const stale = (await endpoints.find(t, e))!;
     await db.deleteFrom('endpoints').where('id', '=', e).execute();

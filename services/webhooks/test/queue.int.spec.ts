@@ -9,7 +9,9 @@ import { sql, type Kysely } from '@mailroom/db';
 import { monotonicIds, newId } from '@mailroom/contracts';
 import { createTestContext, migratedDb, type TestContext } from '@mailroom/testing';
 import { DeliveryRepository, type ClaimedJob, type FinishedAttempt, type StoredEvent } from '../src/repo/delivery.repository';
+import type { Tenant } from '../src/repo/endpoint.repository';
 import type { WebhooksDb } from '../src/repo/tables';
+import { insertEndpoint, tenant } from './fixtures';
 
 let ctx: TestContext;
 let db: Kysely<WebhooksDb>;
@@ -29,18 +31,7 @@ afterAll(async () => {
   await ctx?.cleanup();
 });
 
-function tenant() {
-  return { org_id: newId('organization'), env_id: newId('environment') };
-}
-
-async function endpoint(t: { org_id: string; env_id: string }): Promise<string> {
-  const id = newId('webhookEndpoint');
-  await db
-    .insertInto('endpoints')
-    .values({ id, ...t, url: `https://${id}.example.com/hook`, event_types: null, description: null, secret_sealed: Buffer.from('sealed'), disabled_reason: null, disabled_at: null, created_at: t0, updated_at: t0 })
-    .execute();
-  return id;
-}
+const endpoint = (t: Tenant) => insertEndpoint(db, t, t0);
 
 function event(t: { org_id: string; env_id: string }): StoredEvent {
   const id = newId('event');

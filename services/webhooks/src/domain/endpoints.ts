@@ -19,7 +19,7 @@ import {
   type WebhookEndpointCreated,
   type WebhookRecovery,
 } from '@mailroom/contracts';
-import { withTransaction, type Kysely } from '@mailroom/db';
+import { isForeignKeyViolation, withTransaction, type Kysely } from '@mailroom/db';
 import type { Clock, SecretBox } from '@mailroom/platform';
 import { z } from 'zod';
 import type { AttemptRow, DeliveryRepository, StoredEvent } from '../repo/delivery.repository';
@@ -40,11 +40,6 @@ export function toEventType(value: string): EventType {
   const found = EVENT_TYPES.find((t) => t === value);
   if (!found) throw new AppError('internal_error', `stored event type ${value} is not catalogued`);
   return found;
-}
-
-/** PostgreSQL's foreign key violation (SQLSTATE 23503). */
-function isForeignKeyViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && err.code === '23503';
 }
 
 export function toEndpoint(row: EndpointRow): WebhookEndpoint {
