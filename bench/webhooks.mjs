@@ -9,7 +9,11 @@
 //      just after the burst, and the service compared with the mean of the two;
 //   3. paced: 250, 500 and 1,000 events/s (x4 deliveries) for --paced-seconds each: p50/p99
 //      publish to receipt.
-// Options: --events <n> (20000), --rates <events/s,...> (250,500,1000), --paced-seconds <s> (10).
+//   4. floors: the service stopped, the least durable dispatcher (bench/webhook-floor.mjs) takes
+//      the same burst between two more bare loops: how close to bare any service keeping the
+//      issue's rows can come on this machine; then the same dispatcher writing nothing at all.
+// Options: --events <n> (20000), --rates <events/s,...> (250,500,1000), --paced-seconds <s> (10),
+// --no-floor.
 import { fork, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +30,7 @@ const EVENTS = arg('events', 20_000);
 // Paced runs, in events/s (each event is 4 deliveries): the target rate of 1,000 and lighter loads beside it.
 const RATES = (process.argv.includes('--rates') ? process.argv[process.argv.indexOf('--rates') + 1] : '250,500,1000').split(',').map(Number);
 const PACED_SECONDS = arg('paced-seconds', 10);
+const FLOOR = !process.argv.includes('--no-floor');
 const RECEIVERS = 4;
 const PER_RECEIVER = 4;
 const now = () => performance.timeOrigin + performance.now();
@@ -182,6 +187,47 @@ try {
     pacedResults.push({ rate, events: pacedEvents.length, publishedRate, cpu, ...(await latencies(receivers, paced.published)) });
   }
 
+  // 4. The floors: the webhooks service stopped, the least durable dispatcher there can be
+  // (bench/webhook-floor.mjs) takes the same burst between two more bare loops, then the
+  // same without PostgreSQL at all. What the first reaches is as close to the bare loop as
+  // any service keeping the issue's rows can come here; the second, consuming, signing and
+  // posting alone.
+  async function runFloor(durable) {
+    const child = fork(path.join(root, 'bench/webhook-floor.mjs'), {
+      env: { ...process.env, ...ctx.env },
+      execArgv: process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=/tmp/wh-prof/floor-${durable ? 'durable' : 'bare'}`] : [],
+    });
+    children.push(child);
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.send({ durable, endpoints: ports.map((port, i) => ({ id: `floor-${i}`, url: `http://127.0.0.1:${port}/hook`, secret: `whsec_${newId('apiKey')}` })) });
+    await new Promise((resolve, reject) => {
+      child.once('message', resolve);
+      child.once('exit', (code) => reject(new Error(`the floor exited with ${code}`)));
+    });
+    const floorProcs = { floor: () => [child.pid], receivers: () => [receivers.pid], postgres: () => pidsOf('postgres'), 'nats-server': () => pidsOf('nats-server') };
+    await ask(receivers, 'reset', 'reset');
+    await publishAll(make(500));
+    await waitForCount(receivers, 500 * RECEIVERS, 60_000);
+    const before = await bareLoop(bodies);
+    await ask(receivers, 'reset', 'reset');
+    const f0 = cpuSnapshot(floorProcs);
+    const run = await publishAll(make(EVENTS));
+    await waitForCount(receivers, EVENTS * RECEIVERS, 600_000);
+    const floorMs = now() - run.started;
+    const f1 = cpuSnapshot(floorProcs);
+    const after = await bareLoop(bodies);
+    child.send('exit');
+    await exited;
+    return { durable, rate: rateOf(floorMs), before: rateOf(before.ms), after: rateOf(after.ms), cpu: cpuPerUnit(f0, f1, EVENTS * RECEIVERS, 3) };
+  }
+  const floors = [];
+  if (FLOOR) {
+    const exited = new Promise((resolve) => webhooks.once('exit', resolve));
+    webhooks.kill('SIGTERM');
+    await exited;
+    floors.push(await runFloor(true), await runFloor(false));
+  }
+
   const fmt = (n) => Math.round(n).toLocaleString('en-US');
   const ms = (n) => `${n.toFixed(1)} ms`;
   console.log(`\nbench:webhooks — ${RECEIVERS} receivers on loopback, ${PER_RECEIVER} requests in flight per endpoint; webhooks service in its own process\n`);
@@ -196,6 +242,17 @@ try {
     console.log(`paced: ${fmt(p.events)} events at ${fmt(p.publishedRate)} events/s (${fmt(p.publishedRate * RECEIVERS)} deliveries/s)`);
     console.log(`  publish->receipt p50 ${ms(p.p50)}  p99 ${ms(p.p99)}  max ${ms(p.max)}  duplicates ${p.duplicates}   (target p99 < 100 ms at 1,000 events/s)`);
     console.log(`  CPU ms per delivery: ${p.cpu}`);
+  }
+  for (const floor of floors) {
+    const bare = (floor.before + floor.after) / 2;
+    console.log(
+      floor.durable
+        ? 'floor: the least durable dispatcher (bench/webhook-floor.mjs: a pending row per delivery, an attempt row per attempt), the same burst, the service stopped'
+        : 'floor without PostgreSQL: the same dispatcher writing nothing (consume, sign, POST), the same burst',
+    );
+    console.log(`  ${fmt(floor.rate)} deliveries/s; bare undici ${fmt(bare)}, the mean of ${fmt(floor.before)} before and ${fmt(floor.after)} after`);
+    console.log(`  floor / bare: ${((floor.rate / bare) * 100).toFixed(1)}%   service / floor: ${((rateOf(burstMs) / floor.rate) * 100).toFixed(1)}%`);
+    console.log(`  CPU ms per delivery: ${floor.cpu}`);
   }
   await bus.drain();
 } finally {
