@@ -15,3 +15,25 @@ it('redacts secrets wherever they appear', () => {
   for (const secret of ['hunter22', 'mrt_x', 'hello', 'mr_x']) expect(line).not.toContain(secret);
   expect(line).toContain('[redacted]');
 });
+
+it('redacts the URL a parse error keeps, password and all', () => {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const log = createLogger({ service: 't', destination });
+  let err: unknown;
+  try {
+    new URL('postgres://mailroom:s3/cret@db:5432/mailroom');
+  } catch (e) {
+    err = e;
+  }
+  log.fatal({ err }, 'migrate failed');
+  log.error({ cause: { err } }, 'nested');
+  const line = lines.join('');
+  expect(line).toContain('Invalid URL');
+  expect(line).not.toContain('s3/cret');
+});

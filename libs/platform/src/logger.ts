@@ -19,6 +19,9 @@ const SECRET_KEYS = [
   'text_body',
   'html_body',
   'raw',
+  // What a parser refused, as given: Node's "Invalid URL" keeps the whole URL here (a
+  // DATABASE_URL whose password has a '/' in it, say), and pino's error serializer copies it.
+  'input',
 ];
 
 export const REDACT_PATHS = [

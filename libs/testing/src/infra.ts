@@ -21,6 +21,17 @@ export function serverUrls(env: NodeJS.ProcessEnv = process.env): { databaseUrl:
   };
 }
 
+/** A server URL fit for a message or a log: its password, if any, masked. */
+export function shownUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(a URL that does not parse)';
+  }
+}
+
 /** `mrt<base36 ms><4 hex>`: sortable by age, unique per run. */
 export function newRunId(now = Date.now()): string {
   return `${PREFIX}${now.toString(36)}${randomBytes(2).toString('hex')}`;

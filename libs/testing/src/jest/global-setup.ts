@@ -2,7 +2,7 @@
  * Integration runs: find the servers (the local ones, or containers when they are absent
  * and Docker is present), name the run, sweep leftovers of old crashed runs.
  */
-import { dropStale, newRunId, reachable, serverUrls } from '../infra';
+import { dropStale, newRunId, reachable, serverUrls, shownUrl } from '../infra';
 import { dockerAvailable, startContainers, type StartedServers } from './containers';
 
 declare global {
@@ -15,8 +15,8 @@ export default async function globalSetup(): Promise<void> {
   if (!up.postgres || !up.nats) {
     if (!dockerAvailable()) {
       throw new Error(
-        `integration tests need PostgreSQL and NATS with JetStream: postgres ${up.postgres ? 'up' : 'DOWN'} at ${urls.databaseUrl}, ` +
-          `nats ${up.nats ? 'up' : 'DOWN'} at ${urls.natsUrl}. Start them (see README), set TEST_DATABASE_URL / TEST_NATS_URL, or run where Docker is.`,
+        `integration tests need PostgreSQL and NATS with JetStream: postgres ${up.postgres ? 'up' : 'DOWN'} at ${shownUrl(urls.databaseUrl)}, ` +
+          `nats ${up.nats ? 'up' : 'DOWN'} at ${shownUrl(urls.natsUrl)}. Start them (see README), set TEST_DATABASE_URL / TEST_NATS_URL, or run where Docker is.`,
       );
     }
     const started = await startContainers({ postgres: !up.postgres, nats: !up.nats });
