@@ -112,6 +112,30 @@ describe('inboxes', () => {
   });
 });
 
+describe('message and thread lists', () => {
+  it('are a 404 for an inbox of another tenant, and for a deleted inbox', async () => {
+    const inbox = await newInbox();
+    await transport().sendMail({ from: 'ada@sender.test', to: inbox.address, subject: 'Listed', text: 'hello' });
+    await messagesOf(inbox.inbox_id);
+    expect((await api.get(`/api/v1/inboxes/${inbox.inbox_id}/threads`)).body.data).toHaveLength(1);
+
+    const other = await api.post('/api/v1/auth/signup', { email: 'lister@example.com', password: 'correct horse battery' });
+    const stranger = new ApiClient(api.baseUrl).withToken(other.body.access_token);
+    for (const list of ['messages', 'threads']) {
+      const res = await stranger.get(`/api/v1/inboxes/${inbox.inbox_id}/${list}`);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+
+    expect((await api.delete(`/api/v1/inboxes/${inbox.inbox_id}`)).status).toBe(204);
+    for (const list of ['messages', 'threads']) {
+      const res = await api.get(`/api/v1/inboxes/${inbox.inbox_id}/${list}`);
+      expect(res.status).toBe(404);
+      expect(res.body.error.code).toBe('not_found');
+    }
+  });
+});
+
 describe('receiving', () => {
   it('stores a reply, strips its quoted history, threads it, and announces message.received', async () => {
     const inbox = await newInbox('support');

@@ -42,7 +42,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       clock,
     );
     const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN);
-    const messages = new Messages(db, messageRepo);
+    const messages = new Messages(db, messageRepo, inboxRepo);
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
     const sending = new Sending(
       inboxRepo,

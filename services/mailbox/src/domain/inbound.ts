@@ -91,13 +91,21 @@ export class InboundStore {
     // Attachments are stored once per raw message, under names the copies share.
     await Promise.all(parsed.attachments.map((a, i) => this.attachments.put(`${item.raw_id}.${i}`, a.content)));
     let stored = 0;
+    const receivedAt = new Date(item.received_at);
     for (const rcpt of pending) {
-      const inbox = await this.inboxes.findAnyById(rcpt.inbox_id);
-      if (!inbox) {
+      const named = await this.inboxes.findAnyById(rcpt.inbox_id);
+      if (!named) {
         // Resolved at RCPT moments ago, so it existed: never hard-deleted, this cannot happen.
         logging.log.error({ inbox_id: rcpt.inbox_id, raw_id: item.raw_id }, 'recipient inbox does not exist; message kept in the raw store only');
         continue;
       }
+      // The edge resolves an address from its cache (RCPT_CACHE_TTL_MS): the inbox it named may
+      // have been deleted before the mail arrived, and its address given to another inbox,
+      // another tenant's perhaps. The mail is that inbox's; with no owner on arrival it stays
+      // with the one named (accepted mail is never dropped). A copy already stored there is
+      // found by the unique (inbox, raw message) key.
+      const inbox = named.deleted_at && named.deleted_at <= receivedAt ? ((await this.inboxes.ownerAt(named.address, receivedAt)) ?? named) : named;
+      if (inbox !== named) logging.log.info({ inbox_id: named.id, to_inbox_id: inbox.id, raw_id: item.raw_id }, 'mail for an inbox deleted before it arrived: stored in the inbox its address had then');
       const inserted = await this.storeOne(item, parsed, { id: inbox.id, org_id: inbox.org_id, env_id: inbox.env_id, address: inbox.address });
       if (inserted) stored++;
     }

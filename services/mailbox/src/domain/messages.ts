@@ -9,7 +9,7 @@ import {
   type Message,
 } from '@mailroom/contracts';
 import { withTransaction, type Kysely } from '@mailroom/db';
-import type { Tenant } from '../repo/inbox.repository';
+import type { InboxRepository, Tenant } from '../repo/inbox.repository';
 import type { AttachmentRow, MessageRepository, MessageRow, ThreadRow, TimeCursor } from '../repo/message.repository';
 import type { MailboxDb } from '../repo/tables';
 import { invalidPageToken } from './inboxes';
@@ -73,7 +73,15 @@ export class Messages {
   constructor(
     private readonly db: Kysely<MailboxDb>,
     private readonly repo: MessageRepository,
+    private readonly inboxes: InboxRepository,
   ) {}
+
+  /** Lists of an inbox that is not the tenant's, or deleted, are a 404 like the inbox itself (read beside the list). */
+  private async ofLiveInbox<T>(t: Tenant, inboxId: string, list: Promise<T>): Promise<T> {
+    const [inbox, rows] = await Promise.all([this.inboxes.find(t, inboxId), list]);
+    if (!inbox) throw AppError.notFound('inbox');
+    return rows;
+  }
 
   private async present(rows: MessageRow[]): Promise<Message[]> {
     const ids = rows.map((r) => r.id);
@@ -93,14 +101,18 @@ export class Messages {
   }
 
   async list(t: Tenant, q: { inbox_id: string; limit: number; page_token?: string | undefined; label?: string | undefined; before?: string | undefined; after?: string | undefined }) {
-    const rows = await this.repo.listMessages(t, {
-      inboxId: q.inbox_id,
-      limit: q.limit + 1,
-      cursor: decodeCursor(q.page_token),
-      label: q.label,
-      before: q.before ? new Date(q.before) : undefined,
-      after: q.after ? new Date(q.after) : undefined,
-    });
+    const rows = await this.ofLiveInbox(
+      t,
+      q.inbox_id,
+      this.repo.listMessages(t, {
+        inboxId: q.inbox_id,
+        limit: q.limit + 1,
+        cursor: decodeCursor(q.page_token),
+        label: q.label,
+        before: q.before ? new Date(q.before) : undefined,
+        after: q.after ? new Date(q.after) : undefined,
+      }),
+    );
     const page = rows.slice(0, q.limit);
     const ids = page.map((r) => r.id);
     const labels = await this.repo.labelsOfMessages(ids);
@@ -151,7 +163,7 @@ export class Messages {
   }
 
   async threads(t: Tenant, q: { inbox_id: string; limit: number; page_token?: string | undefined; label?: string | undefined }) {
-    const rows = await this.repo.listThreads(t, { inboxId: q.inbox_id, limit: q.limit + 1, cursor: decodeCursor(q.page_token), label: q.label });
+    const rows = await this.ofLiveInbox(t, q.inbox_id, this.repo.listThreads(t, { inboxId: q.inbox_id, limit: q.limit + 1, cursor: decodeCursor(q.page_token), label: q.label }));
     return { data: await this.presentThreads(rows.slice(0, q.limit)), next_page_token: nextToken(rows, q.limit, (r) => ({ at: r.last_message_at, id: r.id })) };
   }
 

@@ -62,6 +62,19 @@ export class InboxRepository {
     return ex.selectFrom('inboxes').selectAll().where('address', '=', address).where('deleted_at', 'is', null).executeTakeFirst();
   }
 
+  /** For the inbound consumer: the inbox that had `address` at `at` (created by then, not yet deleted), whoever owns it. */
+  ownerAt(address: string, at: Date, ex: Executor<MailboxDb> = this.db): Promise<InboxRow | undefined> {
+    return ex
+      .selectFrom('inboxes')
+      .selectAll()
+      .where('address', '=', address)
+      .where('created_at', '<=', at)
+      .where((eb) => eb.or([eb('deleted_at', 'is', null), eb('deleted_at', '>', at)]))
+      .orderBy('created_at', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  }
+
   /** For the inbound consumer: the inbox a work item names, deleted or not (accepted mail is never dropped). */
   findAnyById(id: string, ex: Executor<MailboxDb> = this.db): Promise<InboxRow | undefined> {
     return ex.selectFrom('inboxes').selectAll().where('id', '=', id).executeTakeFirst();

@@ -1,0 +1,1 @@
+drop index inboxes_by_address;
