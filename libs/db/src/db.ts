@@ -20,6 +20,14 @@ export interface DbOptions {
   applicationName?: string;
   /** Per-statement bound in ms, enforced by the server; default 30 s. */
   statementTimeoutMs?: number;
+  /**
+   * How long the client waits for any answer to a statement before it gives the connection
+   * up (closes it: the statement and those queued behind it fail, the pool replaces it);
+   * default the statement bound + 15 s. It matters only when the server or the path to it is
+   * gone without a word (a host that died, a dropped route): the server's own bound ends a
+   * statement first otherwise, and without this the statement would wait for ever.
+   */
+  queryTimeoutMs?: number;
   /** An idle pooled connection was lost (server restart, failover). The pool replaces it. */
   onIdleError?: (err: Error) => void;
   /** How often a connection has PostgreSQL plan its prepared statements afresh; default 10 s. */
@@ -62,11 +70,14 @@ class PreparingClient extends pg.Client {
   readonly #now: () => number;
   #plannedAt: number;
 
-  constructor(config: pg.ClientConfig & { planRefreshMs?: number; now?: () => number } = {}) {
+  readonly #answerMs: number | undefined;
+
+  constructor(config: pg.ClientConfig & { planRefreshMs?: number; now?: () => number; answerTimeoutMs?: number } = {}) {
     super(config);
     this.#refreshMs = config.planRefreshMs ?? PLAN_REFRESH_MS;
     this.#now = config.now ?? Date.now;
     this.#plannedAt = this.#now();
+    this.#answerMs = config.answerTimeoutMs;
   }
 
   override query(...args: unknown[]): never {
@@ -75,10 +86,39 @@ class PreparingClient extends pg.Client {
       const name = this.#nameOf(text);
       if (name !== undefined) {
         this.#refreshPlans();
-        return this.#prepared(name, text, values, true) as never;
+        return this.#watched(this.#prepared(name, text, values, true)) as never;
       }
     }
-    return (super.query as (...a: unknown[]) => unknown)(...args) as never;
+    const last = args.at(-1);
+    if (this.#answerMs !== undefined && typeof last === 'function') {
+      // Callback style (pg-pool's pool.query): the watch ends when the callback is called.
+      const end = this.#watch();
+      args[args.length - 1] = (...results: unknown[]) => {
+        end();
+        (last as (...r: unknown[]) => void)(...results);
+      };
+      return (super.query as (...a: unknown[]) => unknown)(...args) as never;
+    }
+    return this.#watched((super.query as (...a: unknown[]) => unknown)(...args)) as never;
+  }
+
+  /** Watches a statement's promise (other results, such as a submitted cursor, are not watched). */
+  #watched(result: unknown): unknown {
+    if (this.#answerMs === undefined || !(result instanceof Promise)) return result;
+    const end = this.#watch();
+    result.then(end, end);
+    return result;
+  }
+
+  /** Closes the connection if the statement has no answer in time (see DbOptions.queryTimeoutMs); returns the end of the watch. */
+  #watch(): () => void {
+    const timer = setTimeout(() => {
+      // Everything on this connection fails at once ("Connection terminated"), and the pool
+      // drops it when it comes back (it is no longer queryable).
+      (this as unknown as { connection: { stream: { destroy(err?: Error): void } } }).connection.stream.destroy(new Error(`no answer from PostgreSQL in ${this.#answerMs} ms`));
+    }, this.#answerMs);
+    timer.unref();
+    return () => clearTimeout(timer);
   }
 
   /**
@@ -130,6 +170,10 @@ export function createPool(opts: DbOptions): pg.Pool {
     options: `-c search_path=${opts.schema} -c statement_timeout=${opts.statementTimeoutMs ?? 30_000}${opts.genericPlans ? ' -c plan_cache_mode=force_generic_plan' : ''}`,
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
+    // An idle connection to a server that is gone is found out by TCP, not by its next user.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+    answerTimeoutMs: opts.queryTimeoutMs ?? (opts.statementTimeoutMs ?? 30_000) + 15_000,
     ...(opts.planRefreshMs !== undefined ? { planRefreshMs: opts.planRefreshMs } : {}),
     ...(opts.now ? { now: opts.now } : {}),
   } as pg.PoolConfig);
