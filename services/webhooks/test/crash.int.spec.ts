@@ -295,3 +295,36 @@ it('SIGTERM with an attempt past WEBHOOK_SHUTDOWN_GRACE_MS: exits anyway, record
   child.kill('SIGTERM');
   expect(await exited(child)).toBe(0);
 }, 60_000);
+
+it('a delivery leased to the live instance that it does not hold (an answer lost) is handed back and sent', async () => {
+  // Retries an hour apart: the delivery waits in the queue for the test to lose it.
+  const child = await startWebhooks({ WEBHOOK_RETRY_SCHEDULE: '3600' });
+  const { tenant, call } = tenantCall();
+  const r = await WebhookReceiver.start({ reply: (d) => ({ status: d.n === 1 ? 500 : 200 }) });
+  receivers.push(r);
+  const endpoint = await callRpc(bus, 'webhooks.endpoint.create', { url: r.url() }, call);
+  const event = messageReceivedEvent(tenant);
+  await publishEvent(bus, event);
+  await waitFor(async () => {
+    const { rows } = await sql<{ n: number }>`select count(*)::int as n from jobs where endpoint_id = ${endpoint.id} and state = 'pending'`.execute(db);
+    return rows[0]!.n === 1;
+  }, { what: 'the retry waiting in the queue' });
+
+  // As a claim whose commit went through and whose answer never came back leaves it: leased
+  // to the instance, which holds nothing of it; due now. The reaper leaves a live instance's
+  // deliveries alone, and claims take only pending ones.
+  const { rows: live } = await sql<{ owner: string }>`select owner from workers`.execute(db);
+  expect(live).toHaveLength(1);
+  await sql`update jobs set state = 'in_flight', lock_owner = ${live[0]!.owner}, next_attempt_at = now(), updated_at = now() - interval '1 hour'
+            where endpoint_id = ${endpoint.id}`.execute(db);
+
+  await waitFor(() => r.of(event.id).length === 2, { timeoutMs: 20_000, what: 'the retry sent after all' });
+  const attempts = await waitFor(async () => {
+    const { rows } = await sql<{ attempt: number; status: string }>`select attempt, status from attempts where endpoint_id = ${endpoint.id} order by id`.execute(db);
+    return rows.length === 2 && rows;
+  }, { what: 'both attempts recorded' });
+  expect(attempts).toEqual([{ attempt: 1, status: 'failed' }, { attempt: 2, status: 'delivered' }]);
+  expect(output.get(child)).toContain('does not hold');
+  child.kill('SIGTERM');
+  expect(await exited(child)).toBe(0);
+}, 40_000);

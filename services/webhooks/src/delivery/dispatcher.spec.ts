@@ -77,6 +77,7 @@ const repo = {
   retire: async () => {},
   claim,
   reapExpired: async () => 0,
+  leasedBefore: async () => [],
 } as unknown as DeliveryRepository;
 
 let nextId = 1;

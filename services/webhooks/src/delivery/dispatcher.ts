@@ -45,6 +45,8 @@ export const AUTO_DISABLE_REASON = 'disabled after 50 consecutive failed deliver
  * and claims large enough that their fixed cost (a round trip, planning) is shared.
  */
 export const CLAIM_AHEAD = 16;
+/** Every this many leases, an instance looks for deliveries leased to it that it does not hold (see releaseOrphans). */
+const ORPHAN_CHECK_LEASES = 2;
 /** A record of finished attempts starts at once when this many wait; fewer wait FLUSH_LINGER_MS for company. */
 const FLUSH_BATCH = 128;
 const FLUSH_LINGER_MS = 20;
@@ -246,6 +248,8 @@ export class Dispatcher {
    */
   private leaseValidUntil = Infinity;
   private heartbeatTimer: NodeJS.Timeout | undefined;
+  /** When (monotonic ms) this instance last looked for deliveries leased to it that it does not hold. */
+  private orphansCheckedAt = -Infinity;
   private beating: Promise<void> | undefined;
   /** Attempt ids increase in the order attempts start, also within a millisecond: records list newest first by id. */
   private readonly newAttemptId = monotonicIds('delivery');
@@ -955,9 +959,33 @@ export class Dispatcher {
         this.log.info({ deliveries: reaped }, 'took over deliveries of a worker whose lease ran out');
         this.wake();
       }
+      if (this.monotonic() - this.orphansCheckedAt >= ORPHAN_CHECK_LEASES * this.opts.leaseMs) {
+        this.orphansCheckedAt = this.monotonic();
+        await this.releaseOrphans(now);
+      }
     } catch (err) {
       this.log.warn({ err, starts_again: this.leaseValid() }, 'lease renewal failed');
     }
+  }
+
+  /**
+   * Hands back deliveries leased to this instance that it does not hold. A claim or fan-out
+   * whose commit went through but whose answer was lost (the connection dropped at that
+   * moment) leaves them so, and so does a record lost in a database crash (records do not
+   * wait for the WAL flush): nothing else would ever attempt them while this instance
+   * lives, since the reaper takes over only the deliveries of instances whose lease ran out.
+   * Only those leased more than two leases ago are looked at: an answer still on its way
+   * belongs to a younger claim.
+   */
+  private async releaseOrphans(now: Date): Promise<void> {
+    const generation = this.ownerGeneration;
+    const leased = await this.repo.leasedBefore(this.owner, new Date(now.getTime() - 2 * this.opts.leaseMs));
+    // Held here meanwhile (claimed again after a hand-back) or under a new name: not orphans.
+    const orphans = leased.filter((id) => !this.claimed.has(id) && !this.unreleased.has(id));
+    if (orphans.length === 0 || generation !== this.ownerGeneration) return;
+    this.log.warn({ deliveries: orphans.length }, 'deliveries leased to this instance that it does not hold (an answer lost, or a record lost in a database crash): handed back');
+    await this.repo.release(this.owner, orphans);
+    this.wake();
   }
 
   /** Takes an endpoint's queued (not started) deliveries out of this instance's hands and returns them. */

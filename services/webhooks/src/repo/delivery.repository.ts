@@ -297,6 +297,16 @@ export class DeliveryRepository {
     await sql`update jobs set state = 'pending', lock_owner = null where id = any(${jobIds}::bigint[]) and lock_owner = ${owner} and state = 'in_flight'`.execute(ex);
   }
 
+  /**
+   * Deliveries leased to `owner` since before `before` (ids), for the worker to hand back
+   * those it does not hold. Like reapExpired, it reads the queue's in-flight rows without an
+   * index, and the worker asks only every few leases.
+   */
+  async leasedBefore(owner: string, before: Date, ex: Executor<WebhooksDb> = this.db): Promise<number[]> {
+    const rows = await ex.selectFrom('jobs').select('id').where('lock_owner', '=', owner).where('state', '=', 'in_flight').where('updated_at', '<', before).execute();
+    return rows.map((r) => Number(r.id));
+  }
+
   /** Forgets a stopped worker: nothing is leased to it any more. */
   async retire(owner: string, ex: Executor<WebhooksDb> = this.db): Promise<void> {
     await ex.deleteFrom('workers').where('owner', '=', owner).execute();
@@ -326,7 +336,9 @@ export class DeliveryRepository {
    * they are now (a deleted one is missing), so the worker can follow changes it did not make.
    *
    * The commit does not wait for the WAL flush: a record lost in a database crash leaves its
-   * delivery leased, so it is attempted again (at-least-once), never lost.
+   * delivery leased to a worker that no longer holds it, which hands it back when it next
+   * compares what is leased to it with what it holds (Dispatcher.releaseOrphans), so it is
+   * attempted again (at-least-once), never lost.
    */
   async record(owner: string, batch: FinishedAttempt[], opts: { threshold: number; reason: string; now: Date }): Promise<RecordedEndpoint[]> {
     if (batch.length === 0) return [];
