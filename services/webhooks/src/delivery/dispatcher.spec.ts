@@ -24,7 +24,15 @@ class GatedPoster implements Poster {
       const list = this.waiting.get(url) ?? [];
       list.push(resolve);
       this.waiting.set(url, list);
-      abort?.addEventListener('abort', () => resolve({ ok: false, httpStatus: 0, error: 'aborted', timedOut: false, durationMs: 0 }), { once: true });
+      abort?.addEventListener(
+        'abort',
+        () => {
+          // Cut short: no longer waiting for an answer.
+          list.splice(list.indexOf(resolve), 1);
+          resolve({ ok: false, httpStatus: 0, error: 'aborted', timedOut: false, durationMs: 0 });
+        },
+        { once: true },
+      );
     });
   }
 
@@ -525,14 +533,36 @@ describe('Dispatcher intake', () => {
     await renewal();
     expect(heartbeat).toHaveBeenLastCalledWith('w1.1', expect.any(Date));
     expect(dispatcher.leaseForNewWork()?.owner).toBe('w1.1');
-    for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
+    // What ran under the old name is cut short: those deliveries are another instance's now.
+    expect(http.running(url)).toBe(0);
+    await new Promise((r) => setImmediate(r));
     expect(http.sent(url)).toHaveLength(PER_ENDPOINT);
+    expect(release).not.toHaveBeenCalled();
     // A fan-out leased under the old name, handed over late: not taken (the reaper gives them back).
     dispatcher.adopt(jobs('taken', 2), lease);
     expect(http.sent(url)).toHaveLength(PER_ENDPOINT);
     // Under the new name, work flows again.
     dispatcher.adopt(jobs('taken', 1), { owner: 'w1.1', pendingFor: [] });
     expect(http.sent(url)).toHaveLength(PER_ENDPOINT + 1);
+  });
+
+  it('cuts attempts in flight short once renewals have failed for five sixths of a lease, and hands them back', async () => {
+    const url = 'https://cut.example.com/';
+    // A lease of 1.2 s: looked at every 100 ms.
+    dispatcher = build(http, { leaseMs: 1_200 });
+    renew.mockRejectedValue(new Error('database unreachable'));
+    await dispatcher.start();
+    const held = jobs('cut', 2);
+    dispatcher.adopt(held, lease);
+    expect(http.running(url)).toBe(2);
+    // Five sixths of the lease after the last renewal was sent (at start): another instance
+    // may take these deliveries over at the end of the lease.
+    now += 1_000;
+    for (let i = 0; i < 100 && http.running(url) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(http.running(url)).toBe(0);
+    await new Promise((r) => setImmediate(r));
+    expect(release.mock.calls.flatMap(([, ids]) => ids).sort()).toEqual(held.map((j) => j.id).sort());
+    expect(record).not.toHaveBeenCalled();
   });
 
   it('a lease that ran out while its renewal waited on the database: the queues go on once it is renewed', async () => {
@@ -576,8 +606,9 @@ describe('Dispatcher intake', () => {
     await http.answer(url);
     renew.mockResolvedValueOnce(false);
     await renewal();
-    await http.answer(url);
-    // Both attempts were made as 'w1': neither is recorded as 'w1.1' (the first was waiting for its linger).
+    // Both attempts were made as 'w1': neither is recorded as 'w1.1' (the first was waiting
+    // for its linger, the second is cut short by the lease's end).
+    expect(http.running(url)).toBe(0);
     dispatcher.adopt(jobs('stale', 1), { owner: 'w1.1', pendingFor: [] });
     await http.answer(url);
     await recorded(1);
@@ -658,10 +689,11 @@ describe('Dispatcher intake', () => {
     renew.mockResolvedValueOnce(false);
     liveWorkers.mockImplementation(async () => ['w1.1']);
     await renewal();
-    // New work under the new name, while the three attempts of the old one still run.
+    // The three attempts of the old name are cut short; new work under the new name starts.
+    expect(http.running(url)).toBe(0);
     dispatcher.adopt(jobs('heldover', 1), { owner: 'w1.1', pendingFor: [] });
     expect(http.sent(url)).toHaveLength(54);
-    for (let i = 0; i < 3; i++) await http.answer(url, failed);
+    await http.answer(url, failed);
     reachable();
   });
 

@@ -208,7 +208,8 @@ export class Dispatcher {
   /** Something may have made deliveries due anywhere: the next claim looks beyond the known endpoints. */
   private discoverNext = true;
   private stopped = false;
-  private readonly abort = new AbortController();
+  /** Cuts the attempts in flight short (shutdown, or a lease not renewed in time); a new one after each cut. */
+  private cut = new AbortController();
   private timers: NodeJS.Timeout[] = [];
   private readonly secrets = new Map<string, { sealed: Buffer; secret: string }>();
   /**
@@ -247,6 +248,11 @@ export class Dispatcher {
    * Infinity until start().
    */
   private leaseValidUntil = Infinity;
+  /**
+   * Past this (monotonic ms), five sixths of a lease after the last renewal was sent, the
+   * attempts still in flight are cut short (see cutIfLapsed). Infinity until start().
+   */
+  private leaseCutAt = Infinity;
   private heartbeatTimer: NodeJS.Timeout | undefined;
   /** When (monotonic ms) this instance last looked for deliveries leased to it that it does not hold. */
   private orphansCheckedAt = -Infinity;
@@ -275,8 +281,9 @@ export class Dispatcher {
   async start(): Promise<void> {
     const sentAt = this.monotonic();
     await this.repo.heartbeat(this.owner, this.leaseFrom(this.clock.now()));
-    this.leaseValidUntil = sentAt + (this.opts.leaseMs * 2) / 3;
+    this.renewedAt(sentAt);
     await this.refreshMembers();
+    this.timers.push(setInterval(() => this.cutIfLapsed(), Math.max(25, Math.floor(this.opts.leaseMs / 12))).unref());
     this.timers.push(setInterval(() => this.wake(), this.opts.pollIntervalMs).unref());
     this.timers.push(setInterval(() => void this.refreshMembers(), this.opts.pollIntervalMs).unref());
     this.heartbeatTimer = setInterval(() => void (this.beating ??= this.heartbeat().finally(() => (this.beating = undefined))), Math.max(100, Math.floor(this.opts.leaseMs / 3))).unref();
@@ -697,6 +704,7 @@ export class Dispatcher {
 
   private async attempt(job: ClaimedJob, slots: EndpointSlots): Promise<void> {
     const generation = this.ownerGeneration;
+    const signal = this.cut.signal;
     const attempt = job.attempts + 1;
     const at = this.clock.now();
     const timestamp = Math.floor(at.getTime() / 1000);
@@ -707,15 +715,23 @@ export class Dispatcher {
         job.url,
         job.body,
         { 'content-type': 'application/json', 'x-service-timestamp': String(timestamp), 'x-service-signature': signature },
-        this.abort.signal,
+        signal,
       );
     } catch (err) {
       // Not the receiver's fault (e.g. a secret that no longer opens): recorded as a failed attempt, retried on schedule.
       this.log.error({ err, endpoint_id: job.endpoint_id, event_id: job.event_id }, 'could not attempt delivery');
       result = { ok: false, httpStatus: 0, error: 'internal_error', timedOut: false, durationMs: 0 };
     }
-    // Cut short by shutdown: nothing is recorded, the delivery is handed back and sent again.
-    if (result.error === 'aborted') return;
+    // Cut short: nothing is recorded, the delivery is handed back and sent again. By shutdown,
+    // stop() hands it back; by a lease not renewed in time, it goes back now, or, if the lease
+    // ran out meanwhile (a new name), the instance that took the old name's deliveries has it.
+    if (result.error === 'aborted') {
+      if (!this.stopped) {
+        this.forget(job);
+        if (generation === this.ownerGeneration) this.handBack([job.id]);
+      }
+      return;
+    }
     // Made under a name given up meanwhile (its lease was taken over): its record would change
     // nothing the new holder has, or, if this instance holds the delivery again, be a second row.
     if (generation !== this.ownerGeneration) {
@@ -921,6 +937,32 @@ export class Dispatcher {
     return this.monotonic() < this.leaseValidUntil;
   }
 
+  /** A renewal sent at `sentAt` (monotonic ms) went through. */
+  private renewedAt(sentAt: number): void {
+    this.leaseValidUntil = sentAt + (this.opts.leaseMs * 2) / 3;
+    this.leaseCutAt = sentAt + (this.opts.leaseMs * 5) / 6;
+  }
+
+  /**
+   * Renewals have failed for five sixths of a lease: soon another instance may find the lease
+   * run out and take this one's deliveries over, and send them while the attempts started
+   * here are still waiting for their receivers (up to the 30 s deadline). They are cut short
+   * now and handed back (or left to that instance), so no delivery is in flight twice and no
+   * endpoint has more than its requests in flight. Checked every twelfth of a lease, so the
+   * cut comes before the lease runs out.
+   */
+  private cutIfLapsed(): void {
+    if (this.stopped || this.running === 0 || this.monotonic() < this.leaseCutAt) return;
+    this.log.warn({ in_flight: this.running }, 'lease not renewed in time: attempts in flight cut short and handed back, to be sent again');
+    this.cutAttempts();
+  }
+
+  private cutAttempts(): void {
+    const cut = this.cut;
+    this.cut = new AbortController();
+    cut.abort();
+  }
+
   /**
    * Renews this instance's lease. If its row is gone, another instance found the lease run
    * out and took its deliveries over (renewals failed for a whole lease: the database was
@@ -942,7 +984,7 @@ export class Dispatcher {
       }
       // Run out before or during this renewal (a slow database): attempts that finished meanwhile started nothing.
       const lapsed = !this.leaseValid();
-      this.leaseValidUntil = sentAt + (this.opts.leaseMs * 2) / 3;
+      this.renewedAt(sentAt);
       if (lapsed && !this.stopped) {
         this.log.info('lease renewed again: delivering');
         for (const id of [...this.endpoints.keys()]) this.pump(id);
@@ -1009,8 +1051,11 @@ export class Dispatcher {
   private leaseLost(): void {
     const old = this.owner;
     this.owner = `${this.opts.owner}.${++this.ownerGeneration}`;
-    // Nothing starts until the new name is registered.
+    // Nothing starts until the new name is registered, and what runs under the old one stops:
+    // its deliveries are another instance's now.
     this.leaseValidUntil = -Infinity;
+    this.leaseCutAt = -Infinity;
+    this.cutAttempts();
     let dropped = 0;
     for (const [id, slots] of this.endpoints) {
       dropped += this.emptyQueue(slots).length;
@@ -1052,7 +1097,7 @@ export class Dispatcher {
     clearTimeout(timer);
     if (!graceful) {
       this.log.warn({ in_flight: this.running }, 'attempts still running at the end of the grace period: cut short, to be sent again');
-      this.abort.abort();
+      this.cutAttempts();
       await Promise.allSettled([...this.attempts]);
     }
     clearTimeout(this.flushTimer);
