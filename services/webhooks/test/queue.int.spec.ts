@@ -208,6 +208,26 @@ describe('recording', () => {
     expect(await db.selectFrom('attempts').select(['status']).where('job_id', '=', claimed[0]!.id).execute()).toEqual([{ status: 'delivered' }]);
   });
 
+  it('a batch recorded again (the answer to its commit was lost) counts nothing twice; nor do attempts of deliveries no longer held', async () => {
+    const t = tenant();
+    const a = await endpoint(t);
+    const events = [event(t), event(t), event(t)];
+    const { claimed } = await repo.fanOut(events, { maxAttempts: 10, now: t0, lease: { owner: 'w10', pendingFor: [] } });
+    const failures = async () => (await db.selectFrom('endpoints').select('consecutive_failures').where('id', '=', a).executeTakeFirstOrThrow()).consecutive_failures;
+    const batch = [finished(claimed[0]!, false, at(60)), finished(claimed[1]!, false, at(60))];
+    await repo.record('w10', batch, recording);
+    expect(await failures()).toBe(2);
+    // The same batch again, as the dispatcher sends it when it never heard back: nothing more.
+    expect(await repo.record('w10', batch, recording)).toEqual([{ id: a, url: `https://${a}.example.com/hook`, disabled: false, disabledNow: false, consecutiveFailures: 2 }]);
+    expect(await failures()).toBe(2);
+    expect(await db.selectFrom('attempts').select('id').where('endpoint_id', '=', a).execute()).toHaveLength(2);
+    // A delivery taken over meanwhile (handed back here): its late attempt neither counts nor is recorded.
+    await repo.release('w10', [claimed[2]!.id]);
+    await repo.record('w10', [finished(claimed[2]!, false, at(60))], recording);
+    expect(await failures()).toBe(2);
+    expect(await db.selectFrom('attempts').select('id').where('endpoint_id', '=', a).execute()).toHaveLength(2);
+  });
+
   it('a retry cancelled by a disable, or dropped at a claim, leaves no record announcing it', async () => {
     const t = tenant();
     const [a, b] = [await endpoint(t), await endpoint(t)];

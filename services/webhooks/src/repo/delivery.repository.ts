@@ -326,7 +326,9 @@ export class DeliveryRepository {
   /**
    * Records a batch of finished attempts in one statement (one round trip, one commit):
    * - each endpoint's outcome: a 2xx resets its failure count, failures add to it, and
-   *   reaching `threshold` disables it and cancels its pending deliveries;
+   *   reaching `threshold` disables it and cancels its pending deliveries (only attempts of
+   *   deliveries this worker still holds count, so a batch recorded again after the answer
+   *   to its commit was lost counts nothing twice);
    * - one row per attempt, with its next attempt time unless the endpoint is now disabled,
    *   written only for deliveries this worker still holds: an attempt whose delivery was
    *   taken over (the lease ran out) is not recorded, and the new holder's is the one row;
@@ -342,27 +344,32 @@ export class DeliveryRepository {
    */
   async record(owner: string, batch: FinishedAttempt[], opts: { threshold: number; reason: string; now: Date }): Promise<RecordedEndpoint[]> {
     if (batch.length === 0) return [];
-    const tallies = new Map<string, { hadSuccess: boolean; trailingFailures: number }>();
-    for (const a of batch) {
-      const t = tallies.get(a.job.endpoint_id) ?? { hadSuccess: false, trailingFailures: 0 };
-      if (a.ok) {
-        t.hadSuccess = true;
-        t.trailingFailures = 0;
-      } else {
-        t.trailingFailures++;
-      }
-      tallies.set(a.job.endpoint_id, t);
-    }
-    // Endpoint rows are locked in id order, so two workers recording at once cannot deadlock.
-    const ids = [...tallies.keys()].sort();
+    // Every endpoint of the batch is read back; only the attempts of deliveries still held count.
+    const ids = [...new Set(batch.map((a) => a.job.endpoint_id))].sort();
     const col = <T>(f: (a: FinishedAttempt) => T) => batch.map(f);
     const { threshold, reason, now } = opts;
     const { rows } = await sql<{ id: string; url: string; disabled: boolean; newly: boolean; failures: number; sync: string }>`
       with cfg as (
         select set_config('synchronous_commit', 'off', true) as sync
+      ), a as (
+        select * from unnest(
+          ${col((a) => a.attemptId)}::text[], ${col((a) => a.job.id)}::bigint[], ${col((a) => a.job.endpoint_id)}::text[],
+          ${col((a) => a.job.event_id)}::text[], ${col((a) => a.attempt)}::int[], ${col((a) => a.trigger)}::text[],
+          ${col((a) => (a.ok ? 'delivered' : 'failed'))}::text[], ${col((a) => a.httpStatus)}::int[], ${col((a) => a.error)}::text[],
+          ${col((a) => a.responseBody)}::text[], ${col((a) => a.durationMs)}::int[], ${col((a) => a.at)}::timestamptz[],
+          ${col((a) => a.retryAt)}::timestamptz[]) with ordinality
+          as a(id, job_id, endpoint_id, event_id, attempt, triggered_by, status, http_status, error, response_body, duration_ms, created_at, retry_at, ord)
+      ), held as (
+        -- The attempts of deliveries this worker still holds, in the order they finished. Only
+        -- they count: not those of deliveries taken over since, and not a batch recorded again
+        -- because the answer to its first commit was lost (its deliveries are no longer held).
+        select a.endpoint_id, a.status, a.ord, max(a.ord) filter (where a.status = 'delivered') over (partition by a.endpoint_id) as last_ok
+        from a join jobs j on j.id = a.job_id and j.lock_owner = ${owner} and j.state = 'in_flight'
       ), v as (
-        select * from unnest(${ids}::text[], ${ids.map((id) => tallies.get(id)!.hadSuccess)}::bool[], ${ids.map((id) => tallies.get(id)!.trailingFailures)}::int[])
-          as v(id, had_success, tail_failures)
+        -- Per endpoint: whether one succeeded, and the failures after the last success.
+        select endpoint_id as id, bool_or(status = 'delivered') as had_success,
+               (count(*) filter (where status <> 'delivered' and ord > coalesce(last_ok, 0)))::int as tail_failures
+        from held group by endpoint_id
       ), known as (
         select e.id, e.url, e.disabled, e.consecutive_failures from endpoints e where e.id = any(${ids}::text[])
       ), old as (
@@ -388,14 +395,6 @@ export class DeliveryRepository {
         select k.id, k.url, coalesce(t.disabled, k.disabled) as disabled, coalesce(t.disabled and not t.was_disabled, false) as newly,
                coalesce(t.consecutive_failures, k.consecutive_failures) as failures
         from known k left join tallied t on t.id = k.id
-      ), a as (
-        select * from unnest(
-          ${col((a) => a.attemptId)}::text[], ${col((a) => a.job.id)}::bigint[], ${col((a) => a.job.endpoint_id)}::text[],
-          ${col((a) => a.job.event_id)}::text[], ${col((a) => a.attempt)}::int[], ${col((a) => a.trigger)}::text[],
-          ${col((a) => (a.ok ? 'delivered' : 'failed'))}::text[], ${col((a) => a.httpStatus)}::int[], ${col((a) => a.error)}::text[],
-          ${col((a) => a.responseBody)}::text[], ${col((a) => a.durationMs)}::int[], ${col((a) => a.at)}::timestamptz[],
-          ${col((a) => a.retryAt)}::timestamptz[])
-          as a(id, job_id, endpoint_id, event_id, attempt, triggered_by, status, http_status, error, response_body, duration_ms, created_at, retry_at)
       ), retried as (
         update jobs j set state = 'pending', attempts = greatest(j.attempts, a.attempt), next_attempt_at = a.retry_at, lock_owner = null,
                           last_attempt_id = a.id, updated_at = ${now}
