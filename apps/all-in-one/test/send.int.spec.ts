@@ -214,9 +214,20 @@ describe('replying', () => {
     await api.post(`/api/v1/inboxes/${inbox.inbox_id}/resume`);
 
     const statuses: number[] = [];
-    for (let i = 0; i < 7; i++) statuses.push((await api.post(replyPath, { text_body: `n${i}` })).status);
+    for (let i = 0; i < 6; i++) statuses.push((await api.post(replyPath, { text_body: `n${i}` })).status);
+    // Over the rate, with an Idempotency-Key: a 429 that says when to come back, and the same
+    // key sent again is tried again (the refusal is not kept and replayed for 24 hours).
+    const once = { headers: { 'idempotency-key': `over-${inbox.inbox_id}` } };
+    const refused = await api.post(replyPath, { text_body: 'n6' }, once);
+    statuses.push(refused.status);
     expect(statuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
     expect(statuses.slice(5)).toEqual([429, 429]);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    const again = await api.post(replyPath, { text_body: 'n6' }, once);
+    expect(again.status).toBe(429);
+    expect(again.headers.get('idempotent-replayed')).toBeNull();
+    expect(again.headers.get('retry-after')).toEqual(expect.any(String));
     await tap.waitFor((e) => e.type === 'message.rejected' && e.data.inbox_id === inbox.inbox_id && e.data.rejection_reason === 'rate_limited');
     // Nothing refused was stored.
     const list = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages?label=sent`)).body.data;

@@ -49,6 +49,8 @@ export interface AppErrorOptions {
   details?: ErrorDetail[];
   /** Whether retrying the same operation later may succeed. */
   retryable?: boolean;
+  /** When a refusal for rate ends, in whole seconds from now: the answer's Retry-After. */
+  retryAfterSeconds?: number;
   cause?: unknown;
 }
 
@@ -56,6 +58,7 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetail[] | undefined;
   readonly retryable: boolean;
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -63,6 +66,7 @@ export class AppError extends Error {
     this.code = code;
     this.details = options.details;
     this.retryable = options.retryable ?? (code === 'service_unavailable' || code === 'gateway_timeout');
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   get status(): number {

@@ -19,5 +19,6 @@ export const rpcErrorBody = z.object({
   message: z.string(),
   details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   retryable: z.boolean().optional(),
+  retry_after_seconds: z.number().int().min(0).max(86_400).optional(),
 });
 export type RpcErrorBody = z.infer<typeof rpcErrorBody>;

@@ -146,7 +146,7 @@ function respondError(msg: Msg, err: AppError): void {
   h.set(HEADERS.errorCode, String(err.status));
   h.set(HEADERS.error, err.message.replace(/[\r\n]+/g, ' '));
   msg.respond(
-    encodeJson({ code: err.code, message: err.message, details: err.details, retryable: err.retryable }),
+    encodeJson({ code: err.code, message: err.message, details: err.details, retryable: err.retryable, retry_after_seconds: err.retryAfterSeconds }),
     { headers: h },
   );
 }
@@ -223,6 +223,7 @@ function decodeReply<N extends RpcName>(name: N, reply: Msg): RpcParsedResponse<
     throw new AppError(parsed.data.code, parsed.data.message, {
       ...(parsed.data.details ? { details: parsed.data.details } : {}),
       ...(parsed.data.retryable === undefined ? {} : { retryable: parsed.data.retryable }),
+      ...(parsed.data.retry_after_seconds === undefined ? {} : { retryAfterSeconds: parsed.data.retry_after_seconds }),
     });
   }
   const parsed = RPC[name].response.safeParse(body);

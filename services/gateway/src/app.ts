@@ -242,7 +242,8 @@ function routeHandler(route: Route, deps: AppDeps): RequestHandler {
         respond(res, route.status ?? 200, result);
       } catch (err) {
         const appErr = err instanceof AppError ? err : undefined;
-        if (appErr && appErr.status < 500) {
+        // A refusal for rate is over in a minute: the same key sent again then is a new try, not a replay.
+        if (appErr && appErr.status < 500 && appErr.code !== 'rate_limited') {
           await claim.commit(appErr.status, { error: { code: appErr.code, message: appErr.message, ...(appErr.details ? { details: appErr.details } : {}) } });
         } else {
           await claim.release().catch(() => {});

@@ -1,6 +1,6 @@
 import { ManualClock } from '@mailroom/platform';
 import type { OrganizationStatus } from '@mailroom/contracts';
-import { ORG_STATUS_TTL_MS, OrgStatuses } from './checks';
+import { ORG_STATUS_TTL_MS, OrgStatuses, freedIn } from './checks';
 
 describe('organization status for the pre-send check', () => {
   it('asks orgs at most once per organization within the TTL, and again after it', async () => {
@@ -31,5 +31,17 @@ describe('organization status for the pre-send check', () => {
     await expect(statuses.of('org_a')).rejects.toThrow('orgs unavailable');
     up = true;
     expect(await statuses.of('org_a')).toBe('active');
+  });
+});
+
+describe('when a refusal for rate ends', () => {
+  const now = new Date('2026-11-22T10:00:00Z');
+  const ago = (ms: number) => new Date(now.getTime() - ms);
+  it('is when the oldest send of the last minute leaves it, in whole seconds from 1 to 60', () => {
+    expect(freedIn(ago(59_000), now)).toBe(1);
+    expect(freedIn(ago(59_999), now)).toBe(1);
+    expect(freedIn(ago(30_500), now)).toBe(30);
+    expect(freedIn(ago(0), now)).toBe(60);
+    expect(freedIn(null, now)).toBe(60);
   });
 });

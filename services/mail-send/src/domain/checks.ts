@@ -14,6 +14,15 @@ import { newEventId } from './event-ids';
 
 type Reason = (typeof REJECTION_REASONS)[number];
 
+/**
+ * Whole seconds until a send counted in the last minute leaves the window (the oldest one),
+ * which frees a place under the limit: at least 1, at most 60.
+ */
+export function freedIn(oldest: Date | null, now: Date): number {
+  if (!oldest) return 60;
+  return Math.min(60, Math.max(1, Math.ceil((oldest.getTime() + 60_000 - now.getTime()) / 1000)));
+}
+
 export interface RateLimits {
   perInboxPerMinute: number;
   perOrgPerMinute: number;
@@ -75,14 +84,14 @@ export class SendChecks {
     };
     await withTransaction(this.db, (trx) => this.outbox.add(trx, event));
     this.outbox.kick();
-    throw new AppError(refusal.reason === 'rate_limited' ? 'rate_limited' : refusal.reason, refusal.detail);
+    throw new AppError(refusal.reason, refusal.detail, refusal.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: refusal.retryAfterSeconds });
   }
 
-  private async refusal(req: SendCheckRequest, now: Date): Promise<{ reason: Reason; detail: string } | undefined> {
+  private async refusal(req: SendCheckRequest, now: Date): Promise<{ reason: Reason; detail: string; retryAfterSeconds?: number } | undefined> {
     if (req.inbox_status === 'paused') return { reason: 'account_paused', detail: 'the inbox is paused; resume it to send' };
     if ((await this.orgs.of(req.org_id)) === 'paused') return { reason: 'account_paused', detail: 'the organization is paused; an owner or admin resumes it (PATCH /api/v1/org)' };
     // Suppressions and rates in one round trip; an admitted send is logged by the same statement.
-    const { blocked, inbox, org } = await this.repo.admit({
+    const { blocked, inbox, org, inbox_oldest, org_oldest } = await this.repo.admit({
       org_id: req.org_id,
       env_id: req.env_id,
       inbox_id: req.inbox_id,
@@ -96,10 +105,10 @@ export class SendChecks {
       return { reason: 'blocked_recipient', detail: `on the suppression list: ${blocked.map((b) => `${b.address} (${b.reason})`).join(', ')}` };
     }
     if (this.limits.perInboxPerMinute && inbox >= this.limits.perInboxPerMinute) {
-      return { reason: 'rate_limited', detail: `this inbox sent ${inbox} messages in the last minute (limit ${this.limits.perInboxPerMinute}); retry later` };
+      return { reason: 'rate_limited', detail: `this inbox sent ${inbox} messages in the last minute (limit ${this.limits.perInboxPerMinute}); retry later`, retryAfterSeconds: freedIn(inbox_oldest, now) };
     }
     if (this.limits.perOrgPerMinute && org >= this.limits.perOrgPerMinute) {
-      return { reason: 'rate_limited', detail: `the organization sent ${org} messages in the last minute (limit ${this.limits.perOrgPerMinute}); retry later` };
+      return { reason: 'rate_limited', detail: `the organization sent ${org} messages in the last minute (limit ${this.limits.perOrgPerMinute}); retry later`, retryAfterSeconds: freedIn(org_oldest, now) };
     }
     return undefined;
   }

@@ -144,15 +144,16 @@ export class SendRepository {
    * made since `since` (counted only when a limit is set), and, when nothing refuses the send,
    * the send logged at `at` for the next checks.
    */
-  async admit(q: { org_id: string; env_id: string; inbox_id: string; addresses: string[]; since: Date; at: Date; perInbox: number; perOrg: number }, ex: Executor<SendDb> = this.db): Promise<{ blocked: { address: string; reason: string }[]; inbox: number; org: number }> {
+  async admit(q: { org_id: string; env_id: string; inbox_id: string; addresses: string[]; since: Date; at: Date; perInbox: number; perOrg: number }, ex: Executor<SendDb> = this.db): Promise<{ blocked: { address: string; reason: string }[]; inbox: number; org: number; inbox_oldest: Date | null; org_oldest: Date | null }> {
     const counting = q.perInbox > 0 || q.perOrg > 0;
-    const { rows } = await sql<{ blocked: { address: string; reason: string }[]; inbox: number; org: number }>`
+    const { rows } = await sql<{ blocked: { address: string; reason: string }[]; inbox: number; org: number; inbox_oldest: Date | null; org_oldest: Date | null }>`
       with blocked as (
         select address, reason from suppressions
         where org_id = ${q.org_id} and env_id = ${q.env_id} and address = any(${q.addresses.map((a) => a.toLowerCase())}::text[])
       ),
       counts as (
-        select count(*) filter (where inbox_id = ${q.inbox_id})::int as inbox, count(*)::int as org
+        select count(*) filter (where inbox_id = ${q.inbox_id})::int as inbox, count(*)::int as org,
+               min(at) filter (where inbox_id = ${q.inbox_id}) as inbox_oldest, min(at) as org_oldest
         from send_log where org_id = ${q.org_id} and at > ${q.since} and ${counting}
       ),
       logged as (
@@ -161,9 +162,10 @@ export class SendRepository {
         where ${counting} and not exists (select 1 from blocked)
           and (${q.perInbox}::int = 0 or counts.inbox < ${q.perInbox}::int) and (${q.perOrg}::int = 0 or counts.org < ${q.perOrg}::int)
       )
-      select coalesce((select json_agg(json_build_object('address', b.address, 'reason', b.reason) order by b.address) from blocked b), '[]'::json) as blocked, inbox, org
+      select coalesce((select json_agg(json_build_object('address', b.address, 'reason', b.reason) order by b.address) from blocked b), '[]'::json) as blocked, inbox, org,
+             inbox_oldest, org_oldest
       from counts`.execute(ex);
-    return rows[0] ?? { blocked: [], inbox: 0, org: 0 };
+    return rows[0] ?? { blocked: [], inbox: 0, org: 0, inbox_oldest: null, org_oldest: null };
   }
 
   async pruneSendLog(before: Date, ex: Executor<SendDb> = this.db): Promise<void> {
