@@ -591,5 +591,14 @@ describe('new messages, reply-all and forward', () => {
       const res = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/${action}`, body);
       expect([action, res.status, JSON.stringify(res.body.error)]).toEqual([action, 400, expect.stringContaining('NUL')]);
     }
+    // An HTML-only reply (an empty text_body, as /send allows); no content at all is a 400.
+    const replyPath = `/api/v1/inboxes/${inbox.inbox_id}/messages/${original.message_id}/reply`;
+    const htmlOnly = await api.post(replyPath, { text_body: '', html_body: '<p>Signed and sent back.</p>' });
+    expect(htmlOnly.status).toBe(200);
+    const sent = (await relay.waitForMessages(before + 2, 20_000))[before + 1]!;
+    expect((await simpleParser(sent.raw)).html).toContain('<p>Signed and sent back.</p>');
+    const empty = await api.post(replyPath, { text_body: '' });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.details).toEqual([expect.objectContaining({ path: 'body.text_body' })]);
   });
 });

@@ -8,10 +8,15 @@ import { isoTimestamp } from '../time';
 /** Generous, yet below the gateway's body limit: a reply is text, attachments come with /send. */
 const BODY_MAX = 512 * 1024;
 
-export const replyRequest = z.strictObject({
-  text_body: z.string().min(1, 'must not be empty').max(BODY_MAX),
-  html_body: z.string().max(BODY_MAX).optional(),
-});
+/** A reply's content: text, HTML or both (an empty text_body with HTML is an HTML-only reply, as with /send). */
+export const replyRequest = z
+  .strictObject({
+    text_body: z.string().max(BODY_MAX),
+    html_body: z.string().max(BODY_MAX).optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (!r.text_body && !r.html_body) ctx.addIssue({ code: 'custom', path: ['text_body'], message: 'give text_body, html_body or both' });
+  });
 
 export const sentMessageRef = z.object({ message_id: idSchema('message'), thread_id: idSchema('thread') });
 
