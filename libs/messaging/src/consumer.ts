@@ -37,6 +37,13 @@ export interface ConsumerOptions<S extends z.ZodType> {
   handler: (payload: z.output<S>, meta: MessageMeta) => Promise<Outcome | void>;
   concurrency?: number;
   ackWaitMs?: number;
+  /**
+   * How long a handler may keep its message: while it runs, the server is told it is still
+   * being worked on (every half ack wait), so a handler slower than the ack wait (a hand-over
+   * to a slow mail server) is not given to another handler meanwhile; past this it is no
+   * longer told, and the message is redelivered. Default 10 ack waits.
+   */
+  maxWorkingMs?: number;
   /** Deliveries before the server stops trying; -1 = unlimited. */
   maxDeliver?: number;
   /** Backoff cap for naks of thrown errors. */
@@ -111,6 +118,14 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
       m.term();
       return;
     }
+    // Still working on it: the server does not give the message to another handler meanwhile.
+    const ackWaitMs = opts.ackWaitMs ?? 30_000;
+    const workingUntil = Date.now() + (opts.maxWorkingMs ?? 10 * ackWaitMs);
+    const keepAlive = setInterval(() => {
+      if (Date.now() < workingUntil) m.working();
+      else clearInterval(keepAlive);
+    }, Math.max(100, Math.floor(ackWaitMs / 2)));
+    keepAlive.unref();
     try {
       const outcome = (await opts.handler(parsed.data, meta)) ?? 'ack';
       if (outcome === 'ack') m.ack();
@@ -129,6 +144,8 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
         meta.log.error({ err }, 'handler failed permanently: terminated');
         m.term();
       }
+    } finally {
+      clearInterval(keepAlive);
     }
   }
 
