@@ -602,3 +602,29 @@ describe('new messages, reply-all and forward', () => {
     expect(empty.body.error.details).toEqual([expect.objectContaining({ path: 'body.text_body' })]);
   });
 });
+
+describe('mail larger than the bus takes in one message', () => {
+  it('announces it with its text cut to fit, refuses to forward it whole (413), and everything after it flows', async () => {
+    const inbox = (await api.post('/api/v1/inboxes', { username: 'bulky' })).body;
+    // 1.2 MB of plain text: more than NATS carries in one message (1 MB).
+    const line = 'The quick brown fox jumps over the lazy dog, again and again.\n';
+    const text = line.repeat(Math.ceil(1_200_000 / line.length));
+    const big = await receive(inbox, 'Ada <ada@sender.test>', 'Large report', { text });
+    const announced = await tap.waitFor((e) => e.type === 'message.received' && e.data.message_id === big.message_id);
+    expect(announced.type === 'message.received' && text.startsWith(announced.data.extracted_text.trimEnd().slice(0, 1000))).toBe(true);
+    expect(Buffer.byteLength(tap.raw[tap.events.indexOf(announced)]!)).toBeLessThanOrEqual(1024 * 1024);
+
+    // Forwarded whole, it would be a work item the bus cannot carry: refused, nothing stored.
+    const fwd = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${big.message_id}/forward`, { to: 'legal@sender.test' });
+    expect(fwd.status).toBe(413);
+    expect(fwd.body.error.code).toBe('payload_too_large');
+
+    // What comes after goes through: another message announced, a reply sent.
+    const next = await receive(inbox, 'Ada <ada@sender.test>', 'Small follow-up');
+    await tap.waitFor((e) => e.type === 'message.received' && e.data.message_id === next.message_id);
+    const before = relay.received.length;
+    expect((await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${next.message_id}/reply`, { text_body: 'Got both.' })).status).toBe(200);
+    const out = (await relay.waitForMessages(before + 1, 20_000))[before]!;
+    expect((await simpleParser(out.raw)).text).toContain('Got both.');
+  }, 60_000);
+});

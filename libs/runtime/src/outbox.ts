@@ -7,7 +7,7 @@
  * right after a commit (kick) and on an interval for what a crash or an outage left behind;
  * several instances share the work with SKIP LOCKED.
  */
-import { EVENT_TYPES, WORK_ITEMS, eventEnvelope, eventSubject, type EventEnvelope, type EventType, type WorkSubject } from '@mailroom/contracts';
+import { AppError, EVENT_TYPES, WORK_ITEMS, eventEnvelope, eventSubject, type EventEnvelope, type EventType, type WorkSubject } from '@mailroom/contracts';
 import type { z } from 'zod';
 import { sql, type Kysely, type Transaction } from '@mailroom/db';
 import type { Bus } from '@mailroom/messaging';
@@ -19,6 +19,11 @@ export interface OutboxRow {
   subject: string | null;
   payload: string;
 }
+
+/** Room kept under the server's max_payload for the headers a publish carries (msgID). */
+const HEADER_ROOM = 8 * 1024;
+/** NATS's default max_payload, until the connection has the server's. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 export interface OutboxOptions {
   intervalMs?: number;
@@ -57,12 +62,33 @@ export class Outbox<DB = unknown> {
    */
   eventRow(event: EventEnvelope): OutboxRow {
     const valid = eventEnvelope.parse(event);
-    return { id: valid.id, subject: null, payload: JSON.stringify(valid) };
+    return this.fitting({ id: valid.id, subject: null, payload: JSON.stringify(valid) });
   }
 
   /** The outbox row of a work item, validated; see eventRow. */
   workRow<S extends WorkSubject>(subject: S, id: string, item: z.input<(typeof WORK_ITEMS)[S]>): OutboxRow {
-    return { id, subject, payload: JSON.stringify(WORK_ITEMS[subject].parse(item)) };
+    return this.fitting({ id, subject, payload: JSON.stringify(WORK_ITEMS[subject].parse(item)) });
+  }
+
+  /** The largest payload (bytes of its JSON) the relay can publish: the server's max_payload less header room. */
+  maxPayloadBytes(): number {
+    return (this.bus.nc.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - HEADER_ROOM;
+  }
+
+  /**
+   * Refuses, before anything is committed, a row the relay could never publish: written, it
+   * would hold up every row after it. A send over the limit is a 413 to its caller.
+   */
+  private fitting(row: OutboxRow): OutboxRow {
+    const bytes = Buffer.byteLength(row.payload);
+    const max = this.maxPayloadBytes();
+    if (bytes <= max) return row;
+    throw new AppError(
+      'payload_too_large',
+      row.subject === 'mail.outbound'
+        ? `the message comes to ${bytes} bytes once encoded (bodies, headers, recipients; attachments apart); at most ${max} bytes can be queued for sending`
+        : `${row.subject ?? 'the event'} comes to ${bytes} bytes once encoded; at most ${max} bytes can be published`,
+    );
   }
 
   start(): void {
@@ -109,8 +135,17 @@ export class Outbox<DB = unknown> {
           delete from outbox where id in (
             select id from outbox where published_at is null order by id limit ${batch} for update skip locked)
           returning id, subject, payload`.execute(trx);
+        // A row too large for the server (written before rows were checked, or the server's
+        // limit lowered since) can never be published: it is kept, marked, out of every batch,
+        // so the rows after it go on (an operator finds it by published_at).
+        const max = this.maxPayloadBytes();
+        const tooLarge = rows.filter((row) => Buffer.byteLength(row.payload) > max);
+        for (const row of tooLarge) {
+          this.log.error({ id: row.id, subject: row.subject, bytes: Buffer.byteLength(row.payload), max }, 'outbox row larger than the bus takes: kept aside, not published');
+          await sql`insert into outbox (id, subject, payload, published_at) values (${row.id}, ${row.subject}, ${row.payload}, now())`.execute(trx);
+        }
         // Published together: each is acknowledged on its own, and the batch is gone only when all were.
-        await Promise.all(rows.map((row) => this.publish(row)));
+        await Promise.all(rows.filter((row) => !tooLarge.includes(row)).map((row) => this.publish(row)));
         return rows.length;
       });
       total += published;

@@ -88,3 +88,32 @@ it('skips a row that names no known work queue instead of blocking the others', 
   expect(await outbox.relay()).toBe(2);
   expect(await pending()).toEqual(expect.not.arrayContaining(['bad-1']));
 });
+
+it('refuses to write a row larger than the bus takes (payload_too_large), before anything is committed', () => {
+  const outbox = new Outbox(db, bus, log);
+  const big = rejected();
+  big.data.rejection_detail = 'x'.repeat(outbox.maxPayloadBytes());
+  expect(() => outbox.eventRow(big)).toThrow(expect.objectContaining({ code: 'payload_too_large' }));
+  const work = { raw_id: `raw_${'b'.repeat(26)}`, received_at: new Date().toISOString(), mail_from: 'x'.repeat(outbox.maxPayloadBytes()), rcpt_to: ['bounces+x@b.test'] };
+  expect(() => outbox.workRow('mail.feedback', 'work-big', work)).toThrow(expect.objectContaining({ code: 'payload_too_large' }));
+  expect(outbox.eventRow(rejected()).payload.length).toBeLessThan(outbox.maxPayloadBytes());
+});
+
+it('keeps aside, marked, a row written larger than the bus takes, and publishes the rows after it', async () => {
+  await ensureStreams(bus, ['EVENTS']);
+  const before = await stored('EVENTS');
+  const outbox = new Outbox(db, bus, log, { batch: 3 });
+  // Written before rows were checked (or the server's limit lowered since): first in line.
+  const big = rejected();
+  big.id = `evt_${'0'.repeat(26)}`;
+  big.data.rejection_detail = 'x'.repeat(outbox.maxPayloadBytes());
+  await sql`insert into outbox (id, payload) values (${big.id}, ${JSON.stringify(big)})`.execute(db);
+  for (let i = 0; i < 4; i++) await outbox.add(db, rejected());
+  expect(await outbox.relay()).toBe(5);
+  expect(await stored('EVENTS')).toBe(before + 4);
+  const { rows } = await sql<{ id: string; published_at: Date | null }>`select id, published_at from outbox where id = ${big.id}`.execute(db);
+  expect(rows).toEqual([{ id: big.id, published_at: expect.any(Date) }]);
+  // And out of every batch after.
+  await outbox.add(db, rejected());
+  expect(await outbox.relay()).toBe(1);
+});

@@ -60,6 +60,33 @@ function isAuthenticated(auth: InboundMail['auth']): boolean {
   return auth.spf.result === 'pass' || auth.dkim.result === 'pass';
 }
 
+/**
+ * message.received as the bus can carry it (the server's max_payload). Mail up to the SMTP
+ * size limit can have more text than that: its extracted_text is cut to what fits (the
+ * whole text is the message's, GET .../messages/{id}), then, in mail built to be absurd, its
+ * subject and its To list. An event that could not be published would hold up every event
+ * after it in the outbox.
+ */
+export function fitted(event: EnvelopeOf<'message.received'>, maxBytes: number): EnvelopeOf<'message.received'> {
+  const size = (e: EnvelopeOf<'message.received'>) => Buffer.byteLength(JSON.stringify(e));
+  if (size(event) <= maxBytes) return event;
+  // The longest prefix of `value` (whole code points) with which the event fits.
+  const cut = (value: string, withValue: (v: string) => EnvelopeOf<'message.received'>): EnvelopeOf<'message.received'> => {
+    const points = Array.from(value);
+    let [lo, hi] = [0, points.length];
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (size(withValue(points.slice(0, mid).join(''))) <= maxBytes) lo = mid;
+      else hi = mid - 1;
+    }
+    return withValue(points.slice(0, lo).join(''));
+  };
+  let e = cut(event.data.extracted_text, (v) => ({ ...event, data: { ...event.data, extracted_text: v } }));
+  if (size(e) > maxBytes) e = cut(e.data.subject, (v) => ({ ...e, data: { ...e.data, subject: v } }));
+  while (size(e) > maxBytes && e.data.to_addresses.length > 1) e = { ...e, data: { ...e.data, to_addresses: e.data.to_addresses.slice(0, Math.ceil(e.data.to_addresses.length / 2)) } };
+  return e;
+}
+
 export class InboundStore {
   constructor(
     private readonly db: Kysely<MailboxDb>,
@@ -195,7 +222,7 @@ export class InboundStore {
         })),
         labels: ['received', ...(spam ? ['spam'] : []), ...(isAuthenticated(item.auth) ? [] : ['unauthenticated'])],
         // The outbox validates the envelope against the contract before it is stored.
-        outbox: event && this.outbox.eventRow(event),
+        outbox: event && this.outbox.eventRow(fitted(event, this.outbox.maxPayloadBytes())),
       },
     ]);
     return inserted!;
