@@ -35,16 +35,17 @@ describe('admit', () => {
 
   it('counts the inbox and the organization, logs an admitted send, and logs nothing once a limit is reached', async () => {
     const org = newId('organization');
-    for (let i = 0; i < 2; i++) expect(await repo.admit({ ...base(org, 'inb_1'), perInbox: 2, perOrg: 3 })).toEqual({ blocked: [], inbox: i, org: i });
-    // The inbox is at its limit: refused by the caller, and not logged.
-    expect(await repo.admit({ ...base(org, 'inb_1'), perInbox: 2, perOrg: 3 })).toEqual({ blocked: [], inbox: 2, org: 2 });
+    for (let i = 0; i < 2; i++) expect(await repo.admit({ ...base(org, 'inb_1'), perInbox: 2, perOrg: 3 })).toMatchObject({ blocked: [], inbox: i, org: i });
+    // The inbox is at its limit: refused by the caller, and not logged; the oldest send of the
+    // window says when a place frees (the refusal's Retry-After).
+    expect(await repo.admit({ ...base(org, 'inb_1'), perInbox: 2, perOrg: 3 })).toEqual({ blocked: [], inbox: 2, org: 2, inbox_oldest: at, org_oldest: at });
     expect(await logged(org)).toBe(2);
     // Another inbox of the organization still has room, until the organization's limit.
-    expect(await repo.admit({ ...base(org, 'inb_2'), perInbox: 2, perOrg: 3 })).toEqual({ blocked: [], inbox: 0, org: 2 });
-    expect(await repo.admit({ ...base(org, 'inb_2'), perInbox: 2, perOrg: 3 })).toEqual({ blocked: [], inbox: 1, org: 3 });
+    expect(await repo.admit({ ...base(org, 'inb_2'), perInbox: 2, perOrg: 3 })).toMatchObject({ blocked: [], inbox: 0, org: 2 });
+    expect(await repo.admit({ ...base(org, 'inb_2'), perInbox: 2, perOrg: 3 })).toMatchObject({ blocked: [], inbox: 1, org: 3 });
     expect(await logged(org)).toBe(3);
     // Sends older than `since` do not count.
-    expect(await repo.admit({ ...base(org, 'inb_2'), since: new Date(at.getTime() + 1), perInbox: 2, perOrg: 3 })).toEqual({ blocked: [], inbox: 0, org: 0 });
+    expect(await repo.admit({ ...base(org, 'inb_2'), since: new Date(at.getTime() + 1), perInbox: 2, perOrg: 3 })).toMatchObject({ blocked: [], inbox: 0, org: 0 });
   });
 
   it('names the suppressed recipients (case-insensitively, in this environment only) and logs nothing', async () => {
@@ -52,14 +53,14 @@ describe('admit', () => {
     await repo.suppress({ org_id: org, env_id: 'env_a', address: 'Gone@Example.com', reason: 'hard_bounce', message_id: null });
     await repo.suppress({ org_id: org, env_id: 'env_b', address: 'angry@example.com', reason: 'complaint', message_id: null });
     const res = await repo.admit({ ...base(org, 'inb_1'), addresses: ['ada@example.com', 'GONE@example.com', 'angry@example.com'], perInbox: 5, perOrg: 5 });
-    expect(res).toEqual({ blocked: [{ address: 'gone@example.com', reason: 'hard_bounce' }], inbox: 0, org: 0 });
+    expect(res).toMatchObject({ blocked: [{ address: 'gone@example.com', reason: 'hard_bounce' }], inbox: 0, org: 0 });
     expect(await logged(org)).toBe(0);
   });
 
   it('without limits, neither counts nor logs', async () => {
     const org = newId('organization');
     await repo.admit({ ...base(org, 'inb_1'), perInbox: 0, perOrg: 0 });
-    expect(await repo.admit({ ...base(org, 'inb_1'), perInbox: 0, perOrg: 0 })).toEqual({ blocked: [], inbox: 0, org: 0 });
+    expect(await repo.admit({ ...base(org, 'inb_1'), perInbox: 0, perOrg: 0 })).toEqual({ blocked: [], inbox: 0, org: 0, inbox_oldest: null, org_oldest: null });
     expect(await logged(org)).toBe(0);
   });
 });
