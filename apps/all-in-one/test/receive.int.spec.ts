@@ -398,6 +398,20 @@ describe('refusals at the SMTP edge', () => {
     expect((await api.get(`/api/v1/inboxes/${victim.inbox_id}/messages`)).body.data).toEqual([]);
   });
 
+  it('refuses an empty DATA (nothing before the dot) rather than accept what cannot be stored', async () => {
+    const inbox = await newInbox();
+    const { conn, reply } = await rawTransaction(inbox.address, '.\r\n');
+    expect(reply).toEqual({ code: 550, text: '5.6.0 Message is empty: no header, no body' });
+    // The session goes on: the next transaction is accepted and stored.
+    expect((await conn.command('MAIL FROM:<ada@sender.test>')).code).toBe(250);
+    expect((await conn.command(`RCPT TO:<${inbox.address}>`)).code).toBe(250);
+    expect((await conn.command('DATA')).code).toBe(354);
+    await conn.write('Subject: after the empty one\r\n\r\nhello\r\n.\r\n');
+    expect((await conn.reply()).code).toBe(250);
+    conn.close();
+    expect((await messagesOf(inbox.inbox_id)).map((m) => m.subject)).toEqual(['after the empty one']);
+  });
+
   it('keeps two properly terminated messages sent in one write as two messages, and a bare LF one as none', async () => {
     const inbox = await newInbox();
     const conn = await RawSmtp.connect(smtpPort);

@@ -13,6 +13,7 @@ export const REPLIES = {
   badAddress: { code: 553, enhanced: '5.1.3', text: 'Malformed address' },
   tooBig: { code: 552, enhanced: '5.3.4', text: 'Message exceeds the size limit' },
   bareLineEnding: { code: 550, enhanced: '5.6.0', text: 'Message contains a bare CR or LF; lines must end with CRLF' },
+  emptyMessage: { code: 550, enhanced: '5.6.0', text: 'Message is empty: no header, no body' },
   spam: { code: 550, enhanced: '5.7.1', text: 'Message rejected as spam' },
   noRecipients: { code: 554, enhanced: '5.5.1', text: 'No valid recipients' },
 } as const satisfies Record<string, { code: number; enhanced: string; text: string }>;

@@ -119,6 +119,8 @@ export async function startSmtpEdge(opts: SmtpEdgeOptions, deps: SmtpEdgeDeps): 
       stream.on('end', () => {
         if (refused) return;
         if (scanner.bareLineEnding) return callback(new SmtpReply('bareLineEnding'));
+        // Nothing between DATA and its end: no message to store (the inbox would refuse it later, after a 250).
+        if (scanner.size === 0) return callback(new SmtpReply('emptyMessage'));
         const rcpts = recipients.get(session.id) ?? [];
         if (!rcpts.length) return callback(new SmtpReply('noRecipients'));
         deps.acceptance
