@@ -21,6 +21,8 @@ export const OBJECT_BUCKETS = {
   raw: 'MAIL_RAW',
   /** Decoded attachments, named by attachment id (derivable from the raw message). */
   attachments: 'MAIL_ATTACHMENTS',
+  /** RPC replies too large for one NATS message (a message with megabytes of text), read once by their caller. */
+  replies: 'RPC_REPLIES',
 } as const;
 
 export const inboundMail = z.object({

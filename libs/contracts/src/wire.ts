@@ -12,6 +12,8 @@ export const HEADERS = {
   /** NATS micro-services convention for failed requests. */
   errorCode: 'Nats-Service-Error-Code',
   error: 'Nats-Service-Error',
+  /** A reply too large for one NATS message: its body is this object of the replies bucket. */
+  replyObject: 'Mr-Reply-Object',
 } as const;
 
 export const rpcErrorBody = z.object({

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { Base64UrlPaddedCodec, Objm, setSha256Backend, type ObjectStore } from '@nats-io/obj';
 import { JetStreamApiError, StorageType } from '@nats-io/jetstream';
-import { headers, nuid } from '@nats-io/nats-core';
+import { headers, nanos, nuid } from '@nats-io/nats-core';
 import { OBJECT_BUCKETS } from '@mailroom/contracts';
 import type { Bus } from './bus';
 
@@ -34,10 +34,14 @@ export interface Bucket extends ObjectStore {
   putBytes(name: string, data: Uint8Array): Promise<void>;
 }
 
+/** How long an object of a bucket with a lifetime is kept: a large RPC reply is read within seconds. */
+const BUCKET_TTL_MS: Partial<Record<BucketName, number>> = { replies: 10 * 60_000 };
+
 /** Opens (creating on first use) a bucket of the catalog in this bus's namespace. */
 export async function openBucket(bus: Bus, bucket: BucketName): Promise<Bucket> {
   const name = bus.ns.stream(OBJECT_BUCKETS[bucket]);
-  const store = await new Objm(bus.js).create(name, { storage: StorageType.File, description: `mailroom ${bucket}` });
+  const ttl = BUCKET_TTL_MS[bucket];
+  const store = await new Objm(bus.js).create(name, { storage: StorageType.File, description: `mailroom ${bucket}`, ...(ttl ? { ttl: nanos(ttl) } : {}) });
   return Object.assign(store, { putBytes: (object: string, data: Uint8Array) => putBytes(bus, store, name, object, data) });
 }
 

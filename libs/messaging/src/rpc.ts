@@ -6,7 +6,7 @@
  * Callers get AppError back: no responders -> service_unavailable (503), timeout ->
  * gateway_timeout (504).
  */
-import { headers as natsHeaders, errors as natsErrors, type Msg, type Subscription } from '@nats-io/transport-node';
+import { headers as natsHeaders, errors as natsErrors, nuid, type Msg, type Subscription } from '@nats-io/transport-node';
 import { context, propagation, trace, SpanKind, SpanStatusCode, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
 import {
   AppError,
@@ -31,6 +31,7 @@ import type { z } from 'zod';
 import type { Bus } from './bus';
 import { decodeJson, encodeJson } from './codec';
 import { fromHeaders, toHeaders, traceIdOf, type CallContext } from './headers';
+import { openBucket, type Bucket } from './objects';
 
 const tracer = trace.getTracer('@mailroom/messaging');
 
@@ -113,7 +114,19 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
               return reqLog();
             },
           });
-          msg.respond(encodeJson(result ?? {}));
+          const data = encodeJson(result ?? {});
+          // Too large for one NATS message (a message with megabytes of text): the body goes
+          // through the replies bucket, and the reply names it.
+          const max = bus.nc.info?.max_payload;
+          if (max && data.length + HEADER_ROOM > max) {
+            const object = `${name}.${nuid.next()}`;
+            await (await repliesOf(bus)).putBytes(object, data);
+            const h = natsHeaders();
+            h.set(HEADERS.replyObject, object);
+            msg.respond(new Uint8Array(0), { headers: h });
+          } else {
+            msg.respond(data);
+          }
         } catch (err) {
           const appErr = toAppError(err);
           if (appErr.code === 'internal_error') {
@@ -189,8 +202,36 @@ export async function callRpc<N extends RpcName>(
       throw transportError(name, err);
     }
     span.end();
+    const object = reply.headers?.get(HEADERS.replyObject);
+    if (object && !reply.headers?.get(HEADERS.errorCode)) return decodeReply(name, reply, await readReply(bus, name, object));
     return decodeReply(name, reply);
   });
+}
+
+/** The replies bucket of a bus, opened once. */
+const replies = new WeakMap<Bus, Promise<Bucket>>();
+function repliesOf(bus: Bus): Promise<Bucket> {
+  let bucket = replies.get(bus);
+  if (!bucket) {
+    bucket = openBucket(bus, 'replies');
+    // Not kept if it failed: the next large reply tries again.
+    bucket.catch(() => replies.delete(bus));
+    replies.set(bus, bucket);
+  }
+  return bucket;
+}
+
+/** A large reply's body, read from the replies bucket and removed (its lifetime there removes it otherwise). */
+async function readReply(bus: Bus, name: RpcName, object: string): Promise<Uint8Array> {
+  try {
+    const bucket = await repliesOf(bus);
+    const data = await bucket.getBlob(object);
+    if (!data) throw new Error(`reply object ${object} not found`);
+    void bucket.delete(object).catch(() => {});
+    return data;
+  } catch (err) {
+    throw new AppError('service_unavailable', `the reply of the ${rpcServiceOf(name)} service could not be read; retry shortly`, { cause: err });
+  }
 }
 
 function transportError(name: RpcName, err: unknown): AppError {
@@ -207,11 +248,11 @@ function transportError(name: RpcName, err: unknown): AppError {
   return new AppError('service_unavailable', `the message bus is unavailable; retry shortly`, { cause: err });
 }
 
-function decodeReply<N extends RpcName>(name: N, reply: Msg): RpcParsedResponse<N> {
+function decodeReply<N extends RpcName>(name: N, reply: Msg, data: Uint8Array = reply.data): RpcParsedResponse<N> {
   const status = reply.headers?.get(HEADERS.errorCode);
   let body: unknown;
   try {
-    body = reply.data.length === 0 ? {} : decodeJson(reply.data);
+    body = data.length === 0 ? {} : decodeJson(data);
   } catch {
     throw new AppError('internal_error', `invalid reply from ${name}`);
   }

@@ -102,6 +102,25 @@ describe('RPC', () => {
     }
   });
 
+  it('carries a reply larger than one NATS message whole, through the replies bucket', async () => {
+    // A name of 3 MB: three times the server's max_payload.
+    const big = 'ü'.repeat(1_500_000);
+    const server = serveRpc(bus, 'orgs', { ...handlers, 'orgs.organization.get': async () => ({ ...organization(orgId), name: big }) });
+    try {
+      expect(bus.nc.info!.max_payload).toBeLessThan(Buffer.byteLength(big));
+      const org = await callRpc(bus, 'orgs.organization.get', {}, call());
+      expect(org.name).toBe(big);
+      // Read once and removed.
+      await waitFor(async () => {
+        const bucket = await openBucket(bus, 'replies');
+        const listed = await bucket.list();
+        return listed.length === 0;
+      }, { what: 'the reply object removed' });
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('turns errors into AppErrors with code, details and the NATS error headers', async () => {
     const server = serveRpc(bus, 'orgs', handlers);
     try {

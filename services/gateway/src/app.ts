@@ -29,7 +29,7 @@ export interface AppDeps {
   bodyLimitBytes: number;
   rpcTimeoutMs: number;
   trustProxy: boolean;
-  buckets: Record<BucketName, ObjectStore>;
+  buckets: Record<Exclude<BucketName, 'replies'>, ObjectStore>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -19,7 +19,7 @@ export function contentDisposition(filename: string | null): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-export async function sendDownload(res: Response, buckets: Record<BucketName, ObjectStore>, d: Download): Promise<void> {
+export async function sendDownload(res: Response, buckets: Record<Exclude<BucketName, 'replies'>, ObjectStore>, d: Download): Promise<void> {
   let object;
   try {
     object = await buckets[d.bucket].get(d.object);
