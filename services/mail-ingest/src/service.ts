@@ -44,7 +44,6 @@ export const ingestService: ServiceModule<IngestConfig, never> = {
       spam,
       {
         putRaw: async (rawId, bytes) => void (await raw.putBytes(rawId, bytes)),
-        deleteRaw: async (rawId) => void (await raw.delete(rawId)),
         publish: async (item) => {
           await bus.js.publish(bus.ns.subject(WORK.inbound), encodeJson(item), { msgID: item.raw_id, timeout: 5_000 });
         },

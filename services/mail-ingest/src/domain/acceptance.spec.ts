@@ -22,26 +22,30 @@ function scanner(result: { score: number | null; verdict: 'ham' | 'spam' | 'unsc
   return { scan: async () => result } as unknown as SpamScanner;
 }
 
-function handOff(fail: { put?: boolean; publish?: boolean } = {}) {
+/** `publishFails`: how many publishes fail first (each the way a timeout does: stored or not, no word). */
+function handOff(fail: { put?: boolean; publish?: boolean; publishFails?: number } = {}) {
   const objects = new Map<string, Buffer>();
   const published: InboundMail[] = [];
   const reports: FeedbackMail[] = [];
+  const tries: string[] = [];
+  let failing = fail.publish ? Infinity : (fail.publishFails ?? 0);
   const h: HandOff = {
     putRaw: async (id, raw) => {
       if (fail.put) throw new Error('object store down');
       objects.set(id, raw);
     },
-    deleteRaw: async (id) => void objects.delete(id),
     publish: async (item) => {
-      if (fail.publish) throw new Error('no ack');
+      tries.push(item.raw_id);
+      if (failing-- > 0) throw new Error('no ack');
       published.push(item);
     },
     publishFeedback: async (item) => {
-      if (fail.publish) throw new Error('no ack');
+      tries.push(item.raw_id);
+      if (failing-- > 0) throw new Error('no ack');
       reports.push(item);
     },
   };
-  return { h, objects, published, reports };
+  return { h, objects, published, reports, tries };
 }
 
 const raw = Buffer.from('Subject: hi\r\n\r\nhello\r\n');
@@ -67,13 +71,31 @@ describe('Acceptance', () => {
     expect(published[0]!.raw).toBeUndefined();
   });
 
-  it('answers 451 when the bytes or the item cannot be made durable, leaving no object behind', async () => {
-    for (const fail of [{ put: true }, { publish: true }]) {
-      const { h, objects, published } = handOff(fail);
-      const a = new Acceptance(async () => auth, scanner({ score: 1, verdict: 'ham', reject: false }), h, new ManualClock(), 4);
-      await expect(a.accept(raw, env, log)).rejects.toMatchObject({ responseCode: 451 });
-      expect(objects.size).toBe(0);
-      expect(published).toHaveLength(0);
+  it('answers 451 when the bytes cannot be stored, or the item gets no acknowledgement in three tries', async () => {
+    const stored = handOff({ put: true });
+    const a = new Acceptance(async () => auth, scanner({ score: 1, verdict: 'ham', reject: false }), stored.h, new ManualClock(), 4, [0, 0]);
+    await expect(a.accept(raw, env, log)).rejects.toMatchObject({ responseCode: 451 });
+    expect(stored.objects.size).toBe(0);
+    expect(stored.tries).toHaveLength(0);
+
+    const queued = handOff({ publish: true });
+    const b = new Acceptance(async () => auth, scanner({ score: 1, verdict: 'ham', reject: false }), queued.h, new ManualClock(), 4, [0, 0]);
+    await expect(b.accept(raw, env, log)).rejects.toMatchObject({ responseCode: 451 });
+    expect(queued.published).toHaveLength(0);
+    // The same item three times (one msgID); its raw object kept, as the item may be stored.
+    expect(queued.tries).toHaveLength(3);
+    expect(new Set(queued.tries).size).toBe(1);
+    expect(queued.objects.size).toBe(1);
+  });
+
+  it('publishes an item again under the same msgID when an acknowledgement did not come, and accepts', async () => {
+    for (const size of [1024, 4]) {
+      const { h, objects, published, tries } = handOff({ publishFails: 2 });
+      const a = new Acceptance(async () => auth, scanner({ score: 1, verdict: 'ham', reject: false }), h, new ManualClock(), size, [0, 0]);
+      const accepted = await a.accept(raw, env, log);
+      expect(tries).toEqual([accepted.rawId, accepted.rawId, accepted.rawId]);
+      expect(published.map((i) => i.raw_id)).toEqual([accepted.rawId]);
+      if (size === 4) expect(objects.get(accepted.rawId)).toEqual(raw);
     }
   });
 

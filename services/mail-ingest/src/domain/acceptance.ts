@@ -23,7 +23,6 @@ export type Authenticate = (input: { raw: Buffer; ip: string; helo: string; mail
 
 export interface HandOff {
   putRaw(rawId: string, raw: Buffer): Promise<void>;
-  deleteRaw(rawId: string): Promise<void>;
   /** Resolves once JetStream acknowledged the work item. */
   publish(item: InboundMail): Promise<void>;
   /** The same, for a report to our bounce domain (mail.feedback). */
@@ -43,7 +42,29 @@ export class Acceptance {
     private readonly clock: Clock,
     /** Up to this size the raw bytes travel in the work item (one durable write instead of an object and an item). */
     private readonly inlineMaxBytes: number,
+    /** Waits before the 2nd, 3rd... try of a work item's publish (see queued). */
+    private readonly retryDelaysMs: readonly number[] = [250, 1_000],
   ) {}
+
+  /**
+   * Publishes a work item, trying again (same msgID, so JetStream keeps one) when no
+   * acknowledgement came: a timeout does not say the item was not stored, and a 451 for
+   * an item that was would have the sender send it again as a second message. Throws the
+   * last error when every try failed.
+   */
+  private async queued(publish: () => Promise<void>, log: Logger, rawId: string): Promise<void> {
+    for (let tryNo = 0; ; tryNo++) {
+      try {
+        await publish();
+        return;
+      } catch (err) {
+        const delay = this.retryDelaysMs[tryNo];
+        if (delay === undefined) throw err;
+        log.warn({ err, raw_id: rawId, try: tryNo + 1 }, 'no acknowledgement for the work item: publishing it again (same msgID)');
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
 
   async accept(raw: Buffer, env: Envelope, log: Logger): Promise<Accepted> {
     const inboxes = env.recipients.filter((r): r is InboxRecipient => r.kind === 'inbox');
@@ -63,12 +84,19 @@ export class Acceptance {
     const rawId = newId('raw');
     const inline = raw.length <= this.inlineMaxBytes;
     const item: FeedbackMail = { raw_id: rawId, received_at: this.clock.now().toISOString(), mail_from: env.mailFrom, rcpt_to: rcptTo, ...(inline ? { raw: raw.toString('base64') } : {}) };
+    if (!inline) {
+      try {
+        await this.handOff.putRaw(rawId, raw);
+      } catch (err) {
+        log.error({ err, raw_id: rawId }, 'could not store the raw report: answering 451');
+        throw new SmtpReply('tryLater', 'storage unavailable');
+      }
+    }
     try {
-      if (!inline) await this.handOff.putRaw(rawId, raw);
-      await this.handOff.publishFeedback(item);
+      await this.queued(() => this.handOff.publishFeedback(item), log, rawId);
     } catch (err) {
+      // The raw object stays: the item may have been stored without our hearing of it.
       log.error({ err, raw_id: rawId }, 'could not queue the report: answering 451');
-      if (!inline) await this.handOff.deleteRaw(rawId).catch(() => undefined);
       throw new SmtpReply('tryLater', 'queue unavailable');
     }
     return { rawId, spam: { score: null, verdict: 'unscanned', reject: false } };
@@ -113,10 +141,11 @@ export class Acceptance {
     }
     const t2 = performance.now();
     try {
-      await this.handOff.publish(item);
+      await this.queued(() => this.handOff.publish(item), log, rawId);
     } catch (err) {
+      // The raw object stays: the item may have been stored without our hearing of it (a
+      // late acknowledgement), and a stored message must keep its raw bytes.
       log.error({ err, raw_id: rawId }, 'could not queue the message: answering 451');
-      if (!inline) await this.handOff.deleteRaw(rawId).catch(() => log.warn({ raw_id: rawId }, 'orphan raw object left behind'));
       throw new SmtpReply('tryLater', 'queue unavailable');
     }
     const t3 = performance.now();
