@@ -114,16 +114,21 @@ export class OutboundSender {
     return 'sent';
   }
 
-  /** A failed attempt: retried while temporary and attempts remain, else a bounce. */
-  private async failed(job: OutboundJob, recipients: string[], attempt: number, err: ProviderError, logging: { readonly log: Logger }): Promise<SendOutcome> {
-    await this.repo.noteAttempt(job.message_id, err.message.slice(0, 500));
-    if (err.temporary && attempt < MAX_ATTEMPTS) {
-      logging.log.warn({ message_id: job.message_id, attempt, reason: err.message }, 'temporary failure: will retry');
+  /**
+   * A failed attempt: retried while temporary and attempts remain, else a bounce. Attempts
+   * are the hand-overs made (counted on the send), not the work item's deliveries: those
+   * also count our own outages (a database or object store down, an ack wait run out), which
+   * must not use up the message's tries at the provider.
+   */
+  private async failed(job: OutboundJob, recipients: string[], delivery: number, err: ProviderError, logging: { readonly log: Logger }): Promise<SendOutcome> {
+    const attempts = await this.repo.noteAttempt(job.message_id, err.message.slice(0, 500));
+    if (err.temporary && attempts < MAX_ATTEMPTS) {
+      logging.log.warn({ message_id: job.message_id, attempt: attempts, delivery, reason: err.message }, 'temporary failure: will retry');
       return 'retry';
     }
     const rejected: RejectedRecipient[] = err.rejected.length
       ? err.rejected
-      : recipients.map((address) => ({ address, code: 0, status: '4.4.7', diagnostic: `x-mailroom; gave up after ${attempt} attempts: ${err.message}`, blame: 'message' as const }));
+      : recipients.map((address) => ({ address, code: 0, status: '4.4.7', diagnostic: `x-mailroom; gave up after ${attempts} attempts: ${err.message}`, blame: 'message' as const }));
     await withTransaction(this.db, async (trx) => {
       await this.repo.advance(job.message_id, before('bounced'), { status: 'bounced', bounced_at: this.clock.now() }, trx);
       await this.bounce(trx, job, rejected, err.temporary ? 'Transient' : 'Permanent');

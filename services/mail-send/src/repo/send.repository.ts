@@ -106,12 +106,15 @@ export class SendRepository {
     return addresses.filter((a) => fresh.has(a));
   }
 
-  async noteAttempt(messageId: string, error: string | null, ex: Executor<SendDb> = this.db): Promise<void> {
-    await ex
+  /** Counts a failed hand-over attempt; returns the attempts made so far (the provider's, not deliveries of the work item). */
+  async noteAttempt(messageId: string, error: string | null, ex: Executor<SendDb> = this.db): Promise<number> {
+    const row = await ex
       .updateTable('sends')
       .set((eb) => ({ attempts: eb('attempts', '+', 1), last_error: error, updated_at: new Date() }))
       .where('message_id', '=', messageId)
-      .execute();
+      .returning('attempts')
+      .executeTakeFirst();
+    return row?.attempts ?? 1;
   }
 
   // ---- suppression list
