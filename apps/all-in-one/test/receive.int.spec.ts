@@ -136,6 +136,48 @@ describe('message and thread lists', () => {
   });
 });
 
+describe('labels', () => {
+  it('adds and removes labels, and lists the labels in use with their counts, paged by name', async () => {
+    // A tenant of its own: the counts are of its messages only.
+    const signup = await api.post('/api/v1/auth/signup', { email: 'labeller@example.com', password: 'correct horse battery' });
+    const mine = new ApiClient(api.baseUrl).withToken((await api.post('/api/v1/keys', { name: 'agent' }, { token: signup.body.access_token })).body.key);
+    const inbox = await newInbox(undefined, mine);
+    for (const subject of ['first', 'second']) await transport().sendMail({ from: 'ada@sender.test', to: inbox.address, subject, text: 'hello' });
+    const listed = await waitFor(async () => {
+      const res = await mine.get(`/api/v1/inboxes/${inbox.inbox_id}/messages`);
+      return res.body.data.length === 2 && (res.body.data as { message_id: string; subject: string }[]);
+    });
+    const id = (subject: string) => listed.find((m) => m.subject === subject)!.message_id;
+    expect((await mine.post(`/api/v1/messages/${id('first')}/labels`, { labels: ['alpha', 'beta'] })).status).toBe(200);
+    expect((await mine.post(`/api/v1/messages/${id('second')}/labels`, { labels: ['beta', 'gamma'] })).status).toBe(200);
+    const removed = await mine.request('DELETE', `/api/v1/messages/${id('first')}/labels`, { labels: ['alpha'] });
+    expect(removed.status).toBe(200);
+    expect(removed.body.labels).not.toContain('alpha');
+
+    const pages: { label: string; message_count: number; system: boolean }[][] = [];
+    let token: string | null = null;
+    do {
+      const res: { status: number; body: { data: { label: string; message_count: number; system: boolean }[]; next_page_token: string | null } } = await mine.get(`/api/v1/labels?limit=2${token ? `&page_token=${token}` : ''}`);
+      expect(res.status).toBe(200);
+      pages.push(res.body.data);
+      token = res.body.next_page_token;
+    } while (token && pages.length < 10);
+    expect(pages.every((p) => p.length <= 2)).toBe(true);
+    const all = pages.flat();
+    expect(all.map((l) => l.label)).toEqual([...all.map((l) => l.label)].sort());
+    expect(all).toEqual(
+      expect.arrayContaining([
+        { label: 'beta', message_count: 2, system: false },
+        { label: 'gamma', message_count: 1, system: false },
+        { label: 'received', message_count: 2, system: true },
+      ]),
+    );
+    expect(all.map((l) => l.label)).not.toContain('alpha');
+    expect((await mine.get('/api/v1/labels?limit=0')).status).toBe(400);
+    expect((await mine.get('/api/v1/labels?page_token=bm90LWEtY3Vyc29y')).status).toBe(400);
+  });
+});
+
 describe('receiving', () => {
   it('stores a reply, strips its quoted history, threads it, and announces message.received', async () => {
     const inbox = await newInbox('support');

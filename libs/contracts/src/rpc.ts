@@ -64,7 +64,7 @@ export const RPC = {
   'mailbox.label.addToThread': { request: m.labelsBody.extend({ id: idSchema('thread') }), response: z.object({ thread_id: idSchema('thread'), labels: z.array(z.string()) }) },
   'mailbox.label.removeFromThread': { request: m.labelsBody.extend({ id: idSchema('thread') }), response: z.object({ thread_id: idSchema('thread'), labels: z.array(z.string()) }) },
   'mailbox.label.batch': { request: m.labelBatchRequest, response: z.object({ updated: z.number().int(), not_found: z.array(idSchema('message')) }) },
-  'mailbox.label.list': { request: empty, response: m.labelList },
+  'mailbox.label.list': { request: a.pageQuery, response: m.labelList },
   'mailbox.message.reply': { request: m.messageRef.extend(snd.replyRequest.shape), response: snd.sentMessageRef },
   'mailbox.message.replyAll': { request: m.messageRef.extend(snd.replyAllRequest.shape), response: snd.sentMessageRef },
   'mailbox.message.forward': { request: m.messageRef.extend(snd.forwardRequest.shape), response: snd.sentMessageRef },

@@ -153,4 +153,4 @@ export const labelBatchRequest = z.strictObject({
   remove: z.array(label).max(20).optional(),
 });
 
-export const labelList = z.object({ data: z.array(z.object({ label: z.string(), message_count: z.number().int(), system: z.boolean() })) });
+export const labelList = pageOf(z.object({ label: z.string(), message_count: z.number().int(), system: z.boolean() }));

@@ -15,6 +15,7 @@ import type { MailboxDb } from '../repo/tables';
 import { invalidPageToken } from './inboxes';
 
 const cursorSchema = z.object({ at: z.iso.datetime({ precision: 3 }), id: z.string().min(1).max(40) });
+const labelCursor = z.object({ after: z.string().min(1).max(200) });
 const PREVIEW_LENGTH = 200;
 
 function decodeCursor(token: string | undefined): TimeCursor | undefined {
@@ -217,9 +218,21 @@ export class Messages {
     }
   }
 
-  async labelList(t: Tenant) {
-    const rows = await this.repo.labelCounts(t);
-    return { data: rows.map((r) => ({ label: r.label, message_count: Number(r.message_count), system: SYSTEM.has(r.label) })) };
+  /** Labels in use, by name; a page ends after `limit`, the next starts after its last label. */
+  async labelList(t: Tenant, q: { limit: number; page_token?: string | undefined }) {
+    let after: string | undefined;
+    if (q.page_token) {
+      const c = decodePageToken(q.page_token, labelCursor);
+      if (!c) throw invalidPageToken();
+      after = c.after;
+    }
+    const rows = await this.repo.labelCounts(t, { limit: q.limit + 1, after });
+    const page = rows.slice(0, q.limit);
+    const last = page.at(-1);
+    return {
+      data: page.map((r) => ({ label: r.label, message_count: Number(r.message_count), system: SYSTEM.has(r.label) })),
+      next_page_token: rows.length > q.limit && last ? encodePageToken({ after: last.label }) : null,
+    };
   }
 }
 

@@ -337,17 +337,16 @@ export class MessageRepository {
     return ex.selectFrom('attachments').selectAll().where('org_id', '=', t.org_id).where('message_id', '=', messageId).where('id', '=', attachmentId).executeTakeFirst();
   }
 
-  labelCounts(t: Tenant, ex: Executor<MailboxDb> = this.db): Promise<{ label: string; message_count: number }[]> {
-    return ex
+  labelCounts(t: Tenant, page: { limit: number; after?: string | undefined }, ex: Executor<MailboxDb> = this.db): Promise<{ label: string; message_count: number }[]> {
+    let q = ex
       .selectFrom('message_labels as l')
       .innerJoin('messages as m', 'm.id', 'l.message_id')
       .innerJoin('inboxes as i', 'i.id', 'm.inbox_id')
       .select(['l.label', (eb) => eb.fn.countAll<number>().as('message_count')])
       .where('l.org_id', '=', t.org_id)
       .where('l.env_id', '=', t.env_id)
-      .where('i.deleted_at', 'is', null)
-      .groupBy('l.label')
-      .orderBy('l.label')
-      .execute();
+      .where('i.deleted_at', 'is', null);
+    if (page.after !== undefined) q = q.where('l.label', '>', page.after);
+    return q.groupBy('l.label').orderBy('l.label').limit(page.limit).execute();
   }
 }

@@ -37,7 +37,7 @@ export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: S
     'mailbox.label.addToThread': (req, { auth }) => messages.labelThread(tenantOf(auth), req.id, req.labels, 'add'),
     'mailbox.label.removeFromThread': (req, { auth }) => messages.labelThread(tenantOf(auth), req.id, req.labels, 'remove'),
     'mailbox.label.batch': (req, { auth }) => messages.batch(tenantOf(auth), req),
-    'mailbox.label.list': (_req, { auth }) => messages.labelList(tenantOf(auth)),
+    'mailbox.label.list': (req, { auth }) => messages.labelList(tenantOf(auth), req),
     'mailbox.message.reply': (req, { auth }) => sending.reply(tenantOf(auth), req.inbox_id, req.message_id, req),
     'mailbox.message.replyAll': (req, { auth }) => sending.replyAll(tenantOf(auth), req.inbox_id, req.message_id, req),
     'mailbox.message.forward': (req, { auth }) => sending.forward(tenantOf(auth), req.inbox_id, req.message_id, req),
