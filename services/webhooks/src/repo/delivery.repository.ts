@@ -363,8 +363,12 @@ export class DeliveryRepository {
         -- The attempts of deliveries this worker still holds, in the order they finished. Only
         -- they count: not those of deliveries taken over since, and not a batch recorded again
         -- because the answer to its first commit was lost (its deliveries are no longer held).
+        -- Each looked up by primary key (a lateral probe): a join left to the planner may hash
+        -- the whole queue, planned once (generic plan) when the queue was small.
         select a.endpoint_id, a.status, a.ord, max(a.ord) filter (where a.status = 'delivered') over (partition by a.endpoint_id) as last_ok
-        from a join jobs j on j.id = a.job_id and j.lock_owner = ${owner} and j.state = 'in_flight'
+        from a cross join lateral (
+          select 1 from jobs j where j.id = a.job_id and j.lock_owner = ${owner} and j.state = 'in_flight' limit 1
+        ) h
       ), v as (
         -- Per endpoint: whether one succeeded, and the failures after the last success.
         select endpoint_id as id, bool_or(status = 'delivered') as had_success,
