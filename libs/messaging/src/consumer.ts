@@ -38,10 +38,11 @@ export interface ConsumerOptions<S extends z.ZodType> {
   concurrency?: number;
   ackWaitMs?: number;
   /**
-   * How long a handler may keep its message: while it runs, the server is told it is still
-   * being worked on (every half ack wait), so a handler slower than the ack wait (a hand-over
-   * to a slow mail server) is not given to another handler meanwhile; past this it is no
-   * longer told, and the message is redelivered. Default 10 ack waits.
+   * How long a message may be kept: while it waits for a handler or a handler works on it,
+   * the server is told it is still being worked on, so a handler slower than the ack wait (a
+   * hand-over to a slow mail server), or a message waiting behind such handlers, is not given
+   * to another handler meanwhile; past this it is no longer told, and the message is
+   * redelivered. Default 10 ack waits.
    */
   maxWorkingMs?: number;
   /** Deliveries before the server stops trying; -1 = unlimited. */
@@ -89,6 +90,23 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
   let slotFreed: (() => void) | undefined;
   let stopped = false;
   let messages: ConsumerMessages | undefined;
+  /**
+   * Messages taken from the server and not yet answered, waiting for a handler or in one,
+   * with when each was received: the server is told they are still being worked on (see
+   * keepAlive), so it gives none of them to a second handler meanwhile.
+   */
+  const held = new Map<JsMsg, number>();
+  const ackWaitMs = opts.ackWaitMs ?? 30_000;
+  const maxWorkingMs = opts.maxWorkingMs ?? 10 * ackWaitMs;
+  // Every quarter ack wait, each message held for a quarter ack wait or more is marked as
+  // being worked on (its ack wait starts again): none goes half an ack wait without it. A
+  // message answered sooner costs nothing. Past maxWorkingMs it is no longer marked.
+  const keepAlive = setInterval(() => {
+    const now = Date.now();
+    const tick = ackWaitMs / 4;
+    for (const [m, at] of held) if (now - at >= tick && now - at < maxWorkingMs) m.working();
+  }, Math.max(25, Math.floor(ackWaitMs / 4)));
+  keepAlive.unref();
 
   async function process(m: JsMsg): Promise<void> {
     const subject = bus.ns.unprefix(m.subject);
@@ -118,14 +136,6 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
       m.term();
       return;
     }
-    // Still working on it: the server does not give the message to another handler meanwhile.
-    const ackWaitMs = opts.ackWaitMs ?? 30_000;
-    const workingUntil = Date.now() + (opts.maxWorkingMs ?? 10 * ackWaitMs);
-    const keepAlive = setInterval(() => {
-      if (Date.now() < workingUntil) m.working();
-      else clearInterval(keepAlive);
-    }, Math.max(100, Math.floor(ackWaitMs / 2)));
-    keepAlive.unref();
     try {
       const outcome = (await opts.handler(parsed.data, meta)) ?? 'ack';
       if (outcome === 'ack') m.ack();
@@ -144,8 +154,6 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
         meta.log.error({ err }, 'handler failed permanently: terminated');
         m.term();
       }
-    } finally {
-      clearInterval(keepAlive);
     }
   }
 
@@ -155,10 +163,13 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
         const consumer = await bus.js.consumers.get(bus.ns.stream(opts.stream), bus.ns.consumer(opts.durable));
         messages = await consumer.consume({ max_messages: Math.max(concurrency, 1) });
         for await (const m of messages) {
+          // Held from now: the client takes messages ahead of its handlers, and one waiting for a slot is kept too.
+          held.set(m, Date.now());
           while (inFlight.size >= concurrency) {
             await new Promise<void>((resolve) => (slotFreed = resolve));
           }
           const p = process(m).finally(() => {
+            held.delete(m);
             inFlight.delete(p);
             slotFreed?.();
           });
@@ -180,6 +191,7 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
       await messages?.close().catch(() => {});
       await loop;
       await Promise.allSettled([...inFlight]);
+      clearInterval(keepAlive);
     },
   };
 }

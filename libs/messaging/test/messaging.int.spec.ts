@@ -258,32 +258,33 @@ describe('events and consumers', () => {
     }
   });
 
-  it('keeps a message a slow handler is working on: no redelivery past the ack wait while it runs', async () => {
+  it('keeps the messages of a slow handler, and those waiting behind it: no redelivery past the ack wait', async () => {
     const calls: string[] = [];
     let finished = 0;
     const consumer = await runConsumer(bus, {
       stream: 'EVENTS',
       durable: 'test--slow',
       schema: z.object({ id: z.string() }),
-      concurrency: 4,
+      // One at a time: the second message waits in the client, taken from the server, for 1.5 s.
+      concurrency: 1,
       deliverPolicy: 'new',
       ackWaitMs: 1_000,
       handler: async (event) => {
         calls.push(event.id);
-        // Two and a half ack waits: without word from the handler, the server redelivers it twice.
-        await new Promise((r) => setTimeout(r, 2_500));
+        // One and a half ack waits: without word from the consumer, the server redelivers.
+        await new Promise((r) => setTimeout(r, 1_500));
         finished++;
       },
     });
     try {
-      const event = receivedEvent();
-      await publishEvent(bus, event);
-      await waitFor(() => finished >= 1, { timeoutMs: 10_000, what: 'the slow handler done' });
+      const events = [receivedEvent(), receivedEvent()];
+      for (const e of events) await publishEvent(bus, e);
+      await waitFor(() => finished >= 2, { timeoutMs: 10_000, what: 'both slow handlers done' });
       const info = await waitFor(async () => {
         const i = await bus.jsm.consumers.info(bus.ns.stream('EVENTS'), bus.ns.consumer('test--slow'));
         return i.num_ack_pending === 0 && i;
-      }, { what: 'the message acked' });
-      expect(calls).toEqual([event.id]);
+      }, { what: 'the messages acked' });
+      expect(calls).toEqual(events.map((e) => e.id));
       expect(info.num_redelivered).toBe(0);
     } finally {
       await consumer.stop();
