@@ -619,10 +619,13 @@ describe('mail larger than the bus takes in one message', () => {
     expect(stored.body.text_body.length).toBeGreaterThanOrEqual(text.length - 2);
     expect(stored.body.text_body.slice(0, line.length)).toBe(line);
 
-    // Forwarded whole, it would be a work item the bus cannot carry: refused, nothing stored.
-    const fwd = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${big.message_id}/forward`, { to: 'legal@sender.test' });
-    expect(fwd.status).toBe(413);
-    expect(fwd.body.error.code).toBe('payload_too_large');
+    // Forwarded whole, it would be a work item the bus cannot carry: refused, nothing stored,
+    // and not counted against the inbox's rate (5 a minute here: five refusals leave the reply below its room).
+    for (let i = 0; i < 5; i++) {
+      const fwd = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${big.message_id}/forward`, { to: 'legal@sender.test' });
+      expect(fwd.status).toBe(413);
+      expect(fwd.body.error.code).toBe('payload_too_large');
+    }
 
     // What comes after goes through: another message announced, a reply sent.
     const next = await receive(inbox, 'Ada <ada@sender.test>', 'Small follow-up');

@@ -193,18 +193,18 @@ export class Sending {
   }
 
   private async submit(t: Tenant, inbox: InboxRow, d: Draft): Promise<{ message_id: string; thread_id: string }> {
-    await this.checks.check({ org_id: t.org_id, env_id: t.env_id, inbox_id: inbox.id, inbox_status: inbox.status, from_address: inbox.address, to_addresses: [...d.to, ...d.cc, ...d.bcc], subject: d.subject });
     const now = this.clock.now();
     const id = newId('message');
     const rawId = newId('raw');
     const threadId = d.threadId ?? newId('thread');
-    // Uploaded bytes are stored before anything refers to them.
-    const uploaded: Attachment[] = [];
-    for (const [i, u] of d.uploads.entries()) {
-      const object = `${rawId}.${i}`;
-      await this.attachmentStore.put(object, u.bytes);
-      uploaded.push({ object, filename: u.filename, content_type: u.content_type, content_id: null, size: u.bytes.length, checksum: createHash('md5').update(u.bytes).digest('hex') });
-    }
+    const uploaded: Attachment[] = d.uploads.map((u, i) => ({
+      object: `${rawId}.${i}`,
+      filename: u.filename,
+      content_type: u.content_type,
+      content_id: null,
+      size: u.bytes.length,
+      checksum: createHash('md5').update(u.bytes).digest('hex'),
+    }));
     const attachments = [...d.attachments, ...uploaded];
     const job: OutboundJob = {
       message_id: id,
@@ -227,6 +227,12 @@ export class Sending {
       headers: d.headers,
       created_at: now.toISOString(),
     };
+    // A work item the bus cannot carry is refused first (payload_too_large), before the
+    // send is counted against its rate and before any upload is stored.
+    const work = this.outbox.workRow('mail.outbound', id, job);
+    await this.checks.check({ org_id: t.org_id, env_id: t.env_id, inbox_id: inbox.id, inbox_status: inbox.status, from_address: inbox.address, to_addresses: [...d.to, ...d.cc, ...d.bcc], subject: d.subject });
+    // Uploaded bytes are stored before anything refers to them.
+    for (const [i, u] of d.uploads.entries()) await this.attachmentStore.put(uploaded[i]!.object, u.bytes);
     const text = preview(d.text);
     // The message, its thread, attachments, label and the send's work item: one statement.
     const inserted = await this.storing.call({
@@ -263,7 +269,7 @@ export class Sending {
         : { create: true, row: { id: threadId, org_id: t.org_id, env_id: t.env_id, inbox_id: inbox.id, subject: d.subject, normalized_subject: normalizeSubject(d.subject), last_message_at: now, preview: text } },
       attachments: attachments.map((a, i) => ({ id: newId('attachment'), org_id: t.org_id, filename: a.filename, content_type: a.content_type, size: a.size, content_id: a.content_id, disposition: 'attachment', checksum: a.checksum, position: i, object_name: a.object })),
       labels: ['sent'],
-      outbox: this.outbox.workRow('mail.outbound', id, job),
+      outbox: work,
     });
     // Unreachable: the raw id is new, so the inbox cannot hold it yet.
     if (!inserted) throw new Error(`outbound message ${id} was not stored`);
