@@ -38,6 +38,15 @@ describe('message.received as the bus can carry it', () => {
     expect(e.data.subject).toBe('Hello');
   });
 
+  it('never leaves half a surrogate pair at the cut, in text far longer than fits', () => {
+    const text = 'a😀'.repeat(2_000_000);
+    const e = fitted(received(text), 30_001);
+    expect(size(e)).toBeLessThanOrEqual(30_001);
+    expect(e.data.extracted_text.length).toBeGreaterThan(1_000);
+    expect(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(e.data.extracted_text)).toBe(false);
+    expect(text.startsWith(e.data.extracted_text)).toBe(true);
+  });
+
   it('then the subject, then the To list, in mail built to be absurd', () => {
     const e = fitted(received('t'.repeat(5_000), 's'.repeat(5_000), Array.from({ length: 400 }, (_, i) => `to${i}@x.test`)), 2_000);
     expect(size(e)).toBeLessThanOrEqual(2_000);

@@ -6,10 +6,10 @@
  * (unique inbox + raw id) and changes nothing. Spam is stored with label `spam` and not
  * announced.
  */
-import { newId, type EnvelopeOf, type InboundMail } from '@mailroom/contracts';
+import { AppError, newId, type EnvelopeOf, type InboundMail } from '@mailroom/contracts';
 import type { Kysely } from '@mailroom/db';
 import type { Clock, Logger } from '@mailroom/platform';
-import type { Outbox } from '@mailroom/runtime';
+import type { Outbox, OutboxRow } from '@mailroom/runtime';
 import type { InboxRepository } from '../repo/inbox.repository';
 import type { MessageRepository } from '../repo/message.repository';
 import type { MailboxDb } from '../repo/tables';
@@ -72,7 +72,11 @@ export function fitted(event: EnvelopeOf<'message.received'>, maxBytes: number):
   if (size(event) <= maxBytes) return event;
   // The longest prefix of `value` (whole code points) with which the event fits.
   const cut = (value: string, withValue: (v: string) => EnvelopeOf<'message.received'>): EnvelopeOf<'message.received'> => {
-    const points = Array.from(value);
+    // No more characters than bytes can fit: the search runs over at most that many (a
+    // high surrogate left alone by the slice is dropped).
+    let head = value.length > maxBytes ? value.slice(0, maxBytes) : value;
+    if (head.length < value.length && /[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+    const points = Array.from(head);
     let [lo, hi] = [0, points.length];
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1;
@@ -138,6 +142,16 @@ export class InboundStore {
     }
     this.outbox.kick();
     return { stored, skipped: item.recipients.length - pending.length };
+  }
+
+  /** The event's outbox row; one too large for the bus is made to fit (see fitted). */
+  private eventRow(event: EnvelopeOf<'message.received'>): OutboxRow {
+    try {
+      return this.outbox.eventRow(event);
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'payload_too_large')) throw err;
+      return this.outbox.eventRow(fitted(event, this.outbox.maxPayloadBytes()));
+    }
   }
 
   private async storeOne(item: InboundMail, parsed: ParsedMail, inbox: { id: string; org_id: string; env_id: string; address: string }): Promise<boolean> {
@@ -222,7 +236,7 @@ export class InboundStore {
         })),
         labels: ['received', ...(spam ? ['spam'] : []), ...(isAuthenticated(item.auth) ? [] : ['unauthenticated'])],
         // The outbox validates the envelope against the contract before it is stored.
-        outbox: event && this.outbox.eventRow(fitted(event, this.outbox.maxPayloadBytes())),
+        outbox: event && this.eventRow(event),
       },
     ]);
     return inserted!;
