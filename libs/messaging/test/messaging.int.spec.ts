@@ -16,6 +16,7 @@ import {
   publishFact,
   runConsumer,
   serveRpc,
+  storedNothing,
   watchFacts,
   type Bus,
   type RpcHandlers,
@@ -202,6 +203,15 @@ describe('events and consumers', () => {
   beforeAll(async () => {
     await ensureStreams(bus, ['EVENTS', 'AUTH_FACTS']);
     await ensureStreams(bus, ['EVENTS']); // idempotent
+  });
+
+  it('tells a publish that no stream took (nothing stored) from one that may have been stored', async () => {
+    const err = await bus.js.publish(bus.ns.subject('nowhere.at.all'), new Uint8Array([1]), { timeout: 2_000 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(storedNothing(err)).toBe(true);
+    expect(storedNothing(new Error('TIMEOUT'))).toBe(false);
   });
 
   it('stores a re-published event once (msgID = envelope id) and refuses an invalid envelope', async () => {

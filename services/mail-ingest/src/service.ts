@@ -1,10 +1,10 @@
 /** The mail-ingest service: the SMTP edge. Owns no tables; hands accepted mail to mailbox through mail.inbound. */
 import { readFile } from 'node:fs/promises';
 import { AppError, WORK, newId } from '@mailroom/contracts';
-import { RpcClient, encodeJson, ensureStreams, openBucket } from '@mailroom/messaging';
+import { RpcClient, encodeJson, ensureStreams, openBucket, storedNothing } from '@mailroom/messaging';
 import type { ServiceModule } from '@mailroom/runtime';
 import { loadConfig, type IngestConfig } from './config';
-import { Acceptance } from './domain/acceptance';
+import { Acceptance, NotQueued } from './domain/acceptance';
 import { DataScanner } from './domain/data-scanner';
 import { ConnectionLimiter, MessageRateLimiter } from './domain/limits';
 import { checkMailAuth, createResolver } from './domain/mail-auth';
@@ -39,17 +39,23 @@ export const ingestService: ServiceModule<IngestConfig, never> = {
     const dns = life.add('mail-ingest:dns', createResolver({ servers: config.DNS_SERVERS, timeoutMs: config.DNS_TIMEOUT_MS }), (r) => r.cancel());
     const authenticate: Authenticate = (m) => checkMailAuth({ ...m, mta: config.SMTP_HOSTNAME }, { resolve: dns.resolve, timeoutMs: config.AUTH_TIMEOUT_MS });
     const spam = life.add('mail-ingest:rspamd', new SpamScanner(config.RSPAMD_URL, config.RSPAMD_TIMEOUT_MS, { spamScore: config.SPAM_SCORE, rejectScore: config.SPAM_REJECT_SCORE }), (s) => s.close());
+    /** A work item, acknowledged by JetStream; NotQueued when no stream took it (nothing stored). */
+    const queue = async (subject: string, msgID: string, data: Uint8Array): Promise<void> => {
+      try {
+        await bus.js.publish(bus.ns.subject(subject), data, { msgID, timeout: 5_000 });
+      } catch (err) {
+        if (storedNothing(err)) throw new NotQueued(`no stream took ${subject}`, { cause: err });
+        throw err;
+      }
+    };
     const acceptance = new Acceptance(
       authenticate,
       spam,
       {
         putRaw: async (rawId, bytes) => void (await raw.putBytes(rawId, bytes)),
-        publish: async (item) => {
-          await bus.js.publish(bus.ns.subject(WORK.inbound), encodeJson(item), { msgID: item.raw_id, timeout: 5_000 });
-        },
-        publishFeedback: async (item) => {
-          await bus.js.publish(bus.ns.subject(WORK.feedback), encodeJson(item), { msgID: item.raw_id, timeout: 5_000 });
-        },
+        deleteRaw: async (rawId) => void (await raw.delete(rawId)),
+        publish: (item) => queue(WORK.inbound, item.raw_id, encodeJson(item)),
+        publishFeedback: (item) => queue(WORK.feedback, item.raw_id, encodeJson(item)),
       },
       clock,
       config.SMTP_INLINE_RAW_MAX_BYTES,

@@ -1,6 +1,6 @@
 import { inboundMail, type AuthResults, type FeedbackMail, type InboundMail } from '@mailroom/contracts';
 import { ManualClock, createLogger } from '@mailroom/platform';
-import { Acceptance, type HandOff } from './acceptance';
+import { Acceptance, NotQueued, type HandOff } from './acceptance';
 import { SmtpReply } from './replies';
 import type { SpamScanner } from './spam';
 
@@ -22,8 +22,11 @@ function scanner(result: { score: number | null; verdict: 'ham' | 'spam' | 'unsc
   return { scan: async () => result } as unknown as SpamScanner;
 }
 
-/** `publishFails`: how many publishes fail first (each the way a timeout does: stored or not, no word). */
-function handOff(fail: { put?: boolean; publish?: boolean; publishFails?: number } = {}) {
+/**
+ * `publishFails`: how many publishes fail first (each the way a timeout does: stored or not,
+ * no word); `notQueued`: every publish fails as one no stream took (nothing stored).
+ */
+function handOff(fail: { put?: boolean; publish?: boolean; publishFails?: number; notQueued?: boolean } = {}) {
   const objects = new Map<string, Buffer>();
   const published: InboundMail[] = [];
   const reports: FeedbackMail[] = [];
@@ -34,8 +37,10 @@ function handOff(fail: { put?: boolean; publish?: boolean; publishFails?: number
       if (fail.put) throw new Error('object store down');
       objects.set(id, raw);
     },
+    deleteRaw: async (id) => void objects.delete(id),
     publish: async (item) => {
       tries.push(item.raw_id);
+      if (fail.notQueued) throw new NotQueued('no stream took mail.inbound');
       if (failing-- > 0) throw new Error('no ack');
       published.push(item);
     },
@@ -86,6 +91,14 @@ describe('Acceptance', () => {
     expect(queued.tries).toHaveLength(3);
     expect(new Set(queued.tries).size).toBe(1);
     expect(queued.objects.size).toBe(1);
+  });
+
+  it('removes the raw object of an item no stream took (nothing stored), after its tries', async () => {
+    const { h, objects, tries } = handOff({ notQueued: true });
+    const a = new Acceptance(async () => auth, scanner({ score: 1, verdict: 'ham', reject: false }), h, new ManualClock(), 4, [0, 0]);
+    await expect(a.accept(raw, env, log)).rejects.toMatchObject({ responseCode: 451 });
+    expect(tries).toHaveLength(3);
+    expect(objects.size).toBe(0);
   });
 
   it('publishes an item again under the same msgID when an acknowledgement did not come, and accepts', async () => {

@@ -2,8 +2,9 @@
  * What happens between the end of DATA and the reply: authentication and spam verdicts
  * (in parallel, each bounded), the spam policy, then durable hand-off: the raw bytes go to
  * the MAIL_RAW bucket and the `mail.inbound` work item must be acknowledged by JetStream
- * before the sender hears 250. If either fails the sender hears 451 and retries; a raw
- * object left without its work item is removed.
+ * before the sender hears 250. If either fails the sender hears 451 and retries. A raw
+ * object whose work item certainly was not stored (nothing took the publish) is removed;
+ * after a publish with no answer it is kept, since the item may have been stored.
  */
 import { newId, type AuthResults, type FeedbackMail, type InboundMail } from '@mailroom/contracts';
 import type { Clock, Logger } from '@mailroom/platform';
@@ -21,8 +22,14 @@ export interface Envelope {
 
 export type Authenticate = (input: { raw: Buffer; ip: string; helo: string; mailFrom: string }) => Promise<AuthResults>;
 
+/** A publish that certainly stored nothing (no stream took it), as opposed to one with no answer. */
+export class NotQueued extends Error {
+  override name = 'NotQueued';
+}
+
 export interface HandOff {
   putRaw(rawId: string, raw: Buffer): Promise<void>;
+  deleteRaw(rawId: string): Promise<void>;
   /** Resolves once JetStream acknowledged the work item. */
   publish(item: InboundMail): Promise<void>;
   /** The same, for a report to our bounce domain (mail.feedback). */
@@ -52,6 +59,19 @@ export class Acceptance {
    * an item that was would have the sender send it again as a second message. Throws the
    * last error when every try failed.
    */
+  /**
+   * Removes the raw object of a work item that certainly was not stored. After a publish with
+   * no answer it stays: the item may have been stored without our hearing of it (a late
+   * acknowledgement), and a stored message must keep its raw bytes.
+   */
+  private async dropRaw(err: unknown, rawId: string, log: Logger): Promise<void> {
+    if (!(err instanceof NotQueued)) {
+      log.warn({ raw_id: rawId }, 'raw object kept: its work item may have been stored');
+      return;
+    }
+    await this.handOff.deleteRaw(rawId).catch(() => log.warn({ raw_id: rawId }, 'orphan raw object left behind'));
+  }
+
   private async queued(publish: () => Promise<void>, log: Logger, rawId: string): Promise<void> {
     for (let tryNo = 0; ; tryNo++) {
       try {
@@ -95,8 +115,8 @@ export class Acceptance {
     try {
       await this.queued(() => this.handOff.publishFeedback(item), log, rawId);
     } catch (err) {
-      // The raw object stays: the item may have been stored without our hearing of it.
       log.error({ err, raw_id: rawId }, 'could not queue the report: answering 451');
+      if (!inline) await this.dropRaw(err, rawId, log);
       throw new SmtpReply('tryLater', 'queue unavailable');
     }
     return { rawId, spam: { score: null, verdict: 'unscanned', reject: false } };
@@ -143,9 +163,8 @@ export class Acceptance {
     try {
       await this.queued(() => this.handOff.publish(item), log, rawId);
     } catch (err) {
-      // The raw object stays: the item may have been stored without our hearing of it (a
-      // late acknowledgement), and a stored message must keep its raw bytes.
       log.error({ err, raw_id: rawId }, 'could not queue the message: answering 451');
+      if (!inline) await this.dropRaw(err, rawId, log);
       throw new SmtpReply('tryLater', 'queue unavailable');
     }
     const t3 = performance.now();
