@@ -87,13 +87,15 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
   const log = bus.log.child({ component: 'consumer', consumer: opts.durable });
   const concurrency = opts.concurrency ?? 8;
   const inFlight = new Set<Promise<void>>();
-  let slotFreed: (() => void) | undefined;
+  /** Messages received and waiting for a handler, oldest first. */
+  const waiting: JsMsg[] = [];
   let stopped = false;
   let messages: ConsumerMessages | undefined;
   /**
-   * Messages taken from the server and not yet answered, waiting for a handler or in one,
-   * with when each was received: the server is told they are still being worked on (see
-   * keepAlive), so it gives none of them to a second handler meanwhile.
+   * Messages received and not yet answered, waiting for a handler or in one, with when each
+   * was received: the server is told they are still being worked on (see keepAlive), so it
+   * gives none of them to a second handler meanwhile. (At most the consumer's max_ack_pending,
+   * the server's default of 1,000, can be out at once.)
    */
   const held = new Map<JsMsg, number>();
   const ackWaitMs = opts.ackWaitMs ?? 30_000;
@@ -157,23 +159,30 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
     }
   }
 
+  /** Starts handlers for waiting messages while there is room (and not once stopping). */
+  function pump(): void {
+    while (!stopped && waiting.length && inFlight.size < concurrency) {
+      const m = waiting.shift()!;
+      const p = process(m).finally(() => {
+        held.delete(m);
+        inFlight.delete(p);
+        pump();
+      });
+      inFlight.add(p);
+    }
+  }
+
   const loop = (async () => {
     while (!stopped) {
       try {
         const consumer = await bus.js.consumers.get(bus.ns.stream(opts.stream), bus.ns.consumer(opts.durable));
         messages = await consumer.consume({ max_messages: Math.max(concurrency, 1) });
+        // Every message is taken from the client as it arrives and held from then on: the
+        // client pulls ahead of the handlers, and a message waiting for one is kept too.
         for await (const m of messages) {
-          // Held from now: the client takes messages ahead of its handlers, and one waiting for a slot is kept too.
           held.set(m, Date.now());
-          while (inFlight.size >= concurrency) {
-            await new Promise<void>((resolve) => (slotFreed = resolve));
-          }
-          const p = process(m).finally(() => {
-            held.delete(m);
-            inFlight.delete(p);
-            slotFreed?.();
-          });
-          inFlight.add(p);
+          waiting.push(m);
+          pump();
         }
       } catch (err) {
         if (stopped) break;
@@ -190,6 +199,11 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
       stopped = true;
       await messages?.close().catch(() => {});
       await loop;
+      // Not started: given back for another instance (or the next start) at once.
+      for (const m of waiting.splice(0)) {
+        held.delete(m);
+        m.nak();
+      }
       await Promise.allSettled([...inFlight]);
       clearInterval(keepAlive);
     },

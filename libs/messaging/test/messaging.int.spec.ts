@@ -275,8 +275,9 @@ describe('events and consumers', () => {
       stream: 'EVENTS',
       durable: 'test--slow',
       schema: z.object({ id: z.string() }),
-      // One at a time: the second message waits in the client, taken from the server, for 1.5 s.
-      concurrency: 1,
+      // Two at a time for eight messages: the client takes the others from the server ahead
+      // of the handlers, and the last wait 4.5 s (4.5 ack waits) for one.
+      concurrency: 2,
       deliverPolicy: 'new',
       ackWaitMs: 1_000,
       handler: async (event) => {
@@ -287,14 +288,14 @@ describe('events and consumers', () => {
       },
     });
     try {
-      const events = [receivedEvent(), receivedEvent()];
+      const events = Array.from({ length: 8 }, () => receivedEvent());
       for (const e of events) await publishEvent(bus, e);
-      await waitFor(() => finished >= 2, { timeoutMs: 10_000, what: 'both slow handlers done' });
+      await waitFor(() => finished >= 8, { timeoutMs: 15_000, what: 'the slow handlers done' });
       const info = await waitFor(async () => {
         const i = await bus.jsm.consumers.info(bus.ns.stream('EVENTS'), bus.ns.consumer('test--slow'));
         return i.num_ack_pending === 0 && i;
       }, { what: 'the messages acked' });
-      expect(calls).toEqual(events.map((e) => e.id));
+      expect(calls.sort()).toEqual(events.map((e) => e.id).sort());
       expect(info.num_redelivered).toBe(0);
     } finally {
       await consumer.stop();
