@@ -26,7 +26,7 @@ function scanner(result: { score: number | null; verdict: 'ham' | 'spam' | 'unsc
  * `publishFails`: how many publishes fail first (each the way a timeout does: stored or not,
  * no word); `notQueued`: every publish fails as one no stream took (nothing stored).
  */
-function handOff(fail: { put?: boolean; publish?: boolean; publishFails?: number; notQueued?: boolean } = {}) {
+function handOff(fail: { put?: boolean; publish?: boolean; publishFails?: number; notQueued?: boolean; timeoutThenNotQueued?: boolean } = {}) {
   const objects = new Map<string, Buffer>();
   const published: InboundMail[] = [];
   const reports: FeedbackMail[] = [];
@@ -40,7 +40,8 @@ function handOff(fail: { put?: boolean; publish?: boolean; publishFails?: number
     deleteRaw: async (id) => void objects.delete(id),
     publish: async (item) => {
       tries.push(item.raw_id);
-      if (fail.notQueued) throw new NotQueued('no stream took mail.inbound');
+      if (fail.notQueued || (fail.timeoutThenNotQueued && tries.length > 1)) throw new NotQueued('no stream took mail.inbound');
+      if (fail.timeoutThenNotQueued) throw new Error('TIMEOUT');
       if (failing-- > 0) throw new Error('no ack');
       published.push(item);
     },
@@ -99,6 +100,14 @@ describe('Acceptance', () => {
     await expect(a.accept(raw, env, log)).rejects.toMatchObject({ responseCode: 451 });
     expect(tries).toHaveLength(3);
     expect(objects.size).toBe(0);
+  });
+
+  it('keeps the raw object when one try had no answer, though the later ones found no stream', async () => {
+    const { h, objects, tries } = handOff({ timeoutThenNotQueued: true });
+    const a = new Acceptance(async () => auth, scanner({ score: 1, verdict: 'ham', reject: false }), h, new ManualClock(), 4, [0, 0]);
+    await expect(a.accept(raw, env, log)).rejects.toMatchObject({ responseCode: 451 });
+    expect(tries).toHaveLength(3);
+    expect(objects.size).toBe(1);
   });
 
   it('publishes an item again under the same msgID when an acknowledgement did not come, and accepts', async () => {

@@ -54,12 +54,6 @@ export class Acceptance {
   ) {}
 
   /**
-   * Publishes a work item, trying again (same msgID, so JetStream keeps one) when no
-   * acknowledgement came: a timeout does not say the item was not stored, and a 451 for
-   * an item that was would have the sender send it again as a second message. Throws the
-   * last error when every try failed.
-   */
-  /**
    * Removes the raw object of a work item that certainly was not stored. After a publish with
    * no answer it stays: the item may have been stored without our hearing of it (a late
    * acknowledgement), and a stored message must keep its raw bytes.
@@ -72,14 +66,23 @@ export class Acceptance {
     await this.handOff.deleteRaw(rawId).catch(() => log.warn({ raw_id: rawId }, 'orphan raw object left behind'));
   }
 
+  /**
+   * Publishes a work item, trying again (same msgID, so JetStream keeps one) when no
+   * acknowledgement came: a timeout does not say the item was not stored, and a 451 for
+   * an item that was would have the sender send it again as a second message. When every
+   * try failed it throws the last error, and NotQueued only if every try was NotQueued (one
+   * try with no answer may have stored the item).
+   */
   private async queued(publish: () => Promise<void>, log: Logger, rawId: string): Promise<void> {
+    let unanswered = false;
     for (let tryNo = 0; ; tryNo++) {
       try {
         await publish();
         return;
       } catch (err) {
+        if (!(err instanceof NotQueued)) unanswered = true;
         const delay = this.retryDelaysMs[tryNo];
-        if (delay === undefined) throw err;
+        if (delay === undefined) throw unanswered && err instanceof NotQueued ? new Error('an earlier try had no answer', { cause: err }) : err;
         log.warn({ err, raw_id: rawId, try: tryNo + 1 }, 'no acknowledgement for the work item: publishing it again (same msgID)');
         await new Promise((r) => setTimeout(r, delay));
       }

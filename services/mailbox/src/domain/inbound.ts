@@ -72,11 +72,10 @@ export function fitted(event: EnvelopeOf<'message.received'>, maxBytes: number):
   if (size(event) <= maxBytes) return event;
   // The longest prefix of `value` (whole code points) with which the event fits.
   const cut = (value: string, withValue: (v: string) => EnvelopeOf<'message.received'>): EnvelopeOf<'message.received'> => {
-    // No more characters than bytes can fit: the search runs over at most that many (a
-    // high surrogate left alone by the slice is dropped).
-    let head = value.length > maxBytes ? value.slice(0, maxBytes) : value;
-    if (head.length < value.length && /[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
-    const points = Array.from(head);
+    // No more characters than bytes can fit: the search runs over at most that many. (Whole
+    // code points: a pair the slice cuts in two is one the search cannot reach, since the
+    // whole slice never fits.)
+    const points = Array.from(value.length > maxBytes ? value.slice(0, maxBytes) : value);
     let [lo, hi] = [0, points.length];
     while (lo < hi) {
       const mid = (lo + hi + 1) >>> 1;
