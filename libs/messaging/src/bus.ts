@@ -53,3 +53,16 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     },
   };
 }
+
+/** Room kept in a NATS message for its headers (msgID, auth context, trace) next to the body. */
+const HEADER_ROOM = 8 * 1024;
+/** NATS's default max_payload, until the connection has the server's. */
+const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
+
+/**
+ * The largest body one NATS message of this bus can carry: the server's max_payload less
+ * room for headers. (No connection at all, as in a test of writes alone: NATS's default.)
+ */
+export function maxBodyBytes(bus: Partial<Pick<Bus, 'nc'>>): number {
+  return (bus.nc?.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - HEADER_ROOM;
+}

@@ -28,7 +28,7 @@ import {
 import type { MsgHdrs } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
-import type { Bus } from './bus';
+import { maxBodyBytes, type Bus } from './bus';
 import { decodeJson, encodeJson } from './codec';
 import { fromHeaders, toHeaders, traceIdOf, type CallContext } from './headers';
 import { openBucket, type Bucket } from './objects';
@@ -117,8 +117,7 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
           const data = encodeJson(result ?? {});
           // Too large for one NATS message (a message with megabytes of text): the body goes
           // through the replies bucket, and the reply names it.
-          const max = bus.nc.info?.max_payload;
-          if (max && data.length + HEADER_ROOM > max) {
+          if (data.length > maxBodyBytes(bus)) {
             const object = `${name}.${nuid.next()}`;
             await (await repliesOf(bus)).putBytes(object, data);
             const h = natsHeaders();
@@ -170,9 +169,6 @@ export interface CallOptions {
 
 export const DEFAULT_RPC_TIMEOUT_MS = 5_000;
 
-/** Room left in a NATS message for the headers (auth context, trace) next to the request. */
-const HEADER_ROOM = 8 * 1024;
-
 export async function callRpc<N extends RpcName>(
   bus: Bus,
   name: N,
@@ -185,10 +181,10 @@ export async function callRpc<N extends RpcName>(
     propagation.inject(context.active(), h, headerSetter);
     const data = encodeJson(request);
     // NATS refuses a message over the server's max_payload; say so rather than "bus unavailable".
-    const max = bus.nc.info?.max_payload;
-    if (max && data.length + HEADER_ROOM > max) {
+    const max = maxBodyBytes(bus);
+    if (data.length > max) {
       span.end();
-      throw new AppError('payload_too_large', `the request is ${data.length} bytes once encoded; at most ${max - HEADER_ROOM} bytes can be carried to the ${rpcServiceOf(name)} service`);
+      throw new AppError('payload_too_large', `the request is ${data.length} bytes once encoded; at most ${max} bytes can be carried to the ${rpcServiceOf(name)} service`);
     }
     let reply: Msg;
     try {

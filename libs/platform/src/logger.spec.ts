@@ -1,7 +1,8 @@
 import { Writable } from 'node:stream';
 import { createLogger } from './logger';
 
-it('redacts secrets wherever they appear', () => {
+/** A logger whose lines the test reads. */
+function capturing() {
   const lines: string[] = [];
   const destination = new Writable({
     write(chunk, _enc, done) {
@@ -9,7 +10,11 @@ it('redacts secrets wherever they appear', () => {
       done();
     },
   });
-  const log = createLogger({ service: 't', destination });
+  return { log: createLogger({ service: 't', destination }), lines };
+}
+
+it('redacts secrets wherever they appear', () => {
+  const { log, lines } = capturing();
   log.info({ password: 'hunter22', body: { refresh_token: 'mrt_x', text_body: 'hello' }, req: { headers: { authorization: 'Bearer mr_x' } } }, 'x');
   const line = lines.join('');
   for (const secret of ['hunter22', 'mrt_x', 'hello', 'mr_x']) expect(line).not.toContain(secret);
@@ -17,14 +22,7 @@ it('redacts secrets wherever they appear', () => {
 });
 
 it('redacts the URL a parse error keeps, password and all', () => {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk, _enc, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  const log = createLogger({ service: 't', destination });
+  const { log, lines } = capturing();
   let err: unknown;
   try {
     new URL('postgres://mailroom:s3/cret@db:5432/mailroom');

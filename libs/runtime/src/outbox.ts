@@ -10,7 +10,7 @@
 import { AppError, EVENT_TYPES, WORK_ITEMS, eventEnvelope, eventSubject, type EventEnvelope, type EventType, type WorkSubject } from '@mailroom/contracts';
 import type { z } from 'zod';
 import { sql, type Kysely, type Transaction } from '@mailroom/db';
-import type { Bus } from '@mailroom/messaging';
+import { maxBodyBytes, type Bus } from '@mailroom/messaging';
 import type { Logger } from '@mailroom/platform';
 
 /** A row of the `outbox` table: subject null for a public event, else the work queue's subject. */
@@ -19,11 +19,6 @@ export interface OutboxRow {
   subject: string | null;
   payload: string;
 }
-
-/** Room kept under the server's max_payload for the headers a publish carries (msgID). */
-const HEADER_ROOM = 8 * 1024;
-/** NATS's default max_payload, until the connection has the server's. */
-const DEFAULT_MAX_PAYLOAD = 1024 * 1024;
 
 export interface OutboxOptions {
   intervalMs?: number;
@@ -70,10 +65,9 @@ export class Outbox<DB = unknown> {
     return this.fitting({ id, subject, payload: JSON.stringify(WORK_ITEMS[subject].parse(item)) });
   }
 
-  /** The largest payload (bytes of its JSON) the relay can publish: the server's max_payload less header room. */
+  /** The largest payload (bytes of its JSON) the relay can publish. */
   maxPayloadBytes(): number {
-    // (A bus not connected yet, or none at all in a test of the writes alone: NATS's default.)
-    return ((this.bus as Partial<Bus>).nc?.info?.max_payload ?? DEFAULT_MAX_PAYLOAD) - HEADER_ROOM;
+    return maxBodyBytes(this.bus);
   }
 
   /**

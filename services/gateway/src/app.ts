@@ -195,17 +195,17 @@ function routeHandler(route: Route, deps: AppDeps): RequestHandler {
       if (route.auth === 'signature') {
         auth = { kind: 'anonymous' };
       } else if (route.auth === 'none') {
-        limit(deps.anonymousLimiter, `ip:${ip}`, res);
+        limit(deps.anonymousLimiter, `ip:${ip}`);
         auth = { kind: 'anonymous' };
       } else {
         try {
           auth = await deps.authenticator.authenticate(route.auth, req.get('authorization'), req.get('x-env-id'), base);
         } catch (err) {
           // Failed credentials count against the client's address, so guessing is slow.
-          if (err instanceof AppError && (err.code === 'unauthorized' || err.code === 'token_expired')) limit(deps.anonymousLimiter, `ip:${ip}`, res);
+          if (err instanceof AppError && (err.code === 'unauthorized' || err.code === 'token_expired')) limit(deps.anonymousLimiter, `ip:${ip}`);
           throw err;
         }
-        limit(deps.limiter, principalOf(auth), res);
+        limit(deps.limiter, principalOf(auth));
       }
       const input = {
         ...parsePart('params', route.params, req.params),
@@ -259,12 +259,9 @@ function routeHandler(route: Route, deps: AppDeps): RequestHandler {
   };
 }
 
-function limit(limiter: RateLimiter, key: string, res: Response): void {
+function limit(limiter: RateLimiter, key: string): void {
   const take = limiter.take(key);
-  if (!take.ok) {
-    res.setHeader('Retry-After', String(take.retryAfterSeconds));
-    throw new AppError('rate_limited', `too many requests; retry after ${take.retryAfterSeconds} s`);
-  }
+  if (!take.ok) throw new AppError('rate_limited', `too many requests; retry after ${take.retryAfterSeconds} s`, { retryAfterSeconds: take.retryAfterSeconds });
 }
 
 function respond(res: Response, status: number, body: unknown): void {

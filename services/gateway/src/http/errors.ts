@@ -22,8 +22,8 @@ export function sendError(res: Response, err: AppError, requestId: string): void
     res.end();
     return;
   }
-  // A refusal that ends at a known time says when (a 429 from a service: a send over its rate).
-  if (err.retryAfterSeconds !== undefined && !res.hasHeader('Retry-After')) res.setHeader('Retry-After', String(err.retryAfterSeconds));
+  // A refusal that ends at a known time says when (the gateway's limits, a send over its rate).
+  if (err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(err.retryAfterSeconds));
   res.status(httpStatusOf(err.code)).json(errorBody(err, requestId));
 }
 
