@@ -13,3 +13,4 @@ export * from './api/send';
 export * from './mail';
 export * from './api/webhooks';
 export * from './wire';
+export * from './permissions';

@@ -19,7 +19,7 @@ import { RecoveryRunner, RECOVERY_LEASE_MS } from '../src/domain/recoveries';
 import { DeliveryRepository } from '../src/repo/delivery.repository';
 import { EndpointRepository } from '../src/repo/endpoint.repository';
 import { RecoveryRepository } from '../src/repo/recovery.repository';
-import type { Tenant } from '../src/repo/endpoint.repository';
+import type { Tenant } from '@mailroom/contracts';
 import type { WebhooksDb } from '../src/repo/tables';
 import { insertEndpoint, tenant } from './fixtures';
 

@@ -1,7 +1,7 @@
 /** Rows the webhooks integration tests start from, written straight to the service's tables. */
 import { newId } from '@mailroom/contracts';
 import type { Kysely } from '@mailroom/db';
-import type { Tenant } from '../src/repo/endpoint.repository';
+import type { Tenant } from '@mailroom/contracts';
 import type { WebhooksDb } from '../src/repo/tables';
 
 export const tenant = (): Tenant => ({ org_id: newId('organization'), env_id: newId('environment') });

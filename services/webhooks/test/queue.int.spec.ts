@@ -9,7 +9,7 @@ import { sql, type Kysely } from '@mailroom/db';
 import { monotonicIds, newId } from '@mailroom/contracts';
 import { createTestContext, migratedDb, type TestContext } from '@mailroom/testing';
 import { DeliveryRepository, type ClaimedJob, type FinishedAttempt, type StoredEvent } from '../src/repo/delivery.repository';
-import type { Tenant } from '../src/repo/endpoint.repository';
+import type { Tenant } from '@mailroom/contracts';
 import type { WebhooksDb } from '../src/repo/tables';
 import { insertEndpoint, tenant } from './fixtures';
 

@@ -4,7 +4,7 @@
  * admin role manage them; keys cannot manage keys.
  */
 import { randomBytes } from 'node:crypto';
-import { AppError, decodePageToken, encodePageToken, idSchema, newId, type ApiKey, type TenantContext } from '@mailroom/contracts';
+import { AppError, authorize, decodePageToken, encodePageToken, idSchema, newId, type ApiKey, type TenantContext } from '@mailroom/contracts';
 import { sha256, type Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { ApiKeyPublicRow, ApiKeyRepository } from '../repo/api-key.repository';
@@ -44,9 +44,11 @@ function toApiKey(row: ApiKeyPublicRow): ApiKey {
 
 const cursor = z.object({ before: idSchema('apiKey') });
 
-function requireManager(ctx: TenantContext): Extract<TenantContext, { kind: 'user' }> {
-  if (ctx.kind !== 'user') throw new AppError('forbidden', 'API keys cannot manage API keys; use a user access token');
-  return ctx;
+/** Keys are managed by people: an API key holds neither permission, so the caller is a user. */
+function manager(ctx: TenantContext, permission: 'apiKeys.read' | 'apiKeys.write'): Extract<TenantContext, { kind: 'user' }> {
+  const user = authorize(ctx, permission);
+  if (user.kind !== 'user') throw new AppError('forbidden', 'an API key cannot manage API keys');
+  return user;
 }
 
 export class ApiKeys {
@@ -58,8 +60,7 @@ export class ApiKeys {
   ) {}
 
   async create(ctx: TenantContext, input: { name: string; env_id?: string | undefined }): Promise<ApiKey & { key: string }> {
-    const user = requireManager(ctx);
-    if (user.role === 'member') throw new AppError('forbidden', 'only owners and admins can create API keys');
+    const user = manager(ctx, 'apiKeys.write');
     const envId = input.env_id ?? user.env_id;
     if (envId !== user.env_id) await this.orgs.environment(user.org_id, envId);
     const key = newApiKeySecret();
@@ -79,7 +80,7 @@ export class ApiKeys {
   }
 
   async list(ctx: TenantContext, q: { limit: number; page_token?: string | undefined }): Promise<{ data: ApiKey[]; next_page_token: string | null }> {
-    const user = requireManager(ctx);
+    const user = manager(ctx, 'apiKeys.read');
     let before: string | undefined;
     if (q.page_token) {
       const c = decodePageToken(q.page_token, cursor);
@@ -93,15 +94,14 @@ export class ApiKeys {
   }
 
   async get(ctx: TenantContext, id: string): Promise<ApiKey> {
-    const user = requireManager(ctx);
+    const user = manager(ctx, 'apiKeys.read');
     const row = await this.repo.findLive(user.org_id, id);
     if (!row) throw AppError.notFound('API key');
     return toApiKey(row);
   }
 
   async revoke(ctx: TenantContext, id: string): Promise<void> {
-    const user = requireManager(ctx);
-    if (user.role === 'member') throw new AppError('forbidden', 'only owners and admins can delete API keys');
+    const user = manager(ctx, 'apiKeys.write');
     if (!(await this.repo.revoke(user.org_id, id, this.clock.now()))) throw AppError.notFound('API key');
     await this.revocations.apiKeyRevoked({ key_id: id, org_id: user.org_id });
   }

@@ -1,14 +1,9 @@
 /** The auth service's operations; each checks who may call it. */
-import { AppError, isTenant, type AuthContext, type TenantContext } from '@mailroom/contracts';
+import { AppError, requireService, tenantOf, type AuthContext } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
 import type { AccessTokens } from '../domain/access-tokens';
 import type { Accounts } from '../domain/accounts';
 import type { ApiKeys } from '../domain/api-keys';
-
-function tenantOf(auth: AuthContext): TenantContext {
-  if (!isTenant(auth)) throw new AppError('unauthorized', 'this operation needs a user or API key credential');
-  return auth;
-}
 
 function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
   if (auth.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
@@ -37,7 +32,7 @@ export function authHandlers(accounts: Accounts, apiKeys: ApiKeys, tokens: Acces
       return {};
     },
     'auth.apikey.verify': async (req, { auth }) => {
-      if (auth.kind !== 'service') throw new AppError('forbidden', 'internal operation');
+      requireService(auth);
       return apiKeys.verify(req.key);
     },
   };

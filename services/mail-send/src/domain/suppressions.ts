@@ -1,12 +1,7 @@
 /** The suppression list as a tenant manages it. */
 import { z } from 'zod';
-import { AppError, decodePageToken, encodePageToken } from '@mailroom/contracts';
+import { AppError, decodePageToken, encodePageToken, type Tenant } from '@mailroom/contracts';
 import type { SendRepository, SuppressionRow } from '../repo/send.repository';
-
-export interface Tenant {
-  org_id: string;
-  env_id: string;
-}
 
 const cursor = z.object({ at: z.iso.datetime({ precision: 3 }), address: z.string() });
 

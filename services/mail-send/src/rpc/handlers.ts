@@ -1,27 +1,22 @@
 /** The mail-send service's operations. */
-import { AppError, isTenant, type AuthContext } from '@mailroom/contracts';
+import { AppError, requireService, tenantScope } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
 import type { SendChecks } from '../domain/checks';
 import type { SesNotifications } from '../domain/ses-notifications';
-import type { Suppressions, Tenant } from '../domain/suppressions';
-
-function tenantOf(auth: AuthContext): Tenant {
-  if (!isTenant(auth)) throw new AppError('unauthorized', 'this operation needs a user or API key credential');
-  return { org_id: auth.org_id, env_id: auth.env_id };
-}
+import type { Suppressions } from '../domain/suppressions';
 
 /** `ses` undefined: no SNS topic is configured, so no notification can be ours. */
 export function sendHandlers(checks: SendChecks, suppressions: Suppressions, ses: SesNotifications | undefined): RpcHandlers<'send'> {
   return {
     'send.outbound.check': async (req, { auth }) => {
-      if (auth.kind !== 'service') throw new AppError('forbidden', 'internal operation');
+      requireService(auth);
       await checks.check(req);
       return {};
     },
-    'send.suppression.list': (req, { auth }) => suppressions.list(tenantOf(auth), req),
-    'send.suppression.add': (req, { auth }) => suppressions.add(tenantOf(auth), req.address),
+    'send.suppression.list': (req, { auth }) => suppressions.list(tenantScope(auth), req),
+    'send.suppression.add': (req, { auth }) => suppressions.add(tenantScope(auth), req.address),
     'send.suppression.delete': async (req, { auth }) => {
-      await suppressions.remove(tenantOf(auth), req.address);
+      await suppressions.remove(tenantScope(auth), req.address);
       return {};
     },
     'send.ses.notification': async (req, { log }) => {

@@ -3,11 +3,11 @@
  * exists), unique case-insensitively across all tenants. A paused inbox still receives
  * mail; only its sending is refused (mail-send). A deleted inbox refuses mail at RCPT.
  */
-import { AppError, decodePageToken, encodePageToken, idSchema, newId, randomBytes, type Inbox } from '@mailroom/contracts';
+import { AppError, decodePageToken, encodePageToken, idSchema, newId, randomBytes, type Inbox, type Tenant } from '@mailroom/contracts';
 import { isUniqueViolation } from '@mailroom/db';
 import type { Clock } from '@mailroom/platform';
 import { z } from 'zod';
-import type { InboxRepository, InboxRow, Tenant } from '../repo/inbox.repository';
+import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
 
 const cursor = z.object({ before: idSchema('inbox') });
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';

@@ -1,15 +1,15 @@
 /** Reading messages and threads, downloads, and labels, as a tenant sees them. */
 import { z } from 'zod';
-import {
-  AppError,
+import { AppError,
   CLIENT_ADDABLE_SYSTEM_LABELS,
   SYSTEM_LABELS,
   decodePageToken,
   encodePageToken,
   type Message,
+  type Tenant,
 } from '@mailroom/contracts';
 import { withTransaction, type Kysely } from '@mailroom/db';
-import type { InboxRepository, Tenant } from '../repo/inbox.repository';
+import type { InboxRepository } from '../repo/inbox.repository';
 import type { AttachmentRow, MessageRepository, MessageRow, ThreadRow, TimeCursor } from '../repo/message.repository';
 import type { MailboxDb } from '../repo/tables';
 import { invalidPageToken } from './inboxes';

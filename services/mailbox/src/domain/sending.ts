@@ -6,13 +6,13 @@
  * paused inbox) and announces a refusal itself. Attachment bytes live in the attachments
  * bucket before the message refers to them; a forward refers to the original's objects.
  */
-import { AppError, MAX_ATTACHMENT_BYTES, MAX_RECIPIENTS, newId, type OutboundJob, type SendCheckRequest } from '@mailroom/contracts';
+import { AppError, MAX_ATTACHMENT_BYTES, MAX_RECIPIENTS, newId, type OutboundJob, type SendCheckRequest, type Tenant } from '@mailroom/contracts';
 import { Batched } from '@mailroom/db';
 import type { Clock } from '@mailroom/platform';
 import type { Outbox } from '@mailroom/runtime';
 import { createHash } from 'node:crypto';
 import { detectMimeType } from 'nodemailer/lib/mime-funcs';
-import type { InboxRepository, InboxRow, Tenant } from '../repo/inbox.repository';
+import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
 import type { AttachmentRow, MessageRepository, MessageRow, NewMessage } from '../repo/message.repository';
 import type { MailboxDb } from '../repo/tables';
 import { preview } from './messages';

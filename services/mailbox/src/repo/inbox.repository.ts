@@ -1,13 +1,9 @@
 /** Inboxes; every tenant read filters on org_id and env_id, and never sees deleted ones. */
+import type { Tenant } from '@mailroom/contracts';
 import type { Executor, Kysely, Selectable } from '@mailroom/db';
 import type { InboxTable, MailboxDb } from './tables';
 
 export type InboxRow = Selectable<InboxTable>;
-export interface Tenant {
-  org_id: string;
-  env_id: string;
-}
-
 export class InboxRepository {
   constructor(private readonly db: Kysely<MailboxDb>) {}
 

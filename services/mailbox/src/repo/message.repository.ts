@@ -3,9 +3,10 @@
  * environment) and to live inboxes; writes of inbound mail happen in the consumer's
  * transaction.
  */
+import type { Tenant } from '@mailroom/contracts';
 import { sql, type Executor, type Insertable, type Kysely, type Selectable } from '@mailroom/db';
 import type { OutboxRow } from '@mailroom/runtime';
-import type { InboxRow, Tenant } from './inbox.repository';
+import type { InboxRow } from './inbox.repository';
 import type { AttachmentTable, MailboxDb, MessageTable, ThreadTable } from './tables';
 
 export type MessageRow = Selectable<MessageTable>;

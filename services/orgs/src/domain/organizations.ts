@@ -72,11 +72,8 @@ export class Organizations {
     return toOrganization(row);
   }
 
-  /** Renames, pauses or resumes the caller's organization: owners and admins only (API keys cannot). */
+  /** Renames, pauses or resumes the caller's organization (permission `organization.update`, checked by the caller). */
   async update(auth: TenantContext, req: { name?: string | undefined; status?: OrganizationStatus | undefined }): Promise<Organization> {
-    if (auth.kind !== 'user' || (auth.role !== 'owner' && auth.role !== 'admin')) {
-      throw new AppError('forbidden', 'changing the organization takes an owner or admin signed in; API keys and members cannot');
-    }
     if (!(await this.repo.update(auth.org_id, { ...req, now: this.clock.now() }))) throw AppError.notFound('organization');
     return this.get(auth.org_id);
   }

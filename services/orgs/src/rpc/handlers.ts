@@ -1,16 +1,7 @@
 /** The orgs service's operations: parse is done by serveRpc, tenancy is checked here. */
-import { AppError, isTenant, type AuthContext, type TenantContext } from '@mailroom/contracts';
+import { AppError, authorize, requireService, tenantOf } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
 import type { Organizations } from '../domain/organizations';
-
-function tenantOf(auth: AuthContext): TenantContext {
-  if (!isTenant(auth)) throw new AppError('unauthorized', 'this operation needs a user or API key credential');
-  return auth;
-}
-
-function requireService(auth: AuthContext): void {
-  if (auth.kind !== 'service') throw new AppError('forbidden', 'internal operation');
-}
 
 export function orgsHandlers(orgs: Organizations): RpcHandlers<'orgs'> {
   return {
@@ -27,7 +18,7 @@ export function orgsHandlers(orgs: Organizations): RpcHandlers<'orgs'> {
       if (req.org_id && req.org_id !== own) throw AppError.notFound('organization');
       return orgs.get(own);
     },
-    'orgs.organization.update': (req, { auth }) => orgs.update(tenantOf(auth), req),
+    'orgs.organization.update': (req, { auth }) => orgs.update(authorize(auth, 'organization.update'), req),
     'orgs.membership.listForUser': async (req, { auth }) => {
       requireService(auth);
       return { data: await orgs.membershipsOf(req.user_id) };

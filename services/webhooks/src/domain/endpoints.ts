@@ -4,8 +4,7 @@
  * and recovery of a window of events. Every operation is scoped to the caller's org and
  * environment: another tenant's id is not found.
  */
-import {
-  AppError,
+import { AppError,
   EVENT_TYPES,
   decodePageToken,
   encodePageToken,
@@ -18,12 +17,13 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointCreated,
   type WebhookRecovery,
+  type Tenant,
 } from '@mailroom/contracts';
 import { isForeignKeyViolation, withTransaction, type Kysely } from '@mailroom/db';
 import type { Clock, SecretBox } from '@mailroom/platform';
 import { z } from 'zod';
 import type { AttemptRow, DeliveryRepository, StoredEvent } from '../repo/delivery.repository';
-import type { EndpointRepository, EndpointRow, Tenant } from '../repo/endpoint.repository';
+import type { EndpointRepository, EndpointRow } from '../repo/endpoint.repository';
 import type { RecoveryRepository, RecoveryRow } from '../repo/recovery.repository';
 import type { WebhooksDb } from '../repo/tables';
 import type { RetryPolicy } from './retry-policy';

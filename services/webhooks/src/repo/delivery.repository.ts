@@ -7,9 +7,9 @@
  * is deleted when it is finished (delivered, failed for good, cancelled); what happened to
  * it is its rows in `attempts`.
  */
+import type { Tenant } from '@mailroom/contracts';
 import { sql, withTransaction, type Executor, type Kysely, type RawBuilder, type Selectable } from '@mailroom/db';
 import type { AttemptTable, JobOrigin, WebhooksDb } from './tables';
-import type { Tenant } from './endpoint.repository';
 
 export type AttemptRow = Selectable<AttemptTable> & { event_type: string };
 

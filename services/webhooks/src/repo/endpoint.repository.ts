@@ -1,13 +1,9 @@
 /** Webhook endpoints. Every read and write is scoped to the tenant (org and environment). */
+import type { Tenant } from '@mailroom/contracts';
 import { sql, type Executor, type Kysely, type Selectable } from '@mailroom/db';
 import type { EndpointTable, WebhooksDb } from './tables';
 
 export type EndpointRow = Selectable<EndpointTable>;
-export interface Tenant {
-  org_id: string;
-  env_id: string;
-}
-
 export class EndpointRepository {
   constructor(private readonly db: Kysely<WebhooksDb>) {}
 

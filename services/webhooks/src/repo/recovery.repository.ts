@@ -3,8 +3,8 @@
  * stream, worked on under a lease by one instance at a time. Reads for the API are scoped
  * to the tenant through the endpoint.
  */
+import type { Tenant } from '@mailroom/contracts';
 import { sql, type Executor, type Kysely, type Selectable, type ExpressionBuilder, type UpdateObject } from '@mailroom/db';
-import type { Tenant } from './endpoint.repository';
 import type { RecoveryTable, WebhooksDb } from './tables';
 
 export type RecoveryRow = Selectable<RecoveryTable>;
