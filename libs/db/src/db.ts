@@ -5,6 +5,7 @@
  */
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
+import type { Transact } from '@mailroom/platform';
 
 // timestamptz and bigint arrive as Date and string by default; count(*) is bigint.
 // int8 is parsed to number: our counters stay far below 2^53.
@@ -196,6 +197,11 @@ export type Executor<DB> = Kysely<DB> | Transaction<DB>;
 
 export function withTransaction<DB, T>(db: Kysely<DB>, fn: (trx: Transaction<DB>) => Promise<T>): Promise<T> {
   return db.transaction().execute(fn);
+}
+
+/** The domain's transaction runner (platform's Transact port) over this database. */
+export function transactor<DB>(db: Kysely<DB>): Transact<Transaction<DB>> {
+  return (work) => withTransaction(db, work);
 }
 
 export async function pingDb(db: Kysely<unknown>): Promise<void> {

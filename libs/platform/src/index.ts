@@ -5,3 +5,5 @@ export * from './health';
 export * from './telemetry';
 export * from './clock';
 export * from './crypto';
+export * from './batch';
+export * from './ports';

@@ -11,21 +11,16 @@ import { AppError, EVENT_TYPES, WORK_ITEMS, eventEnvelope, eventSubject, type Ev
 import type { z } from 'zod';
 import { sql, type Kysely, type Transaction } from '@mailroom/db';
 import { maxBodyBytes, type Bus } from '@mailroom/messaging';
-import type { Logger } from '@mailroom/platform';
+import type { EventSink, Logger, OutboxRow } from '@mailroom/platform';
 
-/** A row of the `outbox` table: subject null for a public event, else the work queue's subject. */
-export interface OutboxRow {
-  id: string;
-  subject: string | null;
-  payload: string;
-}
+export type { OutboxRow } from '@mailroom/platform';
 
 export interface OutboxOptions {
   intervalMs?: number;
   batch?: number;
 }
 
-export class Outbox<DB = unknown> {
+export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;

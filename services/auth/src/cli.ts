@@ -6,7 +6,7 @@
  * running instances pick the new key up within 30 s, gateways on the first token with the
  * new kid.
  */
-import { createDb } from '@mailroom/db';
+import { createDb, transactor } from '@mailroom/db';
 import { createLogger, SecretBox, systemClock } from '@mailroom/platform';
 import { loadConfig } from './config';
 import { AccessTokens } from './domain/access-tokens';
@@ -17,7 +17,7 @@ export async function rotateSigningKey(env: Record<string, string | undefined>):
   const config = loadConfig(env);
   const db = createDb<AuthDb>({ url: config.DATABASE_URL, schema: 'auth', max: 1 });
   try {
-    const tokens = new AccessTokens(db, new SigningKeyRepository(db), new SecretBox(config.SECRETS_ENCRYPTION_KEY), systemClock, {
+    const tokens = new AccessTokens(transactor(db), new SigningKeyRepository(db), new SecretBox(config.SECRETS_ENCRYPTION_KEY), systemClock, {
       issuer: config.AUTH_ISSUER,
       audience: config.AUTH_AUDIENCE,
       ttlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,

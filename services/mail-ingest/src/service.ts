@@ -3,14 +3,15 @@ import { readFile } from 'node:fs/promises';
 import { AppError, WORK, newId } from '@mailroom/contracts';
 import { RpcClient, encodeJson, ensureStreams, openBucket, storedNothing } from '@mailroom/messaging';
 import type { ServiceModule } from '@mailroom/runtime';
+import { createResolver } from './clients/dns-resolver';
+import { RspamdScanner } from './clients/rspamd';
 import { loadConfig, type IngestConfig } from './config';
 import { Acceptance, NotQueued } from './domain/acceptance';
 import { DataScanner } from './domain/data-scanner';
 import { ConnectionLimiter, MessageRateLimiter } from './domain/limits';
-import { checkMailAuth, createResolver } from './domain/mail-auth';
+import { checkMailAuth } from './domain/mail-auth';
 import type { Authenticate } from './domain/acceptance';
 import { RecipientResolver } from './domain/recipients';
-import { SpamScanner } from './domain/spam';
 import { startSmtpEdge } from './smtp/server';
 
 export const ingestService: ServiceModule<IngestConfig, never> = {
@@ -38,7 +39,7 @@ export const ingestService: ServiceModule<IngestConfig, never> = {
     // Stopped after the SMTP edge (lifecycles stop in reverse): queries still in flight end then.
     const dns = life.add('mail-ingest:dns', createResolver({ servers: config.DNS_SERVERS, timeoutMs: config.DNS_TIMEOUT_MS }), (r) => r.cancel());
     const authenticate: Authenticate = (m) => checkMailAuth({ ...m, mta: config.SMTP_HOSTNAME }, { resolve: dns.resolve, timeoutMs: config.AUTH_TIMEOUT_MS });
-    const spam = life.add('mail-ingest:rspamd', new SpamScanner(config.RSPAMD_URL, config.RSPAMD_TIMEOUT_MS, { spamScore: config.SPAM_SCORE, rejectScore: config.SPAM_REJECT_SCORE }), (s) => s.close());
+    const spam = life.add('mail-ingest:rspamd', new RspamdScanner(config.RSPAMD_URL, config.RSPAMD_TIMEOUT_MS, { spamScore: config.SPAM_SCORE, rejectScore: config.SPAM_REJECT_SCORE }), (s) => s.close());
     /** A work item, acknowledged by JetStream; NotQueued when no stream took it (nothing stored). */
     const queue = async (subject: string, msgID: string, data: Uint8Array): Promise<void> => {
       try {

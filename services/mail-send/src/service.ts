@@ -1,9 +1,11 @@
 /** The mail-send service: outbound composition, DKIM, hand-over to the provider (SMTP relay or SES), feedback (SMTP reports, SES notifications), suppression list. */
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
+import { transactor } from '@mailroom/db';
 import { newId } from '@mailroom/contracts';
 import { RpcClient, ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
 import { Outbox, type ServiceModule } from '@mailroom/runtime';
+import { fetchText } from './clients/fetch-text';
 import { loadConfig, type SendConfig } from './config';
 import { startFeedbackConsumer } from './consumers/mail-feedback.consumer';
 import { startOutboundConsumer } from './consumers/mail-outbound.consumer';
@@ -11,7 +13,7 @@ import { parseFeedback } from './domain/feedback';
 import { FeedbackHandler } from './domain/feedback-handler';
 import { OrgStatuses, SendChecks } from './domain/checks';
 import { SesNotifications } from './domain/ses-notifications';
-import { SnsVerifier, fetchText } from './domain/sns';
+import { SnsVerifier } from './domain/sns';
 import { dkimKey, type DkimKey } from './domain/dkim';
 import { OutboundSender } from './domain/outbound';
 import { Suppressions } from './domain/suppressions';
@@ -54,8 +56,9 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
         : new SmtpRelayProvider(config.SMTP_RELAY_URL, config.MAIL_DOMAIN);
     life.add('mail-send:provider', provider, (p) => p.close());
     const verp = new Verp(config.SECRETS_ENCRYPTION_KEY, config.BOUNCE_DOMAIN);
+    const transact = transactor(db);
     const sender = new OutboundSender(
-      db,
+      transact,
       repo,
       provider,
       { put: async (rawId, bytes) => void (await raw.putBytes(rawId, bytes)) },
@@ -67,8 +70,8 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
     );
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
     const orgStatuses = new OrgStatuses(async (orgId) => (await rpc.asService('mail-send', 'orgs.organization.get', { org_id: orgId }, { requestId: newId('request') })).status, clock);
-    const checks = new SendChecks(db, repo, outbox, clock, { perInboxPerMinute: config.SEND_RATE_PER_INBOX_PER_MINUTE, perOrgPerMinute: config.SEND_RATE_PER_ORG_PER_MINUTE }, orgStatuses);
-    const feedback = new FeedbackHandler(db, repo, verp, parseFeedback, outbox, clock);
+    const checks = new SendChecks(transact, repo, outbox, clock, { perInboxPerMinute: config.SEND_RATE_PER_INBOX_PER_MINUTE, perOrgPerMinute: config.SEND_RATE_PER_ORG_PER_MINUTE }, orgStatuses);
+    const feedback = new FeedbackHandler(transact, repo, verp, parseFeedback, outbox, clock);
     const ses = config.SES_SNS_TOPIC_ARNS.length
       ? new SesNotifications(new SnsVerifier(config.SNS_TRUSTED_URL_PREFIX, fetchText, () => clock.now()), new Set(config.SES_SNS_TOPIC_ARNS), repo, feedback, clock, fetchText)
       : undefined;

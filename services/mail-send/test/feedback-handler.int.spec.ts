@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { sql, type Kysely } from '@mailroom/db';
+import { sql, transactor, type Kysely } from '@mailroom/db';
 import { eventEnvelope, newId, type EnvelopeOf, type EventEnvelope, type FeedbackMail } from '@mailroom/contracts';
 import { ManualClock, createLogger } from '@mailroom/platform';
 import type { Bus } from '@mailroom/messaging';
@@ -43,7 +43,7 @@ beforeAll(async () => {
   await outbox.stop();
   clock = new ManualClock(new Date());
   verp = new Verp(randomBytes(32).toString('base64'), BOUNCE_DOMAIN);
-  handler = new FeedbackHandler(db, repo, verp, parseFeedback, outbox, clock);
+  handler = new FeedbackHandler(transactor(db), repo, verp, parseFeedback, outbox, clock);
 });
 
 afterAll(async () => {

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from '@mailroom/db';
+import { transactor, type Kysely } from '@mailroom/db';
 import { newId, type OutboundJob } from '@mailroom/contracts';
 import { ManualClock, createLogger } from '@mailroom/platform';
 import type { Bus } from '@mailroom/messaging';
@@ -38,7 +38,7 @@ beforeAll(async () => {
     },
     close: async () => {},
   };
-  sender = new OutboundSender(db, repo, provider, { put: async () => {} }, async () => null, new Verp(randomBytes(32).toString('base64'), 'bounces.test'), undefined, outbox, new ManualClock(new Date()));
+  sender = new OutboundSender(transactor(db), repo, provider, { put: async () => {} }, async () => null, new Verp(randomBytes(32).toString('base64'), 'bounces.test'), undefined, outbox, new ManualClock(new Date()));
 });
 
 afterAll(async () => {

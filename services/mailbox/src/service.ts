@@ -1,5 +1,6 @@
 /** The mailbox service: inboxes, threads, messages, labels, attachments; stores accepted inbound mail. */
 import path from 'node:path';
+import { transactor } from '@mailroom/db';
 import { RpcClient, ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
 import { newId } from '@mailroom/contracts';
 import { Outbox, type ServiceModule } from '@mailroom/runtime';
@@ -32,7 +33,6 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       (p) => p.close(),
     );
     const store = new InboundStore(
-      db,
       inboxRepo,
       messageRepo,
       { get: (rawId) => rawBucket.getBlob(rawId), put: async (rawId, raw) => void (await rawBucket.putBytes(rawId, raw)) },
@@ -42,7 +42,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       clock,
     );
     const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN);
-    const messages = new Messages(db, messageRepo, inboxRepo);
+    const messages = new Messages(transactor(db), messageRepo, inboxRepo);
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
     const sending = new Sending(
       inboxRepo,

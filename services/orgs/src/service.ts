@@ -1,5 +1,6 @@
 /** The orgs service: organizations, members and roles, environments. */
 import path from 'node:path';
+import { transactor } from '@mailroom/db';
 import { serveRpc } from '@mailroom/messaging';
 import type { ServiceModule } from '@mailroom/runtime';
 import { loadConfig, type OrgsConfig } from './config';
@@ -13,7 +14,7 @@ export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
   database: { schema: 'orgs', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ bus, db, life, clock }) {
-    const organizations = new Organizations(db, new OrganizationRepository(db), clock);
+    const organizations = new Organizations(transactor(db), new OrganizationRepository(db), clock);
     life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers(organizations)), (s) => s.stop());
   },
 };

@@ -1,6 +1,7 @@
 /** The webhooks service: endpoints, the dispatcher (signing, retries, auto-disable), delivery records. */
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { transactor } from '@mailroom/db';
 import { randomHex, SIGNALS } from '@mailroom/contracts';
 import { ensureStreams, serveRpc } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
@@ -61,8 +62,9 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     const wake = (endpointId: string) => dispatcher.wakeFor(endpointId);
     const endpointRepo = new EndpointRepository(db);
     const recoveries = new RecoveryRepository(db);
+    const transact = transactor(db);
     const runner = new RecoveryRunner({
-      db,
+      transact,
       recoveries,
       endpoints: endpointRepo,
       deliveries,
@@ -75,7 +77,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
       pollIntervalMs: Math.max(config.WEBHOOK_POLL_INTERVAL_MS, 1_000),
     });
     const endpoints = new Endpoints({
-      db,
+      transact,
       endpoints: endpointRepo,
       deliveries,
       box,

@@ -8,18 +8,18 @@
  * - updates and redeliveries racing with the endpoint's state.
  */
 import path from 'node:path';
-import { createDb, sql, type Kysely } from '@mailroom/db';
-import { newId, type EventEnvelope } from '@mailroom/contracts';
+import { createDb, sql, transactor, type Kysely } from '@mailroom/db';
+import { newId, type EventEnvelope, type Tenant } from '@mailroom/contracts';
 import { createLogger, DEVELOPMENT_ENCRYPTION_KEY, ManualClock, SecretBox } from '@mailroom/platform';
 import { createTestContext, messageReceivedEvent, migratedDb, waitFor, type TestContext } from '@mailroom/testing';
 import { Endpoints } from '../src/domain/endpoints';
+import { RetryPolicy } from '../src/domain/retry-policy';
 import { IpPolicy } from '../src/domain/ip-policy';
 import type { EventHistory } from '../src/domain/ports';
 import { RecoveryRunner, RECOVERY_LEASE_MS } from '../src/domain/recoveries';
 import { DeliveryRepository } from '../src/repo/delivery.repository';
 import { EndpointRepository } from '../src/repo/endpoint.repository';
 import { RecoveryRepository } from '../src/repo/recovery.repository';
-import type { Tenant } from '@mailroom/contracts';
 import type { WebhooksDb } from '../src/repo/tables';
 import { insertEndpoint, tenant } from './fixtures';
 
@@ -96,12 +96,12 @@ function setup() {
   // Monotonic time that moves 10 s at each look: progress is saved after every message.
   let mono = 0;
   const runner = (owner: string, wake = () => {}, renewEveryMs?: number) => {
-    const r = new RecoveryRunner({ db, recoveries, endpoints, deliveries, history: stream, clock, log, wake, owner, maxAttempts: 10, pollIntervalMs: 60_000, monotonic: () => (mono += 10_000), ...(renewEveryMs ? { renewEveryMs } : {}) });
+    const r = new RecoveryRunner({ transact: transactor(db), recoveries, endpoints, deliveries, history: stream, clock, log, wake, owner, maxAttempts: 10, pollIntervalMs: 60_000, monotonic: () => (mono += 10_000), ...(renewEveryMs ? { renewEveryMs } : {}) });
     runners.push(r);
     return r;
   };
   const api = new Endpoints({
-    db,
+    transact: transactor(db),
     endpoints,
     deliveries,
     recoveries,
@@ -112,7 +112,8 @@ function setup() {
     runRecoveries: () => {},
     wake: () => {},
     changed: () => {},
-  } as unknown as ConstructorParameters<typeof Endpoints>[0]);
+    retries: new RetryPolicy(),
+  });
   return { clock, stream, t, recoveries, endpoints, runner, api };
 }
 

@@ -5,10 +5,9 @@
  */
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
 import { newId, type Role } from '@mailroom/contracts';
-import { withTransaction, type Kysely } from '@mailroom/db';
 import type { Clock, SecretBox } from '@mailroom/platform';
 import type { SigningKeyRepository } from '../repo/signing-key.repository';
-import type { AuthDb } from '../repo/tables';
+import type { Transact } from './ports';
 
 export const ACCESS_TOKEN_ALG = 'EdDSA';
 export const ACCESS_TOKEN_TYPE = 'at+jwt';
@@ -38,7 +37,7 @@ export class AccessTokens {
   private active: { key: ActiveKey; loadedAt: number } | undefined;
 
   constructor(
-    private readonly db: Kysely<AuthDb>,
+    private readonly transact: Transact,
     private readonly keys: SigningKeyRepository,
     private readonly box: SecretBox,
     private readonly clock: Clock,
@@ -47,7 +46,7 @@ export class AccessTokens {
 
   /** Makes sure a signing key exists; safe when several instances start at once. */
   async init(): Promise<void> {
-    await withTransaction(this.db, async (trx) => {
+    await this.transact(async (trx) => {
       await this.keys.lock(trx);
       const existing = await this.keys.listVerifying(this.clock.now(), trx);
       if (!existing.some((k) => k.retired_at === null)) await this.createKey(trx);
@@ -56,7 +55,7 @@ export class AccessTokens {
 
   /** A new active key; the previous ones keep verifying until their tokens expired. */
   async rotate(): Promise<string> {
-    const kid = await withTransaction(this.db, async (trx) => {
+    const kid = await this.transact(async (trx) => {
       await this.keys.lock(trx);
       const created = await this.createKey(trx);
       await this.keys.retireAllExcept(created, this.clock.now(), trx);

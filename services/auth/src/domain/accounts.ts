@@ -5,13 +5,11 @@
  * the person's role in it.
  */
 import { AppError, newId, type Membership, type SessionResponse, type User } from '@mailroom/contracts';
-import { isUniqueViolation, withTransaction, type Kysely } from '@mailroom/db';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
-import type { AuthDb } from '../repo/tables';
 import type { SessionRow, UserRepository, UserRow } from '../repo/user.repository';
 import type { AccessTokens } from './access-tokens';
 import type { Passwords } from './passwords';
-import type { ClientInfo, OrgsPort, RevocationPort } from './ports';
+import type { ClientInfo, OrgsPort, RevocationPort, Transact } from './ports';
 
 export const REFRESH_TOKEN_PREFIX = 'mrt_';
 
@@ -34,7 +32,7 @@ const INVALID_CREDENTIALS = 'email or password is incorrect';
 
 export class Accounts {
   constructor(
-    private readonly db: Kysely<AuthDb>,
+    private readonly transact: Transact,
     private readonly users: UserRepository,
     private readonly passwords: Passwords,
     private readonly tokens: AccessTokens,
@@ -50,19 +48,15 @@ export class Accounts {
     const userId = newId('user');
     const refresh = randomToken(REFRESH_TOKEN_PREFIX);
     const sessionId = newId('session');
-    let created: Awaited<ReturnType<OrgsPort['createForOwner']>>;
-    try {
-      created = await withTransaction(this.db, async (trx) => {
-        await this.users.insertUser({ id: userId, email: input.email, password_hash: passwordHash, name: input.name ?? null, now }, trx);
-        // Inside the transaction: if the organization cannot be made, no account is left behind.
-        const result = await this.orgs.createForOwner(userId, input.name ? `${input.name}'s organization` : `${input.email.split('@')[0]}'s organization`);
-        await this.insertSession(trx, { sessionId, userId, orgId: result.organization.id, refresh, now, client });
-        return result;
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new AppError('email_taken', 'an account with this email already exists; log in instead');
-      throw err;
-    }
+    const created = await this.transact(async (trx) => {
+      if (!(await this.users.insertUser({ id: userId, email: input.email, password_hash: passwordHash, name: input.name ?? null, now }, trx))) {
+        throw new AppError('email_taken', 'an account with this email already exists; log in instead');
+      }
+      // Inside the transaction: if the organization cannot be made, no account is left behind.
+      const result = await this.orgs.createForOwner(userId, input.name ? `${input.name}'s organization` : `${input.email.split('@')[0]}'s organization`);
+      await this.insertSession(trx, { sessionId, userId, orgId: result.organization.id, refresh, now, client });
+      return result;
+    });
     const user = await this.users.findLiveById(userId);
     if (!user) throw new AppError('internal_error', 'user vanished after signup');
     const access = await this.tokens.issue({ userId, sessionId, orgId: created.organization.id, envId: created.environment.id, role: 'owner' });
@@ -81,7 +75,7 @@ export class Accounts {
     const now = this.clock.now();
     const refresh = randomToken(REFRESH_TOKEN_PREFIX);
     const sessionId = newId('session');
-    await withTransaction(this.db, (trx) => this.insertSession(trx, { sessionId, userId: user.id, orgId: membership.org_id, refresh, now, client }));
+    await this.transact((trx) => this.insertSession(trx, { sessionId, userId: user.id, orgId: membership.org_id, refresh, now, client }));
     return this.sessionResponse(user, sessionId, membership, refresh);
   }
 
@@ -110,7 +104,7 @@ export class Accounts {
       throw invalid;
     }
     const next = randomToken(REFRESH_TOKEN_PREFIX);
-    const won = await withTransaction(this.db, async (trx) => {
+    const won = await this.transact(async (trx) => {
       if (!(await this.users.useRefreshToken(hash, now, trx))) return false;
       const expiresAt = this.refreshExpiry(now);
       await this.users.insertRefreshToken({ token_hash: sha256(next), session_id: session.id, created_at: now, expires_at: expiresAt }, trx);

@@ -1,4 +1,6 @@
 /** What the auth domain needs from the rest of the platform, as plain interfaces. */
+import type { Transact as TransactOf } from '@mailroom/platform';
+import type { AuthTx } from '../repo/tables';
 import type { Environment, Membership, Organization } from '@mailroom/contracts';
 
 export interface OrgsPort {
@@ -18,3 +20,6 @@ export interface ClientInfo {
   ip?: string | undefined;
   userAgent?: string | undefined;
 }
+
+/** One transaction of this service's schema (libs/db `transactor`). */
+export type Transact = TransactOf<AuthTx>;

@@ -1,4 +1,4 @@
-import type { ColumnType } from '@mailroom/db';
+import type { ColumnType, Transaction } from '@mailroom/db';
 
 type Timestamp = ColumnType<Date, Date | undefined, Date>;
 type Json<T> = ColumnType<T, string, string>;
@@ -64,3 +64,6 @@ export interface AuthDb {
   signing_keys: SigningKeyTable;
   api_keys: ApiKeyTable;
 }
+
+/** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */
+export type AuthTx = Transaction<AuthDb>;

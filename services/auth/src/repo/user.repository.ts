@@ -9,11 +9,14 @@ export type RefreshTokenRow = Selectable<RefreshTokenTable>;
 export class UserRepository {
   constructor(private readonly db: Kysely<AuthDb>) {}
 
-  insertUser(row: { id: string; email: string; password_hash: string; name: string | null; now: Date }, ex: Executor<AuthDb> = this.db) {
-    return ex
+  /** false: a live account has this email (the only unique key a new id can meet). */
+  async insertUser(row: { id: string; email: string; password_hash: string; name: string | null; now: Date }, ex: Executor<AuthDb> = this.db): Promise<boolean> {
+    const result = await ex
       .insertInto('users')
       .values({ id: row.id, email: row.email, password_hash: row.password_hash, name: row.name, created_at: row.now, updated_at: row.now })
-      .execute();
+      .onConflict((oc) => oc.doNothing())
+      .executeTakeFirst();
+    return result.numInsertedOrUpdatedRows === 1n;
   }
 
   findLiveByEmail(email: string, ex: Executor<AuthDb> = this.db): Promise<UserRow | undefined> {

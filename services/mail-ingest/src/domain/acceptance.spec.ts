@@ -19,7 +19,7 @@ const env = {
 };
 
 function scanner(result: { score: number | null; verdict: 'ham' | 'spam' | 'unscanned'; reject: boolean }): SpamScanner {
-  return { scan: async () => result } as unknown as SpamScanner;
+  return { scan: async () => result };
 }
 
 /**

@@ -12,7 +12,8 @@ import { readFileSync } from 'node:fs';
 import { corpusPath, startDnsServer, type DnsServer } from '@mailroom/testing';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
-import { checkMailAuth, createResolver, type MailAuthResolver, type VerdictResult } from './mail-auth';
+import { createResolver, type MailAuthResolver } from '../clients/dns-resolver';
+import { checkMailAuth, type VerdictResult } from './mail-auth';
 
 /** Cases we get wrong, with why; a case that starts passing must leave this list. */
 const KNOWN_FAILURES: Record<string, string> = {

@@ -6,7 +6,8 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { corpusPath, startDnsServer, type DnsRecord, type DnsServer } from '@mailroom/testing';
-import { checkMailAuth, createResolver, type MailAuthResolver } from './mail-auth';
+import { createResolver, type MailAuthResolver } from '../clients/dns-resolver';
+import { checkMailAuth } from './mail-auth';
 
 /** The file has LF line ends; SMTP delivers CRLF, and that is what we verify. */
 const SIGNED = readFileSync(corpusPath('dkimpy', 'rfc6376.signed.msg'), 'latin1').replace(/\r?\n/g, '\r\n');

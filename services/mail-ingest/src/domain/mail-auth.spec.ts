@@ -1,7 +1,8 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { dkimSign } from 'mailauth';
 import { startDnsServer, type DnsServer } from '@mailroom/testing';
-import { checkMailAuth, createResolver, type InboundMail, type MailAuthResolver } from './mail-auth';
+import { createResolver, type MailAuthResolver } from '../clients/dns-resolver';
+import { checkMailAuth, type MailToAuthenticate } from './mail-auth';
 
 const MTA = 'mx.mailroom.test';
 const message = (from: string) =>
@@ -10,7 +11,7 @@ const message = (from: string) =>
 describe('checkMailAuth', () => {
   let dns: DnsServer;
   let resolver: MailAuthResolver;
-  const check = (mail: Partial<InboundMail>, timeoutMs = 5_000) =>
+  const check = (mail: Partial<MailToAuthenticate>, timeoutMs = 5_000) =>
     checkMailAuth(
       { raw: message('Alice <alice@example.test>'), ip: '192.0.2.1', helo: 'mail.example.test', mailFrom: 'alice@example.test', mta: MTA, ...mail },
       { resolve: resolver.resolve, timeoutMs },

@@ -1,7 +1,8 @@
 /**
  * Inbound mail authentication: the SPF, DKIM, DMARC and ARC verdicts of one received message.
- * mailauth does the checking; this module owns the DNS resolver it uses, the time bound on the
- * whole check, and how mailauth's results become the plain verdicts mail-ingest keeps.
+ * mailauth does the checking (through the DNS resolver of src/clients/dns-resolver.ts); this module
+ * owns the time bound on the whole check and how mailauth's results become the plain verdicts
+ * mail-ingest keeps.
  *
  * mailauth runs in its strict mode, which applies the RFCs (7208, 6376, 8301, 8463, 8617, DMARC)
  * as written instead of its lenient defaults: on the public test suites it scores SPF 195/200
@@ -24,7 +25,6 @@
  * - Over the time limit, or mailauth threw: temperror for all four. Neither says anything about
  *   the sender, and temperror is the one verdict that claims nothing.
  */
-import { Resolver } from 'node:dns/promises';
 import { authenticate, type AuthenticateResult, type AuthStatus, type DKIMResult, type DNSResolver } from 'mailauth';
 
 export type VerdictResult = 'pass' | 'fail' | 'softfail' | 'neutral' | 'none' | 'temperror' | 'permerror' | 'policy';
@@ -41,7 +41,8 @@ export interface MailAuthVerdicts {
   arc: Verdict;
 }
 
-export interface InboundMail {
+/** A received message and its SMTP envelope, as authentication needs them. */
+export interface MailToAuthenticate {
   raw: Buffer;
   /** The connecting client's address. */
   ip: string;
@@ -52,44 +53,13 @@ export interface InboundMail {
   mta: string;
 }
 
-export interface ResolverOptions {
-  /** 'host:port' or 'host' entries (DNS_SERVERS); the system's resolvers when left out. */
-  servers?: string[];
-  /**
-   * The first attempt's; c-ares doubles it on each retry (measured on Node 24: 500 ms with 3
-   * tries gave up after 3.5 s), which is one reason the whole check has its own bound.
-   */
-  timeoutMs: number;
-  /** Attempts per query; one lost UDP packet should not turn into a temperror. */
-  tries?: number;
-}
-
-export interface MailAuthResolver {
-  /** Called by mailauth as it would call dns.promises.resolve, its default. */
-  resolve: DNSResolver;
-  /** Ends every query still in flight (ECANCELLED): at shutdown, after the last check. */
-  cancel(): void;
-}
-
 export interface MailAuthOptions {
   resolve: DNSResolver;
   /** The whole check; past it every verdict is temperror. */
   timeoutMs: number;
 }
 
-/** One resolver for the process, created from configuration and shared by every check. */
-export function createResolver(opts: ResolverOptions): MailAuthResolver {
-  const resolver = new Resolver({ timeout: opts.timeoutMs, tries: opts.tries ?? 2 });
-  if (opts.servers?.length) resolver.setServers(opts.servers);
-  return {
-    // mailauth reads MX answers as { exchange, priority } objects, which its DNSResolver type
-    // leaves out; so the method itself is handed over, not a wrapper retyped to fit.
-    resolve: resolver.resolve.bind(resolver),
-    cancel: () => resolver.cancel(),
-  };
-}
-
-export async function checkMailAuth(mail: InboundMail, opts: MailAuthOptions): Promise<MailAuthVerdicts> {
+export async function checkMailAuth(mail: MailToAuthenticate, opts: MailAuthOptions): Promise<MailAuthVerdicts> {
   const deadline = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<'timed out'>((resolve) => {

@@ -14,7 +14,8 @@ import { readFileSync } from 'node:fs';
 import { corpusPath, startDnsServer, type DnsFault, type DnsRecord, type DnsRecordType, type DnsServer } from '@mailroom/testing';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
-import { checkMailAuth, createResolver, type MailAuthResolver } from './mail-auth';
+import { createResolver, type MailAuthResolver } from '../clients/dns-resolver';
+import { checkMailAuth } from './mail-auth';
 
 /**
  * Cases we get wrong, with why; a case that starts passing must leave this list. All five are

@@ -5,12 +5,10 @@
  * id: nothing was stored) and answered to the caller with the same reason.
  */
 import { AppError, type EnvelopeOf, type OrganizationStatus, type REJECTION_REASONS, type SendCheckRequest } from '@mailroom/contracts';
-import { withTransaction, type Kysely } from '@mailroom/db';
 import type { Clock } from '@mailroom/platform';
-import type { Outbox } from '@mailroom/runtime';
 import type { SendRepository } from '../repo/send.repository';
-import type { SendDb } from '../repo/tables';
 import { newEventId } from './event-ids';
+import type { EventSink, Transact } from './ports';
 
 type Reason = (typeof REJECTION_REASONS)[number];
 
@@ -54,9 +52,9 @@ export class OrgStatuses {
 
 export class SendChecks {
   constructor(
-    private readonly db: Kysely<SendDb>,
+    private readonly transact: Transact,
     private readonly repo: SendRepository,
-    private readonly outbox: Outbox<SendDb>,
+    private readonly outbox: EventSink,
     private readonly clock: Clock,
     private readonly limits: RateLimits,
     private readonly orgs: Pick<OrgStatuses, 'of'>,
@@ -82,7 +80,7 @@ export class SendChecks {
         rejected_at: now.toISOString(),
       },
     };
-    await withTransaction(this.db, (trx) => this.outbox.add(trx, event));
+    await this.transact((trx) => this.outbox.add(trx, event));
     this.outbox.kick();
     throw new AppError(refusal.reason, refusal.detail, refusal.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: refusal.retryAfterSeconds });
   }

@@ -27,12 +27,11 @@
  * report gives one (SES), else from the first hand-over attempt (created_at).
  */
 import type { EnvelopeOf, FeedbackMail } from '@mailroom/contracts';
-import { withTransaction, type Kysely, type Transaction } from '@mailroom/db';
 import type { Clock, Logger } from '@mailroom/platform';
-import type { Outbox } from '@mailroom/runtime';
 import type { SendRepository, SendRow } from '../repo/send.repository';
-import type { SendDb } from '../repo/tables';
+import type { SendTx } from '../repo/tables';
 import { newEventId } from './event-ids';
+import type { EventSink, Transact } from './ports';
 import { attributeRecipients, feedbackMeaning } from './attribution';
 import type { ComplaintFeedback, DsnFeedback, Feedback } from './feedback';
 import { before, isHandedOver } from './status';
@@ -64,11 +63,11 @@ export interface ApplyOptions {
 
 export class FeedbackHandler {
   constructor(
-    private readonly db: Kysely<SendDb>,
+    private readonly transact: Transact,
     private readonly repo: SendRepository,
     private readonly verp: Verp,
     private readonly parse: (raw: Buffer) => Promise<Feedback>,
-    private readonly outbox: Outbox<SendDb>,
+    private readonly outbox: EventSink,
     private readonly clock: Clock,
   ) {}
 
@@ -108,7 +107,7 @@ export class FeedbackHandler {
       log.debug({ message_id: send.message_id, report: reportId }, 'report about a message not recorded as sent yet: waits for it');
       return 'not-sent-yet';
     }
-    const applied = await withTransaction(this.db, async (trx) => {
+    const applied = await this.transact(async (trx) => {
       if (!(await this.repo.claimFeedback(reportId, send.message_id, trx))) return false;
       const now = opts.at ?? this.clock.now();
       if (feedback.kind === 'dsn') await this.applyDsn(trx, send, feedback, now, opts, log);
@@ -129,7 +128,7 @@ export class FeedbackHandler {
     return { id: newEventId(), type, timestamp: now.toISOString(), org_id: send.org_id, env_id: send.env_id };
   }
 
-  private async applyDsn(trx: Transaction<SendDb>, send: SendRow, dsn: DsnFeedback, now: Date, opts: ApplyOptions, log: Logger): Promise<void> {
+  private async applyDsn(trx: SendTx, send: SendRow, dsn: DsnFeedback, now: Date, opts: ApplyOptions, log: Logger): Promise<void> {
     const named = dsn.recipients.filter((r) => r.action === 'delivered' || r.action === 'relayed').map((r) => r.address);
     const failed = dsn.recipients.filter((r) => r.action === 'failed');
     const confirmed = named.length ? attributeRecipients(named, send.to_addresses) : [];
@@ -188,7 +187,7 @@ export class FeedbackHandler {
     if (!named.length && !failed.length) log.info({ message_id: send.message_id, actions: dsn.recipients.map((r) => r.action) }, 'delivery delayed');
   }
 
-  private async applyComplaint(trx: Transaction<SendDb>, send: SendRow, report: ComplaintFeedback, now: Date, log: Logger): Promise<void> {
+  private async applyComplaint(trx: SendTx, send: SendRow, report: ComplaintFeedback, now: Date, log: Logger): Promise<void> {
     const meaning = feedbackMeaning(report.feedbackType);
     if (meaning === 'none') {
       log.info({ message_id: send.message_id, feedback_type: report.feedbackType }, 'feedback report that is no complaint: nothing to do');

@@ -8,13 +8,12 @@
  * refused for good (content, sender, account) is a bounce that suppresses nobody.
  */
 import type { EnvelopeOf, OutboundJob } from '@mailroom/contracts';
-import { Batched, withTransaction, type Kysely, type Transaction } from '@mailroom/db';
-import type { Clock, Logger } from '@mailroom/platform';
-import type { Outbox } from '@mailroom/runtime';
+import { Batched, type Clock, type Logger } from '@mailroom/platform';
 import type { RecordSent, SendRepository, StartSending } from '../repo/send.repository';
-import type { SendDb } from '../repo/tables';
+import type { SendTx } from '../repo/tables';
 import { ProviderError, type MailProvider, type RejectedRecipient } from '../providers/provider';
 import { newEventId } from './event-ids';
+import type { EventSink, Transact } from './ports';
 import { compose, MissingAttachment, type AttachmentSource } from './compose';
 import { signDkim, type DkimKey } from './dkim';
 import { before, bounceSubType } from './status';
@@ -38,14 +37,14 @@ export class OutboundSender {
   });
 
   constructor(
-    private readonly db: Kysely<SendDb>,
+    private readonly transact: Transact,
     private readonly repo: SendRepository,
     private readonly provider: MailProvider,
     private readonly raw: RawStore,
     private readonly attachments: AttachmentSource,
     private readonly verp: Verp,
     private readonly dkim: DkimKey | undefined,
-    private readonly outbox: Outbox<SendDb>,
+    private readonly outbox: EventSink,
     private readonly clock: Clock,
   ) {}
 
@@ -105,7 +104,7 @@ export class OutboundSender {
     if (!accepted.rejected.length) await this.recording.call(record);
     else {
       // Some recipients refused for good: the bounce is recorded with the acceptance.
-      await withTransaction(this.db, async (trx) => {
+      await this.transact(async (trx) => {
         await this.repo.recordSent([record], before('sent'), trx);
         await this.bounce(trx, job, accepted.rejected, 'Permanent');
       });
@@ -129,7 +128,7 @@ export class OutboundSender {
     const rejected: RejectedRecipient[] = err.rejected.length
       ? err.rejected
       : recipients.map((address) => ({ address, code: 0, status: '4.4.7', diagnostic: `x-mailroom; gave up after ${attempts} attempts: ${err.message}`, blame: 'message' as const }));
-    await withTransaction(this.db, async (trx) => {
+    await this.transact(async (trx) => {
       await this.repo.advance(job.message_id, before('bounced'), { status: 'bounced', bounced_at: this.clock.now() }, trx);
       await this.bounce(trx, job, rejected, err.temporary ? 'Transient' : 'Permanent');
     });
@@ -138,7 +137,7 @@ export class OutboundSender {
   }
 
   /** Announces a bounce and, when it is permanent, suppresses the recipients. */
-  private async bounce(trx: Transaction<SendDb>, job: Pick<OutboundJob, 'message_id' | 'thread_id' | 'inbox_id' | 'org_id' | 'env_id'>, rejected: RejectedRecipient[], type: 'Permanent' | 'Transient'): Promise<void> {
+  private async bounce(trx: SendTx, job: Pick<OutboundJob, 'message_id' | 'thread_id' | 'inbox_id' | 'org_id' | 'env_id'>, rejected: RejectedRecipient[], type: 'Permanent' | 'Transient'): Promise<void> {
     const now = this.clock.now();
     const event: EnvelopeOf<'message.bounced'> = {
       id: newEventId(),

@@ -20,7 +20,8 @@ import type { SendRepository, SendRow } from '../repo/send.repository';
 import { MESSAGE_TAG } from '../providers/ses';
 import type { BounceSubType, ComplaintFeedback, DsnFeedback } from './feedback';
 import type { FeedbackHandler } from './feedback-handler';
-import type { FetchText, SnsVerifier } from './sns';
+import type { FetchText } from './ports';
+import type { SnsVerifier } from './sns';
 
 const address = z.string().transform((a) => a.toLowerCase());
 

@@ -88,7 +88,7 @@ describe('SNS message signatures', () => {
       expect(fetched).toEqual([]);
     }
     expect(verifier().trusts('https://sns.cn-north-1.amazonaws.com.cn/SimpleNotificationService-x.pem', /\.pem$/)).toBe(true);
-    expect(new SnsVerifier('http://127.0.0.1:9/sns/').trusts('http://127.0.0.1:9/sns/cert.pem')).toBe(true);
+    expect(new SnsVerifier('http://127.0.0.1:9/sns/', async () => '').trusts('http://127.0.0.1:9/sns/cert.pem')).toBe(true);
   });
 
   it('answers 400 for what is not an SNS message, 503 when the certificate cannot be fetched', async () => {

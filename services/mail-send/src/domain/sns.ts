@@ -14,6 +14,7 @@
 import { X509Certificate, createVerify } from 'node:crypto';
 import { z } from 'zod';
 import { AppError } from '@mailroom/contracts';
+import type { FetchText } from './ports';
 
 export const snsMessage = z.object({
   Type: z.enum(['Notification', 'SubscriptionConfirmation', 'UnsubscribeConfirmation']),
@@ -50,26 +51,13 @@ const SNS_HOST = /^sns\.[a-z0-9-]{3,}\.amazonaws\.com(\.cn)?$/;
 const MAX_CERT_BYTES = 16 * 1024;
 const CERT_CACHE = 100;
 
-export type FetchText = (url: string, maxBytes: number) => Promise<string>;
-
-/** GET with a timeout and a size bound, no redirects; anything but 200 is an error. */
-export const fetchText: FetchText = async (url, maxBytes) => {
-  const res = await fetch(url, { redirect: 'error', signal: AbortSignal.timeout(5_000) });
-  if (res.status !== 200) throw new Error(`GET ${url} answered ${res.status}`);
-  const length = Number(res.headers.get('content-length') ?? 0);
-  if (length > maxBytes) throw new Error(`GET ${url}: ${length} bytes, more than ${maxBytes}`);
-  const body = Buffer.from(await res.arrayBuffer());
-  if (body.length > maxBytes) throw new Error(`GET ${url}: more than ${maxBytes} bytes`);
-  return body.toString('utf8');
-};
-
 export class SnsVerifier {
   private readonly certs = new Map<string, X509Certificate>();
 
   constructor(
     /** Also trusted: URLs starting with this (an SNS emulator, tests). Empty: AWS only. */
     private readonly extraPrefix: string,
-    private readonly fetch: FetchText = fetchText,
+    private readonly fetch: FetchText,
     private readonly now: () => Date = () => new Date(),
   ) {}
 

@@ -1,6 +1,6 @@
 /** Sends, their delivered recipients, suppressions, the send log and processed reports. Tenant reads filter on org and environment. */
 import { sql, type Executor, type Insertable, type Kysely, type Selectable } from '@mailroom/db';
-import type { OutboxRow } from '@mailroom/runtime';
+import type { OutboxRow } from '@mailroom/platform';
 import type { SendDb, SendStatus, SendTable, SuppressionTable } from './tables';
 
 export type SendRow = Selectable<SendTable>;

@@ -1,4 +1,4 @@
-import type { ColumnType } from '@mailroom/db';
+import type { ColumnType, Transaction } from '@mailroom/db';
 
 type Timestamp = ColumnType<Date, Date | undefined, Date>;
 
@@ -61,3 +61,6 @@ export interface SendDb {
   suppressions: SuppressionTable;
   feedback_processed: FeedbackProcessedTable;
 }
+
+/** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */
+export type SendTx = Transaction<SendDb>;

@@ -7,14 +7,12 @@
  * announced.
  */
 import { AppError, newId, type EnvelopeOf, type InboundMail } from '@mailroom/contracts';
-import type { Kysely } from '@mailroom/db';
-import type { Clock, Logger } from '@mailroom/platform';
-import type { Outbox, OutboxRow } from '@mailroom/runtime';
+import type { Clock, Logger, OutboxRow } from '@mailroom/platform';
 import type { InboxRepository } from '../repo/inbox.repository';
 import type { MessageRepository } from '../repo/message.repository';
-import type { MailboxDb } from '../repo/tables';
 import type { ParsedMail } from '../parsing/parsed-mail';
 import { preview } from './messages';
+import type { EventSink } from './ports';
 import { normalizeSubject, parentIds, subjectsAgree } from './threading';
 
 export interface RawStore {
@@ -92,13 +90,12 @@ export function fitted(event: EnvelopeOf<'message.received'>, maxBytes: number):
 
 export class InboundStore {
   constructor(
-    private readonly db: Kysely<MailboxDb>,
     private readonly inboxes: InboxRepository,
     private readonly messages: MessageRepository,
     private readonly raw: RawStore,
     private readonly attachments: AttachmentStore,
     private readonly parser: Parser,
-    private readonly outbox: Outbox<MailboxDb>,
+    private readonly outbox: EventSink,
     private readonly clock: Clock,
   ) {}
 

@@ -4,7 +4,6 @@
  * mail; only its sending is refused (mail-send). A deleted inbox refuses mail at RCPT.
  */
 import { AppError, decodePageToken, encodePageToken, idSchema, newId, randomBytes, type Inbox, type Tenant } from '@mailroom/contracts';
-import { isUniqueViolation } from '@mailroom/db';
 import type { Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
@@ -64,13 +63,8 @@ export class Inboxes {
         created_at: now,
         updated_at: now,
       };
-      try {
-        await this.repo.insert(row);
-        return toInbox({ ...row, deleted_at: null });
-      } catch (err) {
-        if (!isUniqueViolation(err)) throw err;
-        if (input.username) throw new AppError('conflict', `the address ${row.address} is taken; choose another username`);
-      }
+      if (await this.repo.insert(row)) return toInbox({ ...row, deleted_at: null });
+      if (input.username) throw new AppError('conflict', `the address ${row.address} is taken; choose another username`);
     }
     throw new AppError('conflict', 'could not generate a free address; retry');
   }

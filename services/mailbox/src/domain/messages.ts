@@ -8,10 +8,10 @@ import { AppError,
   type Message,
   type Tenant,
 } from '@mailroom/contracts';
-import { withTransaction, type Kysely } from '@mailroom/db';
 import type { InboxRepository } from '../repo/inbox.repository';
 import type { AttachmentRow, MessageRepository, MessageRow, ThreadRow, TimeCursor } from '../repo/message.repository';
-import type { MailboxDb } from '../repo/tables';
+import type { MailboxTx } from '../repo/tables';
+import type { Transact } from './ports';
 import { invalidPageToken } from './inboxes';
 
 const cursorSchema = z.object({ at: z.iso.datetime({ precision: 3 }), id: z.string().min(1).max(40) });
@@ -72,7 +72,7 @@ function checkLabels(labels: string[], op: 'add' | 'remove'): void {
 
 export class Messages {
   constructor(
-    private readonly db: Kysely<MailboxDb>,
+    private readonly transact: Transact,
     private readonly repo: MessageRepository,
     private readonly inboxes: InboxRepository,
   ) {}
@@ -202,7 +202,7 @@ export class Messages {
     checkLabels(add, 'add');
     checkLabels(remove, 'remove');
     const found = await this.repo.findMessages(t, [...new Set(req.message_ids)]);
-    await withTransaction(this.db, async (trx) => {
+    await this.transact(async (trx) => {
       await this.apply(t, found, add, 'add', trx);
       await this.apply(t, found, remove, 'remove', trx);
     });
@@ -210,7 +210,7 @@ export class Messages {
     return { updated: found.length, not_found: req.message_ids.filter((id) => !foundIds.has(id)) };
   }
 
-  private async apply(t: Tenant, rows: Pick<MessageRow, 'id' | 'thread_id'>[], labels: string[], op: 'add' | 'remove', ex: Parameters<MessageRepository['addLabels']>[1] = this.db) {
+  private async apply(t: Tenant, rows: Pick<MessageRow, 'id' | 'thread_id'>[], labels: string[], op: 'add' | 'remove', ex?: MailboxTx) {
     if (op === 'add') {
       await this.repo.addLabels(rows.flatMap((m) => labels.map((label) => ({ message_id: m.id, label, org_id: t.org_id, env_id: t.env_id, thread_id: m.thread_id }))), ex);
     } else {

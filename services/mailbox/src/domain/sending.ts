@@ -7,14 +7,12 @@
  * bucket before the message refers to them; a forward refers to the original's objects.
  */
 import { AppError, MAX_ATTACHMENT_BYTES, MAX_RECIPIENTS, newId, type OutboundJob, type SendCheckRequest, type Tenant } from '@mailroom/contracts';
-import { Batched } from '@mailroom/db';
-import type { Clock } from '@mailroom/platform';
-import type { Outbox } from '@mailroom/runtime';
+import { Batched, type Clock } from '@mailroom/platform';
 import { createHash } from 'node:crypto';
 import { detectMimeType } from 'nodemailer/lib/mime-funcs';
 import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
 import type { AttachmentRow, MessageRepository, MessageRow, NewMessage } from '../repo/message.repository';
-import type { MailboxDb } from '../repo/tables';
+import type { EventSink } from './ports';
 import { preview } from './messages';
 import { normalizeSubject } from './threading';
 
@@ -83,7 +81,7 @@ export class Sending {
   constructor(
     private readonly inboxes: InboxRepository,
     private readonly messages: MessageRepository,
-    private readonly outbox: Outbox<MailboxDb>,
+    private readonly outbox: EventSink,
     private readonly checks: SendCheck,
     private readonly attachmentStore: AttachmentStore,
     private readonly clock: Clock,

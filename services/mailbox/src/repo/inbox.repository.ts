@@ -7,8 +7,10 @@ export type InboxRow = Selectable<InboxTable>;
 export class InboxRepository {
   constructor(private readonly db: Kysely<MailboxDb>) {}
 
-  insert(row: Omit<InboxRow, 'deleted_at'>, ex: Executor<MailboxDb> = this.db) {
-    return ex.insertInto('inboxes').values(row).execute();
+  /** false: a live inbox has this address (the only unique key a new id can meet). */
+  async insert(row: Omit<InboxRow, 'deleted_at'>, ex: Executor<MailboxDb> = this.db): Promise<boolean> {
+    const result = await ex.insertInto('inboxes').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+    return result.numInsertedOrUpdatedRows === 1n;
   }
 
   find(t: Tenant, id: string, ex: Executor<MailboxDb> = this.db): Promise<InboxRow | undefined> {

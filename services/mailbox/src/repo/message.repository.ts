@@ -5,7 +5,7 @@
  */
 import type { Tenant } from '@mailroom/contracts';
 import { sql, type Executor, type Insertable, type Kysely, type Selectable } from '@mailroom/db';
-import type { OutboxRow } from '@mailroom/runtime';
+import type { OutboxRow } from '@mailroom/platform';
 import type { InboxRow } from './inbox.repository';
 import type { AttachmentTable, MailboxDb, MessageTable, ThreadTable } from './tables';
 

@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from '@mailroom/db';
+import type { ColumnType, Generated, Transaction } from '@mailroom/db';
 import type { AuthResults, SpamResult } from '@mailroom/contracts';
 
 type Timestamp = ColumnType<Date, Date | undefined, Date>;
@@ -92,3 +92,6 @@ export interface MailboxDb {
   attachments: AttachmentTable;
   message_labels: MessageLabelTable;
 }
+
+/** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */
+export type MailboxTx = Transaction<MailboxDb>;

@@ -1,9 +1,8 @@
 /** Organizations, their environments and memberships. */
 import { AppError, newId, type Environment, type Membership, type Organization, type OrganizationStatus, type TenantContext } from '@mailroom/contracts';
-import { withTransaction, isUniqueViolation, type Kysely } from '@mailroom/db';
 import type { Clock } from '@mailroom/platform';
 import type { OrganizationRepository, OrganizationRow, EnvironmentRow } from '../repo/organization.repository';
-import type { OrgsDb } from '../repo/tables';
+import type { Transact } from './ports';
 
 export const DEFAULT_ENVIRONMENT_NAME = 'production';
 
@@ -31,7 +30,7 @@ export function toEnvironment(row: EnvironmentRow): Environment {
 
 export class Organizations {
   constructor(
-    private readonly db: Kysely<OrgsDb>,
+    private readonly transact: Transact,
     private readonly repo: OrganizationRepository,
     private readonly clock: Clock,
   ) {}
@@ -45,16 +44,12 @@ export class Organizations {
     if (existing) return this.withDefaultEnvironment(existing);
     const now = this.clock.now();
     const orgId = newId('organization');
-    try {
-      await withTransaction(this.db, async (trx) => {
-        await this.repo.insertOrganization({ id: orgId, name, signup_user_id: ownerUserId, now }, trx);
-        await this.repo.insertEnvironment({ id: newId('environment'), org_id: orgId, name: DEFAULT_ENVIRONMENT_NAME, is_default: true, now }, trx);
-        await this.repo.insertMember({ id: newId('member'), org_id: orgId, user_id: ownerUserId, role: 'owner', now }, trx);
-      });
-    } catch (err) {
+    await this.transact(async (trx) => {
       // A concurrent retry won the race: answer with its organization.
-      if (!isUniqueViolation(err)) throw err;
-    }
+      if (!(await this.repo.insertOrganization({ id: orgId, name, signup_user_id: ownerUserId, now }, trx))) return;
+      await this.repo.insertEnvironment({ id: newId('environment'), org_id: orgId, name: DEFAULT_ENVIRONMENT_NAME, is_default: true, now }, trx);
+      await this.repo.insertMember({ id: newId('member'), org_id: orgId, user_id: ownerUserId, role: 'owner', now }, trx);
+    });
     const created = await this.repo.findBySignupUser(ownerUserId);
     if (!created) throw new AppError('internal_error', 'organization vanished after creation');
     return this.withDefaultEnvironment(created);

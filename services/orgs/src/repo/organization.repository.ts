@@ -30,11 +30,14 @@ export class OrganizationRepository {
       .executeTakeFirst();
   }
 
-  async insertOrganization(row: { id: string; name: string; signup_user_id: string | null; now: Date }, ex: Executor<OrgsDb>): Promise<void> {
-    await ex
+  /** false: the signup user already has the organization (a concurrent retry made it). */
+  async insertOrganization(row: { id: string; name: string; signup_user_id: string | null; now: Date }, ex: Executor<OrgsDb>): Promise<boolean> {
+    const result = await ex
       .insertInto('organizations')
       .values({ id: row.id, name: row.name, signup_user_id: row.signup_user_id, created_at: row.now, updated_at: row.now })
-      .execute();
+      .onConflict((oc) => oc.column('signup_user_id').doNothing())
+      .executeTakeFirst();
+    return result.numInsertedOrUpdatedRows === 1n;
   }
 
   async update(orgId: string, set: { name?: string | undefined; status?: OrganizationStatus | undefined; now: Date }, ex: Executor<OrgsDb> = this.db): Promise<boolean> {

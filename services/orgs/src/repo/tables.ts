@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from '@mailroom/db';
+import type { ColumnType, Generated, Transaction } from '@mailroom/db';
 import type { OrganizationStatus, Role } from '@mailroom/contracts';
 
 type Timestamp = ColumnType<Date, Date | undefined, Date>;
@@ -34,3 +34,6 @@ export interface OrgsDb {
   environments: EnvironmentTable;
   members: MemberTable;
 }
+
+/** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */
+export type OrgsTx = Transaction<OrgsDb>;

@@ -4,7 +4,8 @@
  * and recovery of a window of events. Every operation is scoped to the caller's org and
  * environment: another tenant's id is not found.
  */
-import { AppError,
+import {
+  AppError,
   EVENT_TYPES,
   decodePageToken,
   encodePageToken,
@@ -19,17 +20,15 @@ import { AppError,
   type WebhookRecovery,
   type Tenant,
 } from '@mailroom/contracts';
-import { isForeignKeyViolation, withTransaction, type Kysely } from '@mailroom/db';
 import type { Clock, SecretBox } from '@mailroom/platform';
 import { z } from 'zod';
 import type { AttemptRow, DeliveryRepository, StoredEvent } from '../repo/delivery.repository';
 import type { EndpointRepository, EndpointRow } from '../repo/endpoint.repository';
 import type { RecoveryRepository, RecoveryRow } from '../repo/recovery.repository';
-import type { WebhooksDb } from '../repo/tables';
 import type { RetryPolicy } from './retry-policy';
 import { newWebhookSecret } from './signature';
 import { checkReceiverUrl, type UrlPolicyOptions } from './url-policy';
-import type { EndpointChanged, WakeDispatcher } from './ports';
+import type { EndpointChanged, Transact, WakeDispatcher } from './ports';
 
 export const DISABLED_BY_USER = 'disabled by a user';
 const DAY_MS = 86_400_000;
@@ -107,7 +106,7 @@ function badToken(): AppError {
 }
 
 export interface EndpointsDeps {
-  db: Kysely<WebhooksDb>;
+  transact: Transact;
   endpoints: EndpointRepository;
   deliveries: DeliveryRepository;
   box: SecretBox;
@@ -143,7 +142,7 @@ export class Endpoints {
       created_at: now,
       updated_at: now,
     };
-    await withTransaction(this.d.db, async (trx) => {
+    await this.d.transact(async (trx) => {
       const max = this.d.maxEndpoints;
       if ((await this.d.endpoints.countLocked(t, trx)) >= max) {
         throw new AppError('conflict', `this environment has ${max} webhook endpoints, the most it can have; delete one first (one endpoint can subscribe to several event types)`);
@@ -177,7 +176,7 @@ export class Endpoints {
   ): Promise<WebhookEndpoint> {
     const url = input.url === undefined ? undefined : checkReceiverUrl(input.url, this.d.urls);
     const now = this.d.clock.now();
-    const updated = await withTransaction(this.d.db, async (trx) => {
+    const updated = await this.d.transact(async (trx) => {
       const current = await this.d.endpoints.findForUpdate(t, id, trx);
       if (!current) throw AppError.notFound('webhook endpoint');
       const set: Parameters<EndpointRepository['update']>[2] = { updated_at: now };
@@ -202,7 +201,7 @@ export class Endpoints {
   }
 
   async delete(t: Tenant, id: string): Promise<void> {
-    const deleted = await withTransaction(this.d.db, async (trx) => {
+    const deleted = await this.d.transact(async (trx) => {
       // A delivery a concurrent fan-out adds after this is dropped when claimed or recorded: its endpoint is gone.
       // Those already queued by a dispatcher are dropped once committed (below), or at its next record (other instances).
       if (!(await this.d.endpoints.delete(t, id, trx))) return false;
@@ -261,14 +260,9 @@ export class Endpoints {
     // The event stream keeps 15 days: a window further back would find nothing (or part of it), not fail.
     if (since.getTime() < now.getTime() - WEBHOOK_RECOVER_MAX_DAYS * DAY_MS - RECOVER_GRACE_MS) throw invalid(`since can be at most ${WEBHOOK_RECOVER_MAX_DAYS} days ago: older events are not kept`);
     if (endpoint.disabled) throw new AppError('conflict', 'the endpoint is disabled; re-enable it (PATCH disabled: false) before recovering');
-    let started: Awaited<ReturnType<RecoveryRepository['start']>>;
-    try {
-      started = await this.d.recoveries.start({ id: newId('recovery'), endpoint_id: id, since, until, now });
-    } catch (err) {
-      // Deleted since it was read (the recovery's foreign key): as if the delete had come first.
-      if (isForeignKeyViolation(err)) throw AppError.notFound('webhook endpoint');
-      throw err;
-    }
+    const started = await this.d.recoveries.start({ id: newId('recovery'), endpoint_id: id, since, until, now });
+    // Deleted since it was read: as if the delete had come first.
+    if ('endpointGone' in started) throw AppError.notFound('webhook endpoint');
     if ('running' in started) {
       throw new AppError('conflict', `a recovery of this endpoint is running (${started.running.id}); start another when it has finished`, {
         details: [{ path: 'recovery_id', message: started.running.id }],

@@ -1,4 +1,6 @@
 /** What the webhooks domain needs from outside it, as plain interfaces. */
+import type { EventSink as EventSinkOf, Transact as TransactOf } from '@mailroom/platform';
+import type { WebhooksTx } from '../repo/tables';
 import type { EventEnvelope } from '@mailroom/contracts';
 
 export interface EventHistory {
@@ -27,3 +29,8 @@ export type EndpointNow = { url: string; disabled: boolean; consecutiveFailures:
  * URL). Other instances learn it from their next record of that endpoint's attempts.
  */
 export type EndpointChanged = (endpointId: string, now: EndpointNow) => void;
+
+/** One transaction of this service's schema (libs/db `transactor`). */
+export type Transact = TransactOf<WebhooksTx>;
+/** Events and work items written with a transaction, published after it (libs/runtime `Outbox`). */
+export type EventSink = EventSinkOf<WebhooksTx>;

@@ -8,13 +8,11 @@
  * queueing skips events already queued or delivered in any case).
  */
 import type { Clock, Logger } from '@mailroom/platform';
-import { withTransaction, type Kysely } from '@mailroom/db';
 import type { DeliveryRepository, StoredEvent } from '../repo/delivery.repository';
 import type { EndpointRepository } from '../repo/endpoint.repository';
 import type { RecoveryRepository, RecoveryRow } from '../repo/recovery.repository';
-import type { WebhooksDb } from '../repo/tables';
 import { storedEvent } from './endpoints';
-import type { EventHistory, WakeDispatcher } from './ports';
+import type { EventHistory, Transact, WakeDispatcher } from './ports';
 
 /** How long a recovery stays with the instance working on it without a word from it. */
 export const RECOVERY_LEASE_MS = 60_000;
@@ -41,7 +39,7 @@ export const HISTORY_MARGIN_MS = 5 * 60_000;
 class Lost extends Error {}
 /** The endpoint was disabled while recovering: the rest would be dropped at claim, so the recovery ends. */
 export interface RecoveryRunnerDeps {
-  db: Kysely<WebhooksDb>;
+  transact: Transact;
   recoveries: RecoveryRepository;
   endpoints: EndpointRepository;
   deliveries: DeliveryRepository;
@@ -163,7 +161,7 @@ export class RecoveryRunner {
         const nextSeq = lastSeq + 1;
         chunk = [];
         savedAt = this.monotonic();
-        const disabled = await withTransaction(this.d.db, async (trx) => {
+        const disabled = await this.d.transact(async (trx) => {
           const now = this.d.clock.now();
           const current = await this.d.endpoints.byId(r.endpoint_id, trx);
           if (!current) throw new Lost();

@@ -4,7 +4,7 @@
  * to the tenant through the endpoint.
  */
 import type { Tenant } from '@mailroom/contracts';
-import { sql, type Executor, type Kysely, type Selectable, type ExpressionBuilder, type UpdateObject } from '@mailroom/db';
+import { isForeignKeyViolation, sql, type Executor, type Kysely, type Selectable, type ExpressionBuilder, type UpdateObject } from '@mailroom/db';
 import type { RecoveryTable, WebhooksDb } from './tables';
 
 export type RecoveryRow = Selectable<RecoveryTable>;
@@ -14,14 +14,21 @@ export class RecoveryRepository {
   constructor(private readonly db: Kysely<WebhooksDb>) {}
 
   /** Starts a recovery, unless one is running for the endpoint: then that one is returned as `running`. */
-  async start(row: { id: string; endpoint_id: string; since: Date; until: Date; now: Date }): Promise<{ started: RecoveryRow } | { running: RecoveryRow }> {
+  /** `endpointGone`: the endpoint was deleted (the recovery's foreign key). */
+  async start(row: { id: string; endpoint_id: string; since: Date; until: Date; now: Date }): Promise<{ started: RecoveryRow } | { running: RecoveryRow } | { endpointGone: true }> {
     // Twice at most: a running recovery that finishes between the insert and the read leaves room for this one.
     for (let i = 0; i < 2; i++) {
-      const { rows } = await sql<RecoveryRow>`
-        insert into recoveries (id, endpoint_id, since, until, status, created_at, updated_at)
-        values (${row.id}, ${row.endpoint_id}, ${row.since}, ${row.until}, 'running', ${row.now}, ${row.now})
-        on conflict (endpoint_id) where status = 'running' do nothing
-        returning *`.execute(this.db);
+      let rows: RecoveryRow[];
+      try {
+        ({ rows } = await sql<RecoveryRow>`
+          insert into recoveries (id, endpoint_id, since, until, status, created_at, updated_at)
+          values (${row.id}, ${row.endpoint_id}, ${row.since}, ${row.until}, 'running', ${row.now}, ${row.now})
+          on conflict (endpoint_id) where status = 'running' do nothing
+          returning *`.execute(this.db));
+      } catch (err) {
+        if (isForeignKeyViolation(err)) return { endpointGone: true };
+        throw err;
+      }
       if (rows[0]) return { started: rows[0] };
       const running = await this.db.selectFrom('recoveries').selectAll().where('endpoint_id', '=', row.endpoint_id).where('status', '=', 'running').executeTakeFirst();
       if (running) return { running };

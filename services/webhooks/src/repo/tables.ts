@@ -1,4 +1,4 @@
-import type { ColumnType, Generated } from '@mailroom/db';
+import type { ColumnType, Generated, Transaction } from '@mailroom/db';
 
 type Timestamp = ColumnType<Date, Date, Date>;
 
@@ -102,3 +102,6 @@ export interface WebhooksDb {
   attempts: AttemptTable;
   workers: WorkerTable;
 }
+
+/** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */
+export type WebhooksTx = Transaction<WebhooksDb>;

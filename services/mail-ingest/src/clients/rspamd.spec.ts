@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SpamScanner } from './spam';
+import { RspamdScanner } from './rspamd';
 
 const input = { raw: Buffer.from('Subject: x\r\n\r\nhi\r\n'), ip: '192.0.2.1', helo: 'h', mailFrom: 'a@b.c', recipients: ['x@y.z'], queueId: 'raw_1' };
 const policy = { spamScore: 6, rejectScore: 15 };
@@ -10,10 +10,10 @@ function server(handler: Parameters<typeof createServer>[1]): Promise<{ url: str
   return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${(s.address() as AddressInfo).port}`, server: s })));
 }
 
-describe('SpamScanner', () => {
-  const scanners: SpamScanner[] = [];
+describe('RspamdScanner', () => {
+  const scanners: RspamdScanner[] = [];
   const scanner = (url: string | null, timeoutMs: number) => {
-    const s = new SpamScanner(url, timeoutMs, policy);
+    const s = new RspamdScanner(url, timeoutMs, policy);
     scanners.push(s);
     return s;
   };
