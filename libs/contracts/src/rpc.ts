@@ -93,6 +93,15 @@ export type RpcParsedRequest<N extends RpcName> = z.output<(typeof RPC)[N]['requ
 export type RpcResponse<N extends RpcName> = z.input<(typeof RPC)[N]['response']>;
 export type RpcParsedResponse<N extends RpcName> = z.output<(typeof RPC)[N]['response']>;
 
+/**
+ * The catalog seen through each operation's own request and response types. Code generic in
+ * the operation (`<N extends RpcName>`) parses through this view, so a parse gives
+ * RpcParsedRequest<N> itself, not the union of every operation's (no cast needed).
+ */
+export const RPC_SCHEMAS: {
+  readonly [N in RpcName]: { request: z.ZodType<RpcParsedRequest<N>, RpcRequest<N>>; response: z.ZodType<RpcParsedResponse<N>, RpcResponse<N>> };
+} = RPC;
+
 type ServiceOf<N extends string> = N extends `${infer S}.${string}` ? S : never;
 export type RpcService = ServiceOf<RpcName>;
 export type RpcNamesOf<S extends RpcService> = Extract<RpcName, `${S}.${string}`>;

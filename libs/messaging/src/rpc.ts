@@ -11,7 +11,7 @@ import { context, propagation, trace, SpanKind, SpanStatusCode, type TextMapGett
 import {
   AppError,
   HEADERS,
-  RPC,
+  RPC_SCHEMAS,
   rpcErrorBody,
   rpcNamesOf,
   rpcServiceOf,
@@ -68,10 +68,10 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
   const inFlight = new Set<Promise<void>>();
   const subs: Subscription[] = [];
 
-  for (const name of rpcNamesOf(service)) {
-    const handler = handlers[name] as unknown as RpcHandler<RpcName>;
-    const schema = RPC[name].request;
-    const sub = bus.nc.subscribe(bus.ns.subject(rpcSubject(name)), {
+  for (const name of rpcNamesOf(service)) subs.push(subscribe(name, handlers[name]));
+
+  function subscribe<N extends RpcNamesOf<S>>(name: N, handler: RpcHandler<N>): Subscription {
+    return bus.nc.subscribe(bus.ns.subject(rpcSubject(name)), {
       queue: bus.ns.queue(service),
       callback: (err, msg) => {
         if (err) {
@@ -82,14 +82,13 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
           respondError(msg, new AppError('service_unavailable', `${service} is overloaded; retry shortly`));
           return;
         }
-        const p = handle(name, schema, handler, msg).finally(() => inFlight.delete(p));
+        const p = handle(name, handler, msg).finally(() => inFlight.delete(p));
         inFlight.add(p);
       },
     });
-    subs.push(sub);
   }
 
-  async function handle(name: RpcName, schema: z.ZodType, handler: RpcHandler<RpcName>, msg: Msg): Promise<void> {
+  async function handle<N extends RpcName>(name: N, handler: RpcHandler<N>, msg: Msg): Promise<void> {
     const call = fromHeaders(msg.headers);
     // The request's logger is made only if something is logged: a child logger per request is not free.
     let child: Logger | undefined;
@@ -104,11 +103,11 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
           } catch {
             throw new AppError('invalid_request', 'request body is not valid JSON');
           }
-          const parsed = schema.safeParse(body);
+          const parsed = RPC_SCHEMAS[name].request.safeParse(body);
           if (!parsed.success) {
             throw new AppError('invalid_request', 'request is invalid', { details: zodDetails(parsed.error) });
           }
-          const result = await handler(parsed.data as never, {
+          const result = await handler(parsed.data, {
             ...call,
             get log() {
               return reqLog();
@@ -263,11 +262,11 @@ function decodeReply<N extends RpcName>(name: N, reply: Msg, data: Uint8Array = 
       ...(parsed.data.retry_after_seconds === undefined ? {} : { retryAfterSeconds: parsed.data.retry_after_seconds }),
     });
   }
-  const parsed = RPC[name].response.safeParse(body);
+  const parsed = RPC_SCHEMAS[name].response.safeParse(body);
   if (!parsed.success) {
     throw new AppError('internal_error', `reply of ${name} does not match its contract`, { cause: parsed.error });
   }
-  return parsed.data as RpcParsedResponse<N>;
+  return parsed.data;
 }
 
 /** A caller bound to one bus, for services that call others. */
