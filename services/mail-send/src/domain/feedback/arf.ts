@@ -3,8 +3,7 @@
  * What a report says, not what it means to us (domain/attribution.ts decides).
  */
 import { findAddresses, firstAddress, stripAngles, unique } from './addresses';
-import { MAX_HEADER_BYTES } from './limits';
-import { decodeText, latin1OrUtf8, parseFields } from './mime';
+import { decodeText, parseFields, parseHeaderBlock } from './mime';
 import type { Report } from './report';
 import type { ComplaintFeedback } from './types';
 
@@ -36,7 +35,7 @@ export function readArf(report: Report): ComplaintFeedback | null {
 
 export function readVendorComplaint(report: Report): ComplaintFeedback | null {
   for (const p of report.partsOf('message/rfc822')) {
-    const h = parseFields(latin1OrUtf8(p.body.subarray(0, MAX_HEADER_BYTES)));
+    const h = parseHeaderBlock(p.body);
     const who = h.all('x-hmxmroriginalrecipient').flatMap((v) => findAddresses(v));
     if (who.length === 0) continue;
     const id = h.get('message-id');

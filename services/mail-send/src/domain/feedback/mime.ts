@@ -3,8 +3,9 @@
  * its charset, header-style field blocks. message/rfc822 stays a leaf: it is the original
  * message, of which only the header block is read.
  */
-import { TextDecoder } from 'node:util';
 import { Splitter, type MimeNode, type SplitterChunk } from '@zone-eu/mailsplit';
+import { decode as decodeCharset } from 'libmime/lib/charset';
+import { decode as decodeQuotedPrintable } from 'libqp';
 import { MAX_DIAGNOSTIC_CHARS, MAX_HEADER_BYTES, MAX_LINE_CHARS, MAX_PARTS } from './limits';
 
 export interface Part {
@@ -35,7 +36,7 @@ export async function splitMime(raw: Buffer): Promise<Part[]> {
     const part: Part = {
       contentType,
       charset: /^[\w.:-]*/.exec((node.charset || '').toLowerCase().replace(/^charset=["']?/, ''))?.[0] ?? '',
-      headers: parseFields(latin1OrUtf8(node.getHeaders())),
+      headers: parseFields(decodeText(node.getHeaders(), '')),
       body: decodeTransfer(Buffer.concat(body), (node.encoding || '').toLowerCase()),
     };
     // A multipart whose boundary is missing or mangled (relays do that) is one text body.
@@ -46,54 +47,18 @@ export async function splitMime(raw: Buffer): Promise<Part[]> {
 
 function decodeTransfer(body: Buffer, encoding: string): Buffer {
   if (encoding === 'base64') return Buffer.from(body.toString('latin1').replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
-  if (encoding === 'quoted-printable') return decodeQuotedPrintable(body.toString('latin1'));
+  if (encoding === 'quoted-printable') return decodeQuotedPrintable(body);
   return body;
 }
 
-function decodeQuotedPrintable(s: string): Buffer {
-  const text = s.replace(/=\r?\n/g, '');
-  const out = Buffer.alloc(text.length);
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    const hex = c === 0x3d ? text.slice(i + 1, i + 3) : '';
-    if (/^[0-9A-Fa-f]{2}$/.test(hex)) {
-      out[n++] = parseInt(hex, 16);
-      i += 2;
-    } else out[n++] = c & 0xff;
-  }
-  return out.subarray(0, n);
-}
-
-// Labels seen in real reports that TextDecoder does not know.
-const CHARSET_ALIASES: Record<string, string> = { 'uft-8': 'utf-8', utf8: 'utf-8', 'x-sjis': 'shift_jis', 'unicode-1-1-utf-7': 'utf-8' };
-
+/**
+ * Text in its declared charset, by libmime (iconv-lite, and encoding-japanese for ISO-2022-JP);
+ * libmime reads a charset it does not know, or refuses (UTF-7), as UTF-8.
+ */
 export function decodeText(body: Buffer, charset: string): string {
-  const name = CHARSET_ALIASES[charset] ?? (charset || 'utf-8');
-  let decoder: TextDecoder;
-  try {
-    decoder = new TextDecoder(name);
-  } catch {
-    decoder = new TextDecoder('utf-8');
-  }
-  const text = decoder.decode(body);
+  const text = decodeCharset(body, charset || 'utf-8');
   // Undeclared 8-bit text that is not UTF-8 reads better as Latin-1 than as replacement marks.
-  return decoder.encoding === 'utf-8' && text.includes('\uFFFD') ? body.toString('latin1') : text;
-}
-
-export function latin1OrUtf8(b: Buffer): string {
-  const s = b.toString('utf8');
-  return s.includes('\uFFFD') ? b.toString('latin1') : s;
-}
-
-/** RFC 2047 encoded words (=?charset?B|Q?...?=), for Subject. */
-export function decodeWords(value: string): string {
-  return value
-    .replace(/(\?=)\s+(?==\?)/g, '$1')
-    .replace(/=\?([^?\s]{1,40})\?([BbQq])\?([^?\s]{0,1000})\?=/g, (_m, cs: string, enc: string, data: string) => {
-      const bytes = enc.toUpperCase() === 'B' ? Buffer.from(data, 'base64') : decodeQuotedPrintable(data.replace(/_/g, ' '));
-      return decodeText(bytes, cs.toLowerCase().replace(/\*.*$/, ''));
-    });
+  return text.includes('\uFFFD') && text === body.toString('utf8') ? body.toString('latin1') : text;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,4 +104,9 @@ export function parseFields(text: string, acrossBlanks = false): Fields {
     else if (!acrossBlanks && list.length > 0) break;
   }
   return new Fields(list);
+}
+
+/** The header block at the start of a message (a returned original), in UTF-8 or else Latin-1. */
+export function parseHeaderBlock(message: Buffer): Fields {
+  return parseFields(decodeText(message.subarray(0, MAX_HEADER_BYTES), ''));
 }

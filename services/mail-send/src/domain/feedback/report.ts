@@ -1,7 +1,8 @@
 /** The report as a whole: its headers, its parts by type, the notice text, the original message. */
+import libmime from 'libmime';
 import { findAddresses, firstAddress, stripAngles } from './addresses';
-import { MAX_HEADER_BYTES, MAX_LINE_CHARS, MAX_TEXT_CHARS } from './limits';
-import { decodeText, decodeWords, FIELD_LINE, Fields, latin1OrUtf8, parseFields, type Part } from './mime';
+import { MAX_LINE_CHARS, MAX_TEXT_CHARS } from './limits';
+import { decodeText, FIELD_LINE, Fields, parseFields, parseHeaderBlock, type Part } from './mime';
 
 const ORIGINAL_TYPES = ['message/rfc822', 'text/rfc822-headers', 'message/rfc822-headers', 'message/global', 'message/global-headers', 'text/rfc822'];
 
@@ -14,7 +15,7 @@ export class Report {
 
   constructor(readonly parts: Part[]) {
     this.top = parts[0]?.headers ?? new Fields([]);
-    this.subject = decodeWords(this.top.get('subject') ?? '').trim();
+    this.subject = libmime.decodeWords(this.top.get('subject') ?? '').trim();
     this.fromAddress = firstAddress(this.top.get('from') ?? '');
   }
 
@@ -27,7 +28,7 @@ export class Report {
     if (this.original === undefined) {
       this.original = null;
       for (const p of this.partsOf(...ORIGINAL_TYPES)) {
-        const f = parseFields(latin1OrUtf8(p.body.subarray(0, MAX_HEADER_BYTES)));
+        const f = parseHeaderBlock(p.body);
         if (f.list.length > 0) {
           this.original = f;
           break;
