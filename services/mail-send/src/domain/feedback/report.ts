@@ -1,7 +1,8 @@
 /** The report as a whole: its headers, its parts by type, the notice text, the original message. */
+import { compile } from 'html-to-text';
 import libmime from 'libmime';
 import { findAddresses, firstAddress, stripAngles } from './addresses';
-import { MAX_LINE_CHARS, MAX_TEXT_CHARS } from './limits';
+import { MAX_HTML_CHARS, MAX_LINE_CHARS, MAX_TEXT_CHARS } from './limits';
 import { decodeText, FIELD_LINE, Fields, parseFields, parseHeaderBlock, type Part } from './mime';
 
 const ORIGINAL_TYPES = ['message/rfc822', 'text/rfc822-headers', 'message/rfc822-headers', 'message/global', 'message/global-headers', 'text/rfc822'];
@@ -11,7 +12,8 @@ export class Report {
   readonly subject: string;
   readonly fromAddress: string | null;
   private original: Fields | null | undefined;
-  private readonly texts = new Map<boolean, string>();
+  private text: string | undefined;
+  private cut: string | undefined;
 
   constructor(readonly parts: Part[]) {
     this.top = parts[0]?.headers ?? new Fields([]);
@@ -44,8 +46,13 @@ export class Report {
    * message. `withOriginal` keeps what follows the notice's "copy of your message" marker.
    */
   notice(withOriginal = false): string {
-    const cached = this.texts.get(withOriginal);
-    if (cached !== undefined) return cached;
+    this.text ??= this.readText();
+    if (withOriginal) return this.text;
+    this.cut ??= cutAtOriginal(this.text);
+    return this.cut;
+  }
+
+  private readText(): string {
     const chunks: string[] = [];
     let size = 0;
     for (const p of this.parts) {
@@ -54,14 +61,11 @@ export class Report {
       if (p.contentType.startsWith('multipart/')) continue;
       if (!(p.contentType === 'text/plain' || p.contentType === 'text/html' || single)) continue;
       const decoded = decodeText(p.body.subarray(0, MAX_TEXT_CHARS * 2), p.charset);
-      const text = (p.contentType === 'text/html' ? htmlToText(decoded) : decoded).replace(/\r\n?/g, '\n');
+      const text = (p.contentType === 'text/html' ? htmlToText(decoded.slice(0, MAX_HTML_CHARS)) : decoded).replace(/\r\n?/g, '\n');
       chunks.push(text);
       size += text.length;
     }
-    const all = chunks.join('\n').slice(0, MAX_TEXT_CHARS);
-    const result = withOriginal ? all : cutAtOriginal(all);
-    this.texts.set(withOriginal, result);
-    return result;
+    return chunks.join('\n').slice(0, MAX_TEXT_CHARS);
   }
 
   originalMessageId(): string | null {
@@ -115,15 +119,20 @@ function pastedOriginalHeaders(text: string): Fields | null {
   return null;
 }
 
-function htmlToText(html: string): string {
-  return html
-    .replace(/<(?:script|style)\b[^<>]{0,2000}>[^<]*<\/(?:script|style)>/gi, '')
-    .replace(/<br\s{0,10}\/?>|<\/(?:p|div|tr|li|h\d|table)>/gi, '\n')
-    .replace(/<[^<>]{0,2000}>/g, '')
-    .replace(/&nbsp;/gi, ' ')
-    .replace(/&lt;/gi, '<')
-    .replace(/&gt;/gi, '>')
-    .replace(/&quot;/gi, '"')
-    .replace(/&#(\d{1,6});/g, (_m, n: string) => String.fromCodePoint(Math.min(Number(n), 0x10ffff)))
-    .replace(/&amp;/gi, '&');
-}
+// HTML as plain text: blocks end a line (the plain-text rules read lines), without the
+// converter's decorations (list bullets, quote marks, upper-case headings, blank lines around
+// paragraphs); links and images are their visible text.
+const BLOCKS = ['p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'table', 'tr', 'dl', 'dt', 'dd'];
+
+const htmlToText = compile({
+  wordwrap: false,
+  // Untrusted input: deep nesting overflows the converter's stack. (The parser's work grows with
+  // the square of the depth: the caller bounds the input, MAX_HTML_CHARS.)
+  limits: { maxDepth: 100 },
+  selectors: [
+    { selector: 'a', options: { ignoreHref: true } },
+    { selector: 'img', format: 'skip' },
+    { selector: 'hr', format: 'skip' },
+    ...BLOCKS.map((selector) => ({ selector, format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } })),
+  ],
+});
