@@ -10,10 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { simpleParser } from 'mailparser';
 import { corpusPath } from '@mailroom/testing';
-import { installFlowedDecoder } from '../parsing/flowed';
+import { decodeFlowedParts } from '../parsing/flowed';
 import { extractText } from './extract-text';
-
-installFlowedDecoder();
 
 const N = (s: string) =>
   s
@@ -38,7 +36,7 @@ async function talonCases(): Promise<(Case & { expected: string })[]> {
     const raw = readFileSync(corpusPath('talon', file));
     let input: { text: string; html: string };
     if (file.endsWith('.eml')) {
-      const m = await simpleParser(raw);
+      const m = await simpleParser(await decodeFlowedParts(raw));
       input = { text: m.text ?? '', html: typeof m.html === 'string' ? m.html : '' };
     } else {
       input = { text: '', html: raw.toString('utf8') };

@@ -2,9 +2,11 @@
  * RFC 3676 format=flowed decoding that honours quote depth (section 4.5: a flowed line
  * followed by a line of another quote depth ends the paragraph). The decoder mailparser
  * uses (libmime's) joins "> Hi " with the next unquoted line, gluing new text onto quoted
- * text; parse workers install this one in its place (installFlowedDecoder).
+ * text. So the parser hands mailparser a message whose flowed text parts are decoded here
+ * already (decodeFlowedParts): each one the plain text it stands for, no longer flowed.
  */
-import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Joiner, Splitter, type MimeNode, type SplitterChunk } from '@zone-eu/mailsplit';
 
 export function decodeFlowed(input: string, delSp: boolean): string {
   const out: string[] = [];
@@ -28,11 +30,56 @@ export function decodeFlowed(input: string, delSp: boolean): string {
   return out.join('\n');
 }
 
-/** Replaces libmime's flowed decoder (the instance mailparser's splitter uses). Call once per worker. */
-export function installFlowedDecoder(): void {
-  const fromMailparser = path.dirname(require.resolve('mailparser'));
-  const splitter = path.dirname(require.resolve('@zone-eu/mailsplit/lib/flowed-decoder.js', { paths: [fromMailparser] }));
-  // eslint-disable-next-line @typescript-eslint/no-require-imports -- the very module instance mailparser loads
-  const libmime = require(require.resolve('libmime', { paths: [splitter] })) as { Libmime: { prototype: { decodeFlowed: (s: string, d: boolean) => string } } };
-  libmime.Libmime.prototype.decodeFlowed = (s: string, d: boolean) => decodeFlowed(s, d);
+// The parts mailparser reads as the message's text (and flow-decodes): inline text, not attachments.
+const TEXT_TYPES = ['text/plain', 'text/html', 'message/delivery-status'];
+
+function readAsFlowedText(node: MimeNode): boolean {
+  const type = node.contentType || (node.root ? 'text/plain' : '');
+  return node.flowed && TEXT_TYPES.includes(type) && (!node.disposition || node.disposition === 'inline');
+}
+
+/**
+ * The message with each flowed text part replaced by its decoded text (base64, format=flowed
+ * dropped), split and joined again by the MIME splitter mailparser uses, so every other byte
+ * is as it was; `raw` itself when it has no such part or cannot be split.
+ */
+export async function decodeFlowedParts(raw: Buffer): Promise<Buffer> {
+  if (!/flowed/i.test(raw.toString('latin1'))) return raw;
+  let rewritten = 0;
+  async function* rewrite(chunks: AsyncIterable<SplitterChunk>): AsyncGenerator<SplitterChunk> {
+    let flowed: { node: MimeNode; body: Buffer[] } | undefined;
+    for await (const chunk of chunks) {
+      if (flowed && chunk.type === 'body') {
+        flowed.body.push(chunk.value);
+        continue;
+      }
+      if (flowed) yield* await unflowed(flowed.node, flowed.body);
+      flowed = undefined;
+      if (chunk.type === 'node' && readAsFlowedText(chunk)) {
+        flowed = { node: chunk, body: [] };
+        rewritten++;
+      } else yield chunk;
+    }
+    if (flowed) yield* await unflowed(flowed.node, flowed.body);
+  }
+  const joined: Buffer[] = [];
+  try {
+    await pipeline([raw], new Splitter(), rewrite, new Joiner(), async (bytes: AsyncIterable<Buffer>) => {
+      for await (const b of bytes) joined.push(b);
+    });
+    return rewritten > 0 ? Buffer.concat(joined) : raw;
+  } catch {
+    return raw; // mailparser meets the same problem and reports it
+  }
+}
+
+/** A flowed text node as plain text: its header and the body, decoded and encoded anew. */
+async function unflowed(node: MimeNode, body: Buffer[]): Promise<SplitterChunk[]> {
+  const decoded = Buffer.concat(await node.getDecoder().end(Buffer.concat(body)).toArray());
+  const text = Buffer.from(decodeFlowed(decoded.toString('binary'), node.delSp), 'binary');
+  node.flowed = false;
+  node.delSp = false;
+  node.setContentType(); // drops format and delsp
+  const encoded = Buffer.concat(await node.getEncoder('base64').end(text).toArray());
+  return [node, { node, type: 'body', value: Buffer.concat([encoded, Buffer.from('\r\n')]) }];
 }

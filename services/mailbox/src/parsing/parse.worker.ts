@@ -5,10 +5,8 @@
  */
 import { simpleParser, type AddressObject, type ParsedMail as MailparserMail } from 'mailparser';
 import { extractText } from '../domain/extract-text';
-import { installFlowedDecoder } from './flowed';
+import { decodeFlowedParts } from './flowed';
 import type { ParsedAddress, ParsedMail } from './parsed-mail';
-
-installFlowedDecoder();
 
 export interface ParseTask {
   raw: Uint8Array;
@@ -44,6 +42,8 @@ export default async function parse(task: ParseTask): Promise<ParsedMail> {
   if (task.headersOnly) {
     const end = raw.indexOf('\r\n\r\n');
     raw = Buffer.concat([raw.subarray(0, end === -1 ? Math.min(raw.length, 256 * 1024) : end), Buffer.from('\r\n\r\n')]);
+  } else {
+    raw = await decodeFlowedParts(raw);
   }
   const mail: MailparserMail = await simpleParser(raw, {
     skipTextToHtml: true,
