@@ -7,3 +7,4 @@ export * from './clock';
 export * from './crypto';
 export * from './batch';
 export * from './ports';
+export * from './ttl-cache';
