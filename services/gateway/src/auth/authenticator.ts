@@ -11,7 +11,7 @@ import { createLocalJWKSet, jwtVerify, errors as joseErrors, type JWTVerifyGetKe
 import { z } from 'zod';
 import { AppError, idSchema, newId, roleSchema, type AuthContext, type RpcParsedResponse } from '@mailroom/contracts';
 import { watchFacts, type Bus, type CallContext, type FactWatch, type RpcClient } from '@mailroom/messaging';
-import { sha256, type Clock, type Logger } from '@mailroom/platform';
+import { sha256, ttlCache, type Clock, type Logger, type TtlCache } from '@mailroom/platform';
 import type { AuthMode } from '../routes';
 import { isCanonicalCompactJws } from './jws-format';
 
@@ -31,12 +31,9 @@ const claimsSchema = z.object({
 });
 
 type KeyVerification = RpcParsedResponse<'auth.apikey.verify'>;
-interface CachedKey {
-  value: KeyVerification | null;
-  expiresAt: number;
-}
 
 const MAX_CACHED_KEYS = 10_000;
+const MAX_CACHED_ENVIRONMENTS = 10_000;
 const JWKS_MIN_REFRESH_MS = 5_000;
 const JWKS_REFRESH_MS = 5 * 60_000;
 const ENV_CACHE_MS = 60_000;
@@ -46,10 +43,17 @@ function unauthorized(message: string): AppError {
 }
 
 export class Authenticator {
-  private readonly keys = new Map<string, CachedKey>();
+  /** By key hash; absent when the TTL is 0. */
+  private readonly keys: TtlCache<string, { value: KeyVerification | null }> | undefined;
+  /** Lookups under way, so concurrent requests with one key ask once. */
   private readonly keyLookups = new Map<string, Promise<KeyVerification | null>>();
+  /**
+   * Session id -> until when its tokens could be valid. A deny list, not a cache: an entry
+   * must not be dropped for room before then, so it is bounded by time alone (sweep).
+   */
   private readonly revokedSessions = new Map<string, number>();
-  private readonly environments = new Map<string, number>();
+  /** `org/env` pairs the orgs service confirmed. */
+  private readonly environments = ttlCache<string, true>({ max: MAX_CACHED_ENVIRONMENTS, ttlMs: ENV_CACHE_MS });
   private jwks: JWTVerifyGetKey | undefined;
   private jwksLoadedAt = 0;
   private jwksLoading: Promise<void> | undefined;
@@ -62,7 +66,9 @@ export class Authenticator {
     private readonly settings: AuthenticatorSettings,
     private readonly clock: Clock,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.keys = settings.apiKeyCacheTtlMs > 0 ? ttlCache({ max: MAX_CACHED_KEYS, ttlMs: settings.apiKeyCacheTtlMs }) : undefined;
+  }
 
   /** Replays recent revocations before the gateway takes traffic; loads the JWKS if auth is up. */
   async start(): Promise<void> {
@@ -75,8 +81,10 @@ export class Authenticator {
       (subject, fact) => {
         if (subject === 'internal.auth.session.revoked' && 'session_id' in fact) {
           this.revokedSessions.set(fact.session_id, Date.parse(fact.tokens_valid_until));
-        } else if ('key_id' in fact) {
-          for (const [hash, entry] of this.keys) if (entry.value?.key_id === fact.key_id) this.keys.delete(hash);
+        } else if ('key_id' in fact && this.keys) {
+          // Collected first: the cache is not changed while it is walked.
+          const revoked = [...this.keys.entries()].filter(([, entry]) => entry.value?.key_id === fact.key_id);
+          for (const [hash] of revoked) this.keys.delete(hash);
         }
       },
     );
@@ -128,10 +136,9 @@ export class Authenticator {
 
   private async verifyKey(key: string, call: Omit<CallContext, 'auth'>): Promise<KeyVerification> {
     const hash = sha256(key).toString('base64url');
-    const now = Date.now();
-    const cached = this.keys.get(hash);
+    const cached = this.keys?.get(hash);
     let value: KeyVerification | null;
-    if (cached && cached.expiresAt > now) {
+    if (cached) {
       value = cached.value;
     } else {
       let lookup = this.keyLookups.get(hash);
@@ -140,10 +147,7 @@ export class Authenticator {
         this.keyLookups.set(hash, lookup);
       }
       value = await lookup;
-      if (this.settings.apiKeyCacheTtlMs > 0) {
-        if (this.keys.size >= MAX_CACHED_KEYS) this.keys.delete(this.keys.keys().next().value!);
-        this.keys.set(hash, { value, expiresAt: Date.now() + this.settings.apiKeyCacheTtlMs });
-      }
+      this.keys?.set(hash, { value });
     }
     if (!value) throw unauthorized('API key is invalid or has been revoked');
     return value;
@@ -210,20 +214,20 @@ export class Authenticator {
 
   private async checkEnvironment(orgId: string, envId: string, call: Omit<CallContext, 'auth'>): Promise<void> {
     const cacheKey = `${orgId}/${envId}`;
-    if ((this.environments.get(cacheKey) ?? 0) > Date.now()) return;
+    if (this.environments.get(cacheKey)) return;
     try {
       await this.rpc.call('orgs.environment.get', { org_id: orgId, env_id: envId }, { ...call, auth: { kind: 'service', service: 'gateway' } });
     } catch (err) {
       if (err instanceof AppError && err.code === 'not_found') throw new AppError('not_found', 'the environment named by X-Env-Id was not found in your organization');
       throw err;
     }
-    this.environments.set(cacheKey, Date.now() + ENV_CACHE_MS);
+    this.environments.set(cacheKey, true);
   }
 
   private sweep(): void {
     const now = Date.now();
     for (const [sid, until] of this.revokedSessions) if (until + 60_000 < now) this.revokedSessions.delete(sid);
-    for (const [hash, entry] of this.keys) if (entry.expiresAt < now) this.keys.delete(hash);
-    for (const [k, until] of this.environments) if (until < now) this.environments.delete(k);
+    this.keys?.purgeStale();
+    this.environments.purgeStale();
   }
 }

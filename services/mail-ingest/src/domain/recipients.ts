@@ -4,6 +4,7 @@
  * service once; a deleted inbox is refused within RCPT_CACHE_TTL_MS.
  */
 import { AppError, VERP_LOCAL_PART } from '@mailroom/contracts';
+import { ttlCache, type TtlCache } from '@mailroom/platform';
 import { SmtpReply } from './replies';
 
 export interface InboxRecipient {
@@ -26,18 +27,22 @@ type InboxRef = Omit<InboxRecipient, 'address' | 'kind'>;
 export type Lookup = (address: string) => Promise<InboxRef | null>;
 
 const ADDRESS = /^[^\s@<>()[\]\\,;:"]{1,64}@[a-z0-9.-]{1,253}$/i;
+const MAX_CACHED = 100_000;
 
 export class RecipientResolver {
-  private readonly cache = new Map<string, { value: InboxRef | null; expires: number }>();
+  /** Absent when ttlMs is 0: every RCPT asks. */
+  private readonly cache: TtlCache<string, { value: InboxRef | null }> | undefined;
 
   constructor(
     private readonly domains: Set<string>,
     private readonly lookup: Lookup,
-    private readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
+    ttlMs: number,
+    now: () => number = Date.now,
     /** Where our VERP envelope senders live; their mail is routed to mail.feedback. */
     private readonly bounceDomain?: string,
-  ) {}
+  ) {
+    this.cache = ttlMs > 0 ? ttlCache({ max: MAX_CACHED, ttlMs, now }) : undefined;
+  }
 
   /** The inbox behind `address`, or an SmtpReply to give instead. */
   async resolve(raw: string): Promise<Recipient> {
@@ -47,9 +52,9 @@ export class RecipientResolver {
     const domain = address.slice(at + 1);
     if (domain === this.bounceDomain && VERP_LOCAL_PART.test(address.slice(0, at))) return { kind: 'feedback', address };
     if (!this.domains.has(domain)) throw new SmtpReply('relayDenied');
-    const hit = this.cache.get(address);
+    const hit = this.cache?.get(address);
     let value: InboxRef | null;
-    if (hit && hit.expires > this.now()) {
+    if (hit) {
       value = hit.value;
     } else {
       try {
@@ -59,8 +64,7 @@ export class RecipientResolver {
         if (err instanceof AppError && !err.retryable && err.code !== 'internal_error') throw err;
         throw new SmtpReply('tryLater', 'recipient lookup unavailable');
       }
-      if (this.cache.size > 100_000) this.cache.clear();
-      this.cache.set(address, { value, expires: this.now() + this.ttlMs });
+      this.cache?.set(address, { value });
     }
     if (!value) throw new SmtpReply('noSuchUser');
     return { kind: 'inbox', address, ...value };

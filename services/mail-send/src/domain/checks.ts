@@ -5,7 +5,7 @@
  * id: nothing was stored) and answered to the caller with the same reason.
  */
 import { AppError, type EnvelopeOf, type OrganizationStatus, type REJECTION_REASONS, type SendCheckRequest } from '@mailroom/contracts';
-import type { Clock } from '@mailroom/platform';
+import { ttlCache, type Clock, type TtlCache } from '@mailroom/platform';
 import type { SendRepository } from '../repo/send.repository';
 import { newEventId } from './event-ids';
 import type { EventSink, Transact } from './ports';
@@ -32,20 +32,20 @@ const ORG_STATUS_CACHE_MAX = 10_000;
 
 /** Organizations' status as the orgs service says, each asked at most once per ORG_STATUS_TTL_MS. */
 export class OrgStatuses {
-  private readonly cache = new Map<string, { status: OrganizationStatus; until: number }>();
+  private readonly cache: TtlCache<string, OrganizationStatus>;
 
   constructor(
     private readonly ask: (orgId: string) => Promise<OrganizationStatus>,
-    private readonly clock: Clock,
-  ) {}
+    clock: Clock,
+  ) {
+    this.cache = ttlCache({ max: ORG_STATUS_CACHE_MAX, ttlMs: ORG_STATUS_TTL_MS, now: () => clock.now().getTime() });
+  }
 
   async of(orgId: string): Promise<OrganizationStatus> {
-    const now = this.clock.now().getTime();
     const hit = this.cache.get(orgId);
-    if (hit && hit.until > now) return hit.status;
+    if (hit) return hit;
     const status = await this.ask(orgId);
-    if (this.cache.size >= ORG_STATUS_CACHE_MAX) this.cache.clear();
-    this.cache.set(orgId, { status, until: now + ORG_STATUS_TTL_MS });
+    this.cache.set(orgId, status);
     return status;
   }
 }

@@ -12,6 +12,7 @@
  * AWS, so it could not be tested here.
  */
 import { X509Certificate, createVerify } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
 import { AppError } from '@mailroom/contracts';
 import type { FetchText } from './ports';
@@ -52,7 +53,7 @@ const MAX_CERT_BYTES = 16 * 1024;
 const CERT_CACHE = 100;
 
 export class SnsVerifier {
-  private readonly certs = new Map<string, X509Certificate>();
+  private readonly certs = new LRUCache<string, X509Certificate>({ max: CERT_CACHE });
 
   constructor(
     /** Also trusted: URLs starting with this (an SNS emulator, tests). Empty: AWS only. */
@@ -112,7 +113,6 @@ export class SnsVerifier {
       } catch {
         throw new AppError('forbidden', 'SigningCertURL does not serve a certificate');
       }
-      if (this.certs.size >= CERT_CACHE) this.certs.delete(this.certs.keys().next().value!);
       this.certs.set(url, cert);
     }
     const now = this.now().getTime();
