@@ -5,60 +5,42 @@
  * embed an IPv4 address (mapped ::ffff:0:0/96, NAT64 64:ff9b::/96, 6to4 2002::/16) are
  * judged by that IPv4 address. Operators may allow ranges (WEBHOOK_ALLOWED_CIDRS) for
  * development and tests. Pure functions: used by the API (literal addresses) and by the
- * HTTP client's connect-time DNS hook.
+ * HTTP client's connect-time DNS hook. Addresses are read and ranges matched by ipaddr.js;
+ * the list of refused ranges is ours (ipaddr's range() names are another list).
  */
-import { isIPv4, isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
-interface V4 {
-  family: 4;
-  value: bigint;
-}
-interface V6 {
-  family: 6;
-  value: bigint;
-}
-type Addr = V4 | V6;
+type Addr = ipaddr.IPv4 | ipaddr.IPv6;
 
 export interface Cidr {
   family: 4 | 6;
-  base: bigint;
+  /** The address and prefix length, as ipaddr's `match` takes them. */
+  range: [Addr, number];
   bits: number;
   text: string;
 }
 
-function parseV4(text: string): bigint | undefined {
-  if (!isIPv4(text)) return undefined;
-  return text.split('.').reduce((acc, part) => (acc << 8n) | BigInt(Number(part)), 0n);
+/** Dotted decimal with four parts only (ipaddr also reads hex, octal and shorter forms). */
+function parseV4(text: string): ipaddr.IPv4 | undefined {
+  return ipaddr.IPv4.isValidFourPartDecimal(text) ? ipaddr.IPv4.parse(text) : undefined;
 }
 
-function parseV6(text: string): bigint | undefined {
+function parseV6(text: string): ipaddr.IPv6 | undefined {
   const bare = text.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
-  if (!isIPv6(bare)) return undefined;
-  let head = bare;
-  let tailV4: bigint | undefined;
   const lastColon = bare.lastIndexOf(':');
-  if (bare.slice(lastColon + 1).includes('.')) {
-    tailV4 = parseV4(bare.slice(lastColon + 1));
-    if (tailV4 === undefined) return undefined;
-    head = `${bare.slice(0, lastColon + 1)}0:0`;
-  }
-  const [left, right] = head.includes('::') ? head.split('::') : [head, undefined];
-  const l = left ? left.split(':') : [];
-  const r = right === undefined ? [] : right ? right.split(':') : [];
-  const missing = 8 - l.length - r.length;
-  if (missing < 0 || (right === undefined && missing !== 0)) return undefined;
-  const groups = [...l, ...Array<string>(right === undefined ? 0 : missing).fill('0'), ...r];
-  let value = groups.reduce((acc, g) => (acc << 16n) | BigInt(Number.parseInt(g, 16)), 0n);
-  if (tailV4 !== undefined) value = (value & ~0xffffffffn) | tailV4;
-  return value;
+  const tail = bare.slice(lastColon + 1);
+  if (!tail.includes('.')) return ipaddr.IPv6.isValid(bare) ? ipaddr.IPv6.parse(bare) : undefined;
+  // ipaddr reads a dotted IPv4 tail leniently (hex and octal parts; `::a.b.c.d` as IPv4-mapped,
+  // which it is not): the tail must be four decimal parts, and fills the last two groups.
+  const v4 = parseV4(tail);
+  const head = `${bare.slice(0, lastColon + 1)}0:0`;
+  if (!v4 || !ipaddr.IPv6.isValid(head)) return undefined;
+  const groups = v4.toIPv4MappedAddress().parts;
+  return new ipaddr.IPv6([...ipaddr.IPv6.parse(head).parts.slice(0, 6), groups[6]!, groups[7]!]);
 }
 
 export function parseIp(text: string): Addr | undefined {
-  const v4 = parseV4(text);
-  if (v4 !== undefined) return { family: 4, value: v4 };
-  const v6 = parseV6(text);
-  if (v6 !== undefined) return { family: 6, value: v6 };
-  return undefined;
+  return parseV4(text) ?? parseV6(text);
 }
 
 export function parseCidr(text: string): Cidr | undefined {
@@ -66,21 +48,15 @@ export function parseCidr(text: string): Cidr | undefined {
   if (extra !== undefined || !addr) return undefined;
   const ip = parseIp(addr);
   if (!ip) return undefined;
-  const max = ip.family === 4 ? 32 : 128;
+  const family = ip instanceof ipaddr.IPv4 ? 4 : 6;
+  const max = family === 4 ? 32 : 128;
   const bits = bitsText === undefined ? max : /^\d{1,3}$/.test(bitsText) ? Number(bitsText) : NaN;
   if (!Number.isInteger(bits) || bits < 0 || bits > max) return undefined;
-  const mask = maskOf(ip.family, bits);
-  return { family: ip.family, base: ip.value & mask, bits, text: `${addr}/${bits}` };
-}
-
-function maskOf(family: 4 | 6, bits: number): bigint {
-  const width = family === 4 ? 32n : 128n;
-  const all = (1n << width) - 1n;
-  return bits === 0 ? 0n : (all << (width - BigInt(bits))) & all;
+  return { family, range: [ip, bits], bits, text: `${addr}/${bits}` };
 }
 
 function inCidr(ip: Addr, cidr: Cidr): boolean {
-  return ip.family === cidr.family && (ip.value & maskOf(cidr.family, cidr.bits)) === cidr.base;
+  return ip.kind() === cidr.range[0].kind() && ip.match(cidr.range);
 }
 
 function cidrs(list: string[]): Cidr[] {
@@ -124,14 +100,19 @@ const SIX_TO_FOUR = cidrs(['2002::/16'])[0]!; // 6to4: the IPv4 address is in bi
 export type BlockReason = 'invalid' | 'not_public';
 
 /** The IPv4 address an IPv6 address stands for, if it embeds one. */
-function embeddedV4(ip: V6): V4 | undefined {
-  if (inCidr(ip, MAPPED_V4) || inCidr(ip, NAT64)) return { family: 4, value: ip.value & 0xffffffffn };
-  if (inCidr(ip, SIX_TO_FOUR)) return { family: 4, value: (ip.value >> 80n) & 0xffffffffn };
+function embeddedV4(ip: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  if (inCidr(ip, MAPPED_V4) || inCidr(ip, NAT64)) return v4Of(ip.parts[6]!, ip.parts[7]!);
+  if (inCidr(ip, SIX_TO_FOUR)) return v4Of(ip.parts[1]!, ip.parts[2]!);
   return undefined;
 }
 
+/** The IPv4 address two 16-bit groups hold. */
+function v4Of(high: number, low: number): ipaddr.IPv4 {
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+}
+
 function isPublic(ip: Addr): boolean {
-  if (ip.family === 4) return !BLOCKED_V4.some((c) => inCidr(ip, c));
+  if (ip instanceof ipaddr.IPv4) return !BLOCKED_V4.some((c) => inCidr(ip, c));
   const v4 = embeddedV4(ip);
   if (v4) return isPublic(v4);
   return inCidr(ip, GLOBAL_V6) && !BLOCKED_V6.some((c) => inCidr(ip, c));
@@ -155,7 +136,7 @@ export class IpPolicy {
     if (!ip) return false;
     if (isPublic(ip)) return true;
     const candidates: Addr[] = [ip];
-    if (ip.family === 6) {
+    if (ip instanceof ipaddr.IPv6) {
       const v4 = embeddedV4(ip);
       if (v4) candidates.push(v4);
     }
