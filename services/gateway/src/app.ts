@@ -195,17 +195,17 @@ function routeHandler(route: Route, deps: AppDeps): RequestHandler {
       if (route.auth === 'signature') {
         auth = { kind: 'anonymous' };
       } else if (route.auth === 'none') {
-        limit(deps.anonymousLimiter, `ip:${ip}`);
+        await limit(deps.anonymousLimiter, `ip:${ip}`);
         auth = { kind: 'anonymous' };
       } else {
         try {
           auth = await deps.authenticator.authenticate(route.auth, req.get('authorization'), req.get('x-env-id'), base);
         } catch (err) {
           // Failed credentials count against the client's address, so guessing is slow.
-          if (err instanceof AppError && (err.code === 'unauthorized' || err.code === 'token_expired')) limit(deps.anonymousLimiter, `ip:${ip}`);
+          if (err instanceof AppError && (err.code === 'unauthorized' || err.code === 'token_expired')) await limit(deps.anonymousLimiter, `ip:${ip}`);
           throw err;
         }
-        limit(deps.limiter, principalOf(auth));
+        await limit(deps.limiter, principalOf(auth));
       }
       const input = {
         ...parsePart('params', route.params, req.params),
@@ -259,8 +259,8 @@ function routeHandler(route: Route, deps: AppDeps): RequestHandler {
   };
 }
 
-function limit(limiter: RateLimiter, key: string): void {
-  const take = limiter.take(key);
+async function limit(limiter: RateLimiter, key: string): Promise<void> {
+  const take = await limiter.take(key);
   if (!take.ok) throw new AppError('rate_limited', `too many requests; retry after ${take.retryAfterSeconds} s`, { retryAfterSeconds: take.retryAfterSeconds });
 }
 
