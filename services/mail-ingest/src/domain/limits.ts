@@ -1,4 +1,7 @@
-/** Per client address: connections at once, and messages per minute (a sliding window of 60 one-second slots). */
+/** Per client address: connections at once, and messages per minute. */
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+
+/** Connections open at once per client address: a count, not a rate. */
 export class ConnectionLimiter {
   private readonly open = new Map<string, number>();
 
@@ -23,31 +26,29 @@ export class ConnectionLimiter {
   }
 }
 
+/**
+ * Messages per client address per minute (rate-limiter-flexible, in memory): a fixed minute
+ * from the address's first message, where a sliding minute was counted before; across the
+ * end of one minute an address can send up to twice the limit in a short time.
+ */
 export class MessageRateLimiter {
-  private readonly windows = new Map<string, { slots: number[]; at: number }>();
+  private readonly limiter: RateLimiterMemory | undefined;
 
-  constructor(
-    private readonly perMinute: number,
-    private readonly now: () => number = Date.now,
-  ) {}
-
-  /** Counts one message; false when the address already sent perMinute in the last minute. */
-  take(ip: string): boolean {
-    if (this.perMinute <= 0) return true;
-    const second = Math.floor(this.now() / 1000);
-    const w = this.windows.get(ip) ?? { slots: new Array<number>(60).fill(0), at: second };
-    // Clear the slots of the seconds that passed since the last message.
-    for (let s = Math.max(w.at + 1, second - 59); s <= second; s++) w.slots[s % 60] = 0;
-    w.at = second;
-    const total = w.slots.reduce((a, b) => a + b, 0);
-    this.windows.set(ip, w);
-    if (total >= this.perMinute) return false;
-    w.slots[second % 60]! += 1;
-    if (this.windows.size > 50_000) this.sweep(second);
-    return true;
+  /** `perMinute` 0 disables the limiter. */
+  constructor(perMinute: number) {
+    this.limiter = perMinute > 0 ? new RateLimiterMemory({ points: perMinute, duration: 60 }) : undefined;
   }
 
-  private sweep(second: number): void {
-    for (const [ip, w] of this.windows) if (second - w.at >= 60) this.windows.delete(ip);
+  /** Counts one message; false when the address already sent perMinute in its current minute. */
+  async take(ip: string): Promise<boolean> {
+    if (!this.limiter) return true;
+    try {
+      await this.limiter.consume(ip);
+      return true;
+    } catch (err) {
+      // The library refuses with its answer; anything else is a fault.
+      if (!(err instanceof RateLimiterRes)) throw err;
+      return false;
+    }
   }
 }

@@ -83,8 +83,10 @@ export async function startSmtpEdge(opts: SmtpEdgeOptions, deps: SmtpEdgeDeps): 
 
     onMailFrom(_address, session, callback) {
       recipients.set(session.id, []);
-      if (!deps.rate.take(session.remoteAddress)) return callback(new SmtpReply('rateLimited'));
-      callback();
+      deps.rate.take(session.remoteAddress).then(
+        (ok) => (ok ? callback() : callback(new SmtpReply('rateLimited'))),
+        () => callback(new SmtpReply('tryLater')),
+      );
     },
 
     onRcptTo(address, session, callback) {
