@@ -6,6 +6,23 @@ import nx from '@nx/eslint-plugin';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+const TESTING_ONLY = { name: '@mailroom/testing', message: 'test helpers are for tests only' };
+
+// What a service's domain/ may not import: put it behind a port (domain/ports.ts) and a client (src/clients/).
+const fenced = (names, why) => names.map((name) => ({ name, message: `domain code does not import ${why}; use a port from domain/ports.ts` }));
+export const DOMAIN_FENCE = {
+  paths: [
+    ...fenced(['express'], 'the HTTP edge'),
+    ...fenced(['pg', 'kysely', '@mailroom/db'], 'the database'),
+    ...fenced(['@mailroom/messaging', '@mailroom/runtime'], 'the bus or the runtime'),
+    ...fenced(
+      ['undici', 'node:dns', 'node:dns/promises', 'dns', 'dns/promises', 'node:http', 'http', 'node:https', 'https', 'node:http2', 'http2', 'node:net', 'net', 'node:tls', 'tls', 'node:dgram', 'dgram'],
+      'network clients',
+    ),
+  ],
+  patterns: [{ group: ['@nats-io/*'], message: 'domain code does not import the bus; use a port from domain/ports.ts' }],
+};
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.tools/**', '.nx/**', 'coverage/**'] },
   js.configs.recommended,
@@ -38,7 +55,18 @@ export default tseslint.config(
     // Test helpers never reach production code.
     files: ['**/src/**/*.ts'],
     ignores: ['**/*.spec.ts', 'libs/testing/**'],
-    rules: { 'no-restricted-imports': ['error', { paths: [{ name: '@mailroom/testing', message: 'test helpers are for tests only' }] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: [TESTING_ONLY] }] },
+  },
+  {
+    // Domain code is the product's rules: no transport, no database, no network client. It
+    // reaches them through the ports of its domain/ports.ts, which main.ts fills in.
+    files: ['services/*/src/domain/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [TESTING_ONLY, ...DOMAIN_FENCE.paths], patterns: DOMAIN_FENCE.patterns }] },
+  },
+  {
+    files: ['services/*/src/domain/**/*.spec.ts'],
+    rules: { 'no-restricted-imports': ['error', DOMAIN_FENCE] },
   },
   {
     files: ['**/*.spec.ts', '**/test/**/*.ts'],

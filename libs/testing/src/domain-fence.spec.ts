@@ -1,0 +1,39 @@
+/**
+ * The lint rule that keeps domain code free of transport, database and network imports
+ * (eslint.config.mjs, DOMAIN_FENCE): linted as if the text were a file of a service's domain.
+ */
+import path from 'node:path';
+import { ESLint } from 'eslint';
+
+const root = path.resolve(__dirname, '../../..');
+const eslint = new ESLint({ cwd: root });
+
+async function restricted(code: string, file = 'services/mailbox/src/domain/fence-probe.ts'): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('the domain fence', () => {
+  jest.setTimeout(60_000);
+
+  it.each([
+    [`import type { Kysely } from '@mailroom/db';`, 'the database'],
+    [`import { sql } from 'kysely';`, 'the database'],
+    [`import type { Outbox } from '@mailroom/runtime';`, 'the bus or the runtime'],
+    [`import { connect } from '@nats-io/transport-node';`, 'the bus'],
+    [`import { Pool } from 'undici';`, 'network clients'],
+    [`import { Resolver } from 'node:dns/promises';`, 'network clients'],
+    [`import express from 'express';`, 'the HTTP edge'],
+  ])('refuses %s', async (code, why) => {
+    const messages = await restricted(`${code}\nexport const x = 1;\n`);
+    expect(messages).toEqual([expect.stringContaining(why)]);
+  });
+
+  it('lets domain code import contracts, platform and libraries of pure logic', async () => {
+    expect(await restricted(`import { AppError } from '@mailroom/contracts';\nimport type { Clock } from '@mailroom/platform';\nimport { z } from 'zod';\nexport const x = [AppError, z] as const;\nexport type C = Clock;\n`)).toEqual([]);
+  });
+
+  it('leaves the rest of a service free to use them', async () => {
+    expect(await restricted(`import type { Kysely } from '@mailroom/db';\nexport type K = Kysely<unknown>;\n`, 'services/mailbox/src/repo/fence-probe.ts')).toEqual([]);
+  });
+});
