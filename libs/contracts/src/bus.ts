@@ -4,7 +4,8 @@
  * or subject that has shipped: durable consumers and stored messages refer to it.
  */
 import { z } from 'zod';
-import { EVENT_TYPES, type EventType } from './events';
+import { EVENT_TYPES, eventEnvelope, type EventType } from './events';
+import { WORK_ITEMS } from './mail';
 import { idSchema } from './ids';
 import { isoTimestamp } from './time';
 
@@ -70,6 +71,7 @@ export const WORK = {
   feedback: 'mail.feedback',
 } as const;
 export type WorkSubject = (typeof WORK)[keyof typeof WORK];
+export const workSubjectSchema = z.enum([WORK.inbound, WORK.outbound, WORK.feedback]);
 
 export type StreamName = keyof typeof STREAMS;
 
@@ -104,3 +106,21 @@ export const FACTS = {
 
 export type FactSubject = keyof typeof FACTS;
 export type Fact<S extends FactSubject> = z.infer<(typeof FACTS)[S]>;
+
+/**
+ * What a durable consumer reads, by subject: the stream that holds it and the schema of its
+ * messages. A consumer names the subject and gets the schema from here, never beside it.
+ */
+export const CONSUMABLE = {
+  'mail.inbound': { stream: 'MAIL_INBOUND', schema: WORK_ITEMS['mail.inbound'] },
+  'mail.outbound': { stream: 'MAIL_OUTBOUND', schema: WORK_ITEMS['mail.outbound'] },
+  'mail.feedback': { stream: 'MAIL_FEEDBACK', schema: WORK_ITEMS['mail.feedback'] },
+  /** Every public event (a consumer may filter to some: ConsumerOptions.filterSubject). */
+  'events.>': { stream: 'EVENTS', schema: eventEnvelope },
+} as const satisfies Record<string, { stream: StreamName; schema: z.ZodType }>;
+
+export type ConsumableSubject = keyof typeof CONSUMABLE;
+export type ConsumedPayload<S extends ConsumableSubject> = z.output<(typeof CONSUMABLE)[S]['schema']>;
+
+/** The catalog seen per subject, so code generic in the subject parses to its own payload type. */
+export const CONSUMED: { readonly [S in ConsumableSubject]: { stream: StreamName; schema: z.ZodType<ConsumedPayload<S>> } } = CONSUMABLE;

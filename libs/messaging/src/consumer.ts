@@ -8,9 +8,8 @@
  */
 import { AckPolicy, DeliverPolicy, JetStreamApiError, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { AppError, type StreamName } from '@mailroom/contracts';
+import { AppError, CONSUMED, type ConsumableSubject, type ConsumedPayload } from '@mailroom/contracts';
 import type { Level, Logger } from 'pino';
-import type { z } from 'zod';
 import type { Bus } from './bus';
 import { decodeJson } from './codec';
 
@@ -27,14 +26,14 @@ export interface MessageMeta {
   msg: JsMsg;
 }
 
-export interface ConsumerOptions<S extends z.ZodType> {
-  stream: StreamName;
+export interface ConsumerOptions<S extends ConsumableSubject> {
+  /** What it reads (contracts CONSUMABLE): the stream and the payload's schema come with it. */
+  subject: S;
   /** `<service>--<what>`. */
   durable: string;
   /** Un-prefixed subject filter (one: NATS 2.9 has no multi-filter consumers); default: the whole stream. */
   filterSubject?: string;
-  schema: S;
-  handler: (payload: z.output<S>, meta: MessageMeta) => Promise<Outcome | void>;
+  handler: (payload: ConsumedPayload<S>, meta: MessageMeta) => Promise<Outcome | void>;
   concurrency?: number;
   ackWaitMs?: number;
   /**
@@ -61,8 +60,8 @@ export function backoffMs(deliveryCount: number, maxMs = 300_000): number {
   return Math.round(base * (0.8 + Math.random() * 0.4));
 }
 
-export async function ensureConsumer(bus: Bus, opts: Pick<ConsumerOptions<z.ZodType>, 'stream' | 'durable' | 'filterSubject' | 'ackWaitMs' | 'maxDeliver' | 'deliverPolicy'>): Promise<void> {
-  const stream = bus.ns.stream(opts.stream);
+export async function ensureConsumer(bus: Bus, opts: Pick<ConsumerOptions<ConsumableSubject>, 'subject' | 'durable' | 'filterSubject' | 'ackWaitMs' | 'maxDeliver' | 'deliverPolicy'>): Promise<void> {
+  const stream = bus.ns.stream(CONSUMED[opts.subject].stream);
   const durable = bus.ns.consumer(opts.durable);
   const config: Partial<ConsumerConfig> = {
     durable_name: durable,
@@ -82,8 +81,9 @@ export async function ensureConsumer(bus: Bus, opts: Pick<ConsumerOptions<z.ZodT
   }
 }
 
-export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerOptions<S>): Promise<RunningConsumer> {
+export async function runConsumer<S extends ConsumableSubject>(bus: Bus, opts: ConsumerOptions<S>): Promise<RunningConsumer> {
   await ensureConsumer(bus, opts);
+  const schema = CONSUMED[opts.subject].schema;
   const log = bus.log.child({ component: 'consumer', consumer: opts.durable });
   const concurrency = opts.concurrency ?? 8;
   const inFlight = new Set<Promise<void>>();
@@ -132,7 +132,7 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
       m.term();
       return;
     }
-    const parsed = opts.schema.safeParse(payload);
+    const parsed = schema.safeParse(payload);
     if (!parsed.success) {
       meta.log.error({ issues: parsed.error.issues.slice(0, 5) }, 'payload does not match its contract: terminated');
       m.term();
@@ -175,7 +175,7 @@ export async function runConsumer<S extends z.ZodType>(bus: Bus, opts: ConsumerO
   const loop = (async () => {
     while (!stopped) {
       try {
-        const consumer = await bus.js.consumers.get(bus.ns.stream(opts.stream), bus.ns.consumer(opts.durable));
+        const consumer = await bus.js.consumers.get(bus.ns.stream(CONSUMED[opts.subject].stream), bus.ns.consumer(opts.durable));
         messages = await consumer.consume({ max_messages: Math.max(concurrency, 1) });
         // Every message is taken from the client as it arrives and held from then on: the
         // client pulls ahead of the handlers, and a message waiting for one is kept too.

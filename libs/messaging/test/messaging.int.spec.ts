@@ -4,7 +4,6 @@ import { headers as natsHeaders } from '@nats-io/transport-node';
 import { AppError, HEADERS, OBJECT_BUCKETS, newId, type EnvelopeOf, type EventEnvelope } from '@mailroom/contracts';
 import { createLogger } from '@mailroom/platform';
 import { createTestContext, waitFor, type TestContext } from '@mailroom/testing';
-import { z } from 'zod';
 import {
   callRpc,
   connectBus,
@@ -227,18 +226,18 @@ describe('events and consumers', () => {
     const attempts = new Map<string, number>();
     const done: string[] = [];
     const consumer = await runConsumer(bus, {
-      stream: 'EVENTS',
+      subject: 'events.>',
       durable: 'test--events',
       filterSubject: 'events.message.received',
       deliverPolicy: 'new',
-      schema: z.object({ id: z.string(), data: z.object({ subject: z.string() }) }),
       concurrency: 4,
       handler: async (event) => {
         const n = (attempts.get(event.id) ?? 0) + 1;
         attempts.set(event.id, n);
-        if (event.data.subject === 'retry' && n < 3) return { nak: 10 };
-        if (event.data.subject === 'throws' && n < 2) throw new Error('transient');
-        if (event.data.subject === 'poison') return { term: 'cannot be processed' };
+        const subject = event.type === 'message.received' ? event.data.subject : '';
+        if (subject === 'retry' && n < 3) return { nak: 10 };
+        if (subject === 'throws' && n < 2) throw new Error('transient');
+        if (subject === 'poison') return { term: 'cannot be processed' };
         done.push(event.id);
         return 'ack';
       },
@@ -272,9 +271,8 @@ describe('events and consumers', () => {
     const calls: string[] = [];
     let finished = 0;
     const consumer = await runConsumer(bus, {
-      stream: 'EVENTS',
+      subject: 'events.>',
       durable: 'test--slow',
-      schema: z.object({ id: z.string() }),
       // Two at a time for eight messages: the client takes the others from the server ahead
       // of the handlers, and the last wait 4.5 s (4.5 ack waits) for one.
       concurrency: 2,
@@ -307,9 +305,8 @@ describe('events and consumers', () => {
     let peak = 0;
     let handled = 0;
     const consumer = await runConsumer(bus, {
-      stream: 'EVENTS',
+      subject: 'events.>',
       durable: 'test--bounded',
-      schema: z.object({ id: z.string() }),
       concurrency: 3,
       deliverPolicy: 'new',
       handler: async () => {

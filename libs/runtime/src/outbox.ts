@@ -7,8 +7,8 @@
  * right after a commit (kick) and on an interval for what a crash or an outage left behind;
  * several instances share the work with SKIP LOCKED.
  */
-import { AppError, EVENT_TYPES, WORK_ITEMS, eventEnvelope, eventSubject, type EventEnvelope, type EventType, type WorkSubject } from '@mailroom/contracts';
-import type { z } from 'zod';
+import { AppError, WORK_ITEMS, eventEnvelope, eventSubject, eventTypeSchema, workSubjectSchema, type EventEnvelope, type WorkSubject } from '@mailroom/contracts';
+import { z } from 'zod';
 import { sql, type Kysely, type Transaction } from '@mailroom/db';
 import { maxBodyBytes, type Bus } from '@mailroom/messaging';
 import type { EventSink, Logger, OutboxRow } from '@mailroom/platform';
@@ -18,6 +18,17 @@ export type { OutboxRow } from '@mailroom/platform';
 export interface OutboxOptions {
   intervalMs?: number;
   batch?: number;
+}
+
+/** What the relay reads of an event row: its type, for the subject. */
+const typedEvent = z.object({ type: eventTypeSchema });
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
@@ -147,20 +158,21 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
   private async publish(row: OutboxRow): Promise<void> {
     const data = Buffer.from(row.payload);
     if (row.subject !== null) {
-      if (!Object.hasOwn(WORK_ITEMS, row.subject)) {
+      const subject = workSubjectSchema.safeParse(row.subject);
+      if (!subject.success) {
         this.log.error({ id: row.id, subject: row.subject }, 'outbox row names no known work queue; skipped');
         return;
       }
-      await this.bus.js.publish(this.bus.ns.subject(row.subject as WorkSubject), data, { msgID: row.id });
+      await this.bus.js.publish(this.bus.ns.subject(subject.data), data, { msgID: row.id });
       return;
     }
-    const type = (JSON.parse(row.payload) as { type?: unknown }).type;
-    if (typeof type !== 'string' || !EVENT_TYPES.includes(type as EventType)) {
+    const event = typedEvent.safeParse(parseJson(row.payload));
+    if (!event.success) {
       // Unreachable unless the table was edited by hand: never block the queue on it.
       this.log.error({ id: row.id }, 'outbox row is not an event; skipped');
       return;
     }
-    await this.bus.js.publish(this.bus.ns.subject(eventSubject(type as EventType)), data, { msgID: row.id });
+    await this.bus.js.publish(this.bus.ns.subject(eventSubject(event.data.type)), data, { msgID: row.id });
   }
 
   async stop(): Promise<void> {

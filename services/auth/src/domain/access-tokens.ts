@@ -4,6 +4,7 @@
  * lists the active key and those retired less than a token lifetime (plus margin) ago.
  */
 import { exportJWK, generateKeyPair, importJWK, SignJWT, type CryptoKey, type JWK } from 'jose';
+import { z } from 'zod';
 import { newId, type Role } from '@mailroom/contracts';
 import type { Clock, SecretBox } from '@mailroom/platform';
 import type { SigningKeyRepository } from '../repo/signing-key.repository';
@@ -32,6 +33,10 @@ interface ActiveKey {
 }
 
 const CACHE_MS = 30_000;
+
+/** Signing keys as stored: Ed25519 JWKs (jose reads the rest of them). */
+const publicJwk = z.looseObject({ kty: z.literal('OKP'), crv: z.literal('Ed25519'), x: z.string(), kid: z.string(), alg: z.literal(ACCESS_TOKEN_ALG) });
+const sealedJwk = publicJwk.extend({ d: z.string() });
 
 export class AccessTokens {
   private active: { key: ActiveKey; loadedAt: number } | undefined;
@@ -83,7 +88,7 @@ export class AccessTokens {
     const rows = await this.keys.listVerifying(this.clock.now());
     const row = rows.find((k) => k.retired_at === null);
     if (!row) throw new Error('no active signing key');
-    const jwk = JSON.parse(this.box.open(row.private_jwk_sealed, row.kid).toString('utf8')) as JWK;
+    const jwk = sealedJwk.parse(JSON.parse(this.box.open(row.private_jwk_sealed, row.kid).toString('utf8')));
     const key = (await importJWK(jwk, ACCESS_TOKEN_ALG)) as CryptoKey;
     this.active = { key: { kid: row.kid, key }, loadedAt: nowMs };
     return this.active.key;
@@ -108,6 +113,6 @@ export class AccessTokens {
     // Retired keys stay published one token lifetime plus 5 minutes of clock skew.
     const since = new Date(this.clock.now().getTime() - (this.settings.ttlSeconds + 300) * 1000);
     const rows = await this.keys.listVerifying(since);
-    return { keys: rows.map((r) => r.public_jwk as JWK) };
+    return { keys: rows.map((r): JWK => publicJwk.parse(r.public_jwk)) };
   }
 }

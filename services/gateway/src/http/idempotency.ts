@@ -11,6 +11,7 @@
  */
 import { Kvm, type KV } from '@nats-io/kv';
 import { AppError } from '@mailroom/contracts';
+import { z } from 'zod';
 import type { Bus } from '@mailroom/messaging';
 import { sha256, type SecretBox } from '@mailroom/platform';
 
@@ -18,10 +19,12 @@ const TTL_MS = 24 * 3_600_000;
 const ABANDONED_AFTER_MS = 60_000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-type Record_ =
-  | { state: 'pending'; fingerprint: string; started_at: number }
+const record_ = z.discriminatedUnion('state', [
+  z.object({ state: z.literal('pending'), fingerprint: z.string(), started_at: z.number() }),
   /** `sealed`: the answer's JSON, sealed, base64 (absent: no body). `body`: the answer in clear, as kept before answers were sealed (24 h at most). */
-  | { state: 'done'; fingerprint: string; status: number; sealed?: string; body?: unknown };
+  z.object({ state: z.literal('done'), fingerprint: z.string(), status: z.number().int(), sealed: z.string().optional(), body: z.unknown().optional() }),
+]);
+type Record_ = z.infer<typeof record_>;
 
 export type Claim =
   | { kind: 'new'; commit(status: number, body: unknown): Promise<void>; release(): Promise<void> }
@@ -61,7 +64,7 @@ export class IdempotencyStore {
       }
       const entry = await this.kv.get(id);
       if (!entry || entry.operation !== 'PUT') continue;
-      const record = JSON.parse(decoder.decode(entry.value)) as Record_;
+      const record = record_.parse(JSON.parse(decoder.decode(entry.value)));
       if (record.fingerprint !== fp) {
         throw new AppError('idempotency_conflict', 'this Idempotency-Key was used with a different request; use a new key');
       }

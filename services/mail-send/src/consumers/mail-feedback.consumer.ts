@@ -1,13 +1,11 @@
 /** Consumer of `mail.feedback`: reports received at the bounce domain; one that overtook the sent record is redelivered shortly. */
-import { feedbackMail } from '@mailroom/contracts';
 import { runConsumer, type Bus, type ObjectStore, type RunningConsumer } from '@mailroom/messaging';
 import type { FeedbackHandler } from '../domain/feedback-handler';
 
 export function startFeedbackConsumer(bus: Bus, handler: FeedbackHandler, raw: ObjectStore): Promise<RunningConsumer> {
   return runConsumer(bus, {
-    stream: 'MAIL_FEEDBACK',
+    subject: 'mail.feedback',
     durable: 'mail-send--feedback',
-    schema: feedbackMail,
     concurrency: 8,
     handler: async (item, meta) => {
       const bytes = item.raw !== undefined ? Buffer.from(item.raw, 'base64') : await raw.getBlob(item.raw_id);

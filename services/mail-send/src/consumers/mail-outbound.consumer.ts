@@ -1,13 +1,11 @@
 /** Consumer of `mail.outbound`: acks once the hand-over (or the bounce) is recorded. */
-import { outboundJob } from '@mailroom/contracts';
 import { backoffMs, runConsumer, type Bus, type RunningConsumer } from '@mailroom/messaging';
 import type { OutboundSender } from '../domain/outbound';
 
 export function startOutboundConsumer(bus: Bus, sender: OutboundSender, concurrency: number): Promise<RunningConsumer> {
   return runConsumer(bus, {
-    stream: 'MAIL_OUTBOUND',
+    subject: 'mail.outbound',
     durable: 'mail-send--outbound',
-    schema: outboundJob,
     concurrency,
     // A relay may take its time answering DATA; the hand-over must not be redelivered meanwhile.
     ackWaitMs: 120_000,

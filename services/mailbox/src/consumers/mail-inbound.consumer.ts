@@ -1,5 +1,4 @@
 /** Consumer of the `mail.inbound` work queue: acks only after the messages are committed. */
-import { inboundMail } from '@mailroom/contracts';
 import { runConsumer, type Bus, type RunningConsumer } from '@mailroom/messaging';
 import type { InboundStore } from '../domain/inbound';
 
@@ -7,9 +6,8 @@ const MISSING_RAW_RETRIES = 5;
 
 export function startInboundConsumer(bus: Bus, store: InboundStore, concurrency: number): Promise<RunningConsumer> {
   return runConsumer(bus, {
-    stream: 'MAIL_INBOUND',
+    subject: 'mail.inbound',
     durable: 'mailbox--inbound',
-    schema: inboundMail,
     concurrency,
     // Parsing has its own deadline (twice PARSE_TIMEOUT_MS at worst); this only bounds a stuck handler.
     ackWaitMs: 120_000,

@@ -9,7 +9,6 @@
  * message finds its deliveries already there (unique per event and endpoint) and adds
  * nothing.
  */
-import { eventEnvelope } from '@mailroom/contracts';
 import { runConsumer, type Bus, type RunningConsumer } from '@mailroom/messaging';
 import type { Clock } from '@mailroom/platform';
 import { storedEvent } from '../domain/endpoints';
@@ -117,10 +116,9 @@ export function runEventsConsumer(
 ): Promise<RunningConsumer> {
   const batcher = new FanOutBatcher(deps);
   return runConsumer(bus, {
-    stream: 'EVENTS',
+    subject: 'events.>',
     durable: DISPATCH_CONSUMER,
     filterSubject: 'events.>',
-    schema: eventEnvelope,
     concurrency: deps.concurrency,
     // A fan-out takes milliseconds: messages an instance took and died with come back after 10 s, not 30.
     ackWaitMs: 10_000,
