@@ -1,10 +1,10 @@
 /** The all-in-one process's commands: start (default) and migrate. */
 import { ensureDatabaseExists } from '@mailroom/db';
-import { createLogger, runChecks, startHealthServer, type Telemetry } from '@mailroom/platform';
-import { migrateAll } from '@mailroom/runtime';
+import { createLogger, runChecks, startHealthServer } from '@mailroom/platform';
+import { migrateAll, processTelemetry } from '@mailroom/runtime';
 import { SERVICES, startPlatform } from './platform';
 
-export async function cli(args: string[], telemetry: Telemetry, env = process.env): Promise<void> {
+export async function cli(args: string[], env = process.env): Promise<void> {
   const log = createLogger({ service: 'mailroom', level: env.LOG_LEVEL ?? 'info' });
   const command = args[0] ?? 'start';
   if (command !== 'start' && command !== 'migrate') {
@@ -22,6 +22,7 @@ export async function cli(args: string[], telemetry: Telemetry, env = process.en
       return;
     }
     const platform = await startPlatform({ env, log, migrate: env.MIGRATE_ON_START !== 'false' });
+    const telemetry = processTelemetry('mailroom', env, log);
     if (telemetry.enabled) platform.life.add('telemetry', telemetry, (t) => t.shutdown());
     const checks = Object.assign({}, ...Object.values(platform.services).map((s) => s.checks));
     const healthPort = Number(env.HEALTH_PORT ?? 0);

@@ -1,9 +1,8 @@
 /**
- * `node apps/all-in-one/dist/main.js [start|migrate]`: the whole platform in one process
- * (start, the default: migrates first unless MIGRATE_ON_START=false), or only the migrations.
+ * `node --require ./libs/platform/dist/telemetry-preload.js apps/all-in-one/dist/main.js [start|migrate]`:
+ * the whole platform in one process (start, the default: migrates first unless
+ * MIGRATE_ON_START=false), or only the migrations. The services' wiring is each one's main.ts.
  */
-import { startTelemetry } from '@mailroom/platform';
+import { cli } from './cli';
 
-const telemetry = startTelemetry('mailroom');
-
-void import('./cli.js').then(({ cli }) => cli(process.argv.slice(2), telemetry));
+void cli(process.argv.slice(2));

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { startTelemetry } from './telemetry';
+import { serviceNameOf, startTelemetry } from './telemetry';
 
 // The SDK loads modules with dynamic import(), which jest's VM refuses: the export runs in a
 // real Node process, from the build (npm test builds first).
@@ -15,6 +15,12 @@ const CHILD = `
 `;
 
 describe('telemetry', () => {
+  it('names a process after the service its entry runs', () => {
+    expect(serviceNameOf('/app/services/mail-send/dist/main.js')).toBe('mail-send');
+    expect(serviceNameOf('/app/apps/all-in-one/dist/main.js')).toBe('mailroom');
+    expect(serviceNameOf(undefined)).toBe('mailroom');
+  });
+
   it('is off, and loads nothing, without an endpoint', async () => {
     const t = startTelemetry('svc', {});
     expect(t.enabled).toBe(false);

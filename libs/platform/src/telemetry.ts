@@ -1,12 +1,25 @@
 /**
  * OpenTelemetry bootstrap: an OTLP trace exporter with HTTP, express and pg
  * instrumentation when OTEL_EXPORTER_OTLP_ENDPOINT is set; nothing at all when it is
- * not (the API stays a no-op and the SDK is never loaded). Call before the modules it
- * instruments are required: main.ts starts it, then imports the service.
+ * not (the API stays a no-op and the SDK is never loaded). It must start before the modules
+ * it instruments are loaded: entries are run with `node --require
+ * ./libs/platform/dist/telemetry-preload.js`, which starts it first (see that file).
  */
 export interface Telemetry {
   enabled: boolean;
   shutdown(): Promise<void>;
+}
+
+let started: Telemetry | undefined;
+
+/** The telemetry this process started (the preload's), if any. */
+export function startedTelemetry(): Telemetry | undefined {
+  return started;
+}
+
+/** The service an entry runs: services/<name>/dist/main.js is <name>; anything else is the whole platform. */
+export function serviceNameOf(entry: string | undefined): string {
+  return /[/\\]services[/\\]([a-z0-9-]+)[/\\]dist[/\\]main\.js$/.exec(entry ?? '')?.[1] ?? 'mailroom';
 }
 
 export function startTelemetry(serviceName: string, env: Record<string, string | undefined> = process.env): Telemetry {
@@ -29,5 +42,6 @@ export function startTelemetry(serviceName: string, env: Record<string, string |
     instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation(), new PgInstrumentation()],
   });
   sdk.start();
-  return { enabled: true, shutdown: () => sdk.shutdown() };
+  started = { enabled: true, shutdown: () => sdk.shutdown() };
+  return started;
 }

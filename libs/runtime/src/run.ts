@@ -5,6 +5,8 @@ import {
   createLogger,
   Lifecycle,
   startHealthServer,
+  startedTelemetry,
+  startTelemetry,
   systemClock,
   type Clock,
   type Env,
@@ -73,8 +75,20 @@ export async function startService(module: AnyServiceModule, opts: StartOptions)
   return { name: module.name, config, checks, endpoints: started?.endpoints ?? {} };
 }
 
-/** Entry of `node services/<name>/dist/main.js`: one service, its health port, signals. */
-export async function runService(module: AnyServiceModule, env: Env, telemetry?: Telemetry): Promise<void> {
+/**
+ * The process's telemetry: the one the preload started (libs/platform telemetry-preload), or,
+ * when tracing is configured but was not preloaded, one started now, which misses the modules
+ * already loaded (http, express, pg): said in the log.
+ */
+export function processTelemetry(name: string, env: Env, log: Logger): Telemetry {
+  const preloaded = startedTelemetry();
+  if (preloaded || !env.OTEL_EXPORTER_OTLP_ENDPOINT) return preloaded ?? startTelemetry(name, env);
+  log.warn('OTEL_EXPORTER_OTLP_ENDPOINT is set but tracing was not preloaded: start with node --require ./libs/platform/dist/telemetry-preload.js for HTTP, express and pg spans');
+  return startTelemetry(name, env);
+}
+
+/** Runs one service as its own process (`node services/<name>/dist/main.js`): its health port, signals, telemetry. */
+export async function runService(module: AnyServiceModule, env: Env): Promise<void> {
   const config = module.loadConfig(env) as BaseConfig;
   const log = createLogger({ service: module.name, level: config.LOG_LEVEL });
   const life = new Lifecycle(log);
@@ -82,7 +96,8 @@ export async function runService(module: AnyServiceModule, env: Env, telemetry?:
   // everything, in order, once start-up has settled, instead of killing the process where it stands.
   let settled!: () => void;
   life.trapSignals(undefined, new Promise<void>((resolve) => (settled = resolve)));
-  if (telemetry?.enabled) life.add('telemetry', telemetry, (t) => t.shutdown());
+  const telemetry = processTelemetry(module.name, env, log);
+  if (telemetry.enabled) life.add('telemetry', telemetry, (t) => t.shutdown());
   try {
     const running = await startService(module, { env, life, log, migrate: env.MIGRATE_ON_START === 'true' });
     if (config.HEALTH_PORT) {

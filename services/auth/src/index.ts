@@ -1,3 +1,3 @@
-export { authService } from './service';
+export { authService } from './main';
 export type { AuthConfig } from './config';
 export { rotateSigningKey } from './cli';

@@ -1,6 +1,50 @@
-/** Entry of the auth service alone: `node services/auth/dist/main.js`. */
-import { startTelemetry } from '@mailroom/platform';
+/**
+ * The auth service: users, sessions, access tokens and their keys, API keys.
+ *
+ * The composition root: configuration, repositories, clients, domain and handlers are wired
+ * in `start` below. `node services/auth/dist/main.js` runs it alone (libs/runtime gives it its
+ * logger, database, bus, lifecycle, health and telemetry); the all-in-one runs it beside the others.
+ */
+import path from 'node:path';
+import { transactor } from '@mailroom/db';
+import { RpcClient, ensureStreams, serveRpc } from '@mailroom/messaging';
+import { SecretBox } from '@mailroom/platform';
+import { runService, type ServiceModule } from '@mailroom/runtime';
+import { orgsClient } from './clients/orgs.client';
+import { revocationsClient } from './clients/revocations.client';
+import { loadConfig, type AuthConfig } from './config';
+import { AccessTokens } from './domain/access-tokens';
+import { Accounts } from './domain/accounts';
+import { ApiKeys } from './domain/api-keys';
+import { Passwords } from './domain/passwords';
+import { ApiKeyRepository } from './repo/api-key.repository';
+import { SigningKeyRepository } from './repo/signing-key.repository';
+import type { AuthDb } from './repo/tables';
+import { UserRepository } from './repo/user.repository';
+import { authHandlers } from './rpc/handlers';
 
-// Tracing starts before the modules it instruments (http, express, pg) are loaded.
-const telemetry = startTelemetry('auth');
-void import('./run.js').then(({ run }) => run(telemetry));
+export const authService: ServiceModule<AuthConfig, AuthDb> = {
+  name: 'auth',
+  database: { schema: 'auth', migrationsDir: path.join(__dirname, '..', 'migrations') },
+  loadConfig,
+  async start({ config, bus, db, life, clock, log }) {
+    await ensureStreams(bus, ['AUTH_FACTS']);
+    const rpc = new RpcClient(bus);
+    const transact = transactor(db);
+    const orgs = orgsClient(rpc);
+    const tokens = new AccessTokens(transact, new SigningKeyRepository(db), new SecretBox(config.SECRETS_ENCRYPTION_KEY), clock, {
+      issuer: config.AUTH_ISSUER,
+      audience: config.AUTH_AUDIENCE,
+      ttlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+    });
+    await tokens.init();
+    const revocations = revocationsClient(bus, log);
+    const accounts = new Accounts(transact, new UserRepository(db), new Passwords(), tokens, orgs, revocations, clock, {
+      refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+    });
+    const apiKeys = new ApiKeys(new ApiKeyRepository(db), orgs, revocations, clock);
+    life.add('auth:rpc', serveRpc(bus, 'auth', authHandlers(accounts, apiKeys, tokens)), (s) => s.stop());
+  },
+};
+
+if (require.main === module) void runService(authService, process.env);

@@ -1,2 +1,2 @@
-export { ingestService } from './service';
+export { ingestService } from './main';
 export type { IngestConfig } from './config';

@@ -1,3 +1,3 @@
-export { sendService } from './service';
+export { sendService } from './main';
 export type { SendConfig } from './config';
 export { Verp } from './domain/verp';

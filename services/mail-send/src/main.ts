@@ -1,6 +1,96 @@
-/** Entry of the mail-send service alone: `node services/mail-send/dist/main.js`. */
-import { startTelemetry } from '@mailroom/platform';
+/**
+ * The mail-send service: outbound composition, DKIM, hand-over to the provider (SMTP relay or SES), feedback (SMTP reports, SES notifications), suppression list.
+ *
+ * The composition root: configuration, repositories, clients, domain and handlers are wired
+ * in `start` below. `node services/mail-send/dist/main.js` runs it alone (libs/runtime gives it its
+ * logger, database, bus, lifecycle, health and telemetry); the all-in-one runs it beside the others.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import path from 'node:path';
+import { transactor } from '@mailroom/db';
+import { newId } from '@mailroom/contracts';
+import { RpcClient, ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
+import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
+import { fetchText } from './clients/fetch-text';
+import { loadConfig, type SendConfig } from './config';
+import { startFeedbackConsumer } from './consumers/mail-feedback.consumer';
+import { startOutboundConsumer } from './consumers/mail-outbound.consumer';
+import { parseFeedback } from './domain/feedback';
+import { FeedbackHandler } from './domain/feedback-handler';
+import { OrgStatuses, SendChecks } from './domain/checks';
+import { SesNotifications } from './domain/ses-notifications';
+import { SnsVerifier } from './domain/sns';
+import { dkimKey, type DkimKey } from './domain/dkim';
+import { OutboundSender } from './domain/outbound';
+import { Suppressions } from './domain/suppressions';
+import { Verp } from './domain/verp';
+import type { MailProvider } from './providers/provider';
+import { SesProvider } from './providers/ses';
+import { SmtpRelayProvider } from './providers/smtp';
+import { SendRepository } from './repo/send.repository';
+import type { SendDb } from './repo/tables';
+import { sendHandlers } from './rpc/handlers';
 
-// Tracing starts before the modules it instruments (http, express, pg) are loaded.
-const telemetry = startTelemetry('mail-send');
-void import('./run.js').then(({ run }) => run(telemetry));
+export const sendService: ServiceModule<SendConfig, SendDb> = {
+  name: 'mail-send',
+  database: { schema: 'mail_send', migrationsDir: path.join(__dirname, '..', 'migrations') },
+  loadConfig,
+  async start({ config, bus, db, life, clock, log }) {
+    await ensureStreams(bus, ['EVENTS', 'MAIL_OUTBOUND', 'MAIL_FEEDBACK']);
+    const raw = await openBucket(bus, 'raw');
+    const attachmentBucket = await openBucket(bus, 'attachments');
+    const repo = new SendRepository(db);
+    const outbox = life.add('mail-send:outbox', new Outbox(db, bus, log), (o) => o.stop());
+    outbox.start();
+    let dkim: DkimKey;
+    if (config.DKIM_PRIVATE_KEY) {
+      dkim = dkimKey(config.MAIL_DOMAIN, config.DKIM_SELECTOR, config.DKIM_PRIVATE_KEY);
+    } else {
+      // Development only (production requires a key): signed with a throwaway key nobody publishes.
+      const { privateKey } = generateKeyPairSync('ed25519');
+      dkim = { domain: config.MAIL_DOMAIN, selector: config.DKIM_SELECTOR, privateKey };
+      log.warn('DKIM_PRIVATE_KEY is not set: signing with a throwaway key; receivers will not verify the signatures');
+    }
+    const provider: MailProvider =
+      config.MAIL_PROVIDER === 'ses'
+        ? new SesProvider({
+            region: config.SES_REGION!,
+            endpoint: config.SES_ENDPOINT,
+            configurationSet: config.SES_CONFIGURATION_SET,
+            credentials: config.SES_ACCESS_KEY_ID ? { accessKeyId: config.SES_ACCESS_KEY_ID, secretAccessKey: config.SES_SECRET_ACCESS_KEY! } : undefined,
+          })
+        : new SmtpRelayProvider(config.SMTP_RELAY_URL, config.MAIL_DOMAIN);
+    life.add('mail-send:provider', provider, (p) => p.close());
+    const verp = new Verp(config.SECRETS_ENCRYPTION_KEY, config.BOUNCE_DOMAIN);
+    const transact = transactor(db);
+    const sender = new OutboundSender(
+      transact,
+      repo,
+      provider,
+      { put: async (rawId, bytes) => void (await raw.putBytes(rawId, bytes)) },
+      (object) => attachmentBucket.getBlob(object),
+      verp,
+      dkim,
+      outbox,
+      clock,
+    );
+    const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
+    const orgStatuses = new OrgStatuses(async (orgId) => (await rpc.asService('mail-send', 'orgs.organization.get', { org_id: orgId }, { requestId: newId('request') })).status, clock);
+    const checks = new SendChecks(transact, repo, outbox, clock, { perInboxPerMinute: config.SEND_RATE_PER_INBOX_PER_MINUTE, perOrgPerMinute: config.SEND_RATE_PER_ORG_PER_MINUTE }, orgStatuses);
+    const feedback = new FeedbackHandler(transact, repo, verp, parseFeedback, outbox, clock);
+    const ses = config.SES_SNS_TOPIC_ARNS.length
+      ? new SesNotifications(new SnsVerifier(config.SNS_TRUSTED_URL_PREFIX, fetchText, () => clock.now()), new Set(config.SES_SNS_TOPIC_ARNS), repo, feedback, clock, fetchText)
+      : undefined;
+    life.add('mail-send:rpc', serveRpc(bus, 'send', sendHandlers(checks, new Suppressions(repo), ses)), (s) => s.stop());
+    life.add('mail-send:outbound', await startOutboundConsumer(bus, sender, config.OUTBOUND_CONCURRENCY), (c) => c.stop());
+    life.add('mail-send:feedback', await startFeedbackConsumer(bus, feedback, raw), (c) => c.stop());
+    // The send log only needs the last minute; keep an hour for inspection.
+    const prune = setInterval(() => void repo.pruneSendLog(new Date(clock.now().getTime() - 3_600_000)).catch(() => undefined), 60_000);
+    prune.unref();
+    life.add('mail-send:prune', prune, (t) => clearInterval(t));
+    if (config.MAIL_PROVIDER === 'ses') log.info({ provider: 'ses', region: config.SES_REGION, configuration_set: config.SES_CONFIGURATION_SET, sns_topics: config.SES_SNS_TOPIC_ARNS.length }, 'sending through Amazon SES');
+    else log.info({ provider: 'smtp', relay: new URL(config.SMTP_RELAY_URL).host, bounce_domain: config.BOUNCE_DOMAIN }, 'sending through the relay');
+  },
+};
+
+if (require.main === module) void runService(sendService, process.env);

@@ -1,3 +1,3 @@
-export { mailboxService } from './service';
+export { mailboxService } from './main';
 export type { MailboxConfig } from './config';
 export { extractText } from './domain/extract-text';

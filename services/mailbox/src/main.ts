@@ -1,6 +1,66 @@
-/** Entry of the mailbox service alone: `node services/mailbox/dist/main.js`. */
-import { startTelemetry } from '@mailroom/platform';
+/**
+ * The mailbox service: inboxes, threads, messages, labels, attachments; stores accepted inbound mail.
+ *
+ * The composition root: configuration, repositories, clients, domain and handlers are wired
+ * in `start` below. `node services/mailbox/dist/main.js` runs it alone (libs/runtime gives it its
+ * logger, database, bus, lifecycle, health and telemetry); the all-in-one runs it beside the others.
+ */
+import path from 'node:path';
+import { transactor } from '@mailroom/db';
+import { RpcClient, ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
+import { newId } from '@mailroom/contracts';
+import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
+import { loadConfig, type MailboxConfig } from './config';
+import { startInboundConsumer } from './consumers/mail-inbound.consumer';
+import { InboundStore } from './domain/inbound';
+import { Inboxes } from './domain/inboxes';
+import { Messages } from './domain/messages';
+import { Sending } from './domain/sending';
+import { MailParser } from './parsing/parser';
+import { InboxRepository } from './repo/inbox.repository';
+import { MessageRepository } from './repo/message.repository';
+import type { MailboxDb } from './repo/tables';
+import { mailboxHandlers } from './rpc/handlers';
 
-// Tracing starts before the modules it instruments (http, express, pg) are loaded.
-const telemetry = startTelemetry('mailbox');
-void import('./run.js').then(({ run }) => run(telemetry));
+export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
+  name: 'mailbox',
+  database: { schema: 'mailbox', migrationsDir: path.join(__dirname, '..', 'migrations') },
+  loadConfig,
+  async start({ config, bus, db, life, clock, log }) {
+    await ensureStreams(bus, ['EVENTS', 'MAIL_INBOUND', 'MAIL_OUTBOUND']);
+    const [rawBucket, attachmentBucket] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'attachments')]);
+    const inboxRepo = new InboxRepository(db);
+    const messageRepo = new MessageRepository(db);
+    const outbox = life.add('mailbox:outbox', new Outbox(db, bus, log), (o) => o.stop());
+    outbox.start();
+    const parser = life.add(
+      'mailbox:parser',
+      new MailParser({ workers: config.PARSE_WORKERS, timeoutMs: config.PARSE_TIMEOUT_MS, maxHtmlBytes: config.PARSE_MAX_HTML_BYTES, workerHeapMb: config.PARSE_WORKER_HEAP_MB }),
+      (p) => p.close(),
+    );
+    const store = new InboundStore(
+      inboxRepo,
+      messageRepo,
+      { get: (rawId) => rawBucket.getBlob(rawId), put: async (rawId, raw) => void (await rawBucket.putBytes(rawId, raw)) },
+      { put: async (name, content) => void (await attachmentBucket.putBytes(name, content)) },
+      parser,
+      outbox,
+      clock,
+    );
+    const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN);
+    const messages = new Messages(transactor(db), messageRepo, inboxRepo);
+    const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
+    const sending = new Sending(
+      inboxRepo,
+      messageRepo,
+      outbox,
+      { check: async (req) => void (await rpc.asService('mailbox', 'send.outbound.check', req, { requestId: newId('request') })) },
+      { put: async (name, content) => void (await attachmentBucket.putBytes(name, content)) },
+      clock,
+    );
+    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending)), (s) => s.stop());
+    life.add('mailbox:inbound', await startInboundConsumer(bus, store, config.INBOUND_CONCURRENCY), (c) => c.stop());
+  },
+};
+
+if (require.main === module) void runService(mailboxService, process.env);

@@ -1,2 +1,2 @@
-export { orgsService } from './service';
+export { orgsService } from './main';
 export type { OrgsConfig } from './config';

@@ -1,4 +1,4 @@
-export { webhooksService, FAILURE_THRESHOLD, PER_ENDPOINT_IN_FLIGHT } from './service';
+export { webhooksService, FAILURE_THRESHOLD, PER_ENDPOINT_IN_FLIGHT } from './main';
 export type { WebhooksConfig } from './config';
 export { WebhookHttpClient, type PostResult } from './delivery/http-client';
 export { IpPolicy } from './domain/ip-policy';

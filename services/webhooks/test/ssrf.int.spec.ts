@@ -12,7 +12,7 @@ import { newId, type AuthContext } from '@mailroom/contracts';
 import { bootServices, createTestContext, messageReceivedEvent, waitFor, WebhookReceiver, type BootedServices, type TestContext } from '@mailroom/testing';
 import { IpPolicy } from '../src/domain/ip-policy';
 import { RESPONSE_KEEP_LIMIT, WebhookHttpClient, type PostResult } from '../src/delivery/http-client';
-import { webhooksService } from '../src/service';
+import { webhooksService } from '../src/main';
 
 const body = Buffer.from('{"id":"evt_x"}');
 const headers = { 'content-type': 'application/json' };
