@@ -6,10 +6,10 @@
  */
 import { AppError, newId, type Membership, type SessionResponse, type User } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
-import type { SessionRow, UserRepository, UserRow } from '../repo/user.repository';
+import type { SessionRow, UserRow } from '../repo/user.repository';
 import type { AccessTokens } from './access-tokens';
 import type { Passwords } from './passwords';
-import type { ClientInfo, OrgsPort, RevocationPort, Transact } from './ports';
+import type { ClientInfo, OrgsPort, RevocationPort, Transact, Users } from './ports';
 
 export const REFRESH_TOKEN_PREFIX = 'mrt_';
 
@@ -33,9 +33,9 @@ const INVALID_CREDENTIALS = 'email or password is incorrect';
 export class Accounts {
   constructor(
     private readonly transact: Transact,
-    private readonly users: UserRepository,
-    private readonly passwords: Passwords,
-    private readonly tokens: AccessTokens,
+    private readonly users: Users,
+    private readonly passwords: Pick<Passwords, keyof Passwords>,
+    private readonly tokens: Pick<AccessTokens, 'issue' | 'settings'>,
     private readonly orgs: OrgsPort,
     private readonly revocations: RevocationPort,
     private readonly clock: Clock,
@@ -143,7 +143,7 @@ export class Accounts {
   }
 
   private async insertSession(
-    trx: Parameters<UserRepository['insertSession']>[1],
+    trx: Parameters<Users['insertSession']>[1],
     s: { sessionId: string; userId: string; orgId: string; refresh: string; now: Date; client: ClientInfo },
   ): Promise<void> {
     const expiresAt = this.refreshExpiry(s.now);

@@ -1,6 +1,7 @@
 /** What the auth domain needs from the rest of the platform, as plain interfaces. */
 import type { Transact as TransactOf } from '@mailroom/platform';
 import type { AuthTx } from '../repo/tables';
+import type { UserRepository } from '../repo/user.repository';
 import type { Environment, Membership, Organization } from '@mailroom/contracts';
 
 export interface OrgsPort {
@@ -23,3 +24,6 @@ export interface ClientInfo {
 
 /** One transaction of this service's schema (libs/db `transactor`). */
 export type Transact = TransactOf<AuthTx>;
+
+/** Users, sessions and refresh tokens as the domain uses them (repo/user.repository.ts). */
+export type Users = Pick<UserRepository, keyof UserRepository>;

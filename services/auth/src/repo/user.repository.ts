@@ -27,12 +27,12 @@ export class UserRepository {
     return ex.selectFrom('users').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
   }
 
-  updatePasswordHash(id: string, hash: string, now: Date, ex: Executor<AuthDb> = this.db) {
-    return ex.updateTable('users').set({ password_hash: hash, updated_at: now }).where('id', '=', id).execute();
+  async updatePasswordHash(id: string, hash: string, now: Date, ex: Executor<AuthDb> = this.db): Promise<void> {
+    await ex.updateTable('users').set({ password_hash: hash, updated_at: now }).where('id', '=', id).execute();
   }
 
-  insertSession(row: Omit<SessionRow, 'revoked_at' | 'revoked_reason'>, ex: Executor<AuthDb> = this.db) {
-    return ex.insertInto('sessions').values(row).execute();
+  async insertSession(row: Omit<SessionRow, 'revoked_at' | 'revoked_reason'>, ex: Executor<AuthDb> = this.db): Promise<void> {
+    await ex.insertInto('sessions').values(row).execute();
   }
 
   findSession(id: string, ex: Executor<AuthDb> = this.db): Promise<SessionRow | undefined> {
@@ -50,12 +50,12 @@ export class UserRepository {
     return res.numUpdatedRows > 0n;
   }
 
-  touchSession(id: string, now: Date, expiresAt: Date, ex: Executor<AuthDb> = this.db) {
-    return ex.updateTable('sessions').set({ last_refreshed_at: now, expires_at: expiresAt }).where('id', '=', id).execute();
+  async touchSession(id: string, now: Date, expiresAt: Date, ex: Executor<AuthDb> = this.db): Promise<void> {
+    await ex.updateTable('sessions').set({ last_refreshed_at: now, expires_at: expiresAt }).where('id', '=', id).execute();
   }
 
-  insertRefreshToken(row: Omit<RefreshTokenRow, 'used_at'>, ex: Executor<AuthDb> = this.db) {
-    return ex.insertInto('refresh_tokens').values(row).execute();
+  async insertRefreshToken(row: Omit<RefreshTokenRow, 'used_at'>, ex: Executor<AuthDb> = this.db): Promise<void> {
+    await ex.insertInto('refresh_tokens').values(row).execute();
   }
 
   findRefreshToken(hash: Buffer, ex: Executor<AuthDb> = this.db): Promise<RefreshTokenRow | undefined> {

@@ -31,7 +31,7 @@ export function toEnvironment(row: EnvironmentRow): Environment {
 export class Organizations {
   constructor(
     private readonly transact: Transact,
-    private readonly repo: OrganizationRepository,
+    private readonly repo: Pick<OrganizationRepository, keyof OrganizationRepository>,
     private readonly clock: Clock,
   ) {}
 
