@@ -3,7 +3,7 @@
  * tries race), pausing and renaming, environments of another organization. The store is an
  * in-memory stand-in with the repository's semantics (one organization per signup user).
  */
-import { AppError, type TenantContext } from '@mailroom/contracts';
+import type { TenantContext } from '@mailroom/contracts';
 import { ManualClock } from '@mailroom/platform';
 import type { EnvironmentRow, MembershipRow, OrganizationRepository, OrganizationRow } from '../repo/organization.repository';
 import type { OrgsTx } from '../repo/tables';
@@ -68,11 +68,6 @@ function setup() {
   return { repo, clock, orgs: new Organizations(transact, repo, clock) };
 }
 
-async function refusal(p: Promise<unknown>): Promise<AppError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
-  if (!(err instanceof AppError)) throw new Error(`expected an AppError, got ${String(err)}`);
-  return err;
-}
 
 describe('Organizations', () => {
   it('gives a new user one organization, its production environment and the owner role', async () => {
@@ -112,7 +107,7 @@ describe('Organizations', () => {
     const paused = await orgs.update(owner, { status: 'paused' });
     expect(paused).toMatchObject({ status: 'paused', name: 'A', updated_at: clock.now().toISOString() });
     expect(await orgs.update(owner, { status: 'active', name: 'B' })).toMatchObject({ status: 'active', name: 'B' });
-    expect((await refusal(orgs.update({ ...owner, org_id: 'org_gone' }, { name: 'C' }))).code).toBe('not_found');
+    await expect(orgs.update({ ...owner, org_id: 'org_gone' }, { name: 'C' })).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('finds an environment only in its own organization', async () => {
@@ -120,6 +115,6 @@ describe('Organizations', () => {
     const a = await orgs.createForOwner('usr_1', 'A');
     const b = await orgs.createForOwner('usr_2', 'B');
     expect(await orgs.environment(a.organization.id, a.environment.id)).toEqual(a.environment);
-    expect((await refusal(orgs.environment(a.organization.id, b.environment.id))).status).toBe(404);
+    await expect(orgs.environment(a.organization.id, b.environment.id)).rejects.toMatchObject({ status: 404 });
   });
 });
