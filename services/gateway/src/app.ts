@@ -3,13 +3,14 @@
  * RPC, and the mapping of its answer or error to HTTP. Everything it answers is JSON in
  * the error shape of the API when it fails: never HTML, never a stack trace.
  */
+import { isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import { AppError, newId, randomHex, type AuthContext } from '@mailroom/contracts';
+import { AppError, newId, randomHex, type AuthContext, type ErrorDetail } from '@mailroom/contracts';
 import { validTraceparent, type CallContext, type RpcClient } from '@mailroom/messaging';
 import type { Logger } from '@mailroom/platform';
 import type { Authenticator } from './auth/authenticator';
-import { fromMiddlewareError, sendError } from './http/errors';
+import { BODY_NOT_UTF8, fromMiddlewareError, sendError } from './http/errors';
 import { IdempotencyStore } from './http/idempotency';
 import type { RateLimiter } from './http/rate-limit';
 import { sendDownload } from './http/download';
@@ -55,25 +56,90 @@ function zodDetails(where: string, error: z.ZodError) {
 }
 
 /**
- * Where a string (or an object key) holds NUL (U+0000): no text the services store can hold
- * it (PostgreSQL refuses it), and no mail text carries it, so every request is refused with it.
+ * How deeply objects and arrays may nest in a request. The deepest schema of the API nests
+ * three levels (a send's attachments); 64 leaves room for any future one and keeps every
+ * walk over request data (zod's included) far from the end of the stack. JSON.parse itself
+ * is not recursive, so a deeper body reaches this check and is refused here.
  */
-function nulAt(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
-  if (typeof value !== 'object' || value === null) return undefined;
-  for (const [key, inner] of Object.entries(value)) {
-    const found = key.includes('\u0000') ? path : nulAt(inner, `${path}.${key}`);
-    if (found) return found;
+export const MAX_INPUT_DEPTH = 64;
+
+/**
+ * What no text the services store can hold: NUL (U+0000; PostgreSQL refuses it, and no mail
+ * text carries it) and unpaired UTF-16 surrogates (a JSON \ud800 escape: no UTF-8 encodes
+ * it, so PostgreSQL refuses it in JSON and no client could read it back).
+ */
+function textProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'must not contain NUL characters (U+0000)';
+  if (!text.isWellFormed()) return 'must not contain unpaired UTF-16 surrogates (U+D800 to U+DFFF)';
+  return undefined;
+}
+
+interface Visit {
+  value: unknown;
+  /** The object key or array index this value is at; the part's name at the root. */
+  key: string;
+  depth: number;
+  parent: Visit | undefined;
+}
+
+function pathOf(visit: Visit): string {
+  const keys: string[] = [];
+  for (let v: Visit | undefined = visit; v; v = v.parent) keys.push(v.key);
+  return keys.reverse().join('.');
+}
+
+/**
+ * The first thing in a request part (params, query or body) that no schema is asked about:
+ * nesting beyond MAX_INPUT_DEPTH, NUL or an unpaired surrogate in a string or an object key.
+ * Iterative, in document order, so no input can exhaust the stack.
+ */
+function inputProblem(value: unknown, root: string): { message: string; detail: ErrorDetail } | undefined {
+  const stack: Visit[] = [{ value, key: root, depth: 0, parent: undefined }];
+  for (let visit = stack.pop(); visit; visit = stack.pop()) {
+    const keyProblem = visit.parent && textProblem(visit.key);
+    // A bad key is reported at the object holding it: the key itself may not be printable.
+    if (visit.parent && keyProblem) return { message: `request ${root} is invalid`, detail: { path: pathOf(visit.parent), message: keyProblem } };
+    const { value: v } = visit;
+    if (typeof v === 'string') {
+      const problem = textProblem(v);
+      if (problem) return { message: `request ${root} is invalid`, detail: { path: pathOf(visit), message: problem } };
+      continue;
+    }
+    if (typeof v !== 'object' || v === null) continue;
+    if (visit.depth === MAX_INPUT_DEPTH) {
+      return {
+        message: `request ${root} nests objects and arrays more than ${MAX_INPUT_DEPTH} levels deep`,
+        detail: { path: pathOf(visit), message: `must not nest objects and arrays more than ${MAX_INPUT_DEPTH} levels deep` },
+      };
+    }
+    const entries = Object.entries(v);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, inner] = entries[i]!;
+      stack.push({ value: inner, key, depth: visit.depth + 1, parent: visit });
+    }
   }
   return undefined;
 }
 
+/**
+ * Whether the query of `url`, percent-decoded, is UTF-8: the query parser turns what is not
+ * into U+FFFD, text the client never sent. (Bytes outside ASCII never pass the HTTP parser
+ * unencoded; path parameters that are not UTF-8 are refused by the router.)
+ */
+function queryIsUtf8(url: string): boolean {
+  const at = url.indexOf('?');
+  if (at < 0 || !url.includes('%', at)) return true;
+  const bytes = Buffer.from(url.slice(at + 1).replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
+  return isUtf8(bytes);
+}
+
 function parsePart(where: 'params' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown): Record<string, unknown> {
   if (!schema) return {};
-  const nul = nulAt(value, where === 'params' ? 'path' : where);
-  if (nul) throw new AppError('invalid_request', `request ${where === 'params' ? 'path' : where} is invalid`, { details: [{ path: nul, message: 'must not contain NUL characters (U+0000)' }] });
+  const name = where === 'params' ? 'path' : where;
+  const problem = inputProblem(value, name);
+  if (problem) throw new AppError('invalid_request', problem.message, { details: [problem.detail] });
   const parsed = schema.safeParse(value ?? (where === 'body' ? {} : value));
-  if (!parsed.success) throw new AppError('invalid_request', `request ${where === 'params' ? 'path' : where} is invalid`, { details: zodDetails(where === 'params' ? 'path' : where, parsed.error) });
+  if (!parsed.success) throw new AppError('invalid_request', `request ${name} is invalid`, { details: zodDetails(name, parsed.error) });
   return parsed.data as Record<string, unknown>;
 }
 
@@ -95,9 +161,9 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('trust proxy', deps.trustProxy);
-  const json = express.json({ limit: deps.bodyLimitBytes, strict: true, type: ['application/json', 'application/*+json'] });
+  const json = express.json({ limit: deps.bodyLimitBytes, strict: true, type: ['application/json', 'application/*+json'], verify: requireUtf8 });
   // Signed payloads are checked over their exact bytes; SNS sends JSON as text/plain.
-  const text = express.text({ limit: deps.bodyLimitBytes, type: () => true });
+  const text = express.text({ limit: deps.bodyLimitBytes, type: () => true, verify: requireUtf8 });
 
   app.use((req, res, next) => {
     const incoming = req.get('x-request-id');
@@ -157,6 +223,16 @@ export function createApp(deps: AppDeps): express.Express {
   return app;
 }
 
+/**
+ * A body declared UTF-8 (the default) must be UTF-8: decoding would turn each bad byte into
+ * U+FFFD and store text the client never sent. body-parser answers what this throws with
+ * its status; fromMiddlewareError maps its type.
+ */
+function requireUtf8(_req: unknown, _res: unknown, body: Buffer, encoding: string | null): void {
+  if (encoding?.toLowerCase() !== 'utf-8' && encoding?.toLowerCase() !== 'utf8') return;
+  if (!isUtf8(body)) throw Object.assign(new Error('request body is not valid UTF-8'), { status: 400, type: BODY_NOT_UTF8 });
+}
+
 function requireJson(route: Route): RequestHandler {
   return (req, res, next) => {
     const length = Number(req.headers['content-length'] ?? (req.headers['transfer-encoding'] ? NaN : 0));
@@ -206,6 +282,9 @@ function routeHandler(route: Route, deps: AppDeps): RequestHandler {
           throw err;
         }
         await limit(deps.limiter, principalOf(auth));
+      }
+      if (!queryIsUtf8(req.originalUrl)) {
+        throw new AppError('invalid_request', 'request query is invalid', { details: [{ path: 'query', message: 'must be UTF-8 once percent-decoded' }] });
       }
       const input = {
         ...parsePart('params', route.params, req.params),

@@ -27,6 +27,9 @@ export function sendError(res: Response, err: AppError, requestId: string): void
   res.status(httpStatusOf(err.code)).json(errorBody(err, requestId));
 }
 
+/** The `type` of the error a body parser's verify hook throws for a body that is not UTF-8. */
+export const BODY_NOT_UTF8 = 'entity.verify.utf8';
+
 /** body-parser and other middleware errors carry `type` and `status`; everything else is ours or a bug. */
 export function fromMiddlewareError(err: unknown, limitBytes: number): AppError {
   if (err instanceof AppError) return err;
@@ -39,6 +42,8 @@ export function fromMiddlewareError(err: unknown, limitBytes: number): AppError 
     case 'encoding.unsupported':
     case 'charset.unsupported':
       return new AppError('unsupported_media_type', 'request body must be UTF-8 JSON');
+    case BODY_NOT_UTF8:
+      return new AppError('invalid_request', 'request body is not valid UTF-8 (a stray, overlong or surrogate byte sequence)');
     case 'request.aborted':
       return new AppError('invalid_request', 'request was aborted by the client');
     case 'request.size.invalid':
