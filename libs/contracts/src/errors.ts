@@ -12,18 +12,24 @@ export const ERROR_CODES = {
   not_found: { status: 404 },
   route_not_found: { status: 404 },
   method_not_allowed: { status: 405 },
+  /** The request did not arrive whole within the server's time limit. */
+  request_timeout: { status: 408 },
   conflict: { status: 409 },
   email_taken: { status: 409 },
   idempotency_conflict: { status: 409 },
   idempotency_in_progress: { status: 409 },
   payload_too_large: { status: 413 },
   unsupported_media_type: { status: 415 },
+  /** An Expect header other than 100-continue. */
+  expectation_failed: { status: 417 },
   unprocessable: { status: 422 },
   /** A send refused before it left: recipient on the suppression list. */
   blocked_recipient: { status: 422 },
   /** A send refused before it left: the inbox or organization is paused. */
   account_paused: { status: 422 },
   rate_limited: { status: 429 },
+  /** The request line and headers are larger than the server reads. */
+  headers_too_large: { status: 431 },
   internal_error: { status: 500 },
   not_implemented: { status: 501 },
   service_unavailable: { status: 503 },

@@ -34,6 +34,8 @@ export interface AppDeps {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** The Expect value Node's server honours (its own test). */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
 
 interface Locals {
   requestId: string;
@@ -187,6 +189,20 @@ export function createApp(deps: AppDeps): express.Express {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         locals.log.debug({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 }, 'request');
       });
+    }
+    next();
+  });
+
+  // What Node's server would refuse with a bare status line (see service.ts), refused here in the error shape.
+  app.use((req, res, next) => {
+    if (req.httpVersion === '1.1' && req.headers.host === undefined) {
+      sendError(res, new AppError('invalid_request', 'an HTTP/1.1 request must carry a Host header'), locals(res).requestId);
+      return;
+    }
+    const expect = req.headers.expect;
+    if (expect !== undefined && !CONTINUE.test(expect)) {
+      sendError(res, new AppError('expectation_failed', 'the Expect header is not supported but for 100-continue'), locals(res).requestId);
+      return;
     }
     next();
   });

@@ -7,6 +7,7 @@ import type { ServiceModule } from '@mailroom/runtime';
 import { createApp } from './app';
 import { Authenticator } from './auth/authenticator';
 import { loadConfig, type GatewayConfig } from './config';
+import { answerClientErrors } from './http/client-error';
 import { IdempotencyStore } from './http/idempotency';
 import { RateLimiter } from './http/rate-limit';
 import { buildOpenApi } from './openapi';
@@ -49,7 +50,11 @@ export const gatewayService: ServiceModule<GatewayConfig, never> = {
       rpcTimeoutMs: config.RPC_TIMEOUT_MS,
       trustProxy: config.TRUST_PROXY,
     });
-    const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, app);
+    // A missing Host header and an unknown Expect are refused by the app, in the error shape;
+    // what the parser refuses is answered by answerClientErrors.
+    const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, requireHostHeader: false }, app);
+    server.on('checkExpectation', app);
+    answerClientErrors(server, log);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.HTTP_PORT, config.HTTP_HOST, () => resolve());
