@@ -12,11 +12,14 @@ import type { z } from 'zod';
 
 export type Download = z.output<typeof downloadSchema>;
 
-/** RFC 6266 / 5987: an ASCII fallback and the UTF-8 name. */
+/**
+ * RFC 6266 / 5987: an ASCII fallback and the UTF-8 name. A stored name can hold an unpaired
+ * surrogate (mail decoded from UTF-16): it becomes U+FFFD, as encodeURIComponent throws on it.
+ */
 export function contentDisposition(filename: string | null): string {
   if (!filename) return 'attachment';
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename.toWellFormed())}`;
 }
 
 export async function sendDownload(res: Response, buckets: Record<Exclude<BucketName, 'replies'>, ObjectStore>, d: Download): Promise<void> {
