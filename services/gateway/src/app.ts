@@ -6,7 +6,7 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import { AppError, newId, randomHex, type AuthContext, type ErrorDetail } from '@mailroom/contracts';
+import { AppError, newId, randomHex, type AuthContext, type ErrorDetail, type RpcName } from '@mailroom/contracts';
 import { validTraceparent, type CallContext, type RpcClient } from '@mailroom/messaging';
 import type { Logger } from '@mailroom/platform';
 import type { Authenticator } from './auth/authenticator';
@@ -16,7 +16,7 @@ import type { RateLimiter } from './http/rate-limit';
 import { sendDownload } from './http/download';
 import type { BucketName, ObjectStore } from '@mailroom/messaging';
 import { download as downloadSchema } from '@mailroom/contracts';
-import { expressPath, pathPattern, type Route } from './routes';
+import { expressPath, pathPattern, type OpRoute, type PartParser, type PendingRoute, type Route } from './routes';
 
 export interface AppDeps {
   routes: Route[];
@@ -135,14 +135,25 @@ function queryIsUtf8(url: string): boolean {
   return isUtf8(bytes);
 }
 
-function parsePart(where: 'params' | 'query' | 'body', schema: z.ZodType | undefined, value: unknown): Record<string, unknown> {
-  if (!schema) return {};
-  const name = where === 'params' ? 'path' : where;
-  const problem = inputProblem(value, name);
-  if (problem) throw new AppError('invalid_request', problem.message, { details: [problem.detail] });
-  const parsed = schema.safeParse(value ?? (where === 'body' ? {} : value));
-  if (!parsed.success) throw new AppError('invalid_request', `request ${name} is invalid`, { details: zodDetails(name, parsed.error) });
-  return parsed.data as Record<string, unknown>;
+/**
+ * The parser of a route's request parts: first what no schema is asked about (depth, NUL,
+ * surrogates), then the part's schema. A query is also held to `strictQuery`, when given.
+ */
+function partParser(strictQuery: z.ZodType | undefined): PartParser {
+  return (where, schema, value) => {
+    const strict = where === 'query' ? strictQuery : undefined;
+    if (!schema && !strict) return undefined;
+    const name = where === 'params' ? 'path' : where;
+    const problem = inputProblem(value, name);
+    if (problem) throw new AppError('invalid_request', problem.message, { details: [problem.detail] });
+    // Unknown parameters are refused in the strict schema's words; the route's schema then gives the values.
+    const known = strict?.safeParse(value);
+    if (known && !known.success) throw new AppError('invalid_request', `request ${name} is invalid`, { details: zodDetails(name, known.error) });
+    if (!schema) return undefined;
+    const parsed = schema.safeParse(value ?? (where === 'body' ? {} : value));
+    if (!parsed.success) throw new AppError('invalid_request', `request ${name} is invalid`, { details: zodDetails(name, parsed.error) });
+    return parsed.data;
+  };
 }
 
 function principalOf(auth: AuthContext): string {
@@ -212,7 +223,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   for (const route of deps.routes) {
-    const handler = routeHandler(route, deps);
+    const handler = route.op ? routeHandler(route, deps) : pendingHandler(route);
     const chain: RequestHandler[] = route.textBody ? [text, handler] : route.body ? [requireJson(route), json, handler] : [handler];
     for (const path of [route.path, ...(route.aliases ?? [])]) app[route.method](expressPath(path), ...chain);
   }
@@ -273,16 +284,23 @@ function strictQuery(schema: z.ZodType | undefined): z.ZodType {
   return schema instanceof z.ZodObject ? schema.strict() : schema;
 }
 
-function routeHandler(route: Route, deps: AppDeps): RequestHandler {
+/** A route whose operation does not exist yet answers 501, whoever asks. */
+function pendingHandler(route: PendingRoute): RequestHandler {
+  return (_req, res) => {
+    sendError(res, new AppError('not_implemented', `${route.method.toUpperCase()} ${route.path} is not available yet`), locals(res).requestId);
+  };
+}
+
+/** The handler of a route of `Op`: the request its parts make is `Op`'s, so the call is typed end to end. */
+function routeHandler<Op extends RpcName>(route: OpRoute<Op>, deps: AppDeps): RequestHandler {
   // A provider's callback (auth 'signature') is called at the URL an operator subscribed, query and all.
-  const query = route.auth === 'signature' ? route.query : strictQuery(route.query);
+  const parse = partParser(route.auth === 'signature' ? undefined : strictQuery(route.query));
   return async (req, res) => {
     const l = locals(res);
     const { requestId, traceparent } = l;
     const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
     const base: Omit<CallContext, 'auth'> = { requestId, traceparent, client: { ip, userAgent: req.get('user-agent') } };
     try {
-      if (!route.op) throw new AppError('not_implemented', `${route.method.toUpperCase()} ${route.path} is not available yet`);
       let auth: AuthContext;
       if (route.auth === 'signature') {
         auth = { kind: 'anonymous' };
@@ -302,20 +320,16 @@ function routeHandler(route: Route, deps: AppDeps): RequestHandler {
       if (!queryIsUtf8(req.originalUrl)) {
         throw new AppError('invalid_request', 'request query is invalid', { details: [{ path: 'query', message: 'must be UTF-8 once percent-decoded' }] });
       }
-      const input = {
-        ...parsePart('params', route.params, req.params),
-        ...parsePart('query', query, req.query),
-        ...(route.textBody ? { body: typeof req.body === 'string' ? req.body : '' } : parsePart('body', route.body, req.body)),
-      };
+      const input = route.request(parse, { params: req.params, query: req.query, body: req.body });
       const call: CallContext = { ...base, auth };
       const idemKey = route.idempotent ? req.get('idempotency-key') : undefined;
       if (route.download) {
-        const result = downloadSchema.parse(await deps.rpc.call(route.op, input as never, call, { timeoutMs: deps.rpcTimeoutMs }));
+        const result = downloadSchema.parse(await deps.rpc.call(route.op, input, call, { timeoutMs: deps.rpcTimeoutMs }));
         await sendDownload(res, deps.buckets, result);
         return;
       }
       if (idemKey === undefined) {
-        const result = await deps.rpc.call(route.op, input as never, call, { timeoutMs: deps.rpcTimeoutMs });
+        const result = await deps.rpc.call(route.op, input, call, { timeoutMs: deps.rpcTimeoutMs });
         if (route.endsSession && auth.kind === 'user') deps.authenticator.sessionEnded(auth.session_id);
         respond(res, route.status ?? 200, result);
         return;
@@ -332,7 +346,7 @@ function routeHandler(route: Route, deps: AppDeps): RequestHandler {
         return;
       }
       try {
-        const result = await deps.rpc.call(route.op, input as never, call, { timeoutMs: deps.rpcTimeoutMs });
+        const result = await deps.rpc.call(route.op, input, call, { timeoutMs: deps.rpcTimeoutMs });
         await claim.commit(route.status ?? 200, result);
         respond(res, route.status ?? 200, result);
       } catch (err) {

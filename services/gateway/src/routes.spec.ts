@@ -1,5 +1,6 @@
-import { RPC } from '@mailroom/contracts';
-import { expressPath, pathPattern, ROUTES } from './routes';
+import { z } from 'zod';
+import { RPC, apiKeyCreateRequest, idSchema, inboxUpdateRequest, loginRequest, pageQuery } from '@mailroom/contracts';
+import { expressPath, pathPattern, route, ROUTES, type PartParser } from './routes';
 
 describe('route table', () => {
   it('converts paths for express and matches them for 405 detection', () => {
@@ -44,5 +45,31 @@ describe('webhooks routes', () => {
       'webhooks.recovery.get': 'GET /api/v1/webhooks/endpoints/{id}/recoveries/{recovery_id}',
     });
     expect(ROUTES.filter((r) => r.op?.startsWith('webhooks.')).every((r) => r.auth === 'tenant')).toBe(true);
+  });
+});
+
+describe('route()', () => {
+  const inboxId = z.object({ id: idSchema('inbox') });
+  const meta = { method: 'post', path: '/x/{id}', auth: 'tenant', tag: 'T', summary: 's' } as const;
+
+  it('builds the request of its operation from the parsed parts', () => {
+    const update = route('mailbox.inbox.update', { ...meta, params: inboxId, body: inboxUpdateRequest });
+    const parse: PartParser = (_where, schema, value) => schema?.parse(value);
+    const request = update.request(parse, { params: { id: 'inb_01m8a4vabhcrd4hxzk162k1ma9' }, query: {}, body: { display_name: 'Support' } });
+    expect({ ...request }).toEqual({ id: 'inb_01m8a4vabhcrd4hxzk162k1ma9', display_name: 'Support' });
+    // A key such as __proto__ is a key, never the prototype of the request.
+    expect(Object.getPrototypeOf(request)).toBeNull();
+  });
+
+  it('does not build a route whose parts do not make its operation request', () => {
+    // @ts-expect-error: a login body has no `name`, which an API key's creation needs
+    route('auth.apikey.create', { ...meta, body: loginRequest });
+    // @ts-expect-error: getting an API key needs its id, from the path
+    route('auth.apikey.get', { ...meta, query: pageQuery });
+    // @ts-expect-error: a page token of the wrong type
+    route('auth.apikey.list', { ...meta, query: z.object({ page_token: z.number() }) });
+    // The same parts, on the operations they fit.
+    expect(route('auth.apikey.create', { ...meta, body: apiKeyCreateRequest }).op).toBe('auth.apikey.create');
+    expect(route('auth.apikey.list', { ...meta, query: pageQuery }).op).toBe('auth.apikey.list');
   });
 });
