@@ -104,6 +104,7 @@ describe('nesting depth', () => {
     const over = await api.post('/api/v1/keys', undefined, { raw: `{"name":${nested(64)}}`, headers: json, token: key });
     expectError(over, 400, 'invalid_request');
     expect(over.body.error.message).toContain('more than 64 levels');
+    expect(over.body.error.details).toEqual([{ path: 'body', message: 'must not nest objects and arrays more than 64 levels deep' }]);
   });
 });
 

@@ -109,9 +109,10 @@ function inputProblem(value: unknown, root: string): { message: string; detail: 
     }
     if (typeof v !== 'object' || v === null) continue;
     if (visit.depth === MAX_INPUT_DEPTH) {
+      // Said of the whole part: the path down to the limit would be 64 keys long.
       return {
         message: `request ${root} nests objects and arrays more than ${MAX_INPUT_DEPTH} levels deep`,
-        detail: { path: pathOf(visit), message: `must not nest objects and arrays more than ${MAX_INPUT_DEPTH} levels deep` },
+        detail: { path: root, message: `must not nest objects and arrays more than ${MAX_INPUT_DEPTH} levels deep` },
       };
     }
     const entries = Object.entries(v);
