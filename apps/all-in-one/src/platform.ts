@@ -4,8 +4,8 @@
  */
 import { authService } from '@mailroom/auth';
 import { gatewayService } from '@mailroom/gateway';
-import { ingestService } from '@mailroom/mail-ingest';
-import { sendService } from '@mailroom/mail-send';
+import { mailIngestService } from '@mailroom/mail-ingest';
+import { mailSendService } from '@mailroom/mail-send';
 import { mailboxService } from '@mailroom/mailbox';
 import { orgsService } from '@mailroom/orgs';
 import { webhooksService } from '@mailroom/webhooks';
@@ -17,8 +17,8 @@ export const SERVICES = {
   orgs: orgsService,
   auth: authService,
   mailbox: mailboxService,
-  'mail-ingest': ingestService,
-  'mail-send': sendService,
+  'mail-ingest': mailIngestService,
+  'mail-send': mailSendService,
   webhooks: webhooksService,
   gateway: gatewayService,
 } as const satisfies Record<string, AnyServiceModule>;

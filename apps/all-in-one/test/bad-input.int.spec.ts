@@ -297,7 +297,7 @@ const VALID: Partial<Record<string, Record<string, unknown>>> = {
   'mailbox.message.reply': { text_body: 'hello' },
   'mailbox.message.replyAll': { text_body: 'hello', html_body: '<p>hello</p>' },
   'mailbox.message.forward': { to: 'pat@example.com', text_body: 'see below' },
-  'send.suppression.add': { address: 'pat@example.com' },
+  'mail-send.suppression.add': { address: 'pat@example.com' },
   'mailbox.label.addToMessage': { labels: ['fuzz'] },
   'mailbox.label.removeFromMessage': { labels: ['fuzz'] },
   'mailbox.label.addToThread': { labels: ['fuzz'] },

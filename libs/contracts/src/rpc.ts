@@ -69,12 +69,12 @@ export const RPC = {
   'mailbox.message.replyAll': { request: m.messageRef.extend(snd.replyAllRequest.shape), response: snd.sentMessageRef },
   'mailbox.message.forward': { request: m.messageRef.extend(snd.forwardRequest.shape), response: snd.sentMessageRef },
   'mailbox.message.send': { request: snd.sendFields.extend({ inbox_id: idSchema('inbox') }).superRefine(snd.checkSend), response: snd.sentMessageRef },
-  // send (the mail-send service)
-  'send.outbound.check': { request: snd.sendCheckRequest, response: empty },
-  'send.suppression.list': { request: a.pageQuery, response: snd.suppressionList },
-  'send.suppression.add': { request: snd.suppressionCreateRequest, response: snd.suppression },
-  'send.suppression.delete': { request: snd.suppressionAddress, response: empty },
-  'send.ses.notification': { request: snd.snsNotificationRequest, response: empty },
+  // mail-send
+  'mail-send.outbound.check': { request: snd.sendCheckRequest, response: empty },
+  'mail-send.suppression.list': { request: a.pageQuery, response: snd.suppressionList },
+  'mail-send.suppression.add': { request: snd.suppressionCreateRequest, response: snd.suppression },
+  'mail-send.suppression.delete': { request: snd.suppressionAddress, response: empty },
+  'mail-send.ses.notification': { request: snd.snsNotificationRequest, response: empty },
   // webhooks
   'webhooks.endpoint.create': { request: w.webhookEndpointCreateRequest, response: w.webhookEndpointCreated },
   'webhooks.endpoint.list': { request: a.pageQuery, response: w.webhookEndpointList },

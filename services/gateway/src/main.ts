@@ -1,2 +1,84 @@
-/** Entry of the gateway service alone: `node services/gateway/dist/main.js`. */
-void import('./run.js').then(({ run }) => run());
+/**
+ * The gateway: the only HTTP entry; owns no tables.
+ *
+ * The composition root: configuration, the authenticator, limits, idempotency, the route
+ * table and the HTTP server are wired in `start` below. `node services/gateway/dist/main.js`
+ * runs it alone (libs/runtime gives it its logger, bus, lifecycle, health and telemetry);
+ * the all-in-one runs it beside the others.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { RpcClient, ensureStreams, openBucket } from '@mailroom/messaging';
+import { SecretBox } from '@mailroom/platform';
+import { runService, type ServiceModule } from '@mailroom/runtime';
+import { createApp } from './app';
+import { Authenticator } from './auth/authenticator';
+import { loadConfig, type GatewayConfig } from './config';
+import { answerClientErrors } from './http/client-error';
+import { IdempotencyStore } from './http/idempotency';
+import { RateLimiter } from './http/rate-limit';
+import { buildOpenApi } from './openapi';
+import { ROUTES } from './routes';
+
+export const API_VERSION = '1.0.0';
+
+export const gatewayService: ServiceModule<GatewayConfig, never> = {
+  name: 'gateway',
+  loadConfig,
+  async start({ config, bus, life, log, clock }) {
+    await ensureStreams(bus, ['AUTH_FACTS']);
+    const rpc = new RpcClient(bus, { timeoutMs: config.RPC_TIMEOUT_MS });
+    const authenticator = new Authenticator(
+      bus,
+      rpc,
+      {
+        issuer: config.AUTH_ISSUER,
+        audience: config.AUTH_AUDIENCE,
+        apiKeyCacheTtlMs: config.API_KEY_CACHE_TTL_MS,
+        accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+      },
+      clock,
+      log,
+    );
+    life.add('gateway:authenticator', authenticator, (a) => a.stop());
+    await authenticator.start();
+    const [raw, attachments] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'attachments')]);
+    const app = createApp({
+      buckets: { raw, attachments },
+      routes: ROUTES,
+      authenticator,
+      rpc,
+      limiter: new RateLimiter(config.RATE_LIMIT_PER_SECOND, config.RATE_LIMIT_BURST),
+      anonymousLimiter: new RateLimiter(config.RATE_LIMIT_ANONYMOUS_PER_MINUTE / 60, Math.max(1, config.RATE_LIMIT_ANONYMOUS_PER_MINUTE)),
+      idempotency: await IdempotencyStore.open(bus, new SecretBox(config.SECRETS_ENCRYPTION_KEY)),
+      openapi: buildOpenApi(ROUTES, API_VERSION),
+      log,
+      bodyLimitBytes: config.BODY_LIMIT_BYTES,
+      rpcTimeoutMs: config.RPC_TIMEOUT_MS,
+      trustProxy: config.TRUST_PROXY,
+    });
+    // A missing Host header and an unknown Expect are refused by the app, in the error shape;
+    // what the parser refuses is answered by answerClientErrors.
+    const server = createServer({ requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000, requireHostHeader: false }, app);
+    server.on('checkExpectation', app);
+    answerClientErrors(server, log);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.HTTP_PORT, config.HTTP_HOST, () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    const host = config.HTTP_HOST === '0.0.0.0' || config.HTTP_HOST === '::' ? '127.0.0.1' : config.HTTP_HOST;
+    // Stops taking connections, lets requests in flight finish, then closes the idle ones.
+    life.add('gateway:http', server, (s) =>
+      new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeIdleConnections();
+        setTimeout(() => s.closeAllConnections(), 5_000).unref();
+      }),
+    );
+    log.info({ url: `http://${host}:${port}` }, 'gateway listening');
+    return { endpoints: { http: `http://${host}:${port}` } };
+  },
+};
+
+if (require.main === module) void runService(gatewayService, process.env);

@@ -23,7 +23,7 @@ const score = (dflt: number) =>
     .optional()
     .transform((v) => (v === undefined ? dflt : Number(v)));
 
-export const ingestConfigSchema = z
+export const mailIngestConfigSchema = z
   .object({
     ...baseEnv,
     MAIL_DOMAIN: envString('mailroom.localhost').pipe(z.string().toLowerCase().regex(DOMAIN_PATTERN, 'must be a domain name')),
@@ -74,8 +74,8 @@ export const ingestConfigSchema = z
     }
   });
 
-export type IngestConfig = z.output<typeof ingestConfigSchema>;
+export type MailIngestConfig = z.output<typeof mailIngestConfigSchema>;
 
-export function loadConfig(env: Env): IngestConfig {
-  return parseConfig(ingestConfigSchema, env);
+export function loadConfig(env: Env): MailIngestConfig {
+  return parseConfig(mailIngestConfigSchema, env);
 }

@@ -1,2 +1,2 @@
-export { ingestService } from './main';
-export type { IngestConfig } from './config';
+export { mailIngestService } from './main';
+export type { MailIngestConfig } from './config';

@@ -11,7 +11,7 @@ import { RpcClient, encodeJson, ensureStreams, openBucket, storedNothing } from 
 import { runService, type ServiceModule } from '@mailroom/runtime';
 import { createResolver } from './clients/dns-resolver';
 import { RspamdScanner } from './clients/rspamd';
-import { loadConfig, type IngestConfig } from './config';
+import { loadConfig, type MailIngestConfig } from './config';
 import { Acceptance, NotQueued } from './domain/acceptance';
 import { DataScanner } from './domain/data-scanner';
 import { ConnectionLimiter, MessageRateLimiter } from './domain/limits';
@@ -20,7 +20,7 @@ import type { Authenticate } from './domain/acceptance';
 import { RecipientResolver } from './domain/recipients';
 import { startSmtpEdge } from './smtp/server';
 
-export const ingestService: ServiceModule<IngestConfig, never> = {
+export const mailIngestService: ServiceModule<MailIngestConfig, never> = {
   name: 'mail-ingest',
   loadConfig,
   async start({ config, bus, life, log, clock }) {
@@ -98,4 +98,4 @@ export const ingestService: ServiceModule<IngestConfig, never> = {
   },
 };
 
-if (require.main === module) void runService(ingestService, process.env);
+if (require.main === module) void runService(mailIngestService, process.env);

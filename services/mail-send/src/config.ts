@@ -20,7 +20,7 @@ export function dkimKeyProblem(pem: string): string | undefined {
   return undefined;
 }
 
-export const sendConfigSchema = z
+export const mailSendConfigSchema = z
   .object({
     ...baseEnv,
     MAIL_DOMAIN: envString('mailroom.localhost').pipe(domainName),
@@ -70,8 +70,8 @@ export const sendConfigSchema = z
   })
   .transform((c) => ({ ...c, BOUNCE_DOMAIN: c.BOUNCE_DOMAIN ?? c.MAIL_DOMAIN, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY }));
 
-export type SendConfig = z.output<typeof sendConfigSchema>;
+export type MailSendConfig = z.output<typeof mailSendConfigSchema>;
 
-export function loadConfig(env: Env): SendConfig {
-  return parseConfig(sendConfigSchema, env);
+export function loadConfig(env: Env): MailSendConfig {
+  return parseConfig(mailSendConfigSchema, env);
 }

@@ -1,3 +1,3 @@
-export { sendService } from './main';
-export type { SendConfig } from './config';
+export { mailSendService } from './main';
+export type { MailSendConfig } from './config';
 export { Verp } from './domain/verp';

@@ -12,7 +12,7 @@ import { newId } from '@mailroom/contracts';
 import { RpcClient, ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
 import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
 import { fetchText } from './clients/fetch-text';
-import { loadConfig, type SendConfig } from './config';
+import { loadConfig, type MailSendConfig } from './config';
 import { startFeedbackConsumer } from './consumers/mail-feedback.consumer';
 import { startOutboundConsumer } from './consumers/mail-outbound.consumer';
 import { parseFeedback } from './domain/feedback';
@@ -29,9 +29,9 @@ import { SesProvider } from './providers/ses';
 import { SmtpRelayProvider } from './providers/smtp';
 import { SendRepository } from './repo/send.repository';
 import type { SendDb } from './repo/tables';
-import { sendHandlers } from './rpc/handlers';
+import { mailSendHandlers } from './rpc/handlers';
 
-export const sendService: ServiceModule<SendConfig, SendDb> = {
+export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
   name: 'mail-send',
   database: { schema: 'mail_send', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
@@ -81,7 +81,7 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
     const ses = config.SES_SNS_TOPIC_ARNS.length
       ? new SesNotifications(new SnsVerifier(config.SNS_TRUSTED_URL_PREFIX, fetchText, () => clock.now()), new Set(config.SES_SNS_TOPIC_ARNS), repo, feedback, clock, fetchText)
       : undefined;
-    life.add('mail-send:rpc', serveRpc(bus, 'send', sendHandlers(checks, new Suppressions(repo), ses)), (s) => s.stop());
+    life.add('mail-send:rpc', serveRpc(bus, 'mail-send', mailSendHandlers(checks, new Suppressions(repo), ses)), (s) => s.stop());
     life.add('mail-send:outbound', await startOutboundConsumer(bus, sender, config.OUTBOUND_CONCURRENCY), (c) => c.stop());
     life.add('mail-send:feedback', await startFeedbackConsumer(bus, feedback, raw), (c) => c.stop());
     // The send log only needs the last minute; keep an hour for inspection.
@@ -93,4 +93,4 @@ export const sendService: ServiceModule<SendConfig, SendDb> = {
   },
 };
 
-if (require.main === module) void runService(sendService, process.env);
+if (require.main === module) void runService(mailSendService, process.env);

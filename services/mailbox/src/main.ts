@@ -54,7 +54,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       inboxRepo,
       messageRepo,
       outbox,
-      { check: async (req) => void (await rpc.asService('mailbox', 'send.outbound.check', req, { requestId: newId('request') })) },
+      { check: async (req) => void (await rpc.asService('mailbox', 'mail-send.outbound.check', req, { requestId: newId('request') })) },
       { put: async (name, content) => void (await attachmentBucket.putBytes(name, content)) },
       clock,
     );
