@@ -31,7 +31,7 @@ import type { z } from 'zod';
 import { maxBodyBytes, type Bus } from './bus';
 import { decodeJson, encodeJson } from './codec';
 import { fromHeaders, toHeaders, traceIdOf, type CallContext } from './headers';
-import { openBucket, type Bucket } from './objects';
+import { openBucket, type ObjectStore } from './objects';
 
 const tracer = trace.getTracer('@mailroom/messaging');
 
@@ -118,7 +118,7 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
           // through the replies bucket, and the reply names it.
           if (data.length > maxBodyBytes(bus)) {
             const object = `${name}.${nuid.next()}`;
-            await (await repliesOf(bus)).putBytes(object, data);
+            await (await repliesOf(bus)).putBlob({ name: object }, data);
             const h = natsHeaders();
             h.set(HEADERS.replyObject, object);
             msg.respond(new Uint8Array(0), { headers: h });
@@ -204,8 +204,8 @@ export async function callRpc<N extends RpcName>(
 }
 
 /** The replies bucket of a bus, opened once. */
-const replies = new WeakMap<Bus, Promise<Bucket>>();
-function repliesOf(bus: Bus): Promise<Bucket> {
+const replies = new WeakMap<Bus, Promise<ObjectStore>>();
+function repliesOf(bus: Bus): Promise<ObjectStore> {
   let bucket = replies.get(bus);
   if (!bucket) {
     bucket = openBucket(bus, 'replies');

@@ -59,7 +59,7 @@ export const mailIngestService: ServiceModule<MailIngestConfig, never> = {
       authenticate,
       spam,
       {
-        putRaw: async (rawId, bytes) => void (await raw.putBytes(rawId, bytes)),
+        putRaw: async (rawId, bytes) => void (await raw.putBlob({ name: rawId }, bytes)),
         deleteRaw: async (rawId) => void (await raw.delete(rawId)),
         publish: (item) => queue(WORK.inbound, item.raw_id, encodeJson(item)),
         publishFeedback: (item) => queue(WORK.feedback, item.raw_id, encodeJson(item)),

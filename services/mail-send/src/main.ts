@@ -67,7 +67,7 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
       transact,
       repo,
       provider,
-      { put: async (rawId, bytes) => void (await raw.putBytes(rawId, bytes)) },
+      { put: async (rawId, bytes) => void (await raw.putBlob({ name: rawId }, bytes)) },
       (object) => attachmentBucket.getBlob(object),
       verp,
       dkim,

@@ -41,8 +41,8 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
     const store = new InboundStore(
       inboxRepo,
       messageRepo,
-      { get: (rawId) => rawBucket.getBlob(rawId), put: async (rawId, raw) => void (await rawBucket.putBytes(rawId, raw)) },
-      { put: async (name, content) => void (await attachmentBucket.putBytes(name, content)) },
+      { get: (rawId) => rawBucket.getBlob(rawId), put: async (rawId, raw) => void (await rawBucket.putBlob({ name: rawId }, raw)) },
+      { put: async (name, content) => void (await attachmentBucket.putBlob({ name }, content)) },
       parser,
       outbox,
       clock,
@@ -55,7 +55,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       messageRepo,
       outbox,
       { check: async (req) => void (await rpc.asService('mailbox', 'mail-send.outbound.check', req, { requestId: newId('request') })) },
-      { put: async (name, content) => void (await attachmentBucket.putBytes(name, content)) },
+      { put: async (name, content) => void (await attachmentBucket.putBlob({ name }, content)) },
       clock,
     );
     life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending)), (s) => s.stop());
