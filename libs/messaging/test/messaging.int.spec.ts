@@ -62,27 +62,6 @@ afterAll(async () => {
   await ctx?.cleanup();
 });
 
-describe('transport', () => {
-  it('delivers many messages written in one turn and across turns, in order', async () => {
-    const subject = bus.ns.subject('test.order');
-    const got: number[] = [];
-    const sub = bus.nc.subscribe(subject, {
-      callback: (_e, m) => {
-        got.push(Number(new TextDecoder().decode(m.data)));
-      },
-    });
-    await bus.nc.flush();
-    for (let i = 0; i < 500; i++) bus.nc.publish(subject, String(i)); // one turn
-    for (let i = 500; i < 600; i++) {
-      bus.nc.publish(subject, String(i));
-      await new Promise((r) => setImmediate(r)); // one turn each
-    }
-    await waitFor(() => got.length === 600, { what: '600 messages' });
-    expect(got).toEqual(Array.from({ length: 600 }, (_, i) => i));
-    sub.unsubscribe();
-  });
-});
-
 describe('RPC', () => {
   it('answers with the parsed response and carries the call context', async () => {
     const server = serveRpc(bus, 'orgs', handlers);
