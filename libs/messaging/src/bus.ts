@@ -1,8 +1,9 @@
 /** A connection to NATS with its JetStream handles and namespace. */
-import { connect, type NatsConnection } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 import { Namespace } from './namespace';
+import { connectCoalescing } from './transport';
 
 export interface BusOptions {
   servers: string | string[];
@@ -23,7 +24,7 @@ export interface Bus {
 }
 
 export async function connectBus(opts: BusOptions): Promise<Bus> {
-  const nc = await connect({
+  const nc = await connectCoalescing({
     servers: opts.servers,
     name: opts.name,
     maxReconnectAttempts: -1,
