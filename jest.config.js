@@ -1,9 +1,26 @@
 // Unit tests (*.spec.ts beside the code) and integration tests (test/*.int.spec.ts, against
 // the real PostgreSQL and NATS). TypeScript runs from source through SWC; tsc -b type-checks.
+
+// Our packages, each imported from its source. Jest resolves test files' imports with
+// moduleNameMapper, but loads the global set-up with Node's own resolution, which would find
+// dist/: so SWC also rewrites the imports (jsc.paths), and the set-up reads the sources too.
+const packages = {
+  libs: ['contracts', 'platform', 'db', 'messaging', 'runtime', 'testing'],
+  services: ['auth', 'orgs', 'gateway', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks'],
+  apps: ['all-in-one'],
+};
+const sources = Object.entries(packages).flatMap(([dir, names]) => names.map((name) => [`@mailroom/${name}`, `${dir}/${name}/src`]));
+
 const swc = [
   '@swc/jest',
   {
-    jsc: { parser: { syntax: 'typescript' }, target: 'es2022', keepClassNames: true },
+    jsc: {
+      parser: { syntax: 'typescript' },
+      target: 'es2022',
+      keepClassNames: true,
+      baseUrl: __dirname,
+      paths: Object.fromEntries(sources.map(([name, dir]) => [name, [dir]])),
+    },
     module: { type: 'commonjs' },
     sourceMaps: 'inline',
   },
@@ -15,9 +32,7 @@ const shared = {
   // jose and kysely ship ES modules only: SWC turns them into CommonJS for jest.
   transformIgnorePatterns: ['/node_modules/(?!(jose|kysely)/)'],
   moduleNameMapper: {
-    '^@mailroom/(contracts|platform|db|messaging|runtime|testing)$': '<rootDir>/libs/$1/src',
-    '^@mailroom/(auth|orgs|gateway|mailbox|mail-ingest|mail-send|webhooks)$': '<rootDir>/services/$1/src',
-    '^@mailroom/all-in-one$': '<rootDir>/apps/all-in-one/src',
+    ...Object.fromEntries(sources.map(([name, dir]) => [`^${name}$`, `<rootDir>/${dir}`])),
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
   modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.tools/'],
@@ -31,7 +46,9 @@ module.exports = {
       ...shared,
       displayName: 'integration',
       testMatch: ['<rootDir>/{libs,services,apps}/*/test/**/*.int.spec.ts'],
-      globalSetup: '<rootDir>/libs/testing/src/jest/global-setup.ts',
+      // Every service's schema goes into the run's template database: the set-up that knows
+      // the services is the all-in-one app's.
+      globalSetup: '<rootDir>/apps/all-in-one/test/jest/global-setup.ts',
       globalTeardown: '<rootDir>/libs/testing/src/jest/global-teardown.ts',
     },
   ],

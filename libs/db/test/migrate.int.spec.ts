@@ -9,7 +9,8 @@ let ctx: TestContext;
 let dir: string;
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  // Not a copy of the run's template: the migrator starts from nothing here.
+  ctx = await createTestContext({}, { database: 'empty' });
   dir = await mkdtemp(path.join(tmpdir(), 'mr-migrations-'));
   await writeFile(path.join(dir, '20260101000000_first.up.sql'), 'create table things (id text primary key);\ninsert into things values (\'a\');');
   await writeFile(path.join(dir, '20260101000000_first.down.sql'), 'drop table things;');
@@ -18,6 +19,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await ctx?.cleanup();
+});
+
+it('starts from a database without a schema of ours', async () => {
+  const db = createDb({ url: ctx.env.DATABASE_URL!, schema: 'public', max: 1 });
+  try {
+    const { rows } = await sql<{ name: string }>`select nspname as name from pg_namespace where not starts_with(nspname, 'pg_') and nspname not in ('public', 'information_schema')`.execute(db);
+    expect(rows).toEqual([]);
+  } finally {
+    await db.destroy();
+  }
 });
 
 it('applies pending migrations once when several instances start together', async () => {

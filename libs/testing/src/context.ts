@@ -1,10 +1,12 @@
 /**
  * Per test file: an environment for the platform pointing at a new database and a new
- * NATS namespace; cleanup() drops both. Everything the services read from the
- * environment can be overridden.
+ * NATS namespace; cleanup() drops both. The database is a copy of the run's template (every
+ * service schema migrated) when the global set-up made one, else empty. Everything the
+ * services read from the environment can be overridden.
  */
 import { createDb, migrate, type Kysely } from '@mailroom/db';
 import { createDatabase, dropDatabases, deleteStreams, newRunId, serverUrls } from './infra';
+import { TEMPLATE_ENV } from './template';
 
 export interface TestContext {
   /** Unique name of this context: database name and bus namespace. */
@@ -15,11 +17,21 @@ export interface TestContext {
 
 let counter = 0;
 
-export async function createTestContext(overrides: Record<string, string> = {}): Promise<TestContext> {
+export interface TestContextOptions {
+  /**
+   * 'migrated' (default): a copy of the run's template, or an empty database outside a jest
+   * run (the services started on it migrate it). 'empty': no schema at all, for tests of the
+   * migrator itself.
+   */
+  database?: 'migrated' | 'empty';
+}
+
+export async function createTestContext(overrides: Record<string, string> = {}, opts: TestContextOptions = {}): Promise<TestContext> {
   const urls = serverUrls();
   const run = process.env.MAILROOM_TEST_RUN ?? newRunId();
   const id = `${run}_${process.pid}_${++counter}`;
-  const databaseUrl = await createDatabase(urls.databaseUrl, id);
+  const template = opts.database === 'empty' ? undefined : process.env[TEMPLATE_ENV];
+  const databaseUrl = await createDatabase(urls.databaseUrl, id, template);
   const env: Record<string, string> = {
     MAILROOM_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -43,7 +55,8 @@ export async function createTestContext(overrides: Record<string, string> = {}):
 
 /**
  * The database of `ctx` with one service's schema migrated, for repository tests that run
- * against the real server without starting the service.
+ * against the real server without starting the service (on a copy of the template, the
+ * migrator finds every step applied).
  */
 export async function migratedDb<DB>(ctx: TestContext, opts: { schema: string; migrationsDir: string; max?: number }): Promise<Kysely<DB>> {
   const plain = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: opts.schema, max: 1 });

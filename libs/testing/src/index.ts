@@ -12,3 +12,5 @@ export * from './events';
 export * from './test-relay';
 export * from './fake-ses';
 export * from './net';
+export * from './template';
+export { setUpIntegrationRun } from './jest/global-setup';

@@ -1,6 +1,7 @@
 /**
  * Test infrastructure on the real servers: a fresh database and a fresh NATS namespace
- * per test file, dropped afterwards. Names carry the run id (which carries its start
+ * per test file, dropped afterwards (the database copied from the run's template, see
+ * template.ts). Names carry the run id (which carries its start
  * time), so concurrent runs never collide and leftovers of crashed runs are recognised
  * and removed by later runs once they are old.
  */
@@ -59,8 +60,9 @@ async function adminQuery<T>(databaseUrl: string, fn: (c: pg.Client) => Promise<
   }
 }
 
-export async function createDatabase(databaseUrl: string, name: string): Promise<string> {
-  await adminQuery(databaseUrl, (c) => c.query(`create database "${name}"`));
+/** A new database, empty or a copy of `template` (which nobody may be connected to meanwhile). */
+export async function createDatabase(databaseUrl: string, name: string, template?: string): Promise<string> {
+  await adminQuery(databaseUrl, (c) => c.query(`create database "${name}"${template ? ` template "${template}"` : ''}`));
   return withDatabase(databaseUrl, name);
 }
 

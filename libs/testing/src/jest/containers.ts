@@ -11,6 +11,11 @@ export interface StartedServers {
   stop(): Promise<void>;
 }
 
+declare global {
+  /** Set by the global set-up when it started containers; the teardown stops them. */
+  var mailroomContainers: StartedServers | undefined;
+}
+
 export function dockerAvailable(env: NodeJS.ProcessEnv = process.env): boolean {
   return Boolean(env.DOCKER_HOST) || existsSync('/var/run/docker.sock');
 }

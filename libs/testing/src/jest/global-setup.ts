@@ -1,15 +1,15 @@
 /**
  * Integration runs: find the servers (the local ones, or containers when they are absent
- * and Docker is present), name the run, sweep leftovers of old crashed runs.
+ * and Docker is present), name the run, sweep leftovers of old crashed runs, and make the
+ * run's template database from the schemas given (see ../template.ts). The jest config's
+ * global set-up calls this with every service's schema (apps/all-in-one/test/jest/), since
+ * a lib may not import the services.
  */
 import { dropStale, newRunId, reachable, serverUrls, shownUrl } from '../infra';
-import { dockerAvailable, startContainers, type StartedServers } from './containers';
+import { createTemplateDatabase, TEMPLATE_ENV, templateName, type SchemaMigrations } from '../template';
+import { dockerAvailable, startContainers } from './containers';
 
-declare global {
-  var mailroomContainers: StartedServers | undefined;
-}
-
-export default async function globalSetup(): Promise<void> {
+export async function setUpIntegrationRun(template: SchemaMigrations[]): Promise<void> {
   let urls = serverUrls();
   const up = await reachable(urls);
   if (!up.postgres || !up.nats) {
@@ -26,6 +26,9 @@ export default async function globalSetup(): Promise<void> {
     if (started.natsUrl) process.env.TEST_NATS_URL = started.natsUrl;
     urls = serverUrls();
   }
-  process.env.MAILROOM_TEST_RUN = newRunId();
+  const run = newRunId();
+  process.env.MAILROOM_TEST_RUN = run;
   await dropStale(urls);
+  await createTemplateDatabase(urls.databaseUrl, templateName(run), template);
+  process.env[TEMPLATE_ENV] = templateName(run);
 }

@@ -1,6 +1,6 @@
-/** Safety net: whatever a crashed test file left behind in this run goes now. */
+/** The run's template database, and whatever a crashed test file left behind in this run, go now. */
 import { deleteStreams, dropDatabases, serverUrls } from '../infra';
-import './global-setup';
+import './containers';
 
 export default async function globalTeardown(): Promise<void> {
   const run = process.env.MAILROOM_TEST_RUN;
