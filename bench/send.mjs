@@ -15,7 +15,7 @@ import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import net from 'node:net';
 import nodemailer from 'nodemailer';
-import { createTestContext, freePort, signUpWithApiKey, startDnsServer, waitFor } from '@mailroom/testing';
+import { createTestContext, freePort, signUpTenant, startDnsServer, waitFor } from '@mailroom/testing';
 import { connectBus } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
 import { eventSubject } from '@mailroom/contracts';
@@ -114,7 +114,7 @@ try {
   const procs = { ...platform.procs, 'smtp-sink': () => [sink.pid], postgres: () => pidsOf('postgres'), 'nats-server': () => pidsOf('nats-server') };
 
   // A new user, as an agent works: signs up, makes an API key and an inbox, receives one message by SMTP.
-  const { api } = await signUpWithApiKey(endpoints.http, 'bench@example.com');
+  const { api } = await signUpTenant(endpoints.http, 'bench@example.com');
   const inbox = (await api.post('/api/v1/inboxes', { username: 'support', display_name: 'Support Team' })).body;
   const smtpPort = Number(new URL(endpoints.smtp).port);
   await nodemailer

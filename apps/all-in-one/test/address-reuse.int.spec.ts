@@ -5,27 +5,22 @@
  * one. Real SMTP into the edge, the API and the event stream, as in receive.int.spec.
  */
 import nodemailer from 'nodemailer';
-import { ApiClient, EventTap, createTestContext, startDnsServer, waitFor, type DnsServer, type TestContext } from '@mailroom/testing';
-import { startPlatform, type Platform } from '../src/platform';
+import { waitFor, type ApiClient } from '@mailroom/testing';
+import { usePlatform } from './fixtures';
 
-const DOMAIN = 'agents.test';
-let ctx: TestContext;
-let dns: DnsServer;
-let platform: Platform;
-let smtpPort: number;
-let tap: EventTap;
-let anon: ApiClient;
-
-async function tenant(email: string): Promise<{ api: ApiClient; org_id: string }> {
-  const signup = await anon.post('/api/v1/auth/signup', { email, password: 'correct horse battery' });
-  expect(signup.status).toBe(201);
-  const key = await anon.post('/api/v1/keys', { name: 'agent' }, { token: signup.body.access_token });
-  const api = anon.withToken(key.body.key);
-  return { api, org_id: signup.body.organization.id };
-}
+const mailroom = usePlatform({
+  env: { MAIL_DOMAIN: 'agents.test', SMTP_PORT: '0', SMTP_HOST: '127.0.0.1', SMTP_HOSTNAME: 'mx.agents.test', RCPT_CACHE_TTL_MS: '60000' },
+  dns: [
+    { name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' },
+    { name: '_dmarc.sender.test', type: 'TXT', text: 'v=DMARC1; p=none' },
+  ],
+  tenant: false,
+  events: true,
+});
+const { events: tap } = mailroom;
 
 function send(to: string, subject: string) {
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, name: 'mail.sender.test' });
+  const transport = nodemailer.createTransport({ host: '127.0.0.1', port: mailroom.smtpPort, secure: false, ignoreTLS: true, name: 'mail.sender.test' });
   return transport.sendMail({ from: 'Ada <ada@sender.test>', to, subject, text: `${subject}: hello` });
 }
 
@@ -39,28 +34,9 @@ async function subjectsIn(api: ApiClient, inboxId: string, min: number): Promise
   );
 }
 
-beforeAll(async () => {
-  dns = await startDnsServer([
-    { name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' },
-    { name: '_dmarc.sender.test', type: 'TXT', text: 'v=DMARC1; p=none' },
-  ]);
-  ctx = await createTestContext({ MAIL_DOMAIN: DOMAIN, SMTP_PORT: '0', SMTP_HOST: '127.0.0.1', SMTP_HOSTNAME: 'mx.agents.test', DNS_SERVERS: dns.servers, RCPT_CACHE_TTL_MS: '60000' });
-  platform = await startPlatform({ env: ctx.env, migrate: true });
-  smtpPort = Number(new URL(platform.services['mail-ingest']!.endpoints.smtp!).port);
-  anon = new ApiClient(platform.services.gateway!.endpoints.http!);
-  tap = await EventTap.start(ctx.env);
-});
-
-afterAll(async () => {
-  await tap?.stop();
-  await platform?.stop();
-  await dns?.close();
-  await ctx?.cleanup();
-});
-
 it("gives mail accepted for a deleted inbox to the inbox another tenant made with its address since, and tells only that tenant", async () => {
-  const a = await tenant('first@example.com');
-  const b = await tenant('second@example.com');
+  const a = await mailroom.signUp('first@example.com');
+  const b = await mailroom.signUp('second@example.com');
   const old = (await a.api.post('/api/v1/inboxes', { username: 'reuse' })).body;
   // The edge looks the address up and keeps the answer (60 s).
   await send(old.address, 'For A');
@@ -82,7 +58,7 @@ it("gives mail accepted for a deleted inbox to the inbox another tenant made wit
 });
 
 it('keeps mail accepted for a deleted inbox whose address nobody has taken with that inbox, as before', async () => {
-  const a = await tenant('third@example.com');
+  const a = await mailroom.signUp('third@example.com');
   const old = (await a.api.post('/api/v1/inboxes', { username: 'gone' })).body;
   await send(old.address, 'Before');
   await subjectsIn(a.api, old.inbox_id, 1);

@@ -3,15 +3,13 @@
  * keys, the organization, and every way a request can be refused.
  */
 import { generateKeyPair, SignJWT, exportJWK, decodeProtectedHeader } from 'jose';
-import { ApiClient, createTestContext, waitFor, type TestContext } from '@mailroom/testing';
+import { waitFor } from '@mailroom/testing';
 import { connectBus } from '@mailroom/messaging';
 import { createLogger, ManualClock } from '@mailroom/platform';
-import { startPlatform, type Platform } from '../src/platform';
+import { usePlatform } from './fixtures';
 
-let ctx: TestContext;
-let platform: Platform;
-let api: ApiClient;
 const clock = new ManualClock(new Date());
+const { anon: api, env } = usePlatform({ clock, tenant: false });
 
 async function signup(email = `u${Math.random().toString(36).slice(2)}@example.com`, password = 'correct horse battery') {
   const res = await api.post('/api/v1/auth/signup', { email, password, name: 'Ada' });
@@ -27,7 +25,7 @@ function expectError(res: { status: number; body: any; headers: Headers }, statu
 
 /** Every value in the gateway's Idempotency-Key bucket, as text. */
 async function idempotencyBucketText(): Promise<string> {
-  const bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'idempotency-test', namespace: ctx.env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
+  const bus = await connectBus({ servers: env.NATS_URL!, name: 'idempotency-test', namespace: env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
   try {
     const stream = `KV_${bus.ns.stream('IDEMPOTENCY')}`;
     const { state } = await bus.jsm.streams.info(stream);
@@ -42,17 +40,6 @@ async function idempotencyBucketText(): Promise<string> {
     await bus.drain();
   }
 }
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  platform = await startPlatform({ env: ctx.env, migrate: true, clock });
-  api = new ApiClient(platform.services.gateway!.endpoints.http!);
-});
-
-afterAll(async () => {
-  await platform?.stop();
-  await ctx?.cleanup();
-});
 
 describe('signup, login and the organization', () => {
   it('signs up, logs in, creates an API key and reads the organization with it', async () => {

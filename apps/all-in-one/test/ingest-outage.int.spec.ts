@@ -10,8 +10,8 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { ApiClient, RawSmtp, createTestContext, freePort, waitFor, withDatabase, type TestContext } from '@mailroom/testing';
-import { startPlatform, type Platform } from '../src/platform';
+import { RawSmtp, freePort, waitFor, withDatabase } from '@mailroom/testing';
+import { usePlatform, type PlatformFixture } from './fixtures';
 
 const NATS_BIN = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find(existsSync);
 const DOMAIN = 'outage.test';
@@ -42,13 +42,11 @@ async function stopNats(): Promise<void> {
   await exited;
 }
 
-let ctx: TestContext;
-let platform: Platform;
-let api: ApiClient;
-let smtpPort: number;
+/** Started in the describe block, which is skipped without a nats-server binary. */
+let mailroom: PlatformFixture;
 
 async function transaction(rcpt: string, subject: string): Promise<number[]> {
-  const conn = await RawSmtp.connect(smtpPort);
+  const conn = await RawSmtp.connect(mailroom.smtpPort);
   const codes = [(await conn.reply()).code];
   for (const cmd of ['EHLO mail.sender.test', 'MAIL FROM:<ada@sender.test>', `RCPT TO:<${rcpt}>`]) {
     const r = await conn.command(cmd);
@@ -69,7 +67,7 @@ async function transaction(rcpt: string, subject: string): Promise<number[]> {
 }
 
 async function subjects(inboxId: string): Promise<string[]> {
-  const res = await api.get(`/api/v1/inboxes/${inboxId}/messages`);
+  const res = await mailroom.api.get(`/api/v1/inboxes/${inboxId}/messages`);
   return (res.body.data as { subject: string }[]).map((m) => m.subject).sort();
 }
 
@@ -79,19 +77,11 @@ describeWithNats('with a dependency down', () => {
   beforeAll(async () => {
     natsPort = await freePort();
     await startNats();
-    ctx = await createTestContext({ NATS_URL: `nats://127.0.0.1:${natsPort}`, MAIL_DOMAIN: DOMAIN, SMTP_PORT: '0', SMTP_HOST: '127.0.0.1', RSPAMD_URL: 'off', RCPT_CACHE_TTL_MS: '0', RPC_TIMEOUT_MS: '1000' });
-    platform = await startPlatform({ env: ctx.env, migrate: true });
-    smtpPort = Number(new URL(platform.services['mail-ingest']!.endpoints.smtp!).port);
-    const anon = new ApiClient(platform.services.gateway!.endpoints.http!);
-    const signup = await anon.post('/api/v1/auth/signup', { email: 'o@example.com', password: 'correct horse battery' });
-    api = anon.withToken((await anon.post('/api/v1/keys', { name: 'k' }, { token: signup.body.access_token })).body.key);
   });
-
-  afterAll(async () => {
-    await platform?.stop();
-    await stopNats();
-    await ctx?.cleanup();
-  });
+  mailroom = usePlatform({ env: () => ({ NATS_URL: `nats://127.0.0.1:${natsPort}`, MAIL_DOMAIN: DOMAIN, SMTP_PORT: '0', SMTP_HOST: '127.0.0.1', RSPAMD_URL: 'off', RCPT_CACHE_TTL_MS: '0', RPC_TIMEOUT_MS: '1000' }) });
+  const { api, env } = mailroom;
+  // Once the platform has stopped.
+  afterAll(stopNats);
 
   it('answers 451 while NATS is down, stores nothing, and works again once it is back', async () => {
     const inbox = (await api.post('/api/v1/inboxes', { username: 'nats' })).body;
@@ -111,8 +101,8 @@ describeWithNats('with a dependency down', () => {
 
   it('answers 451 at RCPT while the database is unreachable, and stores what it had accepted once it is back', async () => {
     const inbox = (await api.post('/api/v1/inboxes', { username: 'pg' })).body;
-    const dbName = new URL(ctx.env.DATABASE_URL!).pathname.slice(1);
-    const admin = new pg.Client({ connectionString: withDatabase(ctx.env.DATABASE_URL!, 'postgres') });
+    const dbName = new URL(env.DATABASE_URL!).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: withDatabase(env.DATABASE_URL!, 'postgres') });
     await admin.connect();
     try {
       await admin.query(`alter database "${dbName}" with allow_connections false`);

@@ -2,30 +2,16 @@
 import { decodeProtectedHeader } from 'jose';
 import { rotateSigningKey } from '@mailroom/auth';
 import { ManualClock } from '@mailroom/platform';
-import { ApiClient, createTestContext, type TestContext } from '@mailroom/testing';
-import { startPlatform, type Platform } from '../src/platform';
+import { usePlatform } from './fixtures';
 
-let ctx: TestContext;
-let platform: Platform;
-let api: ApiClient;
 const clock = new ManualClock(new Date());
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-  platform = await startPlatform({ env: ctx.env, migrate: true, clock });
-  api = new ApiClient(platform.services.gateway!.endpoints.http!);
-});
-
-afterAll(async () => {
-  await platform?.stop();
-  await ctx?.cleanup();
-});
+const { anon: api, env } = usePlatform({ clock, tenant: false });
 
 it('keeps old tokens valid and accepts tokens of the new key', async () => {
   const signup = await api.post('/api/v1/auth/signup', { email: 'rotate@example.com', password: 'correct horse battery' });
   const oldKid = decodeProtectedHeader(signup.body.access_token).kid;
 
-  const newKid = await rotateSigningKey(ctx.env);
+  const newKid = await rotateSigningKey(env);
   expect(newKid).not.toBe(oldKid);
   // Running auth instances reload their key within 30 s; gateways refetch the JWKS on an unknown kid.
   clock.advance(31_000);

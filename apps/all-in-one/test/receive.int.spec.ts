@@ -6,17 +6,21 @@
  */
 import { readFileSync } from 'node:fs';
 import nodemailer from 'nodemailer';
-import { ApiClient, EventTap, RawSmtp, corpusPath, createTestContext, startDnsServer, waitFor, type DnsServer, type TestContext } from '@mailroom/testing';
-import { startPlatform, type Platform } from '../src/platform';
+import { ApiClient, RawSmtp, corpusPath, waitFor } from '@mailroom/testing';
+import { usePlatform } from './fixtures';
 
 const DOMAIN = 'agents.test';
-let ctx: TestContext;
-let dns: DnsServer;
-let platform: Platform;
-let api: ApiClient;
-let smtpPort: number;
-let tap: EventTap;
-let token: string;
+const mailroom = usePlatform({
+  env: { MAIL_DOMAIN: DOMAIN, SMTP_PORT: '0', SMTP_HOST: '127.0.0.1', SMTP_HOSTNAME: 'mx.agents.test', SMTP_MAX_MESSAGE_BYTES: String(200 * 1024), SMTP_INLINE_RAW_MAX_BYTES: String(16 * 1024) },
+  dns: [
+    { name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' },
+    { name: '_dmarc.sender.test', type: 'TXT', text: 'v=DMARC1; p=none' },
+    { name: 'forged.test', type: 'TXT', text: 'v=spf1 ip4:192.0.2.1 -all' },
+    { name: '_dmarc.forged.test', type: 'TXT', text: 'v=DMARC1; p=reject' },
+  ],
+  events: true,
+});
+const { api, tenant, events: tap } = mailroom;
 let counter = 0;
 
 async function newInbox(username = `box${++counter}`, client = api): Promise<{ inbox_id: string; address: string }> {
@@ -26,7 +30,7 @@ async function newInbox(username = `box${++counter}`, client = api): Promise<{ i
 }
 
 function transport() {
-  return nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, name: 'mail.sender.test', tls: { rejectUnauthorized: false } });
+  return nodemailer.createTransport({ host: '127.0.0.1', port: mailroom.smtpPort, secure: false, ignoreTLS: true, name: 'mail.sender.test', tls: { rejectUnauthorized: false } });
 }
 
 async function messagesOf(inboxId: string, min = 1): Promise<any[]> {
@@ -38,7 +42,7 @@ async function messagesOf(inboxId: string, min = 1): Promise<any[]> {
 
 /** One SMTP transaction over a raw socket; returns the reply to the end of DATA. */
 async function rawTransaction(rcpt: string, data: string | Buffer): Promise<{ conn: RawSmtp; reply: { code: number; text: string } }> {
-  const conn = await RawSmtp.connect(smtpPort);
+  const conn = await RawSmtp.connect(mailroom.smtpPort);
   expect((await conn.reply()).code).toBe(220);
   expect((await conn.command('EHLO mail.sender.test')).code).toBe(250);
   expect((await conn.command('MAIL FROM:<ada@sender.test>')).code).toBe(250);
@@ -47,30 +51,6 @@ async function rawTransaction(rcpt: string, data: string | Buffer): Promise<{ co
   await conn.write(data);
   return { conn, reply: await conn.reply() };
 }
-
-beforeAll(async () => {
-  dns = await startDnsServer([
-    { name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' },
-    { name: '_dmarc.sender.test', type: 'TXT', text: 'v=DMARC1; p=none' },
-    { name: 'forged.test', type: 'TXT', text: 'v=spf1 ip4:192.0.2.1 -all' },
-    { name: '_dmarc.forged.test', type: 'TXT', text: 'v=DMARC1; p=reject' },
-  ]);
-  ctx = await createTestContext({ MAIL_DOMAIN: DOMAIN, SMTP_PORT: '0', SMTP_HOST: '127.0.0.1', SMTP_HOSTNAME: 'mx.agents.test', DNS_SERVERS: dns.servers, SMTP_MAX_MESSAGE_BYTES: String(200 * 1024), SMTP_INLINE_RAW_MAX_BYTES: String(16 * 1024) });
-  platform = await startPlatform({ env: ctx.env, migrate: true });
-  smtpPort = Number(new URL(platform.services['mail-ingest']!.endpoints.smtp!).port);
-  const anon = new ApiClient(platform.services.gateway!.endpoints.http!);
-  const signup = await anon.post('/api/v1/auth/signup', { email: 'owner@example.com', password: 'correct horse battery' });
-  token = (await anon.post('/api/v1/keys', { name: 'agent' }, { token: signup.body.access_token })).body.key;
-  api = anon.withToken(token);
-  tap = await EventTap.start(ctx.env);
-});
-
-afterAll(async () => {
-  await tap?.stop();
-  await platform?.stop();
-  await dns?.close();
-  await ctx?.cleanup();
-});
 
 describe('inboxes', () => {
   it('creates, reads, pauses, resumes, lists and deletes, scoped to the tenant', async () => {
@@ -274,12 +254,12 @@ describe('receiving', () => {
     expect(summary.has_attachments).toBe(true);
     const message = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages/${summary.message_id}`)).body;
     expect(message.attachments).toEqual([{ attachment_id: expect.stringMatching(/^att_/), filename: 'rapport é.pdf', content_type: 'application/pdf', size: pdf.length }]);
-    const file = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${message.message_id}/attachments/${message.attachments[0].attachment_id}`, { headers: { authorization: `Bearer ${token}` } });
+    const file = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${message.message_id}/attachments/${message.attachments[0].attachment_id}`, { headers: { authorization: `Bearer ${tenant.key}` } });
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/pdf');
     expect(file.headers.get('content-disposition')).toContain("filename*=UTF-8''rapport%20%C3%A9.pdf");
     expect(Buffer.from(await file.arrayBuffer())).toEqual(pdf);
-    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${message.message_id}/raw`, { headers: { authorization: `Bearer ${token}` } });
+    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${message.message_id}/raw`, { headers: { authorization: `Bearer ${tenant.key}` } });
     expect(raw.headers.get('content-type')).toBe('message/rfc822');
     const bytes = Buffer.from(await raw.arrayBuffer()).toString('latin1');
     expect(bytes).toContain('Subject: With file');
@@ -294,7 +274,7 @@ describe('receiving', () => {
     const body = `${'0123456789abcdef'.repeat(4).concat('\r\n').repeat(1200)}`; // ~80 KB, over the 16 KB inline limit of this test
     const info = await transport().sendMail({ from: 'ada@sender.test', to: inbox.address, subject: 'Big one', text: body });
     const [summary] = await messagesOf(inbox.inbox_id);
-    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${summary.message_id}/raw`, { headers: { authorization: `Bearer ${token}` } });
+    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${summary.message_id}/raw`, { headers: { authorization: `Bearer ${tenant.key}` } });
     const bytes = Buffer.from(await raw.arrayBuffer());
     expect(bytes.length).toBeGreaterThan(16 * 1024);
     expect(bytes.toString('latin1')).toContain(`Message-ID: ${info.messageId}`);
@@ -318,7 +298,7 @@ describe('receiving', () => {
     const [summary] = await messagesOf(inbox.inbox_id);
     const message = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages/${summary.message_id}`)).body;
     expect([message.subject, message.text_body.trim(), message.attachments.map((a: { filename: string }) => a.filename)]).toEqual(['nulhere', 'beforeafter', ['f.txt']]);
-    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${message.message_id}/raw`, { headers: { authorization: `Bearer ${token}` } });
+    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${message.message_id}/raw`, { headers: { authorization: `Bearer ${tenant.key}` } });
     expect(Buffer.from(await raw.arrayBuffer()).includes(Buffer.from('before\u0000after'))).toBe(true);
   });
 
@@ -348,7 +328,7 @@ describe('refusals at the SMTP edge', () => {
   it('refuses unknown recipients, foreign domains and deleted inboxes at RCPT', async () => {
     const inbox = await newInbox();
     await api.delete(`/api/v1/inboxes/${inbox.inbox_id}`);
-    const conn = await RawSmtp.connect(smtpPort);
+    const conn = await RawSmtp.connect(mailroom.smtpPort);
     await conn.reply();
     await conn.command('EHLO mail.sender.test');
     await conn.command('MAIL FROM:<ada@sender.test>');
@@ -360,7 +340,7 @@ describe('refusals at the SMTP edge', () => {
   });
 
   it('advertises SIZE, 8BITMIME, SMTPUTF8 and PIPELINING; no STARTTLS without a certificate, no AUTH', async () => {
-    const conn = await RawSmtp.connect(smtpPort);
+    const conn = await RawSmtp.connect(mailroom.smtpPort);
     expect((await conn.reply()).text).toMatch(/^mx\.agents\.test .*ESMTP/);
     const ehlo = await conn.command('EHLO mail.sender.test');
     conn.close();
@@ -384,7 +364,7 @@ describe('refusals at the SMTP edge', () => {
 
   it('answers 552 as soon as a message exceeds the limit, and hangs up without reading the rest', async () => {
     const inbox = await newInbox();
-    const conn = await RawSmtp.connect(smtpPort);
+    const conn = await RawSmtp.connect(mailroom.smtpPort);
     await conn.reply();
     await conn.command('EHLO mail.sender.test');
     await conn.command('MAIL FROM:<ada@sender.test>');
@@ -456,7 +436,7 @@ describe('refusals at the SMTP edge', () => {
 
   it('keeps two properly terminated messages sent in one write as two messages, and a bare LF one as none', async () => {
     const inbox = await newInbox();
-    const conn = await RawSmtp.connect(smtpPort);
+    const conn = await RawSmtp.connect(mailroom.smtpPort);
     await conn.reply();
     await conn.command('EHLO mail.sender.test');
     // One write: transaction 1, then transaction 2, before any reply is read.

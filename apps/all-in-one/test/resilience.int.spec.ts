@@ -4,10 +4,11 @@
  */
 import { connectBus, type Bus } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
-import { ApiClient, bootServices, createTestContext, waitFor, type BootedServices, type TestContext } from '@mailroom/testing';
+import { ApiClient, bootServices, signUpTenant, waitFor, type BootedServices } from '@mailroom/testing';
 import { SERVICES } from '../src/platform';
+import { useTestContext } from './fixtures';
 
-let ctx: TestContext;
+const ctx = useTestContext({ RPC_TIMEOUT_MS: '400' });
 let orgs: BootedServices;
 let auth: BootedServices | undefined;
 let gateway: BootedServices | undefined;
@@ -17,16 +18,7 @@ async function startGateway(env: Record<string, string> = {}): Promise<ApiClient
   return new ApiClient(gateway.running[0]!.endpoints.http!);
 }
 
-async function account(api: ApiClient) {
-  const email = `r${Math.random().toString(36).slice(2)}@example.com`;
-  const signup = await api.post('/api/v1/auth/signup', { email, password: 'correct horse battery' });
-  expect(signup.status).toBe(201);
-  const key = await api.post('/api/v1/keys', { name: 'k' }, { token: signup.body.access_token });
-  return { email, access: signup.body.access_token as string, refresh: signup.body.refresh_token as string, key: key.body.key as string };
-}
-
 beforeAll(async () => {
-  ctx = await createTestContext({ RPC_TIMEOUT_MS: '400' });
   orgs = await bootServices([SERVICES.orgs], ctx.env);
   auth = await bootServices([SERVICES.auth], ctx.env);
 });
@@ -39,12 +31,11 @@ afterEach(async () => {
 afterAll(async () => {
   await auth?.stop();
   await orgs?.stop();
-  await ctx?.cleanup();
 });
 
 it('answers 503 while auth is down and works again once it is back', async () => {
   const api = await startGateway();
-  const { key, access } = await account(api);
+  const { key, accessToken: access } = await signUpTenant(api.baseUrl);
   expect((await api.get('/api/v1/org', { token: key })).status).toBe(200);
 
   await auth!.stop();
@@ -66,7 +57,7 @@ it('answers 503 while auth is down and works again once it is back', async () =>
 
 it('answers 504 when a service takes longer than RPC_TIMEOUT_MS', async () => {
   const api = await startGateway();
-  const { key } = await account(api);
+  const { key } = await signUpTenant(api.baseUrl);
   await orgs.stop();
   const bus: Bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'silent-orgs', namespace: ctx.env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
   const silent = bus.nc.subscribe(bus.ns.subject('rpc.orgs.organization.get'), { queue: bus.ns.queue('orgs') });
@@ -84,7 +75,7 @@ it('answers 504 when a service takes longer than RPC_TIMEOUT_MS', async () => {
 
 it('limits requests per credential and per address, with Retry-After', async () => {
   const api = await startGateway({ RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '3', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '5' });
-  const { key } = await account(api);
+  const { key } = await signUpTenant(api.baseUrl);
   const statuses: number[] = [];
   let limited;
   for (let i = 0; i < 6; i++) {
@@ -104,7 +95,7 @@ it('limits requests per credential and per address, with Retry-After', async () 
 
 it('remembers a logout across a gateway restart', async () => {
   let api = await startGateway();
-  const { access, email } = await account(api);
+  const { accessToken: access, email } = await signUpTenant(api.baseUrl);
   const other = await api.post('/api/v1/auth/login', { email, password: 'correct horse battery' });
   expect((await api.post('/api/v1/auth/logout', undefined, { token: access })).status).toBe(204);
   await gateway!.stop();

@@ -8,31 +8,24 @@ import { generateKeyPairSync } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { simpleParser } from 'mailparser';
 import type { EnvelopeOf } from '@mailroom/contracts';
-import { EventTap, createTestContext, freePort, signUpWithApiKey, startDnsServer, startFakeSes, waitFor, type ApiClient, type DnsServer, type FakeSes, type SesBehaviour, type TestContext } from '@mailroom/testing';
-import { startPlatform, type Platform } from '../src/platform';
+import { freePort, startFakeSes, waitFor, type FakeSes, type SesBehaviour } from '@mailroom/testing';
+import { usePlatform } from './fixtures';
 
 const DOMAIN = 'agents.test';
-let ctx: TestContext;
-let dns: DnsServer;
 let ses: FakeSes;
-let platform: Platform;
-let api: ApiClient;
-let apiKey: string;
-let tap: EventTap;
 let smtpPort: number;
 
 const BEHAVIOURS: Record<string, SesBehaviour> = { gone: 'bounce', full: 'soft-bounce', listed: 'suppressed', angry: 'complain', notspam: 'not-spam', busy: 'throttle-once', spammy: 'reject-content' };
 
 beforeAll(async () => {
-  dns = await startDnsServer([{ name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' }]);
   ses = await startFakeSes({ behaviour: (rcpt) => BEHAVIOURS[rcpt.split('@')[0]!] ?? 'deliver' });
   smtpPort = await freePort();
-  const { privateKey } = generateKeyPairSync('ed25519');
-  ctx = await createTestContext({
+});
+const mailroom = usePlatform({
+  env: () => ({
     MAIL_DOMAIN: DOMAIN,
     SMTP_PORT: String(smtpPort),
     SMTP_HOST: '127.0.0.1',
-    DNS_SERVERS: dns.servers,
     RSPAMD_URL: 'off',
     MAIL_PROVIDER: 'ses',
     SES_REGION: 'us-east-1',
@@ -42,22 +35,19 @@ beforeAll(async () => {
     SES_CONFIGURATION_SET: 'mailroom',
     SES_SNS_TOPIC_ARNS: ses.topicArn,
     SNS_TRUSTED_URL_PREFIX: ses.snsPrefix,
-    DKIM_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-  });
-  platform = await startPlatform({ env: ctx.env, migrate: true });
-  const base = platform.services.gateway!.endpoints.http!;
-  // Subscribed with a query, as an operator may: a provider's callback takes the URL as it was subscribed.
-  ses.notifyTo(`${base}/api/v1/providers/ses/notifications?subscription=mailroom-test`);
-  ({ api, key: apiKey } = await signUpWithApiKey(base, 'ses@example.com'));
-  tap = await EventTap.start(ctx.env);
+    DKIM_PRIVATE_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  }),
+  dns: [{ name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' }],
+  events: true,
 });
-
+const { api, tenant, events: tap } = mailroom;
+beforeAll(() => {
+  // Subscribed with a query, as an operator may: a provider's callback takes the URL as it was subscribed.
+  ses.notifyTo(`${mailroom.url}/api/v1/providers/ses/notifications?subscription=mailroom-test`);
+});
+// Once the platform has stopped.
 afterAll(async () => {
-  await tap?.stop();
   await ses?.close();
-  await platform?.stop();
-  await dns?.close();
-  await ctx?.cleanup();
 });
 
 async function replyTo(local: string, subject: string) {
@@ -91,9 +81,9 @@ describe('SES', () => {
     expect(delivered.data).toMatchObject({ to_addresses: ['happy@sender.test'], thread_id: reply.thread_id });
     // SNS delivers again: applied once.
     const post = ses.posts.find((p) => p.body.includes(out.messageId) && p.body.includes('Delivery'))!;
-    const again = await fetch(`${platform.services.gateway!.endpoints.http!}/api/v1/providers/ses/notifications`, { method: 'POST', body: post.body, headers: { 'content-type': 'text/plain; charset=UTF-8' } });
+    const again = await fetch(`${mailroom.url}/api/v1/providers/ses/notifications`, { method: 'POST', body: post.body, headers: { 'content-type': 'text/plain; charset=UTF-8' } });
     expect(again.status).toBe(204);
-    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${reply.message_id}/raw`, { headers: { authorization: `Bearer ${apiKey}` } });
+    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${reply.message_id}/raw`, { headers: { authorization: `Bearer ${tenant.key}` } });
     expect(Buffer.from(await raw.arrayBuffer()).equals(out.raw)).toBe(true);
     // mail-send publishes its events in order: once a later one is out, a duplicate would be too.
     const later = await replyTo('later', 'Via SES again');
@@ -187,7 +177,7 @@ describe('SES', () => {
 
   it('refuses notifications of another topic, with a broken signature, or from an untrusted certificate', async () => {
     const before = tap.events.length;
-    const endpoint = `${platform.services.gateway!.endpoints.http!}/api/v1/providers/ses/notifications`;
+    const endpoint = `${mailroom.url}/api/v1/providers/ses/notifications`;
     const fields = { Type: 'Notification', MessageId: 'f0000000-0000-4000-8000-000000000000', Message: '{"eventType":"Bounce"}', Timestamp: new Date().toISOString() };
     expect(await ses.post({ ...fields, TopicArn: 'arn:aws:sns:us-east-1:999999999999:someone-else' })).toBe(403);
     expect(await ses.post({ ...fields, TopicArn: ses.topicArn }, { corrupt: true })).toBe(403);

@@ -11,18 +11,12 @@ import { simpleParser } from 'mailparser';
 import { Resolver } from 'node:dns/promises';
 import type { EnvelopeOf } from '@mailroom/contracts';
 import { createDb, sql, type Kysely } from '@mailroom/db';
-import { EventTap, createTestContext, freePort, signUpWithApiKey, startDnsServer, startTestRelay, waitFor, type ApiClient, type DnsServer, type TestContext, type TestRelay } from '@mailroom/testing';
-import { startPlatform, type Platform } from '../src/platform';
+import { freePort, startTestRelay, waitFor, type ApiClient, type TestRelay } from '@mailroom/testing';
+import { usePlatform } from './fixtures';
 
 const DOMAIN = 'agents.test';
-let ctx: TestContext;
-let dns: DnsServer;
 let relay: TestRelay;
-let platform: Platform;
-let api: ApiClient;
-let tap: EventTap;
 let smtpPort: number;
-let token: string;
 
 async function receive(inbox: { inbox_id: string; address: string }, from: string, subject: string, extra: Record<string, unknown> = {}) {
   const info = await nodemailer
@@ -37,11 +31,8 @@ async function receive(inbox: { inbox_id: string; address: string }, from: strin
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const publicB64 = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
 
+// The relay sends its reports to the SMTP edge: its port is chosen first.
 beforeAll(async () => {
-  dns = await startDnsServer([
-    { name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' },
-    { name: `mailroom._domainkey.${DOMAIN}`, type: 'TXT', text: `v=DKIM1; k=rsa; p=${publicB64}` },
-  ]);
   smtpPort = await freePort();
   relay = await startTestRelay({
     feedbackTo: { host: '127.0.0.1', port: smtpPort },
@@ -59,28 +50,27 @@ beforeAll(async () => {
       return 'deliver';
     },
   });
-  ctx = await createTestContext({
+});
+const { api, tenant, events: tap, dns, env, signUp } = usePlatform({
+  env: () => ({
     MAIL_DOMAIN: DOMAIN,
     SMTP_PORT: String(smtpPort),
     SMTP_HOST: '127.0.0.1',
-    DNS_SERVERS: dns.servers,
     RSPAMD_URL: 'off',
     SMTP_RELAY_URL: relay.url,
     DKIM_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     DKIM_SELECTOR: 'mailroom',
     SEND_RATE_PER_INBOX_PER_MINUTE: '5',
-  });
-  platform = await startPlatform({ env: ctx.env, migrate: true });
-  ({ api, key: token } = await signUpWithApiKey(platform.services.gateway!.endpoints.http!, 'sender@example.com'));
-  tap = await EventTap.start(ctx.env);
+  }),
+  dns: [
+    { name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' },
+    { name: `mailroom._domainkey.${DOMAIN}`, type: 'TXT', text: `v=DKIM1; k=rsa; p=${publicB64}` },
+  ],
+  events: true,
 });
-
+// Once the platform has stopped.
 afterAll(async () => {
-  await tap?.stop();
-  await platform?.stop();
   await relay?.close();
-  await dns?.close();
-  await ctx?.cleanup();
 });
 
 describe('replying', () => {
@@ -136,7 +126,7 @@ describe('replying', () => {
       ['Invoice 42', ['received']],
       ['Re: Invoice 42', ['sent']],
     ]);
-    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${reply.body.message_id}/raw`, { headers: { authorization: `Bearer ${token}` } });
+    const raw = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${reply.body.message_id}/raw`, { headers: { authorization: `Bearer ${tenant.key}` } });
     expect(Buffer.from(await raw.arrayBuffer())).toEqual(sent!.raw);
     expect(relay.received).toHaveLength(1);
   });
@@ -157,7 +147,7 @@ describe('replying', () => {
     const inbox = (await api.post('/api/v1/inboxes', { username: 'lookup' })).body;
     const other = (await api.post('/api/v1/inboxes', { username: 'lookup2' })).body;
     const original = await receive(inbox, 'dan@sender.test', 'Where is it');
-    const { api: stranger } = await signUpWithApiKey(platform.services.gateway!.endpoints.http!, 'stranger@example.com');
+    const { api: stranger } = await signUp('stranger@example.com');
     const strangerInbox = (await stranger.post('/api/v1/inboxes', { username: 'lookup3' })).body;
     const before = relay.received.length;
     const unknownMessage = `msg_${'0'.repeat(26)}`;
@@ -235,7 +225,7 @@ describe('replying', () => {
   });
 
   it('refuses every send of a paused organization until an owner resumes it', async () => {
-    const owner = await signUpWithApiKey(api.baseUrl, 'paused-org@example.com');
+    const owner = await signUp('paused-org@example.com');
     const inbox = (await owner.api.post('/api/v1/inboxes', { username: 'pausable' })).body;
     const message = { to: 'pat@sender.test', subject: 'While paused', text_body: 'x' };
     expect((await owner.api.patch('/api/v1/org', { status: 'paused' })).body.error.code).toBe('forbidden');
@@ -370,7 +360,7 @@ describe('what became of a message (reports over SMTP from the provider)', () =>
 describe('what became of each recipient, and feedback that is no complaint', () => {
   let mailSend: Kysely<unknown>;
   beforeAll(() => {
-    mailSend = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: 'mail_send', max: 1 });
+    mailSend = createDb<unknown>({ url: env.DATABASE_URL!, schema: 'mail_send', max: 1 });
   });
   afterAll(async () => {
     await mailSend?.destroy();
@@ -496,7 +486,7 @@ describe('new messages, reply-all and forward', () => {
     const stored = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages/${sent.body.message_id}`)).body;
     expect(stored).toMatchObject({ thread_id: sent.body.thread_id, subject: 'Your report', to_addresses: ['pat@sender.test'], cc_addresses: ['quinn@sender.test'], labels: ['sent'] });
     expect(stored.attachments.map((a: { filename: string; size: number }) => [a.filename, a.size])).toEqual([['report.pdf', pdf.length], ['notes.txt', 1], ['data', 1]]);
-    const download = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${sent.body.message_id}/attachments/${stored.attachments[0].attachment_id}`, { headers: { authorization: `Bearer ${token}` } });
+    const download = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${sent.body.message_id}/attachments/${stored.attachments[0].attachment_id}`, { headers: { authorization: `Bearer ${tenant.key}` } });
     expect(Buffer.from(await download.arrayBuffer()).equals(pdf)).toBe(true);
     await tap.waitFor((e) => e.type === 'message.sent' && e.data.message_id === sent.body.message_id);
 

@@ -3,18 +3,10 @@
  * service's schema is in it, migrated, so the services started on it apply no migration.
  */
 import { createDb, migrate } from '@mailroom/db';
-import { createTestContext, type TestContext } from '@mailroom/testing';
 import { SERVICES } from '../src/platform';
+import { useTestContext } from './fixtures';
 
-let ctx: TestContext;
-
-beforeAll(async () => {
-  ctx = await createTestContext();
-});
-
-afterAll(async () => {
-  await ctx?.cleanup();
-});
+const ctx = useTestContext();
 
 it("holds every service's schema with all of its migrations applied", async () => {
   const schemas = Object.values(SERVICES).flatMap((m) => (m.database ? [m.database] : []));

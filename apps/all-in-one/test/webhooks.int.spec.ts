@@ -6,45 +6,30 @@
  */
 import { publishEvent, connectBus, type Bus } from '@mailroom/messaging';
 import { createLogger, ManualClock } from '@mailroom/platform';
-import {
-  ApiClient,
-  createTestContext,
-  domainVerifiedEvent,
-  messageReceivedEvent,
-  verifySignature,
-  waitFor,
-  WebhookReceiver,
-  type ReceiverOptions,
-  type TestContext,
-} from '@mailroom/testing';
+import { domainVerifiedEvent, messageReceivedEvent, verifySignature, waitFor, WebhookReceiver, type ReceiverOptions, type Tenant } from '@mailroom/testing';
 import type { EventEnvelope } from '@mailroom/contracts';
-import { startPlatform, type Platform } from '../src/platform';
+import { usePlatform } from './fixtures';
 
-let ctx: TestContext;
-let platform: Platform;
-let api: ApiClient;
 let bus: Bus;
 const clock = new ManualClock(new Date());
 const receivers: WebhookReceiver[] = [];
 /** The 30 s receiver deadline, shortened so a hanging receiver costs its test 1.5 s. */
 const RECEIVER_DEADLINE_MS = 1_500;
 
-interface Tenant {
-  key: string;
-  org_id: string;
-  env_id: string;
-}
+const { anon: api, env, signUp: newTenant } = usePlatform({
+  env: {
+    // Receivers of these tests listen on loopback: allowed here, refused by default (webhooks-ssrf.int.spec.ts).
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32,::1/128',
+    WEBHOOK_POLL_INTERVAL_MS: '50',
+    WEBHOOK_TIMEOUT_MS: String(RECEIVER_DEADLINE_MS),
+    RATE_LIMIT_PER_SECOND: '0',
+  },
+  clock,
+  tenant: false,
+});
+
 /** The current test's own (see beforeEach): endpoints a test leaves behind get no event of another. */
 let tenant: Tenant;
-
-async function newTenant(): Promise<Tenant> {
-  const email = `w${Math.random().toString(36).slice(2)}@example.com`;
-  const signup = await api.post('/api/v1/auth/signup', { email, password: 'correct horse battery' });
-  expect(signup.status).toBe(201);
-  const key = await api.post('/api/v1/keys', { name: 'webhooks' }, { token: signup.body.access_token });
-  expect(key.status).toBe(201);
-  return { key: key.body.key, org_id: signup.body.organization.id, env_id: signup.body.organization.default_env_id };
-}
 
 async function receiver(opts: ReceiverOptions = {}): Promise<WebhookReceiver> {
   const r = await WebhookReceiver.start({ now: () => clock.now().getTime(), ...opts });
@@ -106,16 +91,7 @@ function expectError(res: { status: number; body: any }, status: number, code: s
 }
 
 beforeAll(async () => {
-  ctx = await createTestContext({
-    // Receivers of these tests listen on loopback: allowed here, refused by default (webhooks-ssrf.int.spec.ts).
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32,::1/128',
-    WEBHOOK_POLL_INTERVAL_MS: '50',
-    WEBHOOK_TIMEOUT_MS: String(RECEIVER_DEADLINE_MS),
-    RATE_LIMIT_PER_SECOND: '0',
-  });
-  platform = await startPlatform({ env: ctx.env, migrate: true, clock });
-  api = new ApiClient(platform.services.gateway!.endpoints.http!);
-  bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'webhooks-test', namespace: ctx.env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
+  bus = await connectBus({ servers: env.NATS_URL!, name: 'webhooks-test', namespace: env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
 });
 
 // A tenant per test: its events reach only its own endpoints, so no test counts, or fires
@@ -126,9 +102,7 @@ beforeEach(async () => {
 
 afterAll(async () => {
   await bus?.drain();
-  await platform?.stop();
   await Promise.all(receivers.map((r) => r.close()));
-  await ctx?.cleanup();
 });
 
 describe('endpoints API', () => {

@@ -1,4 +1,6 @@
 /** A small HTTP client for driving the gateway the way a user does. */
+import { randomBytes } from 'node:crypto';
+
 export interface ApiResponse<T = any> { // eslint-disable-line @typescript-eslint/no-explicit-any
   status: number;
   headers: Headers;
@@ -58,12 +60,37 @@ export class ApiClient {
   }
 }
 
-/** Signs a new user up (a new organization, its owner) and returns a client acting with a new API key of it, and the owner's access token. */
-export async function signUpWithApiKey(baseUrl: string, email: string): Promise<{ api: ApiClient; key: string; accessToken: string }> {
+/** A signed-up user's organization, its default environment and an API key of it. */
+export interface Tenant {
+  email: string;
+  password: string;
+  org_id: string;
+  env_id: string;
+  /** The API key (secret), bound to org_id and env_id. */
+  key: string;
+  /** A client acting with the API key. */
+  api: ApiClient;
+  /** The owner's session. */
+  accessToken: string;
+  refreshToken: string;
+}
+
+/** Signs a new user up (a new organization, its owner) and creates an API key; `email` is a new random one unless given. */
+export async function signUpTenant(baseUrl: string, email = `t${randomBytes(6).toString('hex')}@example.com`): Promise<Tenant> {
+  const password = 'correct horse battery';
   const anon = new ApiClient(baseUrl);
-  const signup = await anon.post('/api/v1/auth/signup', { email, password: 'correct horse battery' });
+  const signup = await anon.post('/api/v1/auth/signup', { email, password });
   if (signup.status !== 201) throw new Error(`signup of ${email} answered ${signup.status}: ${signup.text}`);
   const created = await anon.post('/api/v1/keys', { name: 'agent' }, { token: signup.body.access_token });
   if (created.status !== 201) throw new Error(`API key creation answered ${created.status}: ${created.text}`);
-  return { api: anon.withToken(created.body.key), key: created.body.key, accessToken: signup.body.access_token };
+  return {
+    email,
+    password,
+    org_id: signup.body.organization.id,
+    env_id: signup.body.organization.default_env_id,
+    key: created.body.key,
+    api: anon.withToken(created.body.key),
+    accessToken: signup.body.access_token,
+    refreshToken: signup.body.refresh_token,
+  };
 }
