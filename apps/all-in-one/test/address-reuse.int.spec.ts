@@ -9,7 +9,7 @@ import { waitFor, type ApiClient } from '@mailroom/testing';
 import { usePlatform } from './fixtures';
 
 const mailroom = usePlatform({
-  env: { MAIL_DOMAIN: 'agents.test', SMTP_PORT: '0', SMTP_HOST: '127.0.0.1', SMTP_HOSTNAME: 'mx.agents.test', RCPT_CACHE_TTL_MS: '60000' },
+  env: { MAIL_DOMAIN: 'agents.test', SMTP_HOSTNAME: 'mx.agents.test', RCPT_CACHE_TTL_MS: '60000' },
   dns: [
     { name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' },
     { name: '_dmarc.sender.test', type: 'TXT', text: 'v=DMARC1; p=none' },

@@ -78,7 +78,7 @@ describeWithNats('with a dependency down', () => {
     natsPort = await freePort();
     await startNats();
   });
-  mailroom = usePlatform({ env: () => ({ NATS_URL: `nats://127.0.0.1:${natsPort}`, MAIL_DOMAIN: DOMAIN, SMTP_PORT: '0', SMTP_HOST: '127.0.0.1', RSPAMD_URL: 'off', RCPT_CACHE_TTL_MS: '0', RPC_TIMEOUT_MS: '1000' }) });
+  mailroom = usePlatform({ env: () => ({ NATS_URL: `nats://127.0.0.1:${natsPort}`, MAIL_DOMAIN: DOMAIN, RSPAMD_URL: 'off', RCPT_CACHE_TTL_MS: '0', RPC_TIMEOUT_MS: '1000' }) });
   const { api, env } = mailroom;
   // Once the platform has stopped.
   afterAll(stopNats);

@@ -11,7 +11,7 @@ import { usePlatform } from './fixtures';
 
 const DOMAIN = 'agents.test';
 const mailroom = usePlatform({
-  env: { MAIL_DOMAIN: DOMAIN, SMTP_PORT: '0', SMTP_HOST: '127.0.0.1', SMTP_HOSTNAME: 'mx.agents.test', SMTP_MAX_MESSAGE_BYTES: String(200 * 1024), SMTP_INLINE_RAW_MAX_BYTES: String(16 * 1024) },
+  env: { MAIL_DOMAIN: DOMAIN, SMTP_HOSTNAME: 'mx.agents.test', SMTP_MAX_MESSAGE_BYTES: String(200 * 1024), SMTP_INLINE_RAW_MAX_BYTES: String(16 * 1024) },
   dns: [
     { name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' },
     { name: '_dmarc.sender.test', type: 'TXT', text: 'v=DMARC1; p=none' },

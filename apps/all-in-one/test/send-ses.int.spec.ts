@@ -25,7 +25,6 @@ const mailroom = usePlatform({
   env: () => ({
     MAIL_DOMAIN: DOMAIN,
     SMTP_PORT: String(smtpPort),
-    SMTP_HOST: '127.0.0.1',
     RSPAMD_URL: 'off',
     MAIL_PROVIDER: 'ses',
     SES_REGION: 'us-east-1',

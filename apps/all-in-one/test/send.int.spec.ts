@@ -55,7 +55,6 @@ const { api, tenant, events: tap, dns, env, signUp } = usePlatform({
   env: () => ({
     MAIL_DOMAIN: DOMAIN,
     SMTP_PORT: String(smtpPort),
-    SMTP_HOST: '127.0.0.1',
     RSPAMD_URL: 'off',
     SMTP_RELAY_URL: relay.url,
     DKIM_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),

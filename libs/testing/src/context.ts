@@ -38,8 +38,12 @@ export async function createTestContext(overrides: Record<string, string> = {}, 
     DATABASE_URL: databaseUrl,
     NATS_URL: urls.natsUrl,
     BUS_NAMESPACE: id,
+    // Every listener on a free loopback port: a fixed one (the SMTP edge's 2525) may be taken
+    // by anything else on the machine, `npm start` included.
     HTTP_PORT: '0',
     HTTP_HOST: '127.0.0.1',
+    SMTP_PORT: '0',
+    SMTP_HOST: '127.0.0.1',
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
     ...overrides,
   };
