@@ -9,29 +9,11 @@ import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { ERROR_CODES, ID_PREFIXES, newId, type IdKind } from '@mailroom/contracts';
 import { ROUTES } from '@mailroom/gateway';
-import { ApiClient, createTestContext, signUpWithApiKey, type TestContext } from '@mailroom/testing';
-import { startPlatform, type Platform } from '../src/platform';
+import { usePlatform } from './fixtures';
 
-let ctx: TestContext;
-let platform: Platform;
-let api: ApiClient;
-let port: number;
-let key: string;
-let accessToken: string;
-
-beforeAll(async () => {
-  ctx = await createTestContext({ SMTP_PORT: '0', SMTP_HOST: '127.0.0.1', RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' });
-  platform = await startPlatform({ env: ctx.env, migrate: true });
-  const base = platform.services.gateway!.endpoints.http!;
-  port = Number(new URL(base).port);
-  api = new ApiClient(base);
-  ({ key, accessToken } = await signUpWithApiKey(base, 'bad-input@example.com'));
-});
-
-afterAll(async () => {
-  await platform?.stop();
-  await ctx?.cleanup();
-});
+const fx = usePlatform({ env: { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' }, tenant: { email: 'bad-input@example.com' } });
+const { anon: api, tenant } = fx;
+const gatewayPort = () => Number(new URL(fx.url).port);
 
 interface Answer {
   status: number;
@@ -43,7 +25,7 @@ interface Answer {
 /** Sends `request` as bytes on a new connection and reads the answer until the server closes. */
 function raw(request: string | Buffer): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect(gatewayPort(), '127.0.0.1');
     const chunks: Buffer[] = [];
     const done = () => {
       const data = Buffer.concat(chunks).toString('utf8');
@@ -86,8 +68,8 @@ describe('nesting depth', () => {
     const answers = [
       await api.post('/api/v1/auth/signup', undefined, { raw: deep, headers: json }),
       await api.post('/api/v1/auth/login', undefined, { raw: deep, headers: json }),
-      await api.post('/api/v1/keys', undefined, { raw: `{"name":${nested(3_500)}}`, headers: json, token: key }),
-      await api.patch('/api/v1/org', undefined, { raw: `{"name":${nested(10_000)}}`, headers: json, token: accessToken }),
+      await api.post('/api/v1/keys', undefined, { raw: `{"name":${nested(3_500)}}`, headers: json, token: tenant.key }),
+      await api.patch('/api/v1/org', undefined, { raw: `{"name":${nested(10_000)}}`, headers: json, token: tenant.accessToken }),
       await api.post('/api/v1/auth/login', undefined, { raw: nested(10_000), headers: json }),
     ];
     for (const res of answers) {
@@ -97,11 +79,11 @@ describe('nesting depth', () => {
   });
 
   it('lets 64 levels reach the schema and refuses the 65th', async () => {
-    const at = await api.post('/api/v1/keys', undefined, { raw: `{"name":${nested(63)}}`, headers: json, token: key });
+    const at = await api.post('/api/v1/keys', undefined, { raw: `{"name":${nested(63)}}`, headers: json, token: tenant.key });
     expectError(at, 400, 'invalid_request');
     expect(at.body.error.details).toEqual([expect.objectContaining({ path: 'body.name' })]);
     expect(at.body.error.message).not.toContain('levels');
-    const over = await api.post('/api/v1/keys', undefined, { raw: `{"name":${nested(64)}}`, headers: json, token: key });
+    const over = await api.post('/api/v1/keys', undefined, { raw: `{"name":${nested(64)}}`, headers: json, token: tenant.key });
     expectError(over, 400, 'invalid_request');
     expect(over.body.error.message).toContain('more than 64 levels');
     expect(over.body.error.details).toEqual([{ path: 'body', message: 'must not nest objects and arrays more than 64 levels deep' }]);
@@ -119,23 +101,23 @@ describe('unpaired surrogates', () => {
   it('refuses a lone surrogate in the text of every kind of send', async () => {
     const base = { to: 'pat@example.com', subject: 'hi', text_body: 'hello' };
     for (const [field, value] of [['text_body', 'a\ud800b'], ['html_body', '<p>\udfff</p>'], ['subject', '\ud83d']] as const) {
-      surrogate(await api.post(`/api/v1/inboxes/${inbox}/messages/send`, { ...base, [field]: value }, { token: key }), `body.${field}`);
-      surrogate(await api.post(`/api/v1/inboxes/${inbox}/messages/${message}/reply`, { text_body: 'ok', [field]: value }, { token: key }), `body.${field}`);
-      surrogate(await api.post(`/api/v1/inboxes/${inbox}/messages/${message}/reply-all`, { text_body: 'ok', [field]: value }, { token: key }), `body.${field}`);
-      surrogate(await api.post(`/api/v1/inboxes/${inbox}/messages/${message}/forward`, { to: 'pat@example.com', text_body: 'ok', [field]: value }, { token: key }), `body.${field}`);
+      surrogate(await api.post(`/api/v1/inboxes/${inbox}/messages/send`, { ...base, [field]: value }, { token: tenant.key }), `body.${field}`);
+      surrogate(await api.post(`/api/v1/inboxes/${inbox}/messages/${message}/reply`, { text_body: 'ok', [field]: value }, { token: tenant.key }), `body.${field}`);
+      surrogate(await api.post(`/api/v1/inboxes/${inbox}/messages/${message}/reply-all`, { text_body: 'ok', [field]: value }, { token: tenant.key }), `body.${field}`);
+      surrogate(await api.post(`/api/v1/inboxes/${inbox}/messages/${message}/forward`, { to: 'pat@example.com', text_body: 'ok', [field]: value }, { token: tenant.key }), `body.${field}`);
     }
   });
 
   it('refuses one in a webhook description, an object key and a nested array, and stores nothing', async () => {
-    surrogate(await api.post('/api/v1/webhooks/endpoints', { url: 'https://example.com/hook', description: 'x\udc00' }, { token: key }), 'body.description');
-    surrogate(await api.post('/api/v1/keys', { name: 'k', '\ud800': 1 }, { token: key }), 'body');
-    surrogate(await api.post('/api/v1/labels/batch', { message_ids: [newId('message')], add: ['ok', '\ud800'] }, { token: key }), 'body.add.1');
-    const list = await api.get('/api/v1/webhooks/endpoints', { token: key });
+    surrogate(await api.post('/api/v1/webhooks/endpoints', { url: 'https://example.com/hook', description: 'x\udc00' }, { token: tenant.key }), 'body.description');
+    surrogate(await api.post('/api/v1/keys', { name: 'k', '\ud800': 1 }, { token: tenant.key }), 'body');
+    surrogate(await api.post('/api/v1/labels/batch', { message_ids: [newId('message')], add: ['ok', '\ud800'] }, { token: tenant.key }), 'body.add.1');
+    const list = await api.get('/api/v1/webhooks/endpoints', { token: tenant.key });
     expect(list.body.data).toEqual([]);
   });
 
   it('keeps well-formed pairs (emoji) and U+FFFD as they are', async () => {
-    const created = await api.post('/api/v1/keys', { name: 'agent \ud83d\ude80 \ufffd' }, { token: accessToken });
+    const created = await api.post('/api/v1/keys', { name: 'agent \ud83d\ude80 \ufffd' }, { token: tenant.accessToken });
     expect(created.status).toBe(201);
     expect(created.body.name).toBe('agent 🚀 \ufffd');
   });
@@ -146,29 +128,29 @@ describe('bytes that are not UTF-8', () => {
 
   it('refuses a body with invalid UTF-8 rather than storing U+FFFD', async () => {
     for (const bytes of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80]]) {
-      const key1 = await api.post('/api/v1/keys', undefined, { raw: bad('{"name":"a', bytes, '"}'), headers: json, token: key });
+      const key1 = await api.post('/api/v1/keys', undefined, { raw: bad('{"name":"a', bytes, '"}'), headers: json, token: tenant.key });
       expectError(key1, 400, 'invalid_request');
       expect(key1.body.error.message).toContain('UTF-8');
-      expectError(await api.patch('/api/v1/org', undefined, { raw: bad('{"name":"a', bytes, '"}'), headers: json, token: accessToken }), 400, 'invalid_request');
+      expectError(await api.patch('/api/v1/org', undefined, { raw: bad('{"name":"a', bytes, '"}'), headers: json, token: tenant.accessToken }), 400, 'invalid_request');
     }
-    const keys = await api.get('/api/v1/keys?limit=100', { token: accessToken });
+    const keys = await api.get('/api/v1/keys?limit=100', { token: tenant.accessToken });
     expect(keys.body.data.map((k: { name: string }) => k.name)).not.toContain('a\ufffd');
   });
 
   it('refuses invalid UTF-8 percent-encoded in the query or the path', async () => {
-    const query = await api.get('/api/v1/keys?page_token=%FF', { token: accessToken });
+    const query = await api.get('/api/v1/keys?page_token=%FF', { token: tenant.accessToken });
     expectError(query, 400, 'invalid_request');
     expect(query.body.error.details).toEqual([{ path: 'query', message: 'must be UTF-8 once percent-decoded' }]);
-    expectError(await api.get('/api/v1/keys?%ED%A0%80=1', { token: accessToken }), 400, 'invalid_request');
+    expectError(await api.get('/api/v1/keys?%ED%A0%80=1', { token: tenant.accessToken }), 400, 'invalid_request');
     // A stray % is not an encoding of anything: passed on as it is, as before.
-    const stray = await api.get('/api/v1/keys?page_token=100%', { token: accessToken });
+    const stray = await api.get('/api/v1/keys?page_token=100%', { token: tenant.accessToken });
     expectError(stray, 400, 'invalid_request');
     expect(stray.body.error.details).toEqual([expect.objectContaining({ path: expect.stringContaining('page_token') })]);
-    expectError(await api.get('/api/v1/inboxes/inb_%C0%AF', { token: key }), 400, 'invalid_request');
+    expectError(await api.get('/api/v1/inboxes/inb_%C0%AF', { token: tenant.key }), 400, 'invalid_request');
   });
 
   it('accepts a byte order mark before the JSON text', async () => {
-    const res = await api.post('/api/v1/keys', undefined, { raw: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"bom"}')]), headers: json, token: accessToken });
+    const res = await api.post('/api/v1/keys', undefined, { raw: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"bom"}')]), headers: json, token: tenant.accessToken });
     expect([res.status, res.body.name]).toEqual([201, 'bom']);
   });
 });
@@ -215,7 +197,7 @@ describe('requests the HTTP parser refuses', () => {
   });
 
   it('still serves the next connection normally', async () => {
-    const res = await api.get('/api/v1/org', { token: key });
+    const res = await api.get('/api/v1/org', { token: tenant.key });
     expect(res.status).toBe(200);
   });
 });
@@ -383,7 +365,7 @@ describe('every route, under generated bad input', () => {
 
   function send(method: string, path: string, headers: Record<string, string>, data?: Buffer): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
     return new Promise((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method, path, headers: data ? { ...headers, 'content-length': String(data.length) } : headers, agent }, (res) => {
+      const req = httpRequest({ host: '127.0.0.1', port: gatewayPort(), method, path, headers: data ? { ...headers, 'content-length': String(data.length) } : headers, agent }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
@@ -401,10 +383,10 @@ describe('every route, under generated bad input', () => {
     const login = await api.post('/api/v1/auth/login', { email: 'bad-input@example.com', password: 'correct horse battery' });
     const logoutToken: string = login.body.access_token; // logout ends its session: not the one the others use
     const openapi = (await api.get('/api/v1/openapi.json')).body;
-    const tenant = api.withToken(accessToken);
-    const inbox = (await tenant.post('/api/v1/inboxes', { display_name: 'Fuzz' })).body.inbox_id;
-    const sent = (await tenant.post(`/api/v1/inboxes/${inbox}/messages/send`, VALID['mailbox.message.send'])).body;
-    const endpoint = (await tenant.post('/api/v1/webhooks/endpoints', VALID['webhooks.endpoint.create'])).body.id;
+    const owner = api.withToken(tenant.accessToken);
+    const inbox = (await owner.post('/api/v1/inboxes', { display_name: 'Fuzz' })).body.inbox_id;
+    const sent = (await owner.post(`/api/v1/inboxes/${inbox}/messages/send`, VALID['mailbox.message.send'])).body;
+    const endpoint = (await owner.post('/api/v1/webhooks/endpoints', VALID['webhooks.endpoint.create'])).body.id;
     const existing = [inbox, sent.message_id, sent.thread_id, endpoint];
     expect(existing.map((id) => typeof id)).toEqual(['string', 'string', 'string', 'string']);
     const cases: { route: (typeof ROUTES)[number]; method: string; path: string; headers: Record<string, string>; data?: Buffer; what: string }[] = [];
@@ -416,7 +398,7 @@ describe('every route, under generated bad input', () => {
         let path = [route.path, ...(route.aliases ?? [])][g.int(1 + (route.aliases?.length ?? 0))]!.replace(/\{([a-zA-Z_]+)\}/g, (_, n: string) => params[n]!);
         path += query(g, queryKeys);
         const headers: Record<string, string> = {};
-        const token = route.op === 'auth.session.logout' ? logoutToken : accessToken;
+        const token = route.op === 'auth.session.logout' ? logoutToken : tenant.accessToken;
         if (route.auth === 'tenant' || route.auth === 'user') headers.authorization = `Bearer ${token}`;
         let data: Buffer | undefined;
         let what = 'no body';
