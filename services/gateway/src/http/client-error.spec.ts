@@ -7,6 +7,7 @@ import { answerClientErrors, rawErrorResponse, refusalOf } from './client-error'
 let server: Server;
 let port: number;
 let release: () => void = () => {};
+let answerWaiting: () => void = () => {};
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -15,6 +16,11 @@ beforeAll(async () => {
       res.writeHead(200, { 'content-type': 'text/plain', 'x-request-id': 'req_slow' });
       res.write('started ');
       release = () => res.end('done');
+      return;
+    }
+    if (req.url === '/wait') {
+      // Nothing goes out until the test says so.
+      answerWaiting = () => res.end('late');
       return;
     }
     res.setHeader('x-request-id', 'req_plain');
@@ -88,6 +94,19 @@ describe('refusals of the HTTP parser', () => {
     release();
     expect(text).toMatch(/^HTTP\/1\.1 200 /);
     expect(text).not.toContain('HTTP/1.1 400');
+  });
+
+  it('does not answer a bad request pipelined behind one still waiting for its answer', async () => {
+    const text = exchange('GET /wait HTTP/1.1\r\nHost: x\r\n\r\nFROB / HTTP/1.1\r\nHost: x\r\n\r\n');
+    // The refusal would have been read as the answer to the first request: the connection is closed instead.
+    expect(await text).not.toContain('HTTP/1.1 400');
+    answerWaiting();
+  });
+
+  it('answers a refused body of the request being read', async () => {
+    const text = await exchange('POST /wait HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 400 /);
+    expect(text).toContain('"code":"invalid_request"');
   });
 
   it('answers a request too slow to arrive with 408', async () => {

@@ -4,7 +4,7 @@
  * too slow to arrive): Node's own answer is a bare status line, so they are answered here in
  * the error shape of the API, written to the socket, which is then closed.
  */
-import { maxHeaderSize, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { AppError, httpStatusOf, newId, type ErrorCode } from '@mailroom/contracts';
 import type { Logger } from '@mailroom/platform';
@@ -69,22 +69,32 @@ export function rawErrorResponse(err: AppError, requestId: string): string {
  * closed, since anything written would be read as part of that response.
  */
 export function answerClientErrors(server: Server, log: Logger): void {
-  const current = new WeakMap<Duplex, ServerResponse>();
+  // Exchanges not finished yet, per connection: with pipelining, several wait in turn.
+  const open = new WeakMap<Duplex, Set<{ req: IncomingMessage; res: ServerResponse }>>();
   const answered = new WeakSet<Duplex>();
-  server.on('request', (req, res) => current.set(req.socket, res));
+  server.on('request', (req, res) => {
+    let exchanges = open.get(req.socket);
+    if (!exchanges) open.set(req.socket, (exchanges = new Set()));
+    const exchange = { req, res };
+    exchanges.add(exchange);
+    res.once('close', () => exchanges.delete(exchange));
+  });
   server.on('clientError', (err: Error & ParserError, socket: Duplex) => {
     if (answered.has(socket)) return; // the parser reports again for each later chunk
-    const res = current.get(socket);
-    const started = res !== undefined && !res.writableFinished && res.headersSent;
-    if (err.code === 'ECONNRESET' || !socket.writable || started) {
+    const pending = [...(open.get(socket) ?? [])].filter((x) => !x.res.writableFinished);
+    // The refusal may only answer the request being read (its body is what the parser
+    // refused), and only before its answer began: written otherwise, it would be read as
+    // (part of) the answer to an earlier request still waiting for its own.
+    const own = pending.length === 1 && !pending[0]!.req.complete && !pending[0]!.res.headersSent ? pending[0]!.res : undefined;
+    if (err.code === 'ECONNRESET' || !socket.writable || (pending.length > 0 && !own)) {
       socket.destroy();
       return;
     }
     answered.add(socket);
     const refusal = refusalOf(err);
     // A request under way keeps the id its answer would have carried.
-    const own = res && !res.writableFinished ? res.getHeader('x-request-id') : undefined;
-    const requestId = typeof own === 'string' ? own : newId('request');
+    const ownId = own?.getHeader('x-request-id');
+    const requestId = typeof ownId === 'string' ? ownId : newId('request');
     log.debug({ request_id: requestId, code: err.code, status: refusal.status }, 'request refused by the HTTP parser');
     // The client reads the answer and closes; one that does not is cut off after a while.
     const linger = setTimeout(() => socket.destroy(), LINGER_MS);
