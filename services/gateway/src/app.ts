@@ -3,7 +3,7 @@
  * RPC, and the mapping of its answer or error to HTTP. Everything it answers is JSON in
  * the error shape of the API when it fails: never HTML, never a stack trace.
  */
-import { isUtf8 } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
 import { AppError, newId, randomHex, type AuthContext, type ErrorDetail, type RpcName } from '@mailroom/contracts';
@@ -126,12 +126,15 @@ function inputProblem(value: unknown, root: string): { message: string; detail: 
 
 /**
  * Whether the query of `url`, percent-decoded, is UTF-8: the query parser turns what is not
- * into U+FFFD, text the client never sent. (Bytes outside ASCII never pass the HTTP parser
- * unencoded; path parameters that are not UTF-8 are refused by the router.)
+ * into U+FFFD, text the client never sent. Bytes outside ASCII are refused unencoded (Node's
+ * parser refuses them already; this does not rely on it); path parameters that are not
+ * UTF-8 are refused by the router.
  */
 function queryIsUtf8(url: string): boolean {
   const at = url.indexOf('?');
-  if (at < 0 || !url.includes('%', at)) return true;
+  if (at < 0) return true;
+  if (!isAscii(Buffer.from(url.slice(at), 'utf8'))) return false;
+  if (!url.includes('%', at)) return true;
   const bytes = Buffer.from(url.slice(at + 1).replace(/%([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1');
   return isUtf8(bytes);
 }
@@ -205,14 +208,14 @@ export function createApp(deps: AppDeps): express.Express {
     next();
   });
 
-  // What Node's server would refuse with a bare status line (see service.ts), refused here in the error shape.
+  // What Node's server would refuse with a bare status line (see main.ts), refused here in the error shape.
   app.use((req, res, next) => {
     if (req.httpVersion === '1.1' && req.headers.host === undefined) {
       sendError(res, new AppError('invalid_request', 'an HTTP/1.1 request must carry a Host header'), locals(res).requestId);
       return;
     }
     const expect = req.headers.expect;
-    if (expect !== undefined && !CONTINUE.test(expect)) {
+    if (req.httpVersion === '1.1' && expect !== undefined && !CONTINUE.test(expect)) {
       sendError(res, new AppError('expectation_failed', 'the Expect header is not supported but for 100-continue'), locals(res).requestId);
       return;
     }
