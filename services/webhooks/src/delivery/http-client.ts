@@ -10,7 +10,7 @@
  * refused destination makes no connection at all.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { ipLiteralOf, type IpPolicy } from '../domain/ip-policy';
 
@@ -130,7 +130,10 @@ export class WebhookHttpClient {
     const base = buildConnector({ timeout: opts.timeoutMs, lookup: guardedLookup(opts.ips, opts.resolver ?? systemResolver) });
     this.agent = new Agent({
       connect: (options, callback) => {
-        const literal = ipLiteralOf(options.hostname);
+        // Node connects to what it reads as an address without the guarded lookup: judge every
+        // host either reading takes for one, so the two parsers never disagree in a caller's favour.
+        const bare = options.hostname.replace(/^\[|\]$/g, '');
+        const literal = ipLiteralOf(options.hostname) ?? (isIP(bare) ? bare : undefined);
         if (literal !== undefined && !opts.ips.permits(literal)) {
           callback(new BlockedDestinationError(literal), null);
           return;
