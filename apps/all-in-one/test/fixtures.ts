@@ -116,7 +116,7 @@ export function usePlatform(opts: PlatformOptions = {}): PlatformFixture {
 }
 
 /** A test context alone (a database and a NATS namespace), for files that start services their own way. */
-export function useTestContext(overrides: Env = {}): { env: Env } {
+export function useTestContext(overrides: Env = {}): { env: Env; onStop(stop: () => Promise<unknown>): void } {
   let ctx: TestContext | undefined;
   const stops = useStops();
   beforeAll(async () => {
@@ -124,7 +124,12 @@ export function useTestContext(overrides: Env = {}): { env: Env } {
     stops.push(() => made.cleanup());
     ctx = made;
   });
-  return { env: late(() => ctx?.env ?? fail('useTestContext(): the context is made in beforeAll; use it inside tests and hooks')) };
+  return {
+    env: late(() => ctx?.env ?? fail('useTestContext(): the context is made in beforeAll; use it inside tests and hooks')),
+    // jest runs a file's afterAll hooks in the order they were declared, after this one's:
+    // what runs on the context is stopped here, before the context is dropped.
+    onStop: (stop) => stops.push(stop),
+  };
 }
 
 /** Stops pushed while starting, run in reverse in afterAll: all of them, even when one fails. */

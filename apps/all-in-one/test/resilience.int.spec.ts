@@ -20,17 +20,14 @@ async function startGateway(env: Record<string, string> = {}): Promise<ApiClient
 
 beforeAll(async () => {
   orgs = await bootServices([SERVICES.orgs], ctx.env);
+  ctx.onStop(() => orgs.stop());
   auth = await bootServices([SERVICES.auth], ctx.env);
+  ctx.onStop(async () => auth?.stop());
 });
 
 afterEach(async () => {
   await gateway?.stop();
   gateway = undefined;
-});
-
-afterAll(async () => {
-  await auth?.stop();
-  await orgs?.stop();
 });
 
 it('answers 503 while auth is down and works again once it is back', async () => {

@@ -5,7 +5,7 @@
  * Its name carries the run id, so it goes with the run's other databases (teardown, dropStale).
  */
 import { createDb, migrate } from '@mailroom/db';
-import { createDatabase } from './infra';
+import { createDatabase, dropDatabases } from './infra';
 
 /** What a service module declares as its `database`: a schema and its migrations. */
 export interface SchemaMigrations {
@@ -25,7 +25,7 @@ export async function createTemplateDatabase(databaseUrl: string, name: string, 
   const url = await createDatabase(databaseUrl, name);
   // One connection per schema, in parallel: schemas share nothing, and each migration takes
   // its own schema's advisory lock. Every connection is closed before the copies begin.
-  await Promise.all(
+  const migrated = await Promise.allSettled(
     schemas.map(async (s) => {
       const db = createDb<unknown>({ url, schema: s.schema, max: 1 });
       try {
@@ -35,4 +35,10 @@ export async function createTemplateDatabase(databaseUrl: string, name: string, 
       }
     }),
   );
+  const failed = migrated.find((r) => r.status === 'rejected');
+  if (failed) {
+    // jest runs no teardown after a failed set-up: the template goes now, not with a later run's sweep.
+    await dropDatabases(databaseUrl, (db) => db === name);
+    throw failed.reason;
+  }
 }
