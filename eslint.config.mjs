@@ -9,19 +9,21 @@ import tseslint from 'typescript-eslint';
 const TESTING_ONLY = { name: '@mailroom/testing', message: 'test helpers are for tests only' };
 
 // What a service's domain/ may not import: put it behind a port (domain/ports.ts) and a client (src/clients/).
-const fenced = (names, why) => names.map((name) => ({ name, message: `domain code does not import ${why}; use a port from domain/ports.ts` }));
-export const DOMAIN_FENCE = {
-  paths: [
-    ...fenced(['express'], 'the HTTP edge'),
-    ...fenced(['pg', 'kysely', '@mailroom/db'], 'the database'),
-    ...fenced(['@mailroom/messaging', '@mailroom/runtime'], 'the bus or the runtime'),
-    ...fenced(
-      ['undici', 'node:dns', 'node:dns/promises', 'dns', 'dns/promises', 'node:http', 'http', 'node:https', 'https', 'node:http2', 'http2', 'node:net', 'net', 'node:tls', 'tls', 'node:dgram', 'dgram'],
-      'network clients',
-    ),
-  ],
-  patterns: [{ group: ['@nats-io/*'], message: 'domain code does not import the bus; use a port from domain/ports.ts' }],
+const because = (why) => `domain code does not import ${why}; use a port from domain/ports.ts`;
+const fenced = (names, why) => names.map((name) => ({ name, message: because(why) }));
+const FENCED = {
+  'the HTTP edge': ['express', 'smtp-server'],
+  'the database': ['pg', 'kysely', '@mailroom/db'],
+  'the bus or the runtime': ['@mailroom/messaging', '@mailroom/runtime', '@nats-io/*'],
+  'network clients': ['undici', 'node:dns', 'node:dns/promises', 'dns', 'dns/promises', 'node:http', 'http', 'node:https', 'https', 'node:http2', 'http2', 'node:net', 'net', 'node:tls', 'tls', 'node:dgram', 'dgram'],
 };
+export const DOMAIN_FENCE = {
+  paths: Object.entries(FENCED).flatMap(([why, names]) => fenced(names.filter((n) => !n.endsWith('*')), why)),
+  // Deep imports too (kysely/helpers/postgres, @nats-io/jetstream, ...).
+  patterns: Object.entries(FENCED).map(([why, names]) => ({ group: names.filter((n) => !n.startsWith('node:')).map((n) => (n.endsWith('*') ? n : `${n}/*`)), message: because(why) })),
+};
+/** Repositories and clients are reached through ports: their types may be named, never their code. */
+const PORTS_ONLY = [{ group: ['**/repo/*', '**/clients/*'], allowTypeImports: true, message: 'domain code takes repositories and clients through its ports (types only); main.ts passes them in' }];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '.tools/**', '.nx/**', 'coverage/**'] },
@@ -62,11 +64,14 @@ export default tseslint.config(
     // reaches them through the ports of its domain/ports.ts, which main.ts fills in.
     files: ['services/*/src/domain/**/*.ts'],
     ignores: ['**/*.spec.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [TESTING_ONLY, ...DOMAIN_FENCE.paths], patterns: DOMAIN_FENCE.patterns }] },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', { paths: DOMAIN_FENCE.paths, patterns: [...DOMAIN_FENCE.patterns, ...PORTS_ONLY] }],
+      'no-restricted-globals': ['error', { name: 'fetch', message: because('network clients') }],
+    },
   },
   {
     files: ['services/*/src/domain/**/*.spec.ts'],
-    rules: { 'no-restricted-imports': ['error', DOMAIN_FENCE] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', DOMAIN_FENCE] },
   },
   {
     files: ['**/*.spec.ts', '**/test/**/*.ts'],

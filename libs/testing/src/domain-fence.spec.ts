@@ -11,7 +11,7 @@ const eslint = new ESLint({ cwd: root, overrideConfig: { rules: { '@nx/enforce-m
 
 async function restricted(code: string, file = 'services/mailbox/src/domain/fence-probe.ts'): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
-  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+  return (result?.messages ?? []).filter((m) => /no-restricted-(imports|globals)$/.test(m.ruleId ?? '')).map((m) => m.message);
 }
 
 describe('the domain fence', () => {
@@ -25,9 +25,22 @@ describe('the domain fence', () => {
     [`import { Pool } from 'undici';`, 'network clients'],
     [`import { Resolver } from 'node:dns/promises';`, 'network clients'],
     [`import express from 'express';`, 'the HTTP edge'],
+    [`import { PostgresJSONObjectPlugin } from 'kysely/helpers/postgres';`, 'the database'],
+    [`import { jetstream } from '@nats-io/jetstream';`, 'the bus'],
+    [`import { SMTPServer } from 'smtp-server';`, 'the HTTP edge'],
+    [`import { UserRepository } from '../repo/user.repository';`, 'through its ports'],
+    [`import { fetchText } from '../clients/fetch-text';`, 'through its ports'],
   ])('refuses %s', async (code, why) => {
     const messages = await restricted(`${code}\nexport const x = 1;\n`);
     expect(messages).toEqual([expect.stringContaining(why)]);
+  });
+
+  it('refuses the fetch global', async () => {
+    expect(await restricted(`export const get = () => fetch('https://example.com/');\n`)).toEqual([expect.stringContaining('network clients')]);
+  });
+
+  it('lets domain code name a repository by its type', async () => {
+    expect(await restricted(`import type { UserRepository } from '../repo/user.repository';\nexport type U = UserRepository;\n`)).toEqual([]);
   });
 
   it('lets domain code import contracts, platform and libraries of pure logic', async () => {
