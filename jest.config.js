@@ -40,6 +40,11 @@ const shared = {
 
 module.exports = {
   testTimeout: 30_000,
+  // Two test files at once at least: integration tests spend most of their time waiting on
+  // sockets and timers, so even two cores run two files in about half the time of one (jest's
+  // default is one worker fewer than the cores). Each file has its own database and NATS
+  // namespace. More than four would mostly add platforms competing for PostgreSQL.
+  maxWorkers: Math.max(2, Math.min(4, require('node:os').availableParallelism())),
   projects: [
     { ...shared, displayName: 'unit', testMatch: ['<rootDir>/{libs,services,apps}/*/src/**/*.spec.ts'] },
     {
