@@ -22,6 +22,14 @@ export function contentDisposition(filename: string | null): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename.toWellFormed())}`;
 }
 
+/** RFC 9110's media type (type/subtype and parameters, in header-safe characters); anything else is sent as bytes. */
+const MEDIA_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;\s*[a-z0-9!#$&^_.+-]+=("[\x20-\x7e]*"|[a-z0-9!#$&^_.+-]+))*$/i;
+
+/** A stored content type (from inbound mail, anything) as a header Node accepts. */
+export function contentType(stored: string): string {
+  return MEDIA_TYPE.test(stored) ? stored : 'application/octet-stream';
+}
+
 export async function sendDownload(res: Response, buckets: Record<Exclude<BucketName, 'replies'>, ObjectStore>, d: Download): Promise<void> {
   let object;
   try {
@@ -31,7 +39,7 @@ export async function sendDownload(res: Response, buckets: Record<Exclude<Bucket
   }
   if (!object) throw new AppError('internal_error', 'stored content is missing');
   res.status(200);
-  res.setHeader('Content-Type', d.content_type);
+  res.setHeader('Content-Type', contentType(d.content_type));
   res.setHeader('Content-Length', String(object.info.size));
   res.setHeader('Content-Disposition', contentDisposition(d.filename));
   res.setHeader('X-Content-Type-Options', 'nosniff');
