@@ -7,7 +7,7 @@
 const packages = {
   libs: ['contracts', 'platform', 'db', 'messaging', 'runtime', 'testing'],
   services: ['auth', 'orgs', 'gateway', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks'],
-  apps: ['all-in-one'],
+  apps: ['all-in-one', 'launcher'],
 };
 const sources = Object.entries(packages).flatMap(([dir, names]) => names.map((name) => [`@mailroom/${name}`, `${dir}/${name}/src`]));
 
@@ -35,7 +35,7 @@ const shared = {
     ...Object.fromEntries(sources.map(([name, dir]) => [`^${name}$`, `<rootDir>/${dir}`])),
     '^(\\.{1,2}/.*)\\.js$': '$1',
   },
-  modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.tools/'],
+  modulePathIgnorePatterns: ['<rootDir>/.*/dist/', '<rootDir>/.tools/', '<rootDir>/.data/'],
 };
 
 module.exports = {

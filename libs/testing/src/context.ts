@@ -37,6 +37,7 @@ export async function createTestContext(overrides: Record<string, string> = {}, 
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATABASE_URL: databaseUrl,
     NATS_URL: urls.natsUrl,
+    RSPAMD_URL: urls.rspamdUrl,
     BUS_NAMESPACE: id,
     // Every listener on a free loopback port: a fixed one (the SMTP edge's 2525) may be taken
     // by anything else on the machine, `npm start` included.

@@ -12,13 +12,21 @@ import { jetstreamManager } from '@nats-io/jetstream';
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
 export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+export const DEFAULT_RSPAMD_URL = 'http://127.0.0.1:11333';
 const PREFIX = 'mrt';
 const STALE_MS = 3 * 3_600_000;
 
-export function serverUrls(env: NodeJS.ProcessEnv = process.env): { databaseUrl: string; natsUrl: string } {
+export interface ServerUrls {
+  databaseUrl: string;
+  natsUrl: string;
+  rspamdUrl: string;
+}
+
+export function serverUrls(env: NodeJS.ProcessEnv = process.env): ServerUrls {
   return {
     databaseUrl: env.TEST_DATABASE_URL ?? env.DATABASE_URL ?? DEFAULT_DATABASE_URL,
     natsUrl: env.TEST_NATS_URL ?? env.NATS_URL ?? DEFAULT_NATS_URL,
+    rspamdUrl: env.TEST_RSPAMD_URL ?? env.RSPAMD_URL ?? DEFAULT_RSPAMD_URL,
   };
 }
 
@@ -104,7 +112,7 @@ export async function dropStale(urls = serverUrls()): Promise<void> {
   await deleteStreams(urls.natsUrl, stale);
 }
 
-export async function reachable(urls = serverUrls()): Promise<{ postgres: boolean; nats: boolean }> {
+export async function reachable(urls = serverUrls()): Promise<{ postgres: boolean; nats: boolean; rspamd: boolean }> {
   const postgres = await adminQuery(urls.databaseUrl, (c) => c.query('select 1')).then(
     () => true,
     () => false,
@@ -116,5 +124,9 @@ export async function reachable(urls = serverUrls()): Promise<{ postgres: boolea
     },
     () => false,
   );
-  return { postgres, nats };
+  const rspamd = await fetch(new URL('/ping', urls.rspamdUrl), { signal: AbortSignal.timeout(2_000) }).then(
+    async (res) => res.ok && (await res.text()).trim() === 'pong',
+    () => false,
+  );
+  return { postgres, nats, rspamd };
 }

@@ -1,6 +1,5 @@
 /** The run's template database, and whatever a crashed test file left behind in this run, go now. */
 import { deleteStreams, dropDatabases, serverUrls } from '../infra';
-import './containers';
 
 export default async function globalTeardown(): Promise<void> {
   const run = process.env.MAILROOM_TEST_RUN;
@@ -8,5 +7,4 @@ export default async function globalTeardown(): Promise<void> {
   const urls = serverUrls();
   await deleteStreams(urls.natsUrl, (name) => name.startsWith(run));
   await dropDatabases(urls.databaseUrl, (name) => name.startsWith(run));
-  await globalThis.mailroomContainers?.stop();
 }
