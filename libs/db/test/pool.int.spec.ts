@@ -74,7 +74,10 @@ it('a statement that gets no answer at all fails after queryTimeoutMs, and the p
     relay.freeze();
     // Without the client's own bound this waits for ever: the server's statement_timeout never reaches it.
     const silent = pool.query('select 2 as n');
-    const outcome = await Promise.race([silent.then(() => 'answered', (err: Error) => err.message), new Promise((r) => setTimeout(() => r('still waiting'), 15_000))]);
+    let bound: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([silent.then(() => 'answered', (err: Error) => err.message), new Promise((r) => (bound = setTimeout(() => r('still waiting'), 15_000)))]);
+    // Left pending, the bound would keep jest's worker alive at the end of the run.
+    clearTimeout(bound);
     expect(outcome).toMatch(/terminated|no answer/i);
     relay.thaw();
     expect((await pool.query('select 3 as n')).rows).toEqual([{ n: 3 }]);
