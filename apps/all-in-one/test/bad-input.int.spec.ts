@@ -68,7 +68,7 @@ describe('nesting depth', () => {
     const answers = [
       await api.post('/api/v1/auth/signup', undefined, { raw: deep, headers: json }),
       await api.post('/api/v1/auth/login', undefined, { raw: deep, headers: json }),
-      await api.post('/api/v1/keys', undefined, { raw: `{"name":${nested(3_500)}}`, headers: json, token: tenant.key }),
+      await api.post('/api/v1/keys', undefined, { raw: `{"name":${nested(3_500)}}`, headers: json, token: tenant.accessToken }),
       await api.patch('/api/v1/org', undefined, { raw: `{"name":${nested(10_000)}}`, headers: json, token: tenant.accessToken }),
       await api.post('/api/v1/auth/login', undefined, { raw: nested(10_000), headers: json }),
     ];
@@ -79,11 +79,11 @@ describe('nesting depth', () => {
   });
 
   it('lets 64 levels reach the schema and refuses the 65th', async () => {
-    const at = await api.post('/api/v1/keys', undefined, { raw: `{"name":${nested(63)}}`, headers: json, token: tenant.key });
+    const at = await api.post('/api/v1/keys', undefined, { raw: `{"name":${nested(63)}}`, headers: json, token: tenant.accessToken });
     expectError(at, 400, 'invalid_request');
     expect(at.body.error.details).toEqual([expect.objectContaining({ path: 'body.name' })]);
     expect(at.body.error.message).not.toContain('levels');
-    const over = await api.post('/api/v1/keys', undefined, { raw: `{"name":${nested(64)}}`, headers: json, token: tenant.key });
+    const over = await api.post('/api/v1/keys', undefined, { raw: `{"name":${nested(64)}}`, headers: json, token: tenant.accessToken });
     expectError(over, 400, 'invalid_request');
     expect(over.body.error.message).toContain('more than 64 levels');
     expect(over.body.error.details).toEqual([{ path: 'body', message: 'must not nest objects and arrays more than 64 levels deep' }]);
@@ -110,7 +110,7 @@ describe('unpaired surrogates', () => {
 
   it('refuses one in a webhook description, an object key and a nested array, and stores nothing', async () => {
     surrogate(await api.post('/api/v1/webhooks/endpoints', { url: 'https://example.com/hook', description: 'x\udc00' }, { token: tenant.key }), 'body.description');
-    surrogate(await api.post('/api/v1/keys', { name: 'k', '\ud800': 1 }, { token: tenant.key }), 'body');
+    surrogate(await api.post('/api/v1/keys', { name: 'k', '\ud800': 1 }, { token: tenant.accessToken }), 'body');
     surrogate(await api.post('/api/v1/labels/batch', { message_ids: [newId('message')], add: ['ok', '\ud800'] }, { token: tenant.key }), 'body.add.1');
     const list = await api.get('/api/v1/webhooks/endpoints', { token: tenant.key });
     expect(list.body.data).toEqual([]);
@@ -128,7 +128,7 @@ describe('bytes that are not UTF-8', () => {
 
   it('refuses a body with invalid UTF-8 rather than storing U+FFFD', async () => {
     for (const bytes of [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80]]) {
-      const key1 = await api.post('/api/v1/keys', undefined, { raw: bad('{"name":"a', bytes, '"}'), headers: json, token: tenant.key });
+      const key1 = await api.post('/api/v1/keys', undefined, { raw: bad('{"name":"a', bytes, '"}'), headers: json, token: tenant.accessToken });
       expectError(key1, 400, 'invalid_request');
       expect(key1.body.error.message).toContain('UTF-8');
       expectError(await api.patch('/api/v1/org', undefined, { raw: bad('{"name":"a', bytes, '"}'), headers: json, token: tenant.accessToken }), 400, 'invalid_request');

@@ -5,10 +5,7 @@
  */
 import { z } from 'zod';
 import { idSchema } from './ids';
-
-export const ROLES = ['owner', 'admin', 'member'] as const;
-export const roleSchema = z.enum(ROLES);
-export type Role = z.infer<typeof roleSchema>;
+import { permissionSchema, roleSchema } from './permissions';
 
 export const authContext = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('anonymous') }),
@@ -25,6 +22,8 @@ export const authContext = z.discriminatedUnion('kind', [
     key_id: idSchema('apiKey'),
     org_id: idSchema('organization'),
     env_id: idSchema('environment'),
+    /** What the key holds (its scope resolved): the gateway and services check it. */
+    permissions: z.array(permissionSchema),
   }),
   z.object({ kind: z.literal('admin'), admin_key_id: idSchema('adminKey') }),
   z.object({ kind: z.literal('service'), service: z.string().min(1) }),

@@ -1,12 +1,163 @@
 /**
- * Who may do what: the one place every service asks. An operation open to any tenant (a
- * user or an API key acting in its own org and environment: mail, inboxes, webhooks...)
- * takes `tenantOf`; one that needs more names a permission here, and the table says which
- * roles hold it and whether an API key does. The organizations issue grows the table
- * (roles, scopes, every route); the check stays this function.
+ * Who may do what: the one permission table of the platform, and the one check.
+ * - ROLE_PERMISSIONS: what each role of an organization holds.
+ * - KEY_SCOPES: what an API key holds (`full`, `read_only`, `send_only`, or an explicit list).
+ * - ROUTE_ACCESS: what every route of the gateway's route table needs. The gateway checks it
+ *   before it calls a service (a route missing here does not build); services re-check with
+ *   `authorize` where they act on another principal.
  */
+import { z } from 'zod';
 import { AppError } from './errors';
-import { isTenant, ROLES, type AuthContext, type Role, type TenantContext } from './auth-context';
+import type { AuthContext, TenantContext } from './auth-context';
+
+/** `owner`: exactly one per organization. */
+export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
+export const roleSchema = z.enum(ROLES);
+export type Role = z.infer<typeof roleSchema>;
+
+/** Every permission, with what it allows (for refusals and the docs). */
+export const PERMISSIONS = {
+  'org.read': 'read the organization',
+  'org.manage': 'change the organization (name, pause and resume)',
+  'members.read': 'list or read the members of the organization',
+  'members.manage': "change members' roles or remove members",
+  'keys.read': 'list or read API keys',
+  'keys.manage': 'create or revoke API keys',
+  'inboxes.read': 'list or read inboxes',
+  'inboxes.write': 'create, change, pause, resume or delete inboxes',
+  'mail.read': 'read messages, threads, attachments and labels',
+  'mail.send': 'send, reply to or forward messages',
+  'mail.label': 'add or remove labels on messages and threads',
+  'suppressions.read': 'list the suppression list',
+  'suppressions.manage': 'add to or remove from the suppression list',
+  'webhooks.read': 'list or read webhook endpoints and their deliveries',
+  'webhooks.manage': 'create, change or delete webhook endpoints, redeliver and recover events',
+  'domains.read': 'list or read domains',
+  'domains.manage': 'add, verify or delete domains',
+} as const;
+
+export type Permission = keyof typeof PERMISSIONS;
+export const PERMISSION_NAMES = Object.keys(PERMISSIONS) as [Permission, ...Permission[]];
+export const permissionSchema = z.enum(PERMISSION_NAMES, { error: (issue) => `unknown permission ${JSON.stringify(issue.input)}; permissions are ${PERMISSION_NAMES.join(', ')}` });
+
+const VIEWER = ['org.read', 'members.read', 'keys.read', 'inboxes.read', 'mail.read', 'suppressions.read', 'webhooks.read', 'domains.read'] as const satisfies readonly Permission[];
+const MEMBER = [...VIEWER, 'inboxes.write', 'mail.send', 'mail.label', 'suppressions.manage', 'webhooks.manage', 'domains.manage'] as const satisfies readonly Permission[];
+const ADMIN = [...MEMBER, 'org.manage', 'members.manage', 'keys.manage'] as const satisfies readonly Permission[];
+
+/** Each role and what it holds. The owner is the admin that transfer of ownership (later) and nobody else can demote. */
+export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
+  owner: ADMIN,
+  admin: ADMIN,
+  member: MEMBER,
+  viewer: VIEWER,
+};
+
+/**
+ * What an API key may hold: a member's powers inside its environment. Keys do not read or
+ * manage people and keys (org-wide, done by people with user tokens).
+ */
+export const KEY_PERMISSIONS: readonly Permission[] = MEMBER.filter((p) => !p.startsWith('members.') && !p.startsWith('keys.'));
+
+export const KEY_SCOPE_NAMES = ['full', 'read_only', 'send_only'] as const;
+export type KeyScope = (typeof KEY_SCOPE_NAMES)[number];
+
+/** The named scopes of API keys and what each holds. */
+export const KEY_SCOPES: Record<KeyScope, readonly Permission[]> = {
+  full: KEY_PERMISSIONS,
+  read_only: KEY_PERMISSIONS.filter((p) => p.endsWith('.read')),
+  send_only: ['mail.send'],
+};
+/** A key's scope as shown: a named one, or `custom` for an explicit list. */
+export const keyScopeSchema = z.enum([...KEY_SCOPE_NAMES, 'custom']);
+
+/** A permission a key may hold; an unknown one or one only people hold is a 400. */
+export const keyPermissionSchema = permissionSchema.refine((p) => KEY_PERMISSIONS.includes(p), {
+  error: (issue) => `an API key cannot hold ${String(issue.input)}; a key holds at most ${KEY_PERMISSIONS.join(', ')}`,
+});
+
+/** `permissions` of POST /api/v1/keys: an explicit list (the key's scope is then `custom`). */
+export const keyPermissionList = z.array(keyPermissionSchema).min(1, 'give at least one permission').max(PERMISSION_NAMES.length);
+
+/** The permissions a key of this scope holds (a custom key: its own list, deduplicated, in table order). */
+export function keyPermissions(scope: KeyScope | 'custom', custom: readonly string[] | null): Permission[] {
+  if (scope !== 'custom') return [...KEY_SCOPES[scope]];
+  return KEY_PERMISSIONS.filter((p) => custom?.includes(p));
+}
+
+/**
+ * What a route needs: a permission; `public` (no credential: session-starting auth routes,
+ * signed provider callbacks); `self` (a signed-in person acting on their own account, any
+ * role, no API key); `admin` (an admin key; never a tenant credential).
+ */
+export type RouteAccess = Permission | 'public' | 'self' | 'admin';
+
+/** Every route of the gateway's route table, `METHOD /path` as in the spec, and what it needs. */
+export const ROUTE_ACCESS = {
+  'POST /api/v1/auth/signup': 'public',
+  'POST /api/v1/auth/login': 'public',
+  'POST /api/v1/auth/refresh': 'public',
+  'POST /api/v1/auth/logout': 'self',
+  'GET /api/v1/user/me': 'self',
+  'POST /api/v1/keys': 'keys.manage',
+  'GET /api/v1/keys': 'keys.read',
+  'GET /api/v1/keys/{id}': 'keys.read',
+  'DELETE /api/v1/keys/{id}': 'keys.manage',
+  'GET /api/v1/org': 'org.read',
+  'PATCH /api/v1/org': 'org.manage',
+  'POST /api/v1/inboxes': 'inboxes.write',
+  'GET /api/v1/inboxes': 'inboxes.read',
+  'GET /api/v1/inboxes/{id}': 'inboxes.read',
+  'PATCH /api/v1/inboxes/{id}': 'inboxes.write',
+  'DELETE /api/v1/inboxes/{id}': 'inboxes.write',
+  'POST /api/v1/inboxes/{id}/resume': 'inboxes.write',
+  'GET /api/v1/inboxes/{inbox_id}/messages': 'mail.read',
+  'GET /api/v1/inboxes/{inbox_id}/messages/{message_id}': 'mail.read',
+  'GET /api/v1/inboxes/{inbox_id}/messages/{message_id}/raw': 'mail.read',
+  'GET /api/v1/inboxes/{inbox_id}/messages/{message_id}/attachments/{attachment_id}': 'mail.read',
+  'POST /api/v1/inboxes/{inbox_id}/messages/{message_id}/reply': 'mail.send',
+  'POST /api/v1/inboxes/{inbox_id}/messages/{message_id}/reply-all': 'mail.send',
+  'POST /api/v1/inboxes/{inbox_id}/messages/{message_id}/forward': 'mail.send',
+  'POST /api/v1/inboxes/{inbox_id}/messages/send': 'mail.send',
+  'GET /api/v1/suppressions': 'suppressions.read',
+  'POST /api/v1/suppressions': 'suppressions.manage',
+  'DELETE /api/v1/suppressions/{address}': 'suppressions.manage',
+  'GET /api/v1/inboxes/{inbox_id}/threads': 'mail.read',
+  'GET /api/v1/inboxes/{inbox_id}/threads/{thread_id}': 'mail.read',
+  'POST /api/v1/messages/{id}/labels': 'mail.label',
+  'DELETE /api/v1/messages/{id}/labels': 'mail.label',
+  'POST /api/v1/threads/{id}/labels': 'mail.label',
+  'DELETE /api/v1/threads/{id}/labels': 'mail.label',
+  'POST /api/v1/labels/batch': 'mail.label',
+  'GET /api/v1/labels': 'mail.read',
+  'POST /api/v1/providers/ses/notifications': 'public',
+  'POST /api/v1/webhooks/endpoints': 'webhooks.manage',
+  'GET /api/v1/webhooks/endpoints': 'webhooks.read',
+  'GET /api/v1/webhooks/endpoints/{id}': 'webhooks.read',
+  'PATCH /api/v1/webhooks/endpoints/{id}': 'webhooks.manage',
+  'DELETE /api/v1/webhooks/endpoints/{id}': 'webhooks.manage',
+  'GET /api/v1/webhooks/endpoints/{id}/deliveries': 'webhooks.read',
+  'POST /api/v1/webhooks/endpoints/{id}/deliveries/{delivery_id}/redeliver': 'webhooks.manage',
+  'POST /api/v1/webhooks/endpoints/{id}/recover': 'webhooks.manage',
+  'GET /api/v1/webhooks/endpoints/{id}/recoveries/{recovery_id}': 'webhooks.read',
+  'POST /api/v1/admin/keys': 'admin',
+  'GET /api/v1/admin/keys': 'admin',
+  'GET /api/v1/admin/keys/{id}': 'admin',
+  'DELETE /api/v1/admin/keys/{id}': 'admin',
+  'GET /api/v1/admin/health': 'admin',
+  'GET /api/v1/admin/health/history': 'admin',
+  'GET /api/v1/admin/alerts': 'admin',
+  'PATCH /api/v1/admin/alerts/{key}': 'admin',
+  'POST /api/v1/admin/orgs/{id}/export': 'admin',
+  'GET /api/v1/admin/exports': 'admin',
+  'GET /api/v1/admin/exports/{id}': 'admin',
+} as const satisfies Record<string, RouteAccess>;
+
+const ROUTE_ACCESS_BY_KEY = new Map<string, RouteAccess>(Object.entries(ROUTE_ACCESS));
+
+/** What the route `METHOD /path` needs, or undefined when the table does not name it. */
+export function routeAccess(method: string, path: string): RouteAccess | undefined {
+  return ROUTE_ACCESS_BY_KEY.get(`${method.toUpperCase()} ${path}`);
+}
 
 /** The org and environment a tenant-owned row belongs to; every tenant query filters on both. */
 export interface Tenant {
@@ -14,25 +165,9 @@ export interface Tenant {
   env_id: string;
 }
 
-interface Grant {
-  roles: readonly Role[];
-  /** Whether an API key (bound to one org and environment, no role) holds it. */
-  apiKeys: boolean;
-  /** What it allows, for the refusal: "an API key cannot <action>". */
-  action: string;
-}
-
-export const PERMISSIONS = {
-  'apiKeys.read': { roles: ROLES, apiKeys: false, action: 'list or read API keys' },
-  'apiKeys.write': { roles: ['owner', 'admin'], apiKeys: false, action: 'create or delete API keys' },
-  'organization.update': { roles: ['owner', 'admin'], apiKeys: false, action: 'change the organization' },
-} as const satisfies Record<string, Grant>;
-
-export type Permission = keyof typeof PERMISSIONS;
-
 /** The caller as a tenant (a user or an API key, acting in one org and environment), or 401. */
 export function tenantOf(auth: AuthContext): TenantContext {
-  if (!isTenant(auth)) throw new AppError('unauthorized', 'this operation needs a user or API key credential');
+  if (auth.kind !== 'user' && auth.kind !== 'api_key') throw new AppError('unauthorized', 'this operation needs a user or API key credential');
   return auth;
 }
 
@@ -42,22 +177,37 @@ export function tenantScope(auth: AuthContext): Tenant {
   return { org_id: t.org_id, env_id: t.env_id };
 }
 
+/** The permissions the caller holds: its role's, or its key's. */
+export function permissionsOf(auth: TenantContext): readonly Permission[] {
+  return auth.kind === 'api_key' ? auth.permissions : ROLE_PERMISSIONS[auth.role];
+}
+
 export function can(auth: TenantContext, permission: Permission): boolean {
-  const grant: Grant = PERMISSIONS[permission];
-  return auth.kind === 'api_key' ? grant.apiKeys : grant.roles.includes(auth.role);
+  return permissionsOf(auth).includes(permission);
 }
 
 /** The tenant caller if it holds the permission; 401 for no tenant credential, 403 for too little. */
 export function authorize(auth: AuthContext, permission: Permission): TenantContext {
   const tenant = tenantOf(auth);
   if (can(tenant, permission)) return tenant;
-  const grant: Grant = PERMISSIONS[permission];
-  throw new AppError(
-    'forbidden',
-    tenant.kind === 'api_key'
-      ? `an API key cannot ${grant.action}; use a user access token`
-      : `only the ${grant.roles.join(' or ')} of the organization can ${grant.action}; your role is ${tenant.role}`,
-  );
+  const action = PERMISSIONS[permission];
+  if (tenant.kind === 'api_key') {
+    throw new AppError(
+      'forbidden',
+      KEY_PERMISSIONS.includes(permission)
+        ? `this API key does not hold ${permission} (to ${action}); its permissions are ${tenant.permissions.join(', ') || 'none'}`
+        : `an API key cannot ${action} (${permission}); use a user access token`,
+    );
+  }
+  const roles = ROLES.filter((r) => ROLE_PERMISSIONS[r].includes(permission));
+  throw new AppError('forbidden', `only the ${roles.join(' or ')} of the organization can ${action} (${permission}); your role is ${tenant.role}`);
+}
+
+/** The caller as a signed-in person (a user access token), or 403 for an API key, 401 for no tenant. */
+export function userOf(auth: AuthContext): Extract<TenantContext, { kind: 'user' }> {
+  const tenant = tenantOf(auth);
+  if (tenant.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
+  return tenant;
 }
 
 /** Operations only services call (never the gateway on a client's behalf). */

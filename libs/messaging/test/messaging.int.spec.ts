@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { NatsConnectionImpl } from '@nats-io/nats-core/internal';
-import { AppError, HEADERS, OBJECT_BUCKETS, newId, type EnvelopeOf, type EventEnvelope } from '@mailroom/contracts';
+import { AppError, HEADERS, KEY_SCOPES, OBJECT_BUCKETS, newId, type EnvelopeOf, type EventEnvelope } from '@mailroom/contracts';
 import { createLogger } from '@mailroom/platform';
 import { createTestContext, waitFor, type TestContext } from '@mailroom/testing';
 import {
@@ -50,7 +50,7 @@ const handlers: RpcHandlers<'orgs'> = {
   'orgs.environment.get': async () => ({ id: envId, org_id: orgId, name: 'x', is_default: true, created_at: new Date().toISOString() }),
 };
 
-const keyAuth = { kind: 'api_key' as const, key_id: newId('apiKey'), org_id: orgId, env_id: envId };
+const keyAuth = { kind: 'api_key' as const, key_id: newId('apiKey'), org_id: orgId, env_id: envId, permissions: [...KEY_SCOPES.full] };
 const call = (auth: Parameters<typeof callRpc>[3]['auth'] = keyAuth) => ({ auth, requestId: 'req-1' });
 
 beforeAll(async () => {

@@ -6,7 +6,7 @@
 import { isAscii, isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod';
-import { AppError, newId, randomHex, type AuthContext, type ErrorDetail, type RpcName } from '@mailroom/contracts';
+import { AppError, authorize, newId, randomHex, type AuthContext, type ErrorDetail, type RouteAccess, type RpcName } from '@mailroom/contracts';
 import { validTraceparent, type CallContext, type RpcClient } from '@mailroom/messaging';
 import type { Logger } from '@mailroom/platform';
 import type { Authenticator } from './auth/authenticator';
@@ -16,7 +16,7 @@ import type { RateLimiter } from './http/rate-limit';
 import { sendDownload } from './http/download';
 import type { BucketName, ObjectStore } from '@mailroom/messaging';
 import { download as downloadSchema } from '@mailroom/contracts';
-import { expressPath, pathPattern, type OpRoute, type PartParser, type PendingRoute, type Route } from './routes';
+import { accessOf, expressPath, pathPattern, type OpRoute, type PartParser, type PendingRoute, type Route } from './routes';
 
 export interface AppDeps {
   routes: Route[];
@@ -227,7 +227,8 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   for (const route of deps.routes) {
-    const handler = route.op ? routeHandler(route, deps) : pendingHandler(route);
+    const access = accessOf(route);
+    const handler = route.op ? routeHandler(route, access, deps) : pendingHandler(route, deps);
     const chain: RequestHandler[] = route.textBody ? [text, handler] : route.body ? [requireJson(route), json, handler] : [handler];
     for (const path of [route.path, ...(route.aliases ?? [])]) app[route.method](expressPath(path), ...chain);
   }
@@ -288,15 +289,25 @@ function strictQuery(schema: z.ZodType | undefined): z.ZodType {
   return schema instanceof z.ZodObject ? schema.strict() : schema;
 }
 
-/** A route whose operation does not exist yet answers 501, whoever asks. */
-function pendingHandler(route: PendingRoute): RequestHandler {
-  return (_req, res) => {
-    sendError(res, new AppError('not_implemented', `${route.method.toUpperCase()} ${route.path} is not available yet`), locals(res).requestId);
+/**
+ * A route whose operation does not exist yet answers 501, but a credential it would never
+ * take (a tenant's on an admin route) is refused first, as it will be once the route exists.
+ */
+function pendingHandler(route: PendingRoute, deps: AppDeps): RequestHandler {
+  return async (req, res) => {
+    const { requestId, traceparent } = locals(res);
+    try {
+      await deps.authenticator.authenticate(route.auth, req.get('authorization'), undefined, { requestId, traceparent });
+      throw new AppError('not_implemented', `${route.method.toUpperCase()} ${route.path} is not available yet`);
+    } catch (err) {
+      const appErr = err instanceof AppError ? err : new AppError('internal_error', 'internal error', { cause: err });
+      sendError(res, appErr.code === 'not_implemented' ? new AppError('not_implemented', `${route.method.toUpperCase()} ${route.path} is not available yet`) : appErr, requestId);
+    }
   };
 }
 
 /** The handler of a route of `Op`: the request its parts make is `Op`'s, so the call is typed end to end. */
-function routeHandler<Op extends RpcName>(route: OpRoute<Op>, deps: AppDeps): RequestHandler {
+function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAccess, deps: AppDeps): RequestHandler {
   // A provider's callback (auth 'signature') is called at the URL an operator subscribed, query and all.
   const parse = partParser(route.auth === 'signature' ? undefined : strictQuery(route.query));
   return async (req, res) => {
@@ -320,6 +331,8 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, deps: AppDeps): Re
           throw err;
         }
         await limit(deps.limiter, principalOf(auth));
+        // The permission table, before the request is read: a caller without the power learns nothing of the input's rules.
+        if (access !== 'public' && access !== 'self' && access !== 'admin') authorize(auth, access);
       }
       if (!queryIsUtf8(req.originalUrl)) {
         throw new AppError('invalid_request', 'request query is invalid', { details: [{ path: 'query', message: 'must be UTF-8 once percent-decoded' }] });

@@ -1,6 +1,6 @@
 /** The OpenAPI 3.1 document, generated from the route table and the contracts' zod schemas. */
 import { z } from 'zod';
-import { ERROR_CODES } from '@mailroom/contracts';
+import { ERROR_CODES, KEY_SCOPE_NAMES, KEY_SCOPES, ROLE_PERMISSIONS, ROLES, routeAccess, type RouteAccess } from '@mailroom/contracts';
 import { responseSchemaOf, type Route } from './routes';
 
 type JsonSchema = Record<string, unknown>;
@@ -47,6 +47,25 @@ function parametersOf(route: Route): unknown[] {
 
 const errorRef = { $ref: '#/components/responses/Error' };
 
+/** Who may call a route, in words, from the permission table. */
+function accessText(access: RouteAccess | undefined): string {
+  switch (access) {
+    case undefined:
+      return 'Not in the permission table.';
+    case 'public':
+      return 'No credential.';
+    case 'self':
+      return 'A signed-in user (access token), any role; not an API key.';
+    case 'admin':
+      return 'An admin key only.';
+    default: {
+      const roles = ROLES.filter((r) => ROLE_PERMISSIONS[r].includes(access));
+      const scopes = KEY_SCOPE_NAMES.filter((s) => KEY_SCOPES[s].includes(access));
+      return `Needs permission \`${access}\`: roles ${roles.join(', ')}; API keys ${scopes.length ? `of scope ${scopes.join(', ')} or a custom list holding it` : 'never'}.`;
+    }
+  }
+}
+
 export function buildOpenApi(routes: Route[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -55,6 +74,8 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
     const operation = {
       operationId: route.op ?? `${route.method}${route.path.replace(/[^a-zA-Z0-9]+/g, '_')}`,
       summary: route.summary,
+      description: accessText(routeAccess(route.method, route.path)),
+      'x-permission': routeAccess(route.method, route.path) ?? null,
       tags: [route.tag],
       security: route.auth === 'none' || route.auth === 'signature' ? [] : [{ bearer: [] }],
       parameters: parametersOf(route),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { RPC, apiKeyCreateRequest, idSchema, inboxUpdateRequest, loginRequest, pageQuery } from '@mailroom/contracts';
-import { expressPath, pathPattern, route, ROUTES, type PartParser } from './routes';
+import { RPC, ROUTE_ACCESS, apiKeyCreateRequest, idSchema, inboxUpdateRequest, loginRequest, pageQuery } from '@mailroom/contracts';
+import { accessOf, expressPath, pathPattern, route, ROUTES, type PartParser, type Route } from './routes';
 
 describe('route table', () => {
   it('converts paths for express and matches them for 405 detection', () => {
@@ -27,6 +27,21 @@ describe('route table', () => {
   it('keeps internal operations off the HTTP surface', () => {
     const internal = ['auth.apikey.verify', 'auth.jwks.get', 'orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.environment.get', 'mail-send.outbound.check', 'mailbox.inbox.resolve'];
     expect(ROUTES.filter((r) => r.op && internal.includes(r.op))).toEqual([]);
+  });
+});
+
+describe('the permission table', () => {
+  it('names every route of the route table, and no route that is not in it', () => {
+    for (const r of ROUTES) expect(() => accessOf(r)).not.toThrow();
+    const served = new Set(ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path}`));
+    expect(Object.keys(ROUTE_ACCESS).filter((k) => !served.has(k))).toEqual([]);
+  });
+
+  it('refuses to build a route it does not name, or names for another credential', () => {
+    const stray: Route = { method: 'get', path: '/api/v1/nowhere', auth: 'tenant', summary: 's', tag: 'T' };
+    expect(() => accessOf(stray)).toThrow(/not in the permission table/);
+    expect(() => accessOf({ ...stray, path: '/api/v1/inboxes', auth: 'none' })).toThrow(/takes auth none but the permission table says inboxes.read/);
+    expect(() => accessOf({ ...stray, path: '/api/v1/admin/keys', auth: 'tenant' })).toThrow(/says admin/);
   });
 });
 

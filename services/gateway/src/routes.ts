@@ -30,6 +30,8 @@ import {
   webhookRecoverBody,
   webhookRecoveryParams,
   webhookRedeliverParams,
+  routeAccess,
+  type RouteAccess,
   type RpcName,
   type RpcRequest,
 } from '@mailroom/contracts';
@@ -209,6 +211,19 @@ export const ROUTES: Route[] = [
   notYet('get', '/api/v1/admin/exports', 'List exports', 'Admin'),
   notYet('get', '/api/v1/admin/exports/{id}', 'Get an export', 'Admin'),
 ];
+
+/**
+ * What a route needs, from the one permission table (libs/contracts ROUTE_ACCESS). A route the
+ * table does not name, or names for another kind of credential than the route takes, does not
+ * build: no route is served without a decision on who may call it.
+ */
+export function accessOf(route: Route): RouteAccess {
+  const access = routeAccess(route.method, route.path);
+  if (access === undefined) throw new Error(`${route.method.toUpperCase()} ${route.path} is not in the permission table (libs/contracts permissions.ts ROUTE_ACCESS)`);
+  const expected = access === 'public' ? ['none', 'signature'] : access === 'self' ? ['user'] : access === 'admin' ? ['admin'] : ['tenant', 'user'];
+  if (!expected.includes(route.auth)) throw new Error(`${route.method.toUpperCase()} ${route.path} takes auth ${route.auth} but the permission table says ${access}`);
+  return access;
+}
 
 /** The response schema of a route, for the OpenAPI document. */
 export function responseSchemaOf(route: Route): z.ZodType | undefined {

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createDb, sql, type Kysely } from '@mailroom/db';
 import { callRpc, connectBus, publishEvent, type Bus } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
-import { newId, type AuthContext } from '@mailroom/contracts';
+import { KEY_SCOPES, newId, type AuthContext } from '@mailroom/contracts';
 import { createTestContext, messageReceivedEvent, waitFor, WebhookReceiver, type TestContext } from '@mailroom/testing';
 import { slotShare } from '../src/delivery/dispatcher';
 
@@ -64,7 +64,7 @@ function exited(child: ChildProcess): Promise<number | null> {
 
 function tenantCall() {
   const tenant = { org_id: newId('organization'), env_id: newId('environment') };
-  const auth: AuthContext = { kind: 'api_key', key_id: newId('apiKey'), ...tenant };
+  const auth: AuthContext = { kind: 'api_key', key_id: newId('apiKey'), ...tenant, permissions: [...KEY_SCOPES.full] };
   return { tenant, call: { auth, requestId: newId('request') } };
 }
 

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import net, { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { callRpc, connectBus, publishEvent, type Bus } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
-import { newId, type AuthContext } from '@mailroom/contracts';
+import { KEY_SCOPES, newId, type AuthContext } from '@mailroom/contracts';
 import { bootServices, createTestContext, messageReceivedEvent, waitFor, WebhookReceiver, type BootedServices, type TestContext } from '@mailroom/testing';
 import { IpPolicy } from '../src/domain/ip-policy';
 import { RESPONSE_KEEP_LIMIT, WebhookHttpClient, type PostResult } from '../src/delivery/http-client';
@@ -264,7 +264,7 @@ describe('the service with the guard on', () => {
   let svc: BootedServices;
   let bus: Bus;
   const tenant = { org_id: newId('organization'), env_id: newId('environment') };
-  const auth: AuthContext = { kind: 'api_key', key_id: newId('apiKey'), ...tenant };
+  const auth: AuthContext = { kind: 'api_key', key_id: newId('apiKey'), ...tenant, permissions: [...KEY_SCOPES.full] };
   const call = { auth, requestId: 'ssrf-test' };
 
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 /** HTTP and RPC shapes of users, sessions, organizations, environments and API keys. */
 import { z } from 'zod';
 import { emailAddress } from '../address';
-import { roleSchema } from '../auth-context';
+import { keyPermissionList, keyScopeSchema, permissionSchema, roleSchema } from '../permissions';
 import { idSchema } from '../ids';
 import { pageOf, pageQuery } from '../pagination';
 import { isoTimestamp } from '../time';
@@ -93,6 +93,10 @@ export const apiKey = z.object({
   env_id: idSchema('environment'),
   /** The first characters of the key, to recognise it; the key itself is never shown again. */
   key_prefix: z.string(),
+  /** full, read_only, send_only, or custom (an explicit list). */
+  scope: keyScopeSchema,
+  /** What the key holds: its scope's permissions, or its own list. */
+  permissions: z.array(permissionSchema),
   created_by: idSchema('user').nullable(),
   created_at: isoTimestamp,
   last_used_at: isoTimestamp.nullable(),
@@ -101,10 +105,21 @@ export type ApiKey = z.infer<typeof apiKey>;
 
 export const apiKeyCreated = apiKey.extend({ key: z.string() });
 
-export const apiKeyCreateRequest = z.strictObject({
-  name: z.string().trim().min(1).max(100),
-  env_id: idSchema('environment').optional(),
-});
+export const apiKeyCreateRequest = z
+  .strictObject({
+    name: z.string().trim().min(1).max(100),
+    env_id: idSchema('environment').optional(),
+    /** full (default: what a member may do in the environment), read_only, send_only; custom with `permissions`. */
+    scope: keyScopeSchema.optional(),
+    /** An explicit list of permissions (scope custom, which may then be omitted). */
+    permissions: keyPermissionList.optional(),
+  })
+  .superRefine((r, ctx) => {
+    if (r.permissions && r.scope !== undefined && r.scope !== 'custom') {
+      ctx.addIssue({ code: 'custom', path: ['permissions'], message: `a key of scope ${r.scope} has that scope's permissions; give scope custom (or no scope) with a list` });
+    }
+    if (r.scope === 'custom' && !r.permissions) ctx.addIssue({ code: 'custom', path: ['permissions'], message: 'a custom key needs its list of permissions' });
+  });
 
 export const apiKeyList = pageOf(apiKey);
 export const idParam = (kind: Parameters<typeof idSchema>[0]) => z.object({ id: idSchema(kind) });
@@ -113,6 +128,8 @@ export const apiKeyVerification = z.object({
   key_id: idSchema('apiKey'),
   org_id: idSchema('organization'),
   env_id: idSchema('environment'),
+  scope: keyScopeSchema,
+  permissions: z.array(permissionSchema),
 });
 
 export const jwk = z.looseObject({ kty: z.string(), kid: z.string(), alg: z.string() });

@@ -1,10 +1,12 @@
 /**
  * API keys: `mr_` + 43 base62 characters (256 bits), shown once, stored as SHA-256.
- * A key is bound to one organization and one environment. People with the owner or
- * admin role manage them; keys cannot manage keys.
+ * A key is bound to one organization and one environment, and holds a permission set: a
+ * named scope (full, read_only, send_only) or an explicit list (libs/contracts
+ * permissions.ts). People with keys.manage (owner, admin) create and revoke them; keys
+ * cannot manage keys.
  */
 import { randomBytes } from 'node:crypto';
-import { AppError, authorize, decodePageToken, encodePageToken, idSchema, newId, type ApiKey, type TenantContext } from '@mailroom/contracts';
+import { AppError, authorize, decodePageToken, encodePageToken, idSchema, keyPermissions, KEY_PERMISSIONS, newId, type ApiKey, type KeyScope, type Permission, type TenantContext } from '@mailroom/contracts';
 import { sha256, type Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { ApiKeyPublicRow, ApiKeyRepository } from '../repo/api-key.repository';
@@ -36,16 +38,37 @@ function toApiKey(row: ApiKeyPublicRow): ApiKey {
     org_id: row.org_id,
     env_id: row.env_id,
     key_prefix: row.key_prefix,
+    scope: row.scope,
+    permissions: keyPermissions(row.scope, row.permissions),
     created_by: row.created_by,
     created_at: row.created_at.toISOString(),
     last_used_at: row.last_used_at?.toISOString() ?? null,
   };
 }
 
+/**
+ * What is stored of a requested permission set: a named scope alone (resolved when the key is
+ * used), or `custom` with its list. A list is checked against what keys may hold (the request
+ * schema did it already; this keeps the rule where the key is made).
+ */
+export function scopeOf(input: { scope?: KeyScope | 'custom' | undefined; permissions?: readonly Permission[] | undefined }): { scope: KeyScope | 'custom'; permissions: Permission[] | null } {
+  const requested = input.permissions;
+  if (!requested) {
+    if (input.scope === 'custom') throw new AppError('invalid_request', 'a custom key needs its list of permissions', { details: [{ path: 'permissions', message: 'required when scope is custom' }] });
+    return { scope: input.scope ?? 'full', permissions: null };
+  }
+  if (input.scope !== undefined && input.scope !== 'custom') {
+    throw new AppError('invalid_request', `a key of scope ${input.scope} has that scope's permissions`, { details: [{ path: 'permissions', message: 'give scope custom (or no scope) with a list' }] });
+  }
+  const refused = requested.filter((p) => !KEY_PERMISSIONS.includes(p));
+  if (refused.length) throw new AppError('invalid_request', `an API key cannot hold ${refused.join(', ')}`, { details: [{ path: 'permissions', message: `a key holds at most ${KEY_PERMISSIONS.join(', ')}` }] });
+  return { scope: 'custom', permissions: KEY_PERMISSIONS.filter((p) => requested.includes(p)) };
+}
+
 const cursor = z.object({ before: idSchema('apiKey') });
 
 /** Keys are managed by people: an API key holds neither permission, so the caller is a user. */
-function manager(ctx: TenantContext, permission: 'apiKeys.read' | 'apiKeys.write'): Extract<TenantContext, { kind: 'user' }> {
+function manager(ctx: TenantContext, permission: 'keys.read' | 'keys.manage'): Extract<TenantContext, { kind: 'user' }> {
   const user = authorize(ctx, permission);
   if (user.kind !== 'user') throw new AppError('forbidden', 'an API key cannot manage API keys');
   return user;
@@ -59,8 +82,12 @@ export class ApiKeys {
     private readonly clock: Clock,
   ) {}
 
-  async create(ctx: TenantContext, input: { name: string; env_id?: string | undefined }): Promise<ApiKey & { key: string }> {
-    const user = manager(ctx, 'apiKeys.write');
+  async create(
+    ctx: TenantContext,
+    input: { name: string; env_id?: string | undefined; scope?: KeyScope | 'custom' | undefined; permissions?: Permission[] | undefined },
+  ): Promise<ApiKey & { key: string }> {
+    const user = manager(ctx, 'keys.manage');
+    const { scope, permissions } = scopeOf(input);
     const envId = input.env_id ?? user.env_id;
     if (envId !== user.env_id) await this.orgs.environment(user.org_id, envId);
     const key = newApiKeySecret();
@@ -72,6 +99,8 @@ export class ApiKeys {
       name: input.name,
       key_hash: sha256(key),
       key_prefix: key.slice(0, 10),
+      scope,
+      permissions,
       created_by: user.user_id,
       created_at: now,
     };
@@ -80,7 +109,7 @@ export class ApiKeys {
   }
 
   async list(ctx: TenantContext, q: { limit: number; page_token?: string | undefined }): Promise<{ data: ApiKey[]; next_page_token: string | null }> {
-    const user = manager(ctx, 'apiKeys.read');
+    const user = manager(ctx, 'keys.read');
     let before: string | undefined;
     if (q.page_token) {
       const c = decodePageToken(q.page_token, cursor);
@@ -94,25 +123,25 @@ export class ApiKeys {
   }
 
   async get(ctx: TenantContext, id: string): Promise<ApiKey> {
-    const user = manager(ctx, 'apiKeys.read');
+    const user = manager(ctx, 'keys.read');
     const row = await this.repo.findLive(user.org_id, id);
     if (!row) throw AppError.notFound('API key');
     return toApiKey(row);
   }
 
   async revoke(ctx: TenantContext, id: string): Promise<void> {
-    const user = manager(ctx, 'apiKeys.write');
+    const user = manager(ctx, 'keys.manage');
     if (!(await this.repo.revoke(user.org_id, id, this.clock.now()))) throw AppError.notFound('API key');
     await this.revocations.apiKeyRevoked({ key_id: id, org_id: user.org_id });
   }
 
-  /** For the gateway: which org and environment a presented key acts in. */
-  async verify(key: string): Promise<{ key_id: string; org_id: string; env_id: string }> {
+  /** For the gateway: which org and environment a presented key acts in, and what it may do there. */
+  async verify(key: string): Promise<{ key_id: string; org_id: string; env_id: string; scope: KeyScope | 'custom'; permissions: Permission[] }> {
     const invalid = new AppError('unauthorized', 'API key is invalid or has been revoked');
     if (!KEY_PATTERN.test(key)) throw invalid;
     const row = await this.repo.findLiveByHash(sha256(key));
     if (!row) throw invalid;
     await this.repo.touch(row.id, this.clock.now());
-    return { key_id: row.id, org_id: row.org_id, env_id: row.env_id };
+    return { key_id: row.id, org_id: row.org_id, env_id: row.env_id, scope: row.scope, permissions: keyPermissions(row.scope, row.permissions) };
   }
 }

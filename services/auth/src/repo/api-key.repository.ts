@@ -3,7 +3,7 @@ import { sql, type Executor, type Kysely, type Selectable } from '@mailroom/db';
 import type { ApiKeyTable, AuthDb } from './tables';
 
 export type ApiKeyRow = Selectable<ApiKeyTable>;
-const LIVE_COLUMNS = ['id', 'org_id', 'env_id', 'name', 'key_prefix', 'created_by', 'created_at', 'last_used_at'] as const;
+const LIVE_COLUMNS = ['id', 'org_id', 'env_id', 'name', 'key_prefix', 'scope', 'permissions', 'created_by', 'created_at', 'last_used_at'] as const;
 export type ApiKeyPublicRow = Pick<ApiKeyRow, (typeof LIVE_COLUMNS)[number]>;
 
 export class ApiKeyRepository {
@@ -13,10 +13,10 @@ export class ApiKeyRepository {
     return ex.insertInto('api_keys').values(row).execute();
   }
 
-  findLiveByHash(hash: Buffer, ex: Executor<AuthDb> = this.db): Promise<Pick<ApiKeyRow, 'id' | 'org_id' | 'env_id'> | undefined> {
+  findLiveByHash(hash: Buffer, ex: Executor<AuthDb> = this.db): Promise<Pick<ApiKeyRow, 'id' | 'org_id' | 'env_id' | 'scope' | 'permissions'> | undefined> {
     return ex
       .selectFrom('api_keys')
-      .select(['id', 'org_id', 'env_id'])
+      .select(['id', 'org_id', 'env_id', 'scope', 'permissions'])
       .where('key_hash', '=', hash)
       .where('revoked_at', 'is', null)
       .executeTakeFirst();

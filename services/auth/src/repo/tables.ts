@@ -1,4 +1,5 @@
 import type { ColumnType, Transaction } from '@mailroom/db';
+import type { KeyScope } from '@mailroom/contracts';
 
 type Timestamp = ColumnType<Date, Date | undefined, Date>;
 type Json<T> = ColumnType<T, string, string>;
@@ -51,6 +52,9 @@ export interface ApiKeyTable {
   name: string;
   key_hash: Buffer;
   key_prefix: string;
+  scope: ColumnType<KeyScope | 'custom', KeyScope | 'custom' | undefined, never>;
+  /** The explicit list of a custom key; null for a named scope. */
+  permissions: ColumnType<string[] | null, string[] | null | undefined, never>;
   created_by: string | null;
   created_at: Timestamp;
   last_used_at: Date | null;

@@ -103,8 +103,12 @@ export class Authenticator {
 
   async authenticate(mode: AuthMode, authorization: string | undefined, envHeader: string | undefined, call: Omit<CallContext, 'auth'>): Promise<AuthContext> {
     if (mode === 'none' || mode === 'signature') return { kind: 'anonymous' };
-    if (mode === 'admin') throw new AppError('not_implemented', 'admin operations are not available yet');
     const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization ?? '');
+    if (mode === 'admin') {
+      // Admin routes take admin keys only: a tenant's credential is refused before anything else.
+      if (match && (match[1]!.startsWith('mr_') || match[1]!.split('.').length === 3)) throw new AppError('forbidden', 'admin operations take an admin key, not an API key or access token');
+      throw new AppError('not_implemented', 'admin operations are not available yet');
+    }
     if (!match) throw unauthorized('send your credential as "Authorization: Bearer <API key or access token>"');
     const token = match[1]!;
     if (envHeader !== undefined && !idSchema('environment').safeParse(envHeader).success) {
@@ -116,7 +120,7 @@ export class Authenticator {
       if (envHeader !== undefined && envHeader !== key.env_id) {
         throw new AppError('forbidden', 'this API key is bound to another environment than X-Env-Id');
       }
-      return { kind: 'api_key', key_id: key.key_id, org_id: key.org_id, env_id: key.env_id };
+      return { kind: 'api_key', key_id: key.key_id, org_id: key.org_id, env_id: key.env_id, permissions: key.permissions };
     }
     if (token.split('.').length === 3) {
       const user = await this.verifyAccessToken(token, call);

@@ -67,7 +67,7 @@ export class Organizations {
     return toOrganization(row);
   }
 
-  /** Renames, pauses or resumes the caller's organization (permission `organization.update`, checked by the caller). */
+  /** Renames, pauses or resumes the caller's organization (permission `org.manage`, checked by the caller). */
   async update(auth: TenantContext, req: { name?: string | undefined; status?: OrganizationStatus | undefined }): Promise<Organization> {
     if (!(await this.repo.update(auth.org_id, { ...req, now: this.clock.now() }))) throw AppError.notFound('organization');
     return this.get(auth.org_id);

@@ -18,7 +18,7 @@ export function orgsHandlers(orgs: Organizations): RpcHandlers<'orgs'> {
       if (req.org_id && req.org_id !== own) throw AppError.notFound('organization');
       return orgs.get(own);
     },
-    'orgs.organization.update': (req, { auth }) => orgs.update(authorize(auth, 'organization.update'), req),
+    'orgs.organization.update': (req, { auth }) => orgs.update(authorize(auth, 'org.manage'), req),
     'orgs.membership.listForUser': async (req, { auth }) => {
       requireService(auth);
       return { data: await orgs.membershipsOf(req.user_id) };

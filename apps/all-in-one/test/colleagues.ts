@@ -1,0 +1,41 @@
+/**
+ * Colleagues in a tenant's organization, for tests of roles. Until invitations (and
+ * switch-org) exist, a colleague is made the way they will make one: a user signs up, a
+ * membership row with the role is written in the orgs schema, the user's session is pointed
+ * at the organization in the auth schema, and a refresh over HTTP then issues a token for it
+ * (refresh reads the membership, as it does for every token).
+ */
+import { createDb, sql, type Kysely } from '@mailroom/db';
+import { newId, type Role } from '@mailroom/contracts';
+import type { ApiClient, Tenant } from '@mailroom/testing';
+
+export interface Colleague {
+  user_id: string;
+  email: string;
+  role: Role;
+  /** An access token acting in the tenant's organization with the role. */
+  token: string;
+  refreshToken: string;
+}
+
+export async function addColleague(
+  databaseUrl: string,
+  anon: ApiClient,
+  org: Pick<Tenant, 'org_id'>,
+  signUp: () => Promise<Tenant>,
+  role: Role,
+): Promise<Colleague> {
+  const person = await signUp();
+  const me = await anon.get('/api/v1/user/me', { token: person.accessToken });
+  const userId: string = me.body.id;
+  const db: Kysely<unknown> = createDb<unknown>({ url: databaseUrl, schema: 'public', max: 1 });
+  try {
+    await sql`insert into orgs.members (id, org_id, user_id, role) values (${newId('member')}, ${org.org_id}, ${userId}, ${role})`.execute(db);
+    await sql`update auth.sessions set org_id = ${org.org_id} where user_id = ${userId}`.execute(db);
+  } finally {
+    await db.destroy();
+  }
+  const refreshed = await anon.post('/api/v1/auth/refresh', { refresh_token: person.refreshToken });
+  if (refreshed.status !== 200) throw new Error(`refresh of the ${role} answered ${refreshed.status}: ${refreshed.text}`);
+  return { user_id: userId, email: person.email, role, token: refreshed.body.access_token, refreshToken: refreshed.body.refresh_token };
+}
