@@ -8,6 +8,7 @@ import { EVENT_TYPES, eventEnvelope, type EventType } from './events';
 import { WORK_ITEMS } from './mail';
 import { idSchema } from './ids';
 import { isoTimestamp } from './time';
+import { roleSchema } from './permissions';
 
 export interface StreamSpec {
   subjects: string[];
@@ -37,6 +38,14 @@ export const STREAMS = {
     maxAgeSeconds: 3_600,
     duplicateWindowSeconds: 120,
     description: 'Auth facts: session and API key revocations',
+  },
+  /** Facts of the orgs service other services react to (membership changes); short-lived. */
+  ORGS_FACTS: {
+    subjects: ['internal.orgs.>'],
+    retention: 'limits',
+    maxAgeSeconds: 3_600,
+    duplicateWindowSeconds: 120,
+    description: 'Orgs facts: members removed and roles changed',
   },
   /** Work queue: accepted inbound mail, one item per SMTP transaction, consumed by mailbox. */
   MAIL_INBOUND: {
@@ -101,6 +110,14 @@ export const FACTS = {
   'internal.auth.apikey.revoked': z.object({
     key_id: idSchema('apiKey'),
     org_id: idSchema('organization'),
+  }),
+  /** A person's membership changed: their role now, or null once they are no longer a member. */
+  'internal.orgs.member.changed': z.object({
+    org_id: idSchema('organization'),
+    user_id: idSchema('user'),
+    member_id: idSchema('member'),
+    role: roleSchema.nullable(),
+    changed_at: isoTimestamp,
   }),
 } as const;
 

@@ -8,6 +8,7 @@ export * from './pagination';
 export * from './auth-context';
 export * from './rpc';
 export * from './api/accounts';
+export * from './api/members';
 export * from './api/mailbox';
 export * from './api/send';
 export * from './mail';

@@ -95,7 +95,7 @@ describe('permissions', () => {
     expect(routeAccess('GET', 'constructor')).toBeUndefined();
     // Every permission guards a route, but those of routes not built yet.
     const used = new Set<string>(Object.values(ROUTE_ACCESS));
-    expect(PERMISSION_NAMES.filter((p) => !used.has(p))).toEqual(['members.read', 'members.manage', 'domains.read', 'domains.manage']);
+    expect(PERMISSION_NAMES.filter((p) => !used.has(p))).toEqual(['domains.read', 'domains.manage']);
   });
 
   it('keeps internal operations to services', () => {

@@ -104,6 +104,12 @@ export const ROUTE_ACCESS = {
   'DELETE /api/v1/keys/{id}': 'keys.manage',
   'GET /api/v1/org': 'org.read',
   'PATCH /api/v1/org': 'org.manage',
+  'GET /api/v1/org/members': 'members.read',
+  'GET /api/v1/org/members/{id}': 'members.read',
+  'PATCH /api/v1/org/members/{id}': 'members.manage',
+  'DELETE /api/v1/org/members/{id}': 'members.manage',
+  // Leaving needs no power over others: anyone but the owner may leave.
+  'POST /api/v1/org/members/leave': 'self',
   'POST /api/v1/inboxes': 'inboxes.write',
   'GET /api/v1/inboxes': 'inboxes.read',
   'GET /api/v1/inboxes/{id}': 'inboxes.read',

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import * as a from './api/accounts';
 import * as m from './api/mailbox';
+import * as mem from './api/members';
 import * as snd from './api/send';
 import * as w from './api/webhooks';
 import { idSchema } from './ids';
@@ -26,6 +27,11 @@ export const RPC = {
   'auth.apikey.get': { request: a.idParam('apiKey'), response: a.apiKey },
   'auth.apikey.delete': { request: a.idParam('apiKey'), response: empty },
   'auth.apikey.verify': { request: z.object({ key: z.string().min(1).max(256) }), response: a.apiKeyVerification },
+  /** Names and emails of people, for lists of members (services only; unknown ids are left out). */
+  'auth.user.profiles': {
+    request: z.object({ user_ids: z.array(idSchema('user')).max(mem.USER_PROFILES_MAX) }),
+    response: z.object({ data: z.array(mem.userProfile) }),
+  },
   // orgs
   'orgs.organization.createForOwner': {
     request: z.object({ owner_user_id: idSchema('user'), name: z.string().min(1).max(200) }),
@@ -41,6 +47,11 @@ export const RPC = {
     request: z.object({ user_id: idSchema('user') }),
     response: z.object({ data: z.array(a.membership) }),
   },
+  'orgs.member.list': { request: a.pageQuery, response: mem.memberList },
+  'orgs.member.get': { request: mem.memberId, response: mem.member },
+  'orgs.member.update': { request: mem.memberId.extend(mem.memberUpdateBody.shape), response: mem.member },
+  'orgs.member.remove': { request: mem.memberId, response: empty },
+  'orgs.member.leave': { request: empty, response: empty },
   'orgs.environment.get': {
     request: z.object({ org_id: idSchema('organization'), env_id: idSchema('environment') }),
     response: a.environment,

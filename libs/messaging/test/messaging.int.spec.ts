@@ -48,6 +48,16 @@ const handlers: RpcHandlers<'orgs'> = {
     data: [{ org_id: orgId, org_name: `${c.requestId}|${c.traceparent}|${c.client?.ip}`, role: 'owner', default_env_id: envId }],
   }),
   'orgs.environment.get': async () => ({ id: envId, org_id: orgId, name: 'x', is_default: true, created_at: new Date().toISOString() }),
+  // Not called here: the orgs service's own operations, answered as a stand-in would.
+  'orgs.member.list': async () => ({ data: [], next_page_token: null }),
+  'orgs.member.get': async () => {
+    throw AppError.notFound('member');
+  },
+  'orgs.member.update': async () => {
+    throw AppError.notFound('member');
+  },
+  'orgs.member.remove': async () => ({}),
+  'orgs.member.leave': async () => ({}),
 };
 
 const keyAuth = { kind: 'api_key' as const, key_id: newId('apiKey'), org_id: orgId, env_id: envId, permissions: [...KEY_SCOPES.full] };

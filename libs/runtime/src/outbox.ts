@@ -1,5 +1,5 @@
 /**
- * Transactional outbox: an event (or a work item) that must match a database write is
+ * Transactional outbox: an event (or a work item, or an internal fact) that must match a database write is
  * inserted in the same transaction (table `outbox` in the service's schema: id text primary
  * key, subject text (null = a public event), payload text, created_at, published_at; see
  * services/mailbox/migrations), then relayed to JetStream after the commit and deleted,
@@ -7,7 +7,7 @@
  * right after a commit (kick) and on an interval for what a crash or an outage left behind;
  * several instances share the work with SKIP LOCKED.
  */
-import { AppError, WORK_ITEMS, eventEnvelope, eventSubject, eventTypeSchema, workSubjectSchema, type EventEnvelope, type WorkSubject } from '@mailroom/contracts';
+import { AppError, FACTS, WORK_ITEMS, eventEnvelope, eventSubject, eventTypeSchema, workSubjectSchema, type EventEnvelope, type Fact, type FactSubject, type WorkSubject } from '@mailroom/contracts';
 import { z } from 'zod';
 import { sql, type Kysely, type Transaction } from '@mailroom/db';
 import { maxBodyBytes, type Bus } from '@mailroom/messaging';
@@ -54,6 +54,12 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
   /** Writes a work item in the caller's transaction; `id` is its msgID (one item per id). */
   async addWork<S extends WorkSubject>(trx: Kysely<DB> | Transaction<DB>, subject: S, id: string, item: z.input<(typeof WORK_ITEMS)[S]>): Promise<void> {
     const row = this.workRow(subject, id, item);
+    await sql`insert into outbox (id, subject, payload) values (${row.id}, ${row.subject}, ${row.payload}) on conflict (id) do nothing`.execute(trx);
+  }
+
+  /** Writes an internal fact (libs/contracts FACTS) in the caller's transaction; `id` is its msgID. */
+  async addFact<S extends FactSubject>(trx: Kysely<DB> | Transaction<DB>, subject: S, id: string, fact: Fact<S>): Promise<void> {
+    const row = this.fitting({ id, subject, payload: JSON.stringify(FACTS[subject].parse(fact)) });
     await sql`insert into outbox (id, subject, payload) values (${row.id}, ${row.subject}, ${row.payload}) on conflict (id) do nothing`.execute(trx);
   }
 
@@ -158,6 +164,10 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
   private async publish(row: OutboxRow): Promise<void> {
     const data = Buffer.from(row.payload);
     if (row.subject !== null) {
+      if (Object.hasOwn(FACTS, row.subject)) {
+        await this.bus.js.publish(this.bus.ns.subject(row.subject), data, { msgID: row.id });
+        return;
+      }
       const subject = workSubjectSchema.safeParse(row.subject);
       if (!subject.success) {
         this.log.error({ id: row.id, subject: row.subject }, 'outbox row names no known work queue; skipped');

@@ -27,6 +27,9 @@ class MemoryUsers implements Users {
     const u = this.users.get(id);
     return u && u.deleted_at === null ? u : undefined;
   }
+  async findProfiles(ids: readonly string[]) {
+    return [...this.users.values()].filter((u) => ids.includes(u.id) && u.deleted_at === null).map(({ id, email, name }) => ({ id, email, name }));
+  }
   async updatePasswordHash(id: string, hash: string): Promise<void> {
     const u = this.users.get(id);
     if (u) u.password_hash = hash;

@@ -130,6 +130,12 @@ export class Accounts {
     return toUser(user);
   }
 
+  /** Names and emails of live accounts among `ids` (for other services' lists); unknown ids are left out. */
+  async profiles(ids: readonly string[]): Promise<{ id: string; email: string; name: string | null }[]> {
+    const rows = await this.users.findProfiles([...new Set(ids)]);
+    return rows.map((r) => ({ id: r.id, email: r.email, name: r.name }));
+  }
+
   /** Revokes in the database, then tells every gateway; repeating it repeats the announcement. */
   private async revoke(session: SessionRow, reason: string): Promise<void> {
     const now = this.clock.now();

@@ -27,6 +27,12 @@ export class UserRepository {
     return ex.selectFrom('users').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
   }
 
+  /** Live accounts among these ids (names and emails for lists of members). */
+  findProfiles(ids: readonly string[], ex: Executor<AuthDb> = this.db): Promise<Pick<UserRow, 'id' | 'email' | 'name'>[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return ex.selectFrom('users').select(['id', 'email', 'name']).where('id', 'in', ids).where('deleted_at', 'is', null).execute();
+  }
+
   async updatePasswordHash(id: string, hash: string, now: Date, ex: Executor<AuthDb> = this.db): Promise<void> {
     await ex.updateTable('users').set({ password_hash: hash, updated_at: now }).where('id', '=', id).execute();
   }

@@ -31,6 +31,10 @@ export function authHandlers(accounts: Accounts, apiKeys: ApiKeys, tokens: Acces
       await apiKeys.revoke(tenantOf(auth), req.id);
       return {};
     },
+    'auth.user.profiles': async (req, { auth }) => {
+      requireService(auth);
+      return { data: await accounts.profiles(req.user_ids) };
+    },
     'auth.apikey.verify': async (req, { auth }) => {
       requireService(auth);
       return apiKeys.verify(req.key);

@@ -1,6 +1,23 @@
 /** What the orgs domain needs from outside it, as plain interfaces; the composition root passes the real ones. */
+import type { Fact, UserProfile } from '@mailroom/contracts';
 import type { Transact as TransactOf } from '@mailroom/platform';
 import type { OrgsTx } from '../repo/tables';
 
 /** One transaction of this service's schema (libs/db `transactor`). */
 export type Transact = TransactOf<OrgsTx>;
+
+/** People's accounts, from auth (names and emails of members); unknown ids are left out. */
+export interface UsersPort {
+  profiles(userIds: string[]): Promise<UserProfile[]>;
+}
+
+/**
+ * Membership facts (internal.orgs.member.changed on ORGS_FACTS): written in the transaction
+ * of the change (the outbox), published after its commit, so gateways learn every committed
+ * change and nothing that rolled back.
+ */
+export interface MembershipFacts {
+  changed(tx: OrgsTx, fact: Fact<'internal.orgs.member.changed'>): Promise<void>;
+  /** Publish what was committed now, not at the relay's next interval. */
+  kick(): void;
+}

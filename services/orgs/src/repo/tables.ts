@@ -29,10 +29,19 @@ export interface MemberTable {
   created_at: Timestamp;
 }
 
+export interface OutboxTable {
+  id: string;
+  subject: string | null;
+  payload: string;
+  created_at: Timestamp;
+  published_at: Date | null;
+}
+
 export interface OrgsDb {
   organizations: OrganizationTable;
   environments: EnvironmentTable;
   members: MemberTable;
+  outbox: OutboxTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */

@@ -1,9 +1,10 @@
 /** The orgs service's operations: parse is done by serveRpc, tenancy is checked here. */
 import { AppError, authorize, requireService, tenantOf } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
+import type { Members } from '../domain/members';
 import type { Organizations } from '../domain/organizations';
 
-export function orgsHandlers(orgs: Organizations): RpcHandlers<'orgs'> {
+export function orgsHandlers(orgs: Organizations, members: Members): RpcHandlers<'orgs'> {
   return {
     'orgs.organization.createForOwner': async (req, { auth }) => {
       requireService(auth);
@@ -22,6 +23,17 @@ export function orgsHandlers(orgs: Organizations): RpcHandlers<'orgs'> {
     'orgs.membership.listForUser': async (req, { auth }) => {
       requireService(auth);
       return { data: await orgs.membershipsOf(req.user_id) };
+    },
+    'orgs.member.list': (req, { auth }) => members.list(auth, req),
+    'orgs.member.get': (req, { auth }) => members.get(auth, req.id),
+    'orgs.member.update': (req, { auth }) => members.changeRole(auth, req.id, req.role),
+    'orgs.member.remove': async (req, { auth }) => {
+      await members.remove(auth, req.id);
+      return {};
+    },
+    'orgs.member.leave': async (_req, { auth }) => {
+      await members.leave(auth);
+      return {};
     },
     'orgs.environment.get': async (req, { auth }) => {
       // Callers ask about an org they act for: a service on a user's behalf, or the tenant itself.
