@@ -3,6 +3,7 @@
  * remove, leave; every refusal of the rules; another organization's ids.
  */
 import type { Role } from '@mailroom/contracts';
+import { waitFor } from '@mailroom/testing';
 import { addColleague, type Colleague } from './colleagues';
 import { usePlatform } from './fixtures';
 
@@ -116,5 +117,51 @@ describe('members', () => {
     expect((await as(viewer).post('/api/v1/org/members/leave')).status).toBe(204);
     const left = (await as(tenant.accessToken).get('/api/v1/org/members?limit=100')).body.data as { user_id: string }[];
     expect(left.some((m) => m.user_id === viewer.user_id)).toBe(false);
+  });
+});
+
+/**
+ * Access follows membership: the change is a fact on ORGS_FACTS, and the gateway acts on the
+ * tokens it names as soon as the fact arrives (not when they expire, 15 minutes on). The waits
+ * are bounded polls on the condition, bounded by the second the product promises.
+ */
+describe('access after a membership change', () => {
+  const bound = { timeoutMs: 1_000, intervalMs: 20 };
+
+  it("refuses a removed member's token, and their refresh", async () => {
+    const member = await join('member');
+    expect((await as(member).get('/api/v1/inboxes')).status).toBe(200);
+    expect((await as(tenant.accessToken).delete(`/api/v1/org/members/${await memberIdOf(member.user_id)}`)).status).toBe(204);
+    const refused = await waitFor(async () => {
+      const res = await as(member).get('/api/v1/inboxes');
+      return res.status === 401 && res;
+    }, { ...bound, what: "the removed member's token to be refused" });
+    expect(refused.body.error.message).toMatch(/no longer a member/);
+    expect((await as(member).get('/api/v1/org')).status).toBe(401);
+    expect((await anon.post('/api/v1/auth/refresh', { refresh_token: member.refreshToken })).status).toBe(401);
+  });
+
+  it("shrinks a demoted admin's powers, and grows them back on promotion, with the token they hold", async () => {
+    const admin = await join('admin');
+    const id = await memberIdOf(admin.user_id);
+    expect((await as(admin).patch('/api/v1/org', { name: 'Renamed by the admin' })).status).toBe(200);
+    expect((await as(tenant.accessToken).patch(`/api/v1/org/members/${id}`, { role: 'viewer' })).status).toBe(200);
+    const refused = await waitFor(async () => {
+      const res = await as(admin).post('/api/v1/inboxes', {});
+      return res.status === 403 && res;
+    }, { ...bound, what: "the demoted admin's write to be refused" });
+    expect(refused.body.error.message).toMatch(/your role is viewer/);
+    expect((await as(admin).patch('/api/v1/org', { name: 'Again' })).status).toBe(403);
+    // What a viewer may do, the same token still does.
+    expect((await as(admin).get('/api/v1/inboxes')).status).toBe(200);
+    expect((await as(tenant.accessToken).patch(`/api/v1/org/members/${id}`, { role: 'member' })).status).toBe(200);
+    await waitFor(async () => (await as(admin).post('/api/v1/inboxes', {})).status === 201, { ...bound, what: 'the promoted viewer to create an inbox' });
+    expect((await as(admin).patch('/api/v1/org', { name: 'Still no' })).status).toBe(403);
+  });
+
+  it("refuses the token of a member who left", async () => {
+    const viewer = await join('viewer');
+    expect((await as(viewer).post('/api/v1/org/members/leave')).status).toBe(204);
+    await waitFor(async () => (await as(viewer).get('/api/v1/inboxes')).status === 401, { ...bound, what: "the leaver's token to be refused" });
   });
 });

@@ -6,6 +6,7 @@ import { connectBus, type Bus } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
 import { ApiClient, bootServices, signUpTenant, waitFor, type BootedServices } from '@mailroom/testing';
 import { SERVICES } from '../src/platform';
+import { addColleague } from './colleagues';
 import { useTestContext } from './fixtures';
 
 const ctx = useTestContext({ RPC_TIMEOUT_MS: '400' });
@@ -99,4 +100,22 @@ it('remembers a logout across a gateway restart', async () => {
   api = await startGateway();
   expect((await api.get('/api/v1/user/me', { token: access })).status).toBe(401);
   expect((await api.get('/api/v1/user/me', { token: other.body.access_token })).status).toBe(200);
+});
+
+it('remembers removals and role changes across a gateway restart', async () => {
+  let api = await startGateway();
+  const owner = await signUpTenant(api.baseUrl);
+  const removed = await addColleague(ctx.env.DATABASE_URL!, api, owner, () => signUpTenant(api.baseUrl), 'member');
+  const demoted = await addColleague(ctx.env.DATABASE_URL!, api, owner, () => signUpTenant(api.baseUrl), 'admin');
+  const members = (await api.get('/api/v1/org/members?limit=100', { token: owner.accessToken })).body.data as { id: string; user_id: string }[];
+  const idOf = (userId: string) => members.find((m) => m.user_id === userId)!.id;
+  expect((await api.delete(`/api/v1/org/members/${idOf(removed.user_id)}`, { token: owner.accessToken })).status).toBe(204);
+  expect((await api.patch(`/api/v1/org/members/${idOf(demoted.user_id)}`, { role: 'member' }, { token: owner.accessToken })).status).toBe(200);
+  // Both facts are on the stream once this gateway has acted on them.
+  await waitFor(async () => (await api.get('/api/v1/org', { token: removed.token })).status === 401 && (await api.patch('/api/v1/org', { name: 'x' }, { token: demoted.token })).status === 403);
+  await gateway!.stop();
+  api = await startGateway();
+  expect((await api.get('/api/v1/org', { token: removed.token })).status).toBe(401);
+  expect((await api.patch('/api/v1/org', { name: 'x' }, { token: demoted.token })).status).toBe(403);
+  expect((await api.get('/api/v1/org', { token: demoted.token })).status).toBe(200);
 });

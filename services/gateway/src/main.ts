@@ -26,7 +26,7 @@ export const gatewayService: ServiceModule<GatewayConfig, never> = {
   name: 'gateway',
   loadConfig,
   async start({ config, bus, life, log, clock }) {
-    await ensureStreams(bus, ['AUTH_FACTS']);
+    await ensureStreams(bus, ['AUTH_FACTS', 'ORGS_FACTS']);
     const rpc = new RpcClient(bus, { timeoutMs: config.RPC_TIMEOUT_MS });
     const authenticator = new Authenticator(
       bus,

@@ -5,11 +5,14 @@
  *   its announcement is lost; an announced revocation evicts at once.
  * - User access tokens (JWT): verified here against the auth service's JWKS (EdDSA only,
  *   iss/aud/exp/typ checked), then checked against the deny list of revoked sessions,
- *   which is replayed from the AUTH_FACTS stream at start so a restart forgets nothing.
+ *   which is replayed from the AUTH_FACTS stream at start so a restart forgets nothing,
+ *   and against membership changes (ORGS_FACTS, replayed the same way): a token whose
+ *   holder was removed from its organization is refused, one whose holder's role changed
+ *   acts with the new role, as soon as the fact arrives rather than when the token expires.
  */
 import { createLocalJWKSet, jwtVerify, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
-import { AppError, idSchema, newId, roleSchema, type AuthContext, type RpcParsedResponse } from '@mailroom/contracts';
+import { AppError, idSchema, newId, roleSchema, type AuthContext, type Role, type RpcParsedResponse } from '@mailroom/contracts';
 import { watchFacts, type Bus, type CallContext, type FactWatch, type RpcClient } from '@mailroom/messaging';
 import { sha256, ttlCache, type Clock, type Logger, type TtlCache } from '@mailroom/platform';
 import type { AuthMode } from '../routes';
@@ -52,6 +55,13 @@ export class Authenticator {
    * must not be dropped for room before then, so it is bounded by time alone (sweep).
    */
   private readonly revokedSessions = new Map<string, number>();
+  /**
+   * `org/user` -> the person's role in the organization since a change (null: no longer a
+   * member), kept until no token issued before the change can be valid. Like the deny list,
+   * bounded by time alone: an entry dropped early would give a removed member access back.
+   */
+  private readonly membershipChanges = new Map<string, { role: Role | null; until: number }>();
+  private memberFacts: FactWatch | undefined;
   /** `org/env` pairs the orgs service confirmed. */
   private readonly environments = ttlCache<string, true>({ max: MAX_CACHED_ENVIRONMENTS, ttlMs: ENV_CACHE_MS });
   private jwks: JWTVerifyGetKey | undefined;
@@ -88,7 +98,12 @@ export class Authenticator {
         }
       },
     );
-    await Promise.race([this.facts.caughtUp, new Promise((r) => setTimeout(r, 5_000).unref())]);
+    const keepMs = (this.settings.accessTokenTtlSeconds + 300) * 1000;
+    this.memberFacts = await watchFacts(this.bus, 'ORGS_FACTS', ['internal.orgs.member.changed'], since, (_subject, fact) => {
+      // In stream order: the last change of a membership is the one that holds.
+      this.membershipChanges.set(`${fact.org_id}/${fact.user_id}`, { role: fact.role, until: Date.parse(fact.changed_at) + keepMs });
+    });
+    await Promise.race([Promise.all([this.facts.caughtUp, this.memberFacts.caughtUp]), new Promise((r) => setTimeout(r, 5_000).unref())]);
     await this.loadJwks().catch((err: unknown) => this.log.warn({ err }, 'JWKS not loaded yet; will retry on first token'));
     this.timer = setInterval(() => {
       this.sweep();
@@ -99,6 +114,7 @@ export class Authenticator {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await this.facts?.stop();
+    await this.memberFacts?.stop();
   }
 
   async authenticate(mode: AuthMode, authorization: string | undefined, envHeader: string | undefined, call: Omit<CallContext, 'auth'>): Promise<AuthContext> {
@@ -184,7 +200,10 @@ export class Authenticator {
     if (!claims.success) throw unauthorized('access token is invalid');
     const revokedUntil = this.revokedSessions.get(claims.data.sid);
     if (revokedUntil !== undefined) throw unauthorized('this session has been logged out or revoked; log in again');
-    return { kind: 'user', user_id: claims.data.sub, session_id: claims.data.sid, org_id: claims.data.org, env_id: claims.data.env, role: claims.data.role };
+    const change = this.membershipChanges.get(`${claims.data.org}/${claims.data.sub}`);
+    if (change && change.role === null) throw unauthorized('you are no longer a member of this organization; log in again');
+    const role = change?.role ?? claims.data.role;
+    return { kind: 'user', user_id: claims.data.sub, session_id: claims.data.sid, org_id: claims.data.org, env_id: claims.data.env, role };
   }
 
   private verifyJwt(token: string) {
@@ -231,6 +250,7 @@ export class Authenticator {
   private sweep(): void {
     const now = Date.now();
     for (const [sid, until] of this.revokedSessions) if (until + 60_000 < now) this.revokedSessions.delete(sid);
+    for (const [key, change] of this.membershipChanges) if (change.until + 60_000 < now) this.membershipChanges.delete(key);
     this.keys?.purgeStale();
     this.environments.purgeStale();
   }
