@@ -76,7 +76,11 @@ export const keyPermissionSchema = permissionSchema.refine((p) => KEY_PERMISSION
 });
 
 /** `permissions` of POST /api/v1/keys: an explicit list (the key's scope is then `custom`). */
-export const keyPermissionList = z.array(keyPermissionSchema).min(1, 'give at least one permission').max(PERMISSION_NAMES.length);
+export const keyPermissionList = z
+  .array(keyPermissionSchema)
+  .min(1, 'give at least one permission')
+  .max(PERMISSION_NAMES.length)
+  .describe(`What the key may do (scope custom); a key holds at most ${KEY_PERMISSIONS.join(', ')}`);
 
 /** The permissions a key of this scope holds (a custom key: its own list, deduplicated, in table order). */
 export function keyPermissions(scope: KeyScope | 'custom', custom: readonly string[] | null): Permission[] {

@@ -169,6 +169,13 @@ describe('Accounts', () => {
     expect(left.revoked).toHaveLength(1);
   });
 
+  it('gives other services the names and emails of live accounts, leaving unknown ids out', async () => {
+    const { accounts } = setup();
+    const { user } = await accounts.signup({ ...ada, name: 'Ada' }, {});
+    expect(await accounts.profiles([user.id, user.id, 'usr_01m8a4vabhcrd4hxzk162k1ma9'])).toEqual([{ id: user.id, email: ada.email, name: 'Ada' }]);
+    expect(await accounts.profiles([])).toEqual([]);
+  });
+
   it('stores only hashes of refresh tokens', async () => {
     const { accounts, users } = setup();
     const { refresh_token } = await accounts.signup(ada, {});
