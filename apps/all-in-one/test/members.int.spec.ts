@@ -109,6 +109,21 @@ describe('members', () => {
     expect((await as(key.body.key).get('/api/v1/inboxes')).status).toBe(200);
   });
 
+  it('decides two admins demoting each other one after the other: one wins, the other is no longer an admin', async () => {
+    const a = await join('admin');
+    const b = await join('admin');
+    const [aId, bId] = [await memberIdOf(a.user_id), await memberIdOf(b.user_id)];
+    const [byA, byB] = await Promise.all([
+      as(a).patch(`/api/v1/org/members/${bId}`, { role: 'member' }),
+      as(b).patch(`/api/v1/org/members/${aId}`, { role: 'member' }),
+    ]);
+    expect([byA.status, byB.status].sort()).toEqual([200, 403]);
+    const loser = byA.status === 403 ? byA : byB;
+    expect(loser.body.error.message).toMatch(/your role is member/);
+    const roles = await Promise.all([aId, bId].map(async (id) => (await as(tenant.accessToken).get(`/api/v1/org/members/${id}`)).body.role));
+    expect(roles.sort()).toEqual(['admin', 'member']);
+  });
+
   it('lets anyone but the owner leave', async () => {
     const viewer = await join('viewer');
     const owner = await as(tenant.accessToken).post('/api/v1/org/members/leave');
