@@ -294,15 +294,14 @@ function strictQuery(schema: z.ZodType | undefined): z.ZodType {
  * take (a tenant's on an admin route) is refused first, as it will be once the route exists.
  */
 function pendingHandler(route: PendingRoute, deps: AppDeps): RequestHandler {
+  const pending = () => new AppError('not_implemented', `${route.method.toUpperCase()} ${route.path} is not available yet`);
   return async (req, res) => {
     const { requestId, traceparent } = locals(res);
-    try {
-      await deps.authenticator.authenticate(route.auth, req.get('authorization'), undefined, { requestId, traceparent });
-      throw new AppError('not_implemented', `${route.method.toUpperCase()} ${route.path} is not available yet`);
-    } catch (err) {
-      const appErr = err instanceof AppError ? err : new AppError('internal_error', 'internal error', { cause: err });
-      sendError(res, appErr.code === 'not_implemented' ? new AppError('not_implemented', `${route.method.toUpperCase()} ${route.path} is not available yet`) : appErr, requestId);
-    }
+    const refusal = await deps.authenticator.authenticate(route.auth, req.get('authorization'), undefined, { requestId, traceparent }).then(
+      () => pending(),
+      (err: unknown) => (err instanceof AppError && err.code !== 'not_implemented' ? err : pending()),
+    );
+    sendError(res, refusal, requestId);
   };
 }
 
