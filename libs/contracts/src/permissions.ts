@@ -15,8 +15,30 @@ export const ROLES = ['owner', 'admin', 'member', 'viewer'] as const;
 export const roleSchema = z.enum(ROLES);
 export type Role = z.infer<typeof roleSchema>;
 
-/** Every permission, with what it allows (for refusals and the docs). */
-export const PERMISSIONS = {
+/** Every permission. */
+export const PERMISSION_NAMES = [
+  'org.read',
+  'org.manage',
+  'members.read',
+  'members.manage',
+  'keys.read',
+  'keys.manage',
+  'inboxes.read',
+  'inboxes.write',
+  'mail.read',
+  'mail.send',
+  'mail.label',
+  'suppressions.read',
+  'suppressions.manage',
+  'webhooks.read',
+  'webhooks.manage',
+  'domains.read',
+  'domains.manage',
+] as const;
+export type Permission = (typeof PERMISSION_NAMES)[number];
+
+/** What each permission allows (for refusals and the docs). */
+export const PERMISSIONS: Record<Permission, string> = {
   'org.read': 'read the organization',
   'org.manage': 'change the organization (name, pause and resume)',
   'members.read': 'list or read the members of the organization',
@@ -34,10 +56,8 @@ export const PERMISSIONS = {
   'webhooks.manage': 'create, change or delete webhook endpoints, redeliver and recover events',
   'domains.read': 'list or read domains',
   'domains.manage': 'add, verify or delete domains',
-} as const;
+};
 
-export type Permission = keyof typeof PERMISSIONS;
-export const PERMISSION_NAMES = Object.keys(PERMISSIONS) as [Permission, ...Permission[]];
 export const permissionSchema = z.enum(PERMISSION_NAMES, { error: (issue) => `unknown permission ${JSON.stringify(issue.input)}; permissions are ${PERMISSION_NAMES.join(', ')}` });
 
 const VIEWER = ['org.read', 'members.read', 'keys.read', 'inboxes.read', 'mail.read', 'suppressions.read', 'webhooks.read', 'domains.read'] as const satisfies readonly Permission[];
