@@ -69,16 +69,19 @@ function supervise(child: Started, record: { pid: number; started: string | null
       await servers.stop().catch((err: unknown) => say(`could not stop every server: ${String(err)}`));
       done(code);
     };
-    const onSignal = (signal: NodeJS.Signals) => {
+    const onSignal = (signal: NodeJS.Signals, why: string = signal) => {
       if (stopping) return;
       stopping = true;
-      say(`stopping (${signal}): the ${mode === 'start' ? 'platform' : 'tests'} first, then the servers started here`);
+      say(`stopping (${why}): the ${mode === 'start' ? 'platform' : 'tests'} first, then the servers started here`);
       const forward = mode === 'test' && signal === 'SIGINT' ? 'SIGINT' : 'SIGTERM';
       void stopProcess({ ...record, exited: child.exited }, forward, 30_000)
         .then(() => child.exited)
         .then(finish);
     };
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+    // npm killed with SIGKILL passes nothing on: the launcher, re-parented, stops by itself.
+    const parent = process.ppid;
+    setInterval(() => process.ppid !== parent && onSignal('SIGTERM', 'the command that started it is gone'), 500).unref();
     void child.exited.then((code) => {
       if (stopping) return;
       stopping = true;
