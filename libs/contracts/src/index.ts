@@ -9,6 +9,7 @@ export * from './auth-context';
 export * from './rpc';
 export * from './api/accounts';
 export * from './api/members';
+export * from './api/environments';
 export * from './api/mailbox';
 export * from './api/send';
 export * from './mail';

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import * as a from './api/accounts';
 import * as m from './api/mailbox';
 import * as mem from './api/members';
+import * as env from './api/environments';
 import * as snd from './api/send';
 import * as w from './api/webhooks';
 import { idSchema } from './ids';
@@ -96,6 +97,10 @@ export const RPC = {
   'webhooks.recovery.get': { request: w.webhookRecoveryParams, response: w.webhookRecovery },
   'webhooks.delivery.list': { request: w.webhookDeliveryListRequest, response: w.webhookDeliveryList },
   'webhooks.delivery.redeliver': { request: w.webhookRedeliverParams, response: w.webhookRedeliverResponse },
+  // Counts of what an environment holds, for its deletion (services only).
+  'mailbox.inbox.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
+  'auth.apikey.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
+  'webhooks.endpoint.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

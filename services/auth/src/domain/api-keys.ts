@@ -122,6 +122,11 @@ export class ApiKeys {
     return { data: page.map(toApiKey), next_page_token: rows.length > q.limit && last ? encodePageToken({ before: last.id }) : null };
   }
 
+  /** How many live keys the environment holds (orgs asks before deleting an environment). */
+  async count(t: { org_id: string; env_id: string }): Promise<{ count: number }> {
+    return { count: await this.repo.countLive(t.org_id, t.env_id) };
+  }
+
   async get(ctx: TenantContext, id: string): Promise<ApiKey> {
     const user = manager(ctx, 'keys.read');
     const row = await this.repo.findLive(user.org_id, id);

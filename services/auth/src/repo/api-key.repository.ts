@@ -9,6 +9,18 @@ export type ApiKeyPublicRow = Pick<ApiKeyRow, (typeof LIVE_COLUMNS)[number]>;
 export class ApiKeyRepository {
   constructor(private readonly db: Kysely<AuthDb>) {}
 
+  /** Live keys of one environment (an environment is deleted only without any). */
+  async countLive(orgId: string, envId: string, ex: Executor<AuthDb> = this.db): Promise<number> {
+    const row = await ex
+      .selectFrom('api_keys')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('org_id', '=', orgId)
+      .where('env_id', '=', envId)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   insert(row: Omit<ApiKeyRow, 'last_used_at' | 'revoked_at'>, ex: Executor<AuthDb> = this.db) {
     return ex.insertInto('api_keys').values(row).execute();
   }

@@ -35,6 +35,10 @@ export function authHandlers(accounts: Accounts, apiKeys: ApiKeys, tokens: Acces
       requireService(auth);
       return { data: await accounts.profiles(req.user_ids) };
     },
+    'auth.apikey.countInEnvironment': async (req, { auth }) => {
+      requireService(auth);
+      return apiKeys.count(req);
+    },
     'auth.apikey.verify': async (req, { auth }) => {
       requireService(auth);
       return apiKeys.verify(req.key);

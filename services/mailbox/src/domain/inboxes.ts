@@ -69,6 +69,11 @@ export class Inboxes {
     throw new AppError('conflict', 'could not generate a free address; retry');
   }
 
+  /** How many live inboxes the environment holds (orgs asks before deleting an environment). */
+  async count(t: Tenant): Promise<{ count: number }> {
+    return { count: await this.repo.countLive(t) };
+  }
+
   async get(t: Tenant, id: string): Promise<Inbox> {
     const row = await this.repo.find(t, id);
     if (!row) throw AppError.notFound('inbox');

@@ -13,6 +13,18 @@ export class InboxRepository {
     return result.numInsertedOrUpdatedRows === 1n;
   }
 
+  /** Live inboxes of one environment (an environment is deleted only without any). */
+  async countLive(t: Tenant, ex: Executor<MailboxDb> = this.db): Promise<number> {
+    const row = await ex
+      .selectFrom('inboxes')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   find(t: Tenant, id: string, ex: Executor<MailboxDb> = this.db): Promise<InboxRow | undefined> {
     return ex
       .selectFrom('inboxes')

@@ -16,6 +16,10 @@ export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: S
       return {};
     },
     'mailbox.inbox.resume': (req, { auth }) => inboxes.resume(tenantScope(auth), req.id),
+    'mailbox.inbox.countInEnvironment': async (req, { auth }) => {
+      requireService(auth);
+      return inboxes.count(req);
+    },
     'mailbox.inbox.resolve': async (req, { auth }) => {
       requireService(auth);
       return inboxes.resolve(req.address);

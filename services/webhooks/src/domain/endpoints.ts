@@ -165,6 +165,11 @@ export class Endpoints {
     return { data: page.map(toEndpoint), next_page_token: rows.length > q.limit && last ? encodePageToken({ before: last.id }) : null };
   }
 
+  /** How many endpoints the environment holds (orgs asks before deleting an environment). */
+  async count(t: Tenant): Promise<{ count: number }> {
+    return { count: await this.d.endpoints.count(t) };
+  }
+
   async get(t: Tenant, id: string): Promise<WebhookEndpoint> {
     return toEndpoint(await this.require(t, id));
   }

@@ -21,6 +21,12 @@ export class EndpointRepository {
     return Number(row.n);
   }
 
+  /** Endpoints of one environment, disabled ones included (an environment is deleted only without any). */
+  async count(t: Tenant, ex: Executor<WebhooksDb> = this.db): Promise<number> {
+    const row = await ex.selectFrom('endpoints').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   find(t: Tenant, id: string, ex: Executor<WebhooksDb> = this.db): Promise<EndpointRow | undefined> {
     return ex.selectFrom('endpoints').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).executeTakeFirst();
   }

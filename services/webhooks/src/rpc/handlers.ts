@@ -1,5 +1,5 @@
 /** The webhooks service's operations: parsed by serveRpc, tenancy taken from the caller's credential. */
-import { tenantScope } from '@mailroom/contracts';
+import { requireService, tenantScope } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
 import type { Endpoints } from '../domain/endpoints';
 
@@ -8,6 +8,10 @@ export function webhooksHandlers(endpoints: Endpoints): RpcHandlers<'webhooks'> 
     'webhooks.endpoint.create': (req, { auth }) => endpoints.create(tenantScope(auth), req),
     'webhooks.endpoint.list': (req, { auth }) => endpoints.list(tenantScope(auth), req),
     'webhooks.endpoint.get': (req, { auth }) => endpoints.get(tenantScope(auth), req.id),
+    'webhooks.endpoint.countInEnvironment': async (req, { auth }) => {
+      requireService(auth);
+      return endpoints.count(req);
+    },
     'webhooks.endpoint.update': (req, { auth }) => {
       const { id, ...changes } = req;
       return endpoints.update(tenantScope(auth), id, changes);
