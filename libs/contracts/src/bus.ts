@@ -119,6 +119,21 @@ export const FACTS = {
     role: roleSchema.nullable(),
     changed_at: isoTimestamp,
   }),
+  /** A person was given an environment (member: true) or had it taken away (false). */
+  'internal.orgs.environment.member.changed': z.object({
+    org_id: idSchema('organization'),
+    env_id: idSchema('environment'),
+    user_id: idSchema('user'),
+    member_id: idSchema('member'),
+    member: z.boolean(),
+    changed_at: isoTimestamp,
+  }),
+  /** An environment was deleted: nobody acts in it any more. */
+  'internal.orgs.environment.deleted': z.object({
+    org_id: idSchema('organization'),
+    env_id: idSchema('environment'),
+    deleted_at: isoTimestamp,
+  }),
 } as const;
 
 export type FactSubject = keyof typeof FACTS;

@@ -67,7 +67,7 @@ describe('permissions', () => {
 
   it('gives a key no more than a member holds, and never power over people or keys', () => {
     expect(KEY_PERMISSIONS.every((p) => ROLE_PERMISSIONS.member.includes(p))).toBe(true);
-    expect(KEY_PERMISSIONS.filter((p) => /^(members|keys)\./.test(p))).toEqual([]);
+    expect(KEY_PERMISSIONS.filter((p) => /^(members|keys|environments)\./.test(p))).toEqual([]);
     expect(KEY_SCOPES.read_only.every((p) => p.endsWith('.read'))).toBe(true);
     expect(KEY_SCOPES.send_only).toEqual(['mail.send']);
     for (const p of ['keys.read', 'keys.manage', 'org.manage', 'members.manage'] as const) {

@@ -34,6 +34,8 @@ export const PERMISSION_NAMES = [
   'webhooks.manage',
   'domains.read',
   'domains.manage',
+  'environments.read',
+  'environments.manage',
 ] as const;
 export type Permission = (typeof PERMISSION_NAMES)[number];
 
@@ -56,13 +58,15 @@ export const PERMISSIONS: Record<Permission, string> = {
   'webhooks.manage': 'create, change or delete webhook endpoints, redeliver and recover events',
   'domains.read': 'list or read domains',
   'domains.manage': 'add, verify or delete domains',
+  'environments.read': 'list or read environments (owners and admins: all of them; others: those they are members of) and their members',
+  'environments.manage': 'create, rename or delete environments, and give members an environment or take it away',
 };
 
 export const permissionSchema = z.enum(PERMISSION_NAMES, { error: (issue) => `unknown permission ${JSON.stringify(issue.input)}; permissions are ${PERMISSION_NAMES.join(', ')}` });
 
-const VIEWER = ['org.read', 'members.read', 'keys.read', 'inboxes.read', 'mail.read', 'suppressions.read', 'webhooks.read', 'domains.read'] as const satisfies readonly Permission[];
+const VIEWER = ['org.read', 'members.read', 'keys.read', 'inboxes.read', 'mail.read', 'suppressions.read', 'webhooks.read', 'domains.read', 'environments.read'] as const satisfies readonly Permission[];
 const MEMBER = [...VIEWER, 'inboxes.write', 'mail.send', 'mail.label', 'suppressions.manage', 'webhooks.manage', 'domains.manage'] as const satisfies readonly Permission[];
-const ADMIN = [...MEMBER, 'org.manage', 'members.manage', 'keys.manage'] as const satisfies readonly Permission[];
+const ADMIN = [...MEMBER, 'org.manage', 'members.manage', 'keys.manage', 'environments.manage'] as const satisfies readonly Permission[];
 
 /** Each role and what it holds. The owner is the admin that transfer of ownership (later) and nobody else can demote. */
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
@@ -74,9 +78,9 @@ export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
 
 /**
  * What an API key may hold: a member's powers inside its environment. Keys do not read or
- * manage people and keys (org-wide, done by people with user tokens).
+ * manage people, keys and environments (org-wide, done by people with user tokens).
  */
-export const KEY_PERMISSIONS: readonly Permission[] = MEMBER.filter((p) => !p.startsWith('members.') && !p.startsWith('keys.'));
+export const KEY_PERMISSIONS: readonly Permission[] = MEMBER.filter((p) => !p.startsWith('members.') && !p.startsWith('keys.') && !p.startsWith('environments.'));
 
 export const KEY_SCOPE_NAMES = ['full', 'read_only', 'send_only'] as const;
 export type KeyScope = (typeof KEY_SCOPE_NAMES)[number];
@@ -169,6 +173,15 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/webhooks/endpoints/{id}/deliveries/{delivery_id}/redeliver': 'webhooks.manage',
   'POST /api/v1/webhooks/endpoints/{id}/recover': 'webhooks.manage',
   'GET /api/v1/webhooks/endpoints/{id}/recoveries/{recovery_id}': 'webhooks.read',
+  // Environments: owners and admins see and manage every one; others see those they are members of.
+  'POST /api/v1/environments': 'environments.manage',
+  'GET /api/v1/environments': 'environments.read',
+  'GET /api/v1/environments/{env_id}': 'environments.read',
+  'PATCH /api/v1/environments/{env_id}': 'environments.manage',
+  'DELETE /api/v1/environments/{env_id}': 'environments.manage',
+  'POST /api/v1/environments/{env_id}/members': 'environments.manage',
+  'GET /api/v1/environments/{env_id}/members': 'environments.read',
+  'DELETE /api/v1/environments/{env_id}/members/{member_id}': 'environments.manage',
   'POST /api/v1/admin/keys': 'admin',
   'GET /api/v1/admin/keys': 'admin',
   'GET /api/v1/admin/keys/{id}': 'admin',

@@ -12,6 +12,7 @@ import * as snd from './api/send';
 import * as w from './api/webhooks';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
+import { roleSchema } from './permissions';
 
 const empty = z.object({});
 
@@ -97,6 +98,20 @@ export const RPC = {
   'webhooks.recovery.get': { request: w.webhookRecoveryParams, response: w.webhookRecovery },
   'webhooks.delivery.list': { request: w.webhookDeliveryListRequest, response: w.webhookDeliveryList },
   'webhooks.delivery.redeliver': { request: w.webhookRedeliverParams, response: w.webhookRedeliverResponse },
+  // Environments and their members (orgs).
+  'orgs.environment.create': { request: env.environmentCreateBody, response: a.environment },
+  'orgs.environment.list': { request: a.pageQuery, response: env.environmentList },
+  'orgs.environment.show': { request: env.environmentParam, response: a.environment },
+  'orgs.environment.rename': { request: env.environmentParam.extend(env.environmentUpdateBody.shape), response: a.environment },
+  'orgs.environment.delete': { request: env.environmentParam, response: empty },
+  /** For the gateway: the environment if this person (with this role) may act in it, else not_found. */
+  'orgs.environment.access': {
+    request: env.environmentScope.extend({ user_id: idSchema('user'), role: roleSchema }),
+    response: a.environment,
+  },
+  'orgs.envMember.add': { request: env.environmentParam.extend(env.environmentMemberAddBody.shape), response: env.environmentMember },
+  'orgs.envMember.list': { request: env.environmentParam.extend(a.pageQuery.shape), response: env.environmentMemberList },
+  'orgs.envMember.remove': { request: env.environmentMemberParams, response: empty },
   // Counts of what an environment holds, for its deletion (services only).
   'mailbox.inbox.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
   'auth.apikey.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },

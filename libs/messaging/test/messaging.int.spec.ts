@@ -58,6 +58,25 @@ const handlers: RpcHandlers<'orgs'> = {
   },
   'orgs.member.remove': async () => ({}),
   'orgs.member.leave': async () => ({}),
+  'orgs.environment.create': async () => {
+    throw AppError.notFound('environment');
+  },
+  'orgs.environment.list': async () => ({ data: [], next_page_token: null }),
+  'orgs.environment.show': async () => {
+    throw AppError.notFound('environment');
+  },
+  'orgs.environment.rename': async () => {
+    throw AppError.notFound('environment');
+  },
+  'orgs.environment.delete': async () => ({}),
+  'orgs.environment.access': async () => {
+    throw AppError.notFound('environment');
+  },
+  'orgs.envMember.add': async () => {
+    throw AppError.notFound('environment');
+  },
+  'orgs.envMember.list': async () => ({ data: [], next_page_token: null }),
+  'orgs.envMember.remove': async () => ({}),
 };
 
 const keyAuth = { kind: 'api_key' as const, key_id: newId('apiKey'), org_id: orgId, env_id: envId, permissions: [...KEY_SCOPES.full] };

@@ -6,6 +6,11 @@ import { z } from 'zod';
 import {
   RPC,
   apiKeyCreateRequest,
+  environmentCreateBody,
+  environmentMemberAddBody,
+  environmentMemberParams,
+  environmentParam,
+  environmentUpdateBody,
   idSchema,
   inboxCreateRequest,
   inboxUpdateRequest,
@@ -206,6 +211,15 @@ export const ROUTES: Route[] = [
   route('webhooks.delivery.redeliver', { method: 'post', path: '/api/v1/webhooks/endpoints/{id}/deliveries/{delivery_id}/redeliver', auth: 'tenant', params: webhookRedeliverParams, status: 202, tag: 'Webhooks', summary: 'Send the event of a delivery again, once (same event id and body); 409 on a disabled endpoint' }),
   route('webhooks.endpoint.recover', { method: 'post', path: '/api/v1/webhooks/endpoints/{id}/recover', auth: 'tenant', params: webhookEndpointId, body: webhookRecoverBody, status: 202, tag: 'Webhooks', summary: 'Start a recovery: the events of [since, until) (at most 14 days) without a successful delivery to this endpoint are sent again. It runs in the background (follow it at the recovery\'s URL); 409 while one runs for the endpoint' }),
   route('webhooks.recovery.get', { method: 'get', path: '/api/v1/webhooks/endpoints/{id}/recoveries/{recovery_id}', auth: 'tenant', params: webhookRecoveryParams, tag: 'Webhooks', summary: 'A recovery of an endpoint: running, finished or failed, and how many events it queued' }),
+  // Environments of the organization, and who may act in each (owners and admins: every one).
+  route('orgs.environment.create', { method: 'post', path: '/api/v1/environments', auth: 'tenant', body: environmentCreateBody, status: 201, tag: 'Environments', summary: 'Create an environment (owners and admins); names are unique in the organization. Act in it with X-Env-Id, or with an API key created there' }),
+  route('orgs.environment.list', { method: 'get', path: '/api/v1/environments', auth: 'tenant', query: pageQuery, tag: 'Environments', summary: 'List environments, oldest first: every one for owners and admins, the default one and those you are a member of for others' }),
+  route('orgs.environment.show', { method: 'get', path: '/api/v1/environments/{env_id}', auth: 'tenant', params: environmentParam, tag: 'Environments', summary: 'Get an environment (404 for one you are not a member of)' }),
+  route('orgs.environment.rename', { method: 'patch', path: '/api/v1/environments/{env_id}', auth: 'tenant', params: environmentParam, body: environmentUpdateBody, tag: 'Environments', summary: 'Rename an environment (owners and admins)' }),
+  route('orgs.environment.delete', { method: 'delete', path: '/api/v1/environments/{env_id}', auth: 'tenant', params: environmentParam, status: 204, tag: 'Environments', summary: 'Delete an environment (owners and admins): 409 for the default one, and for one that still holds inboxes, API keys or webhook endpoints' }),
+  route('orgs.envMember.add', { method: 'post', path: '/api/v1/environments/{env_id}/members', auth: 'tenant', params: environmentParam, body: environmentMemberAddBody, status: 201, tag: 'Environment members', summary: 'Give a member of the organization the environment (owners and admins); 409 if they have it, or for the default environment (every member is in it)' }),
+  route('orgs.envMember.list', { method: 'get', path: '/api/v1/environments/{env_id}/members', auth: 'tenant', params: environmentParam, query: pageQuery, tag: 'Environment members', summary: 'Members who may act in the environment, with names and emails (owners and admins act in every environment besides)' }),
+  route('orgs.envMember.remove', { method: 'delete', path: '/api/v1/environments/{env_id}/members/{member_id}', auth: 'tenant', params: environmentMemberParams, status: 204, tag: 'Environment members', summary: 'Take the environment from a member (owners and admins); their tokens are refused in it within a second' }),
   // Admin operations: wired with their aliases, answered when the admin service lands.
   notYet('post', '/api/v1/admin/keys', 'Create an admin key', 'Admin'),
   notYet('get', '/api/v1/admin/keys', 'List admin keys', 'Admin'),

@@ -9,11 +9,15 @@ import path from 'node:path';
 import { transactor } from '@mailroom/db';
 import { RpcClient, ensureStreams, serveRpc } from '@mailroom/messaging';
 import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
+import { environmentContents } from './clients/environment-contents.client';
+import { environmentFacts } from './clients/environment-facts.client';
 import { membershipFacts } from './clients/membership-facts.client';
 import { usersClient } from './clients/users.client';
 import { loadConfig, type OrgsConfig } from './config';
+import { Environments } from './domain/environments';
 import { Members } from './domain/members';
 import { Organizations } from './domain/organizations';
+import { EnvironmentRepository } from './repo/environment.repository';
 import { MemberRepository } from './repo/member.repository';
 import { OrganizationRepository } from './repo/organization.repository';
 import type { OrgsDb } from './repo/tables';
@@ -29,8 +33,12 @@ export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
     outbox.start();
     const transact = transactor(db);
     const organizations = new Organizations(transact, new OrganizationRepository(db), clock);
-    const members = new Members(transact, new MemberRepository(db), usersClient(new RpcClient(bus)), membershipFacts(outbox), clock);
-    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers(organizations, members)), (s) => s.stop());
+    const rpc = new RpcClient(bus);
+    const memberRepo = new MemberRepository(db);
+    const users = usersClient(rpc);
+    const members = new Members(transact, memberRepo, users, membershipFacts(outbox), clock);
+    const environments = new Environments(transact, new EnvironmentRepository(db), memberRepo, users, environmentContents(rpc), environmentFacts(outbox), clock);
+    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers(organizations, members, environments)), (s) => s.stop());
   },
 };
 

@@ -9,10 +9,15 @@
  *   and against membership changes (ORGS_FACTS, replayed the same way): a token whose
  *   holder was removed from its organization is refused, one whose holder's role changed
  *   acts with the new role, as soon as the fact arrives rather than when the token expires.
+ * - X-Env-Id: an API key acts only in its own environment (another is 403); a user token in
+ *   the environment it names, if the person may act there (owners and admins: every one of
+ *   the organization; others: the default one and those they were given), else 404.
+ *   Environment-membership changes and deletions on ORGS_FACTS are read before the cache
+ *   of confirmed environments, so a removal applies as soon as its fact arrives.
  */
 import { createLocalJWKSet, jwtVerify, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
-import { AppError, idSchema, newId, roleSchema, type AuthContext, type Role, type RpcParsedResponse } from '@mailroom/contracts';
+import { AppError, can, idSchema, newId, roleSchema, type AuthContext, type Role, type RpcParsedResponse } from '@mailroom/contracts';
 import { watchFacts, type Bus, type CallContext, type FactWatch, type RpcClient } from '@mailroom/messaging';
 import { sha256, ttlCache, type Clock, type Logger, type TtlCache } from '@mailroom/platform';
 import type { AuthMode } from '../routes';
@@ -62,7 +67,16 @@ export class Authenticator {
    */
   private readonly membershipChanges = new Map<string, { role: Role | null; until: number }>();
   private memberFacts: FactWatch | undefined;
-  /** `org/env` pairs the orgs service confirmed. */
+  /**
+   * `org/env/user` -> whether the person has the environment since a change, and
+   * environment id -> until when it is known deleted (ORGS_FACTS, replayed like membership
+   * changes). They are read before the cache of confirmed environments, so a confirmation
+   * asked for before a removal cannot give the environment back.
+   */
+  private readonly environmentChanges = new Map<string, { member: boolean; until: number }>();
+  private readonly deletedEnvironments = new Map<string, number>();
+  private environmentFacts: FactWatch | undefined;
+  /** `org/env/user` (or `org/env/*` for owners and admins) the orgs service confirmed. */
   private readonly environments = ttlCache<string, true>({ max: MAX_CACHED_ENVIRONMENTS, ttlMs: ENV_CACHE_MS });
   private jwks: JWTVerifyGetKey | undefined;
   private jwksLoadedAt = 0;
@@ -103,7 +117,25 @@ export class Authenticator {
       // In stream order: the last change of a membership is the one that holds.
       this.membershipChanges.set(`${fact.org_id}/${fact.user_id}`, { role: fact.role, until: Date.parse(fact.changed_at) + keepMs });
     });
-    await Promise.race([Promise.all([this.facts.caughtUp, this.memberFacts.caughtUp]), new Promise((r) => setTimeout(r, 5_000).unref())]);
+    this.environmentFacts = await watchFacts(
+      this.bus,
+      'ORGS_FACTS',
+      ['internal.orgs.environment.member.changed', 'internal.orgs.environment.deleted'],
+      since,
+      (_subject, fact) => {
+        if ('member' in fact) {
+          const key = `${fact.org_id}/${fact.env_id}/${fact.user_id}`;
+          this.environmentChanges.set(key, { member: fact.member, until: Date.parse(fact.changed_at) + keepMs });
+          this.environments.delete(key);
+        } else {
+          this.deletedEnvironments.set(fact.env_id, Date.parse(fact.deleted_at) + keepMs);
+        }
+      },
+    );
+    await Promise.race([
+      Promise.all([this.facts.caughtUp, this.memberFacts.caughtUp, this.environmentFacts.caughtUp]),
+      new Promise((r) => setTimeout(r, 5_000).unref()),
+    ]);
     await this.loadJwks().catch((err: unknown) => this.log.warn({ err }, 'JWKS not loaded yet; will retry on first token'));
     this.timer = setInterval(() => {
       this.sweep();
@@ -115,6 +147,7 @@ export class Authenticator {
     clearInterval(this.timer);
     await this.facts?.stop();
     await this.memberFacts?.stop();
+    await this.environmentFacts?.stop();
   }
 
   async authenticate(mode: AuthMode, authorization: string | undefined, envHeader: string | undefined, call: Omit<CallContext, 'auth'>): Promise<AuthContext> {
@@ -140,8 +173,9 @@ export class Authenticator {
     }
     if (token.split('.').length === 3) {
       const user = await this.verifyAccessToken(token, call);
+      // The token's own environment is the organization's default one, which every member has.
       if (envHeader !== undefined && envHeader !== user.env_id) {
-        await this.checkEnvironment(user.org_id, envHeader, call);
+        await this.checkEnvironment(user, envHeader, call);
         return { ...user, env_id: envHeader };
       }
       return user;
@@ -235,13 +269,27 @@ export class Authenticator {
     return this.jwksLoading;
   }
 
-  private async checkEnvironment(orgId: string, envId: string, call: Omit<CallContext, 'auth'>): Promise<void> {
-    const cacheKey = `${orgId}/${envId}`;
+  /**
+   * The environment named by X-Env-Id, if this person may act in it: owners and admins in
+   * every environment of their organization, others in those they were given. Anything else
+   * is 404, as if it did not exist.
+   */
+  private async checkEnvironment(user: Extract<AuthContext, { kind: 'user' }>, envId: string, call: Omit<CallContext, 'auth'>): Promise<void> {
+    const notFound = () => new AppError('not_found', 'the environment named by X-Env-Id was not found in your organization, or you are not a member of it');
+    if (this.deletedEnvironments.has(envId)) throw notFound();
+    const everyOne = can(user, 'environments.manage');
+    const personal = `${user.org_id}/${envId}/${user.user_id}`;
+    if (!everyOne && this.environmentChanges.get(personal)?.member === false) throw notFound();
+    const cacheKey = everyOne ? `${user.org_id}/${envId}/*` : personal;
     if (this.environments.get(cacheKey)) return;
     try {
-      await this.rpc.call('orgs.environment.get', { org_id: orgId, env_id: envId }, { ...call, auth: { kind: 'service', service: 'gateway' } });
+      await this.rpc.call(
+        'orgs.environment.access',
+        { org_id: user.org_id, env_id: envId, user_id: user.user_id, role: user.role },
+        { ...call, auth: { kind: 'service', service: 'gateway' } },
+      );
     } catch (err) {
-      if (err instanceof AppError && err.code === 'not_found') throw new AppError('not_found', 'the environment named by X-Env-Id was not found in your organization');
+      if (err instanceof AppError && err.code === 'not_found') throw notFound();
       throw err;
     }
     this.environments.set(cacheKey, true);
@@ -251,6 +299,8 @@ export class Authenticator {
     const now = Date.now();
     for (const [sid, until] of this.revokedSessions) if (until + 60_000 < now) this.revokedSessions.delete(sid);
     for (const [key, change] of this.membershipChanges) if (change.until + 60_000 < now) this.membershipChanges.delete(key);
+    for (const [key, change] of this.environmentChanges) if (change.until + 60_000 < now) this.environmentChanges.delete(key);
+    for (const [envId, until] of this.deletedEnvironments) if (until + 60_000 < now) this.deletedEnvironments.delete(envId);
     this.keys?.purgeStale();
     this.environments.purgeStale();
   }

@@ -21,3 +21,15 @@ export interface MembershipFacts {
   /** Publish what was committed now, not at the relay's next interval. */
   kick(): void;
 }
+
+/** Environment facts on ORGS_FACTS, written with the change (the outbox) like membership facts. */
+export interface EnvironmentFacts {
+  memberChanged(tx: OrgsTx, fact: Fact<'internal.orgs.environment.member.changed'>): Promise<void>;
+  deleted(tx: OrgsTx, fact: Fact<'internal.orgs.environment.deleted'>): Promise<void>;
+  kick(): void;
+}
+
+/** What an environment holds, asked of the services that own it (an environment is deleted only empty). */
+export interface EnvironmentContents {
+  count(orgId: string, envId: string): Promise<{ inboxes: number; api_keys: number; webhook_endpoints: number }>;
+}

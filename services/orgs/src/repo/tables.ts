@@ -29,6 +29,14 @@ export interface MemberTable {
   created_at: Timestamp;
 }
 
+export interface EnvironmentMemberTable {
+  env_id: string;
+  member_id: string;
+  org_id: string;
+  user_id: string;
+  created_at: Timestamp;
+}
+
 export interface OutboxTable {
   id: string;
   subject: string | null;
@@ -41,6 +49,7 @@ export interface OrgsDb {
   organizations: OrganizationTable;
   environments: EnvironmentTable;
   members: MemberTable;
+  environment_members: EnvironmentMemberTable;
   outbox: OutboxTable;
 }
 

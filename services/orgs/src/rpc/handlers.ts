@@ -1,10 +1,11 @@
 /** The orgs service's operations: parse is done by serveRpc, tenancy is checked here. */
 import { AppError, authorize, requireService, tenantOf } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
+import type { Environments } from '../domain/environments';
 import type { Members } from '../domain/members';
 import type { Organizations } from '../domain/organizations';
 
-export function orgsHandlers(orgs: Organizations, members: Members): RpcHandlers<'orgs'> {
+export function orgsHandlers(orgs: Organizations, members: Members, environments: Environments): RpcHandlers<'orgs'> {
   return {
     'orgs.organization.createForOwner': async (req, { auth }) => {
       requireService(auth);
@@ -39,6 +40,24 @@ export function orgsHandlers(orgs: Organizations, members: Members): RpcHandlers
       // Callers ask about an org they act for: a service on a user's behalf, or the tenant itself.
       if (auth.kind !== 'service' && tenantOf(auth).org_id !== req.org_id) throw AppError.notFound('environment');
       return orgs.environment(req.org_id, req.env_id);
+    },
+    'orgs.environment.create': (req, { auth }) => environments.create(auth, req),
+    'orgs.environment.list': (req, { auth }) => environments.list(auth, req),
+    'orgs.environment.show': (req, { auth }) => environments.get(auth, req.env_id),
+    'orgs.environment.rename': (req, { auth }) => environments.rename(auth, req.env_id, req.name),
+    'orgs.environment.delete': async (req, { auth }) => {
+      await environments.delete(auth, req.env_id);
+      return {};
+    },
+    'orgs.environment.access': async (req, { auth }) => {
+      requireService(auth);
+      return environments.access(req);
+    },
+    'orgs.envMember.add': (req, { auth }) => environments.addMember(auth, req.env_id, req.member_id),
+    'orgs.envMember.list': (req, { auth }) => environments.listMembers(auth, req.env_id, req),
+    'orgs.envMember.remove': async (req, { auth }) => {
+      await environments.removeMember(auth, req.env_id, req.member_id);
+      return {};
     },
   };
 }
