@@ -116,6 +116,11 @@ export class Authenticator {
     this.memberFacts = await watchFacts(this.bus, 'ORGS_FACTS', ['internal.orgs.member.changed'], since, (_subject, fact) => {
       // In stream order: the last change of a membership is the one that holds.
       this.membershipChanges.set(`${fact.org_id}/${fact.user_id}`, { role: fact.role, until: Date.parse(fact.changed_at) + keepMs });
+      // A removal takes the person's environments with it (their rows go in orgs): what was
+      // confirmed for them before must be asked again if they come back. Collected first: the
+      // cache is not changed while it is walked.
+      const confirmed = [...this.environments.entries()].map(([key]) => key).filter((key) => key.startsWith(`${fact.org_id}/`) && key.endsWith(`/${fact.user_id}`));
+      for (const key of confirmed) this.environments.delete(key);
     });
     this.environmentFacts = await watchFacts(
       this.bus,
