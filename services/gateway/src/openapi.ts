@@ -29,7 +29,8 @@ function parametersOf(route: Route): unknown[] {
       name: 'X-Env-Id',
       in: 'header',
       required: false,
-      description: 'Environment to act in (user access tokens; defaults to the organization default). API keys are bound to theirs.',
+      description:
+        "Environment to act in (user access tokens; defaults to the organization's default one). Owners and admins may name any environment of the organization, others those they are members of (else 404). API keys are bound to theirs (another is 403).",
       schema: { type: 'string' },
     });
   }
