@@ -99,11 +99,11 @@ class MemoryEnvironments implements Pick<EnvironmentRepository, keyof Environmen
       .map((m) => ({ ...m.row, added_at: m.created_at }));
   }
   async addMember(row: EnvironmentMemberRow) {
-    if (this.members.some((m) => m.env_id === row.env_id && m.member_id === row.member_id)) return false;
+    if (this.members.some((m) => m.env_id === row.env_id && m.member_id === row.member_id)) return 'already' as const;
     const member = this.orgMembers.find((m) => m.id === row.member_id);
-    if (!member) throw new Error('foreign key: no such member');
+    if (!member || !this.envs.some((e) => e.id === row.env_id)) return 'gone' as const;
     this.members.push({ ...row, row: member });
-    return true;
+    return 'added' as const;
   }
   async removeMember(orgId: string, envId: string, memberId: string) {
     const found = this.members.find((m) => m.org_id === orgId && m.env_id === envId && m.member_id === memberId);

@@ -172,7 +172,9 @@ export class Environments {
     const now = this.clock.now();
     await this.transact(async (trx) => {
       const added = await this.repo.addMember({ env_id: envId, member_id: memberId, org_id, user_id: member.user_id, created_at: now }, trx);
-      if (!added) throw new AppError('conflict', `the member is already in environment "${env.name}"`);
+      if (added === 'already') throw new AppError('conflict', `the member is already in environment "${env.name}"`);
+      // Removed from the organization, or the environment deleted, since they were read.
+      if (added === 'gone') throw AppError.notFound('member or environment');
       await this.facts.memberChanged(trx, { org_id, env_id: envId, user_id: member.user_id, member_id: memberId, member: true, changed_at: now.toISOString() });
     });
     this.facts.kick();

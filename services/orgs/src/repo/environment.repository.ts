@@ -1,5 +1,5 @@
 /** Queries of an organization's environments and who may act in them; every one filters on org_id. */
-import { isUniqueViolation, type Executor, type Kysely, type Selectable } from '@mailroom/db';
+import { isForeignKeyViolation, isUniqueViolation, type Executor, type Kysely, type Selectable } from '@mailroom/db';
 import type { EnvironmentMemberTable, EnvironmentTable, MemberTable, OrgsDb } from './tables';
 
 export type EnvironmentRow = Selectable<EnvironmentTable>;
@@ -74,10 +74,15 @@ export class EnvironmentRepository {
     return q.orderBy('em.member_id', 'asc').limit(opts.limit).execute();
   }
 
-  /** false: the member already has the environment. */
-  async addMember(row: EnvironmentMemberRow, ex: Executor<OrgsDb> = this.db): Promise<boolean> {
-    const res = await ex.insertInto('environment_members').values(row).onConflict((oc) => oc.columns(['env_id', 'member_id']).doNothing()).executeTakeFirst();
-    return res.numInsertedOrUpdatedRows === 1n;
+  /** `added`; `already` when the member has the environment; `gone` when the member or the environment was deleted meanwhile. */
+  async addMember(row: EnvironmentMemberRow, ex: Executor<OrgsDb> = this.db): Promise<'added' | 'already' | 'gone'> {
+    try {
+      const res = await ex.insertInto('environment_members').values(row).onConflict((oc) => oc.columns(['env_id', 'member_id']).doNothing()).executeTakeFirst();
+      return res.numInsertedOrUpdatedRows === 1n ? 'added' : 'already';
+    } catch (err) {
+      if (isForeignKeyViolation(err)) return 'gone';
+      throw err;
+    }
   }
 
   /** The removed row; undefined when the member did not have the environment. */
