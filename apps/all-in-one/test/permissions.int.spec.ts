@@ -81,7 +81,7 @@ describe('the permission table, route by route', () => {
       }
     }
     expect(mismatches).toEqual([]);
-    // Every route, with 4 roles and 4 key scopes (70 routes: 560 cases).
+    // Every route, with 4 roles and 4 key scopes (8 callers a route).
     expect(everyone).toHaveLength(8);
     expect(cases).toBe(ROUTES.length * 8);
   });

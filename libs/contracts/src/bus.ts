@@ -71,6 +71,14 @@ export const STREAMS = {
     duplicateWindowSeconds: 600,
     description: 'DSN and ARF reports addressed to the bounce domain (mail-send)',
   },
+  /** Work queue: mail from the platform itself (invitations, ownership transfers), consumed by mail-send. */
+  MAIL_SYSTEM: {
+    subjects: ['mail.system'],
+    retention: 'workqueue',
+    maxAgeSeconds: 0,
+    duplicateWindowSeconds: 600,
+    description: 'Mail from the platform itself awaiting composition from a template and hand-over (mail-send)',
+  },
 } as const satisfies Record<string, StreamSpec>;
 
 /** Work queue subjects: one owner each. */
@@ -78,9 +86,10 @@ export const WORK = {
   inbound: 'mail.inbound',
   outbound: 'mail.outbound',
   feedback: 'mail.feedback',
+  system: 'mail.system',
 } as const;
 export type WorkSubject = (typeof WORK)[keyof typeof WORK];
-export const workSubjectSchema = z.enum([WORK.inbound, WORK.outbound, WORK.feedback]);
+export const workSubjectSchema = z.enum([WORK.inbound, WORK.outbound, WORK.feedback, WORK.system]);
 
 export type StreamName = keyof typeof STREAMS;
 
@@ -147,6 +156,7 @@ export const CONSUMABLE = {
   'mail.inbound': { stream: 'MAIL_INBOUND', schema: WORK_ITEMS['mail.inbound'] },
   'mail.outbound': { stream: 'MAIL_OUTBOUND', schema: WORK_ITEMS['mail.outbound'] },
   'mail.feedback': { stream: 'MAIL_FEEDBACK', schema: WORK_ITEMS['mail.feedback'] },
+  'mail.system': { stream: 'MAIL_SYSTEM', schema: WORK_ITEMS['mail.system'] },
   /** Every public event (a consumer may filter to some: ConsumerOptions.filterSubject). */
   'events.>': { stream: 'EVENTS', schema: eventEnvelope },
 } as const satisfies Record<string, { stream: StreamName; schema: z.ZodType }>;

@@ -18,6 +18,8 @@ export const ERROR_CODES = {
   email_taken: { status: 409 },
   idempotency_conflict: { status: 409 },
   idempotency_in_progress: { status: 409 },
+  /** A request or token that existed but has expired (an ownership transfer, an invitation). */
+  expired: { status: 410 },
   payload_too_large: { status: 413 },
   unsupported_media_type: { status: 415 },
   /** An Expect header other than 100-continue. */

@@ -28,6 +28,9 @@ export const ID_PREFIXES = {
   signingKey: 'sgk',
   raw: 'raw',
   outboxEvent: 'obx',
+  ownershipTransfer: 'otr',
+  invitation: 'inv',
+  systemMail: 'sml',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

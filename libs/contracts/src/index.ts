@@ -16,3 +16,5 @@ export * from './mail';
 export * from './api/webhooks';
 export * from './wire';
 export * from './permissions';
+export * from './api/ownership';
+export * from './system-mail';

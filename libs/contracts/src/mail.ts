@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { authResults, spamResult } from './api/mailbox';
 import { idSchema } from './ids';
 import { isoTimestamp } from './time';
+import { systemMail } from './system-mail';
 
 /**
  * Local part of our VERP envelope senders: `bounces+<message id>-<mac>`. The SMTP edge routes
@@ -102,4 +103,5 @@ export const WORK_ITEMS = {
   'mail.inbound': inboundMail,
   'mail.outbound': outboundJob,
   'mail.feedback': feedbackMail,
+  'mail.system': systemMail,
 } as const;

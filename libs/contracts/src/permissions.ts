@@ -36,6 +36,7 @@ export const PERMISSION_NAMES = [
   'domains.manage',
   'environments.read',
   'environments.manage',
+  'ownership.transfer',
 ] as const;
 export type Permission = (typeof PERMISSION_NAMES)[number];
 
@@ -60,6 +61,7 @@ export const PERMISSIONS: Record<Permission, string> = {
   'domains.manage': 'add, verify or delete domains',
   'environments.read': 'list or read environments (owners and admins: all of them; others: those they are members of) and their members',
   'environments.manage': 'create, rename or delete environments, and give members an environment or take it away',
+  'ownership.transfer': 'hand the organization to another member (ownership transfer)',
 };
 
 export const permissionSchema = z.enum(PERMISSION_NAMES, { error: (issue) => `unknown permission ${JSON.stringify(issue.input)}; permissions are ${PERMISSION_NAMES.join(', ')}` });
@@ -70,7 +72,7 @@ const ADMIN = [...MEMBER, 'org.manage', 'members.manage', 'keys.manage', 'enviro
 
 /** Each role and what it holds. The owner is the admin that transfer of ownership (later) and nobody else can demote. */
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  owner: ADMIN,
+  owner: [...ADMIN, 'ownership.transfer'],
   admin: ADMIN,
   member: MEMBER,
   viewer: VIEWER,
@@ -193,6 +195,11 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/admin/orgs/{id}/export': 'admin',
   'GET /api/v1/admin/exports': 'admin',
   'GET /api/v1/admin/exports/{id}': 'admin',
+  // Ownership transfer: started and cancelled by the owner; accepted by its target (any role).
+  'POST /api/v1/org/transfer-ownership': 'ownership.transfer',
+  'GET /api/v1/org/transfer-ownership/pending': 'members.read',
+  'POST /api/v1/org/transfer-ownership/{id}/accept': 'self',
+  'POST /api/v1/org/transfer-ownership/{id}/cancel': 'ownership.transfer',
 } as const satisfies Record<string, RouteAccess>;
 
 const ROUTE_ACCESS_BY_KEY = new Map<string, RouteAccess>(Object.entries(ROUTE_ACCESS));

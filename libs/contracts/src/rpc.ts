@@ -8,6 +8,7 @@ import * as a from './api/accounts';
 import * as m from './api/mailbox';
 import * as mem from './api/members';
 import * as env from './api/environments';
+import * as own from './api/ownership';
 import * as snd from './api/send';
 import * as w from './api/webhooks';
 import { idSchema } from './ids';
@@ -116,6 +117,11 @@ export const RPC = {
   'mailbox.inbox.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
   'auth.apikey.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
   'webhooks.endpoint.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
+  // orgs: ownership transfer
+  'orgs.transfer.create': { request: own.ownershipTransferCreateBody, response: own.ownershipTransfer },
+  'orgs.transfer.pending': { request: empty, response: own.ownershipTransferPending },
+  'orgs.transfer.accept': { request: own.ownershipTransferId, response: own.ownershipTransfer },
+  'orgs.transfer.cancel': { request: own.ownershipTransferId, response: own.ownershipTransfer },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

@@ -77,6 +77,16 @@ const handlers: RpcHandlers<'orgs'> = {
   },
   'orgs.envMember.list': async () => ({ data: [], next_page_token: null }),
   'orgs.envMember.remove': async () => ({}),
+  'orgs.transfer.create': async () => {
+    throw AppError.notFound('member');
+  },
+  'orgs.transfer.pending': async () => ({ data: [] }),
+  'orgs.transfer.accept': async () => {
+    throw AppError.notFound('ownership transfer');
+  },
+  'orgs.transfer.cancel': async () => {
+    throw AppError.notFound('ownership transfer');
+  },
 };
 
 const keyAuth = { kind: 'api_key' as const, key_id: newId('apiKey'), org_id: orgId, env_id: envId, permissions: [...KEY_SCOPES.full] };

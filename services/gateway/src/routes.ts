@@ -18,6 +18,8 @@ import {
   labelsBody,
   loginRequest,
   memberId,
+  ownershipTransferCreateBody,
+  ownershipTransferId,
   memberUpdateBody,
   messageListRequest,
   organizationUpdateRequest,
@@ -232,6 +234,11 @@ export const ROUTES: Route[] = [
   notYet('post', '/api/v1/admin/orgs/{id}/export', 'Export an organization', 'Admin'),
   notYet('get', '/api/v1/admin/exports', 'List exports', 'Admin'),
   notYet('get', '/api/v1/admin/exports/{id}', 'Get an export', 'Admin'),
+  // Ownership transfer: one pending request per organization, expiring after 7 days.
+  route('orgs.transfer.create', { method: 'post', path: '/api/v1/org/transfer-ownership', auth: 'user', body: ownershipTransferCreateBody, status: 201, tag: 'Members', summary: 'Ask a member to take the organization over (owner only). One pending request at a time (else 409); it expires after 7 days. Both of you are told by email' }),
+  route('orgs.transfer.pending', { method: 'get', path: '/api/v1/org/transfer-ownership/pending', auth: 'user', tag: 'Members', summary: 'The pending ownership transfer of the organization: data holds none or one' }),
+  route('orgs.transfer.accept', { method: 'post', path: '/api/v1/org/transfer-ownership/{id}/accept', auth: 'user', params: ownershipTransferId, tag: 'Members', summary: 'Accept a transfer addressed to you: you become owner and the owner becomes admin, at once; tokens act with the new roles within a second. An expired request answers 410, a decided one 409' }),
+  route('orgs.transfer.cancel', { method: 'post', path: '/api/v1/org/transfer-ownership/{id}/cancel', auth: 'user', params: ownershipTransferId, tag: 'Members', summary: 'Cancel the pending transfer (owner only). An expired request answers 410, a decided one 409' }),
 ];
 
 /**

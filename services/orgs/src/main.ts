@@ -12,15 +12,18 @@ import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
 import { environmentContents } from './clients/environment-contents.client';
 import { environmentFacts } from './clients/environment-facts.client';
 import { membershipFacts } from './clients/membership-facts.client';
+import { systemMail } from './clients/system-mail.client';
 import { usersClient } from './clients/users.client';
 import { loadConfig, type OrgsConfig } from './config';
 import { Environments } from './domain/environments';
 import { Members } from './domain/members';
 import { Organizations } from './domain/organizations';
 import { EnvironmentRepository } from './repo/environment.repository';
+import { OwnershipTransfers } from './domain/ownership-transfers';
 import { MemberRepository } from './repo/member.repository';
 import { OrganizationRepository } from './repo/organization.repository';
-import type { OrgsDb } from './repo/tables';
+import { OwnershipTransferRepository } from './repo/ownership-transfer.repository';
+import type { OrgsDb, OrgsTx } from './repo/tables';
 import { orgsHandlers } from './rpc/handlers';
 
 export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
@@ -28,17 +31,21 @@ export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
   database: { schema: 'orgs', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ bus, db, life, clock, log }) {
-    await ensureStreams(bus, ['ORGS_FACTS']);
+    await ensureStreams(bus, ['ORGS_FACTS', 'MAIL_SYSTEM']);
     const outbox = life.add('orgs:outbox', new Outbox(db, bus, log), (o) => o.stop());
     outbox.start();
     const transact = transactor(db);
-    const organizations = new Organizations(transact, new OrganizationRepository(db), clock);
+    const orgRepo = new OrganizationRepository(db);
+    const organizations = new Organizations(transact, orgRepo, clock);
     const rpc = new RpcClient(bus);
     const memberRepo = new MemberRepository(db);
     const users = usersClient(rpc);
-    const members = new Members(transact, memberRepo, users, membershipFacts(outbox), clock);
+    const facts = membershipFacts(outbox);
+    const members = new Members(transact, memberRepo, users, facts, clock);
     const environments = new Environments(transact, new EnvironmentRepository(db), memberRepo, users, environmentContents(rpc), environmentFacts(outbox), clock);
-    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers(organizations, members, environments)), (s) => s.stop());
+    const orgName = async (tx: OrgsTx, orgId: string) => (await orgRepo.findById(orgId, tx))?.name;
+    const transfers = new OwnershipTransfers(transact, new OwnershipTransferRepository(db), memberRepo, users, orgName, facts, systemMail(outbox), clock);
+    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers(organizations, members, environments, transfers)), (s) => s.stop());
   },
 };
 

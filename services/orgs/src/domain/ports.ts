@@ -1,5 +1,5 @@
 /** What the orgs domain needs from outside it, as plain interfaces; the composition root passes the real ones. */
-import type { Fact, UserProfile } from '@mailroom/contracts';
+import type { Fact, SystemMail, UserProfile } from '@mailroom/contracts';
 import type { Transact as TransactOf } from '@mailroom/platform';
 import type { OrgsTx } from '../repo/tables';
 
@@ -33,3 +33,14 @@ export interface EnvironmentFacts {
 export interface EnvironmentContents {
   count(orgId: string, envId: string): Promise<{ inboxes: number; api_keys: number; webhook_endpoints: number }>;
 }
+/**
+ * Mail from the platform (work queue mail.system, sent by mail-send from the system address):
+ * written in the transaction of the change it tells about, so a mail goes out for every
+ * committed change and for none that rolled back.
+ */
+export interface SystemMailPort {
+  queue(tx: OrgsTx, mail: SystemMail): Promise<void>;
+}
+
+/** An organization's name, read in the caller's transaction (for mails). */
+export type OrgNameOf = (tx: OrgsTx, orgId: string) => Promise<string | undefined>;

@@ -45,12 +45,26 @@ export interface OutboxTable {
   published_at: Date | null;
 }
 
+export interface OwnershipTransferTable {
+  id: string;
+  org_id: string;
+  from_member_id: string;
+  from_user_id: string;
+  to_member_id: string;
+  to_user_id: string;
+  status: 'pending' | 'accepted' | 'cancelled' | 'expired';
+  created_at: Date;
+  expires_at: Date;
+  decided_at: Date | null;
+}
+
 export interface OrgsDb {
   organizations: OrganizationTable;
   environments: EnvironmentTable;
   members: MemberTable;
   environment_members: EnvironmentMemberTable;
   outbox: OutboxTable;
+  ownership_transfers: OwnershipTransferTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */

@@ -4,8 +4,9 @@ import type { RpcHandlers } from '@mailroom/messaging';
 import type { Environments } from '../domain/environments';
 import type { Members } from '../domain/members';
 import type { Organizations } from '../domain/organizations';
+import type { OwnershipTransfers } from '../domain/ownership-transfers';
 
-export function orgsHandlers(orgs: Organizations, members: Members, environments: Environments): RpcHandlers<'orgs'> {
+export function orgsHandlers(orgs: Organizations, members: Members, environments: Environments, transfers: OwnershipTransfers): RpcHandlers<'orgs'> {
   return {
     'orgs.organization.createForOwner': async (req, { auth }) => {
       requireService(auth);
@@ -59,5 +60,9 @@ export function orgsHandlers(orgs: Organizations, members: Members, environments
       await environments.removeMember(auth, req.env_id, req.member_id);
       return {};
     },
+    'orgs.transfer.create': (req, { auth }) => transfers.create(auth, req.member_id),
+    'orgs.transfer.pending': (_req, { auth }) => transfers.pending(auth),
+    'orgs.transfer.accept': (req, { auth }) => transfers.accept(auth, req.id),
+    'orgs.transfer.cancel': (req, { auth }) => transfers.cancel(auth, req.id),
   };
 }

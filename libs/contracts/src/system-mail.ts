@@ -1,0 +1,60 @@
+/**
+ * Mail from the platform itself (work queue `mail.system`, consumed by mail-send): a template
+ * name, its data and one recipient. The caller says what happened and to whom; mail-send
+ * composes the text and HTML from its templates and sends it from the system address it is
+ * configured with (SYSTEM_MAIL_FROM on MAIL_DOMAIN), DKIM-signed: the sender identity is never
+ * the caller's to choose.
+ */
+import { z } from 'zod';
+import { emailAddress } from './address';
+import { invitationToken } from './api/ownership';
+import { idSchema } from './ids';
+import { roleSchema } from './permissions';
+import { isoTimestamp } from './time';
+
+/** A person as a mail names them: their name, else their email. */
+const person = z.string().min(1).max(320);
+const orgName = z.string().min(1).max(200);
+
+const transferFacts = z.object({
+  transfer_id: idSchema('ownershipTransfer'),
+  org_name: orgName,
+  owner: person,
+  new_owner: person,
+  /** Who this copy is for: the owner who asked (`owner`) or the member asked (`new_owner`). */
+  recipient: z.enum(['owner', 'new_owner']),
+});
+
+/** Every template and the data it needs. */
+export const SYSTEM_MAIL_TEMPLATES = {
+  'ownership_transfer.requested': transferFacts.extend({ expires_at: isoTimestamp }),
+  'ownership_transfer.accepted': transferFacts,
+  'ownership_transfer.cancelled': transferFacts,
+  invitation: z.object({
+    invitation_id: idSchema('invitation'),
+    org_name: orgName,
+    inviter: person,
+    role: roleSchema,
+    /** Secret: sent once in the mail, never stored or logged by mail-send. */
+    token: invitationToken,
+    expires_at: isoTimestamp,
+  }),
+} as const;
+export type SystemMailTemplate = keyof typeof SYSTEM_MAIL_TEMPLATES;
+
+const item = <T extends SystemMailTemplate>(template: T) =>
+  z.object({
+    /** Idempotency: one mail per id, however often the item is delivered. */
+    id: idSchema('systemMail'),
+    to: emailAddress,
+    template: z.literal(template),
+    data: SYSTEM_MAIL_TEMPLATES[template],
+  });
+
+export const systemMail = z.discriminatedUnion('template', [
+  item('ownership_transfer.requested'),
+  item('ownership_transfer.accepted'),
+  item('ownership_transfer.cancelled'),
+  item('invitation'),
+]);
+export type SystemMail = z.infer<typeof systemMail>;
