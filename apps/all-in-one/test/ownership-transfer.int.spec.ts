@@ -1,15 +1,54 @@
 /**
  * Ownership transfer over HTTP: ask, see it pending, accept (roles swap at once, and the
  * tokens both people hold act with their new roles within a second), cancel, expiry, every
- * refusal, and accept racing cancel. Each test hands over an organization of its own.
+ * refusal, and accept racing cancel. Each test hands over an organization of its own. Both
+ * parties are told by email: the mails are read from the test relay (our provider here),
+ * from the system address, DKIM-signed with MAIL_DOMAIN's published key.
  */
+import { generateKeyPairSync } from 'node:crypto';
+import { Resolver } from 'node:dns/promises';
+import { dkimVerify } from 'mailauth';
+import { simpleParser } from 'mailparser';
 import { createDb, sql, type Kysely } from '@mailroom/db';
 import type { Role } from '@mailroom/contracts';
-import { waitFor, type Tenant } from '@mailroom/testing';
+import { freePort, startTestRelay, waitFor, type RelayedMessage, type Tenant, type TestRelay } from '@mailroom/testing';
 import { addColleague, type Colleague } from './colleagues';
 import { usePlatform } from './fixtures';
 
-const { anon, env, signUp } = usePlatform({ tenant: false });
+const DOMAIN = 'agents.test';
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+let relay: TestRelay;
+let smtpPort: number;
+beforeAll(async () => {
+  smtpPort = await freePort();
+  relay = await startTestRelay({ feedbackTo: { host: '127.0.0.1', port: smtpPort }, hostname: 'relay.test' });
+});
+const { anon, env, dns, signUp } = usePlatform({
+  tenant: false,
+  env: () => ({
+    MAIL_DOMAIN: DOMAIN,
+    SMTP_PORT: String(smtpPort),
+    RSPAMD_URL: 'off',
+    SMTP_RELAY_URL: relay.url,
+    DKIM_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    DKIM_SELECTOR: 'mailroom',
+  }),
+  dns: [{ name: `mailroom._domainkey.${DOMAIN}`, type: 'TXT', text: `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}` }],
+});
+afterAll(async () => {
+  await relay?.close();
+});
+
+/** The mails of one template the relay received for `to`, once there are `n`. */
+function mailsTo(to: string, template: string, n = 1): Promise<RelayedMessage[]> {
+  return waitFor(
+    () => {
+      const found = relay.received.filter((m) => m.rcptTo.includes(to.toLowerCase()) && m.raw.toString('latin1').includes(`X-Mailroom-Template: ${template}`));
+      return found.length >= n && found;
+    },
+    { timeoutMs: 20_000, what: `${n} ${template} mail(s) to ${to}` },
+  );
+}
 
 const as = (c: { token: string } | { accessToken: string }) => anon.withToken('token' in c ? c.token : c.accessToken);
 const bound = { timeoutMs: 1_000, intervalMs: 20 };
@@ -67,6 +106,22 @@ describe('ownership transfer', () => {
     expect(back.body).toMatchObject({ from_member_id: member!.member_id, to_member_id: ownerMemberId });
     // The former owner is an admin now: admin powers remain.
     expect((await as(owner).patch('/api/v1/org', { name: 'Renamed by the former owner' })).status).toBe(200);
+
+    // Both were told, at each step, by mail from the system address.
+    const [asking] = await mailsTo(member!.email, 'ownership_transfer.requested');
+    const parsed = await simpleParser(asking!.raw);
+    expect(parsed.from?.value).toEqual([{ address: `no-reply@${DOMAIN}`, name: 'Mailroom' }]);
+    expect(parsed.subject).toMatch(/asks you to take over/);
+    expect(parsed.text).toContain(`/api/v1/org/transfer-ownership/${asked.body.id}/accept`);
+    expect(parsed.html).toContain(`<code>POST /api/v1/org/transfer-ownership/${asked.body.id}/accept</code>`);
+    const resolver = new Resolver();
+    resolver.setServers([dns.servers]);
+    const verdict = await dkimVerify(asking!.raw, { resolver: (name: string, type: string) => resolver.resolve(name, type) as Promise<string[][]> });
+    expect(verdict.results.map((r) => [r.signingDomain, r.status.result])).toEqual([[DOMAIN, 'pass']]);
+    const [asked2] = await mailsTo(owner.email, 'ownership_transfer.requested');
+    expect((await simpleParser(asked2!.raw)).text).toContain(`/api/v1/org/transfer-ownership/${asked.body.id}/cancel`);
+    for (const to of [owner.email, member!.email]) await mailsTo(to, 'ownership_transfer.accepted');
+    expect((await simpleParser((await mailsTo(owner.email, 'ownership_transfer.accepted'))[0]!.raw)).subject).toMatch(/now owns/);
   });
 
   it('refuses a request by an admin, to yourself, to a member of another organization, and bad ids', async () => {
@@ -106,6 +161,8 @@ describe('ownership transfer', () => {
       expect([res.status, res.body.error.code, res.body.error.message]).toEqual([409, 'conflict', expect.stringMatching(/already cancelled/)]);
     }
     expect((await as(owner).get('/api/v1/org/members')).body.data.find((m: { id: string }) => m.id === admin!.member_id).role).toBe('admin');
+    for (const to of [owner.email, admin!.email]) await mailsTo(to, 'ownership_transfer.cancelled');
+    expect((await simpleParser((await mailsTo(admin!.email, 'ownership_transfer.cancelled'))[0]!.raw)).subject).toMatch(/cancelled the transfer/);
   });
 
   it('answers an expired request with 410 and lets the owner ask again', async () => {

@@ -44,6 +44,10 @@ export const mailSendConfigSchema = z
     /** DKIM signing of MAIL_DOMAIN's mail: PEM private key (RSA 2048 or ed25519) and selector. */
     DKIM_PRIVATE_KEY: z.string().optional(),
     DKIM_SELECTOR: envString('mailroom').pipe(z.string().regex(/^[a-z0-9][a-z0-9._-]{0,62}$/i, 'must be a DNS label')),
+    /** Mail from the platform itself (invitations, ownership transfers) is from this address, on MAIL_DOMAIN. Default: no-reply@MAIL_DOMAIN. */
+    SYSTEM_MAIL_FROM: z.string().trim().toLowerCase().pipe(z.email('must be an email address')).optional(),
+    /** ... and this display name. */
+    SYSTEM_MAIL_FROM_NAME: envString('Mailroom').pipe(z.string().min(1).max(100)),
     /** Sends allowed per inbox and per organization in any minute (0 = no limit). */
     SEND_RATE_PER_INBOX_PER_MINUTE: envInt(120, { min: 0 }),
     SEND_RATE_PER_ORG_PER_MINUTE: envInt(1200, { min: 0 }),
@@ -58,6 +62,8 @@ export const mailSendConfigSchema = z
       const problem = dkimKeyProblem(c.DKIM_PRIVATE_KEY);
       if (problem) ctx.addIssue({ code: 'custom', path: ['DKIM_PRIVATE_KEY'], message: problem });
     }
+    // DKIM signs for MAIL_DOMAIN: the system address must be on it for receivers to align the signature with From.
+    if (c.SYSTEM_MAIL_FROM && !c.SYSTEM_MAIL_FROM.endsWith(`@${c.MAIL_DOMAIN}`)) ctx.addIssue({ code: 'custom', path: ['SYSTEM_MAIL_FROM'], message: `must be an address on MAIL_DOMAIN (${c.MAIL_DOMAIN})` });
     if (c.MAIL_PROVIDER === 'ses' && !c.SES_REGION) ctx.addIssue({ code: 'custom', path: ['SES_REGION'], message: 'is required with MAIL_PROVIDER=ses' });
     if (Boolean(c.SES_ACCESS_KEY_ID) !== Boolean(c.SES_SECRET_ACCESS_KEY)) ctx.addIssue({ code: 'custom', path: ['SES_ACCESS_KEY_ID'], message: 'SES_ACCESS_KEY_ID and SES_SECRET_ACCESS_KEY go together' });
     for (const arn of c.SES_SNS_TOPIC_ARNS) {
@@ -68,7 +74,7 @@ export const mailSendConfigSchema = z
       if (c.SNS_TRUSTED_URL_PREFIX && !c.SNS_TRUSTED_URL_PREFIX.startsWith('https://')) ctx.addIssue({ code: 'custom', path: ['SNS_TRUSTED_URL_PREFIX'], message: 'must be an https:// URL in production' });
     }
   })
-  .transform((c) => ({ ...c, BOUNCE_DOMAIN: c.BOUNCE_DOMAIN ?? c.MAIL_DOMAIN, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY }));
+  .transform((c) => ({ ...c, BOUNCE_DOMAIN: c.BOUNCE_DOMAIN ?? c.MAIL_DOMAIN, SYSTEM_MAIL_FROM: c.SYSTEM_MAIL_FROM ?? `no-reply@${c.MAIL_DOMAIN}`, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY }));
 
 export type MailSendConfig = z.output<typeof mailSendConfigSchema>;
 

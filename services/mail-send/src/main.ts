@@ -15,6 +15,7 @@ import { fetchText } from './clients/fetch-text';
 import { loadConfig, type MailSendConfig } from './config';
 import { startFeedbackConsumer } from './consumers/mail-feedback.consumer';
 import { startOutboundConsumer } from './consumers/mail-outbound.consumer';
+import { startSystemMailConsumer } from './consumers/mail-system.consumer';
 import { parseFeedback } from './domain/feedback';
 import { FeedbackHandler } from './domain/feedback-handler';
 import { OrgStatuses, SendChecks } from './domain/checks';
@@ -22,12 +23,14 @@ import { SesNotifications } from './domain/ses-notifications';
 import { SnsVerifier } from './domain/sns';
 import { dkimKey, type DkimKey } from './domain/dkim';
 import { OutboundSender } from './domain/outbound';
+import { SystemMailer } from './domain/system-mail/system-mailer';
 import { Suppressions } from './domain/suppressions';
 import { Verp } from './domain/verp';
 import type { MailProvider } from './providers/provider';
 import { SesProvider } from './providers/ses';
 import { SmtpRelayProvider } from './providers/smtp';
 import { SendRepository } from './repo/send.repository';
+import { SystemMailRepository } from './repo/system-mail.repository';
 import type { SendDb } from './repo/tables';
 import { mailSendHandlers } from './rpc/handlers';
 
@@ -36,7 +39,7 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
   database: { schema: 'mail_send', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ config, bus, db, life, clock, log }) {
-    await ensureStreams(bus, ['EVENTS', 'MAIL_OUTBOUND', 'MAIL_FEEDBACK']);
+    await ensureStreams(bus, ['EVENTS', 'MAIL_OUTBOUND', 'MAIL_FEEDBACK', 'MAIL_SYSTEM']);
     const raw = await openBucket(bus, 'raw');
     const attachmentBucket = await openBucket(bus, 'attachments');
     const repo = new SendRepository(db);
@@ -83,6 +86,8 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
       : undefined;
     life.add('mail-send:rpc', serveRpc(bus, 'mail-send', mailSendHandlers(checks, new Suppressions(repo), ses)), (s) => s.stop());
     life.add('mail-send:outbound', await startOutboundConsumer(bus, sender, config.OUTBOUND_CONCURRENCY), (c) => c.stop());
+    const systemMailer = new SystemMailer(new SystemMailRepository(db), provider, dkim, { address: config.SYSTEM_MAIL_FROM, name: config.SYSTEM_MAIL_FROM_NAME }, config.MAIL_DOMAIN, clock);
+    life.add('mail-send:system', await startSystemMailConsumer(bus, systemMailer), (c) => c.stop());
     life.add('mail-send:feedback', await startFeedbackConsumer(bus, feedback, raw), (c) => c.stop());
     // The send log only needs the last minute; keep an hour for inspection.
     const prune = setInterval(() => void repo.pruneSendLog(new Date(clock.now().getTime() - 3_600_000)).catch(() => undefined), 60_000);

@@ -54,7 +54,19 @@ export interface DeliveredRecipientTable {
   delivered_at: Date;
 }
 
+export interface SystemMailTable {
+  id: string;
+  template: string;
+  to_address: string;
+  status: 'sending' | 'sent' | 'failed';
+  attempts: ColumnType<number, number | undefined, number>;
+  last_error: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
 export interface SendDb {
+  system_mails: SystemMailTable;
   sends: SendTable;
   delivered_recipients: DeliveredRecipientTable;
   send_log: SendLogTable;

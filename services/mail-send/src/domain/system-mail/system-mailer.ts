@@ -1,0 +1,79 @@
+/**
+ * Mail from the platform itself (work queue mail.system): rendered from its template, sent
+ * from the system address of the configuration (never one the caller names), DKIM-signed
+ * with MAIL_DOMAIN's key, handed to the configured provider. Each mail id is sent once: a
+ * redelivered item finds its row `sent`; temporary failures are retried from the queue, up
+ * to MAX_ATTEMPTS hand-overs, then the mail is given up as failed. The data (an invitation's
+ * token) is never stored or logged here: the row keeps the template and the recipient.
+ */
+import MailComposer from 'nodemailer/lib/mail-composer';
+import type { SystemMail } from '@mailroom/contracts';
+import type { Clock, Logger } from '@mailroom/platform';
+import { ProviderError, type MailProvider } from '../../providers/provider';
+import { signDkim, type DkimKey } from '../dkim';
+import { MAX_ATTEMPTS } from '../outbound';
+import { renderSystemMail } from './templates';
+
+/** Who system mail is from: SYSTEM_MAIL_FROM (default no-reply@MAIL_DOMAIN) and its display name. */
+export interface SystemSender {
+  address: string;
+  name: string;
+}
+
+/** The record of each system mail id (repo/system-mail.repository.ts). */
+export interface SystemMailLog {
+  /** Records an attempt (the first makes the row); the row as it is after. */
+  claim(row: { id: string; template: string; to_address: string; now: Date }): Promise<{ status: 'sending' | 'sent' | 'failed'; attempts: number }>;
+  finish(id: string, status: 'sent' | 'failed', at: Date, error: string | null): Promise<void>;
+}
+
+export type SystemMailOutcome = 'sent' | 'already-done' | 'failed' | 'retry';
+
+export class SystemMailer {
+  constructor(
+    private readonly log: SystemMailLog,
+    private readonly provider: MailProvider,
+    private readonly dkim: DkimKey | undefined,
+    private readonly sender: SystemSender,
+    private readonly domain: string,
+    private readonly clock: Clock,
+  ) {}
+
+  /** The message as it leaves: composed from the template, signed. */
+  async compose(mail: SystemMail): Promise<Buffer> {
+    const { subject, text, html } = renderSystemMail(mail);
+    const now = this.clock.now();
+    const composer = new MailComposer({
+      from: { name: this.sender.name, address: this.sender.address },
+      to: mail.to,
+      subject,
+      text,
+      html,
+      messageId: `<${mail.id}@${this.domain}>`,
+      date: now,
+      headers: { 'Auto-Submitted': 'auto-generated', 'X-Mailroom-Template': mail.template },
+    });
+    const raw = await composer.compile().build();
+    return this.dkim ? signDkim(raw, this.dkim, now) : raw;
+  }
+
+  async send(mail: SystemMail, logging: { readonly log: Logger }): Promise<SystemMailOutcome> {
+    const row = await this.log.claim({ id: mail.id, template: mail.template, to_address: mail.to, now: this.clock.now() });
+    if (row.status !== 'sending') return 'already-done';
+    const raw = await this.compose(mail);
+    try {
+      await this.provider.send({ from: this.sender.address, to: [mail.to], raw, envelopeId: mail.id });
+    } catch (err) {
+      if (!(err instanceof ProviderError)) throw err;
+      if (err.temporary && row.attempts < MAX_ATTEMPTS) {
+        logging.log.warn({ system_mail_id: mail.id, template: mail.template, attempt: row.attempts, reason: err.message }, 'system mail: temporary failure, will retry');
+        return 'retry';
+      }
+      logging.log.error({ system_mail_id: mail.id, template: mail.template, attempt: row.attempts, reason: err.message }, 'system mail: given up');
+      await this.log.finish(mail.id, 'failed', this.clock.now(), err.message.slice(0, 500));
+      return 'failed';
+    }
+    await this.log.finish(mail.id, 'sent', this.clock.now(), null);
+    return 'sent';
+  }
+}
