@@ -200,6 +200,11 @@ export const ROUTE_ACCESS = {
   'GET /api/v1/org/transfer-ownership/pending': 'members.read',
   'POST /api/v1/org/transfer-ownership/{id}/accept': 'self',
   'POST /api/v1/org/transfer-ownership/{id}/cancel': 'ownership.transfer',
+  // Invitations: sent, listed and revoked by owners and admins; accepted by the invitee signed in.
+  'POST /api/v1/org/invitations': 'members.manage',
+  'GET /api/v1/org/invitations': 'members.manage',
+  'DELETE /api/v1/org/invitations/{id}': 'members.manage',
+  'POST /api/v1/invitations/accept': 'self',
 } as const satisfies Record<string, RouteAccess>;
 
 const ROUTE_ACCESS_BY_KEY = new Map<string, RouteAccess>(Object.entries(ROUTE_ACCESS));

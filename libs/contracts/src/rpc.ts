@@ -122,6 +122,11 @@ export const RPC = {
   'orgs.transfer.pending': { request: empty, response: own.ownershipTransferPending },
   'orgs.transfer.accept': { request: own.ownershipTransferId, response: own.ownershipTransfer },
   'orgs.transfer.cancel': { request: own.ownershipTransferId, response: own.ownershipTransfer },
+  // orgs: invitations
+  'orgs.invitation.create': { request: own.invitationCreateBody, response: own.invitation },
+  'orgs.invitation.list': { request: a.pageQuery, response: own.invitationList },
+  'orgs.invitation.revoke': { request: own.invitationId, response: empty },
+  'orgs.invitation.accept': { request: own.invitationAcceptBody, response: own.invitationAccepted },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

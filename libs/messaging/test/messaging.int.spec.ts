@@ -87,6 +87,16 @@ const handlers: RpcHandlers<'orgs'> = {
   'orgs.transfer.cancel': async () => {
     throw AppError.notFound('ownership transfer');
   },
+  'orgs.invitation.create': async () => {
+    throw new AppError('forbidden', 'not here');
+  },
+  'orgs.invitation.list': async () => ({ data: [], next_page_token: null }),
+  'orgs.invitation.revoke': async () => {
+    throw AppError.notFound('invitation');
+  },
+  'orgs.invitation.accept': async () => {
+    throw AppError.notFound('invitation');
+  },
 };
 
 const keyAuth = { kind: 'api_key' as const, key_id: newId('apiKey'), org_id: orgId, env_id: envId, permissions: [...KEY_SCOPES.full] };

@@ -18,6 +18,9 @@ import {
   labelsBody,
   loginRequest,
   memberId,
+  invitationAcceptBody,
+  invitationCreateBody,
+  invitationId,
   ownershipTransferCreateBody,
   ownershipTransferId,
   memberUpdateBody,
@@ -238,6 +241,10 @@ export const ROUTES: Route[] = [
   route('orgs.transfer.create', { method: 'post', path: '/api/v1/org/transfer-ownership', auth: 'user', body: ownershipTransferCreateBody, status: 201, tag: 'Members', summary: 'Ask a member to take the organization over (owner only). One pending request at a time (else 409); it expires after 7 days. Both of you are told by email' }),
   route('orgs.transfer.pending', { method: 'get', path: '/api/v1/org/transfer-ownership/pending', auth: 'user', tag: 'Members', summary: 'The pending ownership transfer of the organization: data holds none or one' }),
   route('orgs.transfer.accept', { method: 'post', path: '/api/v1/org/transfer-ownership/{id}/accept', auth: 'user', params: ownershipTransferId, tag: 'Members', summary: 'Accept a transfer addressed to you: you become owner and the owner becomes admin, at once; tokens act with the new roles within a second. An expired request answers 410, a decided one 409' }),
+  route('orgs.invitation.create', { method: 'post', path: '/api/v1/org/invitations', auth: 'user', body: invitationCreateBody, status: 201, tag: 'Members', summary: 'Invite a person by email with a role (admin, member or viewer); owners and admins. The token goes by mail only and expires after 7 days. An address that is a member already: 409; one with a pending invitation: that invitation is replaced (a resend)' }),
+  route('orgs.invitation.list', { method: 'get', path: '/api/v1/org/invitations', auth: 'user', query: pageQuery, tag: 'Members', summary: 'List invitations, newest first (pending, accepted, revoked, expired)' }),
+  route('orgs.invitation.revoke', { method: 'delete', path: '/api/v1/org/invitations/{id}', auth: 'user', params: invitationId, status: 204, tag: 'Members', summary: 'Revoke a pending invitation: its token stops working' }),
+  route('orgs.invitation.accept', { method: 'post', path: '/api/v1/invitations/accept', auth: 'user', body: invitationAcceptBody, tag: 'Members', summary: 'Accept an invitation with the token of its mail, signed in with an account of the invited address (else 403): you become a member with its role. Unknown token 404; used or revoked 409; expired 410' }),
   route('orgs.transfer.cancel', { method: 'post', path: '/api/v1/org/transfer-ownership/{id}/cancel', auth: 'user', params: ownershipTransferId, tag: 'Members', summary: 'Cancel the pending transfer (owner only). An expired request answers 410, a decided one 409' }),
 ];
 

@@ -16,10 +16,12 @@ import { systemMail } from './clients/system-mail.client';
 import { usersClient } from './clients/users.client';
 import { loadConfig, type OrgsConfig } from './config';
 import { Environments } from './domain/environments';
+import { Invitations, type NewMember } from './domain/invitations';
 import { Members } from './domain/members';
 import { Organizations } from './domain/organizations';
 import { EnvironmentRepository } from './repo/environment.repository';
 import { OwnershipTransfers } from './domain/ownership-transfers';
+import { InvitationRepository } from './repo/invitation.repository';
 import { MemberRepository } from './repo/member.repository';
 import { OrganizationRepository } from './repo/organization.repository';
 import { OwnershipTransferRepository } from './repo/ownership-transfer.repository';
@@ -45,7 +47,9 @@ export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
     const environments = new Environments(transact, new EnvironmentRepository(db), memberRepo, users, environmentContents(rpc), environmentFacts(outbox), clock);
     const orgName = async (tx: OrgsTx, orgId: string) => (await orgRepo.findById(orgId, tx))?.name;
     const transfers = new OwnershipTransfers(transact, new OwnershipTransferRepository(db), memberRepo, users, orgName, facts, systemMail(outbox), clock);
-    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers(organizations, members, environments, transfers)), (s) => s.stop());
+    const addMember = (tx: OrgsTx, m: NewMember) => orgRepo.insertMember(m, tx);
+    const invitations = new Invitations(transact, new InvitationRepository(db), memberRepo, addMember, users, orgName, facts, systemMail(outbox), clock);
+    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers(organizations, members, environments, transfers, invitations)), (s) => s.stop());
   },
 };
 

@@ -58,6 +58,20 @@ export interface OwnershipTransferTable {
   decided_at: Date | null;
 }
 
+export interface InvitationTable {
+  id: string;
+  org_id: string;
+  email: string;
+  role: Exclude<Role, 'owner'>;
+  token_hash: string;
+  status: 'pending' | 'accepted' | 'revoked';
+  invited_by_user_id: string;
+  created_at: Date;
+  expires_at: Date;
+  decided_at: Date | null;
+  member_id: string | null;
+}
+
 export interface OrgsDb {
   organizations: OrganizationTable;
   environments: EnvironmentTable;
@@ -65,6 +79,7 @@ export interface OrgsDb {
   environment_members: EnvironmentMemberTable;
   outbox: OutboxTable;
   ownership_transfers: OwnershipTransferTable;
+  invitations: InvitationTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */

@@ -2,11 +2,12 @@
 import { AppError, authorize, requireService, tenantOf } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
 import type { Environments } from '../domain/environments';
+import type { Invitations } from '../domain/invitations';
 import type { Members } from '../domain/members';
 import type { Organizations } from '../domain/organizations';
 import type { OwnershipTransfers } from '../domain/ownership-transfers';
 
-export function orgsHandlers(orgs: Organizations, members: Members, environments: Environments, transfers: OwnershipTransfers): RpcHandlers<'orgs'> {
+export function orgsHandlers(orgs: Organizations, members: Members, environments: Environments, transfers: OwnershipTransfers, invitations: Invitations): RpcHandlers<'orgs'> {
   return {
     'orgs.organization.createForOwner': async (req, { auth }) => {
       requireService(auth);
@@ -64,5 +65,12 @@ export function orgsHandlers(orgs: Organizations, members: Members, environments
     'orgs.transfer.pending': (_req, { auth }) => transfers.pending(auth),
     'orgs.transfer.accept': (req, { auth }) => transfers.accept(auth, req.id),
     'orgs.transfer.cancel': (req, { auth }) => transfers.cancel(auth, req.id),
+    'orgs.invitation.create': (req, { auth }) => invitations.create(auth, req),
+    'orgs.invitation.list': (req, { auth }) => invitations.list(auth, req),
+    'orgs.invitation.revoke': async (req, { auth }) => {
+      await invitations.revoke(auth, req.id);
+      return {};
+    },
+    'orgs.invitation.accept': (req, { auth }) => invitations.accept(auth, req.token),
   };
 }
