@@ -130,6 +130,17 @@ describe('invitations', () => {
     expect((await owner().delete('/api/v1/org/invitations/inv_nope')).status).toBe(400);
   });
 
+  it('makes one member of two accepts of the same token at once', async () => {
+    const email = fresh();
+    expect((await owner().post('/api/v1/org/invitations', { email, role: 'viewer' })).status).toBe(201);
+    const { token } = await tokenMailedTo(email);
+    const invitee = await signUp(email);
+    const both = await Promise.all([1, 2].map(() => anon.withToken(invitee.accessToken).post('/api/v1/invitations/accept', { token })));
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409]);
+    const members = (await owner().get('/api/v1/org/members?limit=100')).body.data.filter((m: { email: string }) => m.email === email);
+    expect(members).toEqual([expect.objectContaining({ role: 'viewer' })]);
+  });
+
   it('answers an expired invitation with 410', async () => {
     const email = fresh();
     const invited = await owner().post('/api/v1/org/invitations', { email, role: 'member' });

@@ -182,6 +182,13 @@ describe('ownership transfer', () => {
     expect((await as(owner).post('/api/v1/org/transfer-ownership', { member_id: member!.member_id })).status).toBe(201);
   });
 
+  it('takes one of two requests made at once; the other is told 409', async () => {
+    const { owner, people } = await organization('admin', 'member');
+    const both = await Promise.all(people.map((p) => as(owner).post('/api/v1/org/transfer-ownership', { member_id: p.member_id })));
+    expect(both.map((r) => r.status).sort()).toEqual([201, 409]);
+    expect((await as(owner).get('/api/v1/org/transfer-ownership/pending')).body.data).toHaveLength(1);
+  });
+
   it('decides accept racing cancel one way: exactly one wins, the other is told 409', async () => {
     const { owner, ownerMemberId, people } = await organization('admin');
     const [admin] = people;
