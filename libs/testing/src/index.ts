@@ -14,3 +14,4 @@ export * from './fake-ses';
 export * from './net';
 export * from './template';
 export { setUpIntegrationRun } from './jest/global-setup';
+export * from './refusal';

@@ -10,6 +10,7 @@ import type { MemberRepository, MemberRow } from '../repo/member.repository';
 import type { OrgsTx } from '../repo/tables';
 import { deletionRefusal, Environments, maySeeEnvironment, membershipChangeRefusal, seesEveryEnvironment } from './environments';
 import type { EnvironmentFacts, Transact } from './ports';
+import { refusalOf } from '@mailroom/testing';
 
 const staging = { name: 'staging', is_default: false };
 const production = { name: 'production', is_default: true };
@@ -153,16 +154,6 @@ function setup(contents = { inboxes: 0, api_keys: 0, webhook_endpoints: 0 }) {
   };
   const as = (m: MemberRow): AuthContext => ({ kind: 'user', user_id: m.user_id, session_id: 'ses_1', org_id: m.org_id, env_id: 'env_1', role: m.role });
   return { environments, repo, env, person, as, memberFacts, deletions, asked };
-}
-
-async function refusalOf(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('Environments', () => {

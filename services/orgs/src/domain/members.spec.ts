@@ -3,12 +3,13 @@
  * change announces, paging, another organization's ids. The store is an in-memory stand-in
  * with the repository's semantics (every query filters on org_id).
  */
-import { AppError, newId, type AuthContext, type Fact, type Role } from '@mailroom/contracts';
+import { newId, type AuthContext, type Fact, type Role } from '@mailroom/contracts';
 import { ManualClock } from '@mailroom/platform';
 import type { MemberRepository, MemberRow } from '../repo/member.repository';
 import type { OrgsTx } from '../repo/tables';
 import { Members, removalRefusal, roleChangeRefusal } from './members';
 import type { MembershipFacts, Transact } from './ports';
+import { refusalOf } from '@mailroom/testing';
 
 class MemoryMembers implements Pick<MemberRepository, keyof MemberRepository> {
   rows: MemberRow[] = [];
@@ -62,16 +63,6 @@ function setup() {
   };
   const as = (row: MemberRow): AuthContext => ({ kind: 'user', user_id: row.user_id, session_id: 'ses_1', org_id: row.org_id, env_id: 'env_1', role: row.role });
   return { repo, members, add, as, announced, kicks: () => kicks };
-}
-
-async function refusalOf(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('role changes', () => {

@@ -3,13 +3,14 @@
  * expiry with a moved clock, what acceptance changes and announces, the mails of each step.
  * The stores are in-memory stand-ins with the repositories' semantics (filters on org_id).
  */
-import { AppError, newId, type AuthContext, type Fact, type Role, type SystemMail } from '@mailroom/contracts';
+import { newId, type AuthContext, type Fact, type Role, type SystemMail } from '@mailroom/contracts';
 import { ManualClock } from '@mailroom/platform';
 import type { MemberRepository, MemberRow } from '../repo/member.repository';
 import type { DecidedStatus, OwnershipTransferRepository, OwnershipTransferRow } from '../repo/ownership-transfer.repository';
 import type { OrgsTx } from '../repo/tables';
 import { OwnershipTransfers, decisionRefusal, transferRefusal } from './ownership-transfers';
 import type { Transact } from './ports';
+import { refusalOf } from '@mailroom/testing';
 
 const ORG = 'org_01m8a4vabhcrd4hxzk162k1ma9';
 const OTHER_ORG = 'org_01m8a4vabhcrd4hxzk162k1mb0';
@@ -72,16 +73,6 @@ function setup() {
   };
   const as = (row: MemberRow): AuthContext => ({ kind: 'user', user_id: row.user_id, session_id: 'ses_1', org_id: row.org_id, env_id: 'env_1', role: row.role });
   return { store, clock, transfers, add, as, announced, mails };
-}
-
-async function refusalOf(p: Promise<unknown>): Promise<AppError> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof AppError) return err;
-    throw err;
-  }
-  throw new Error('expected a refusal');
 }
 
 describe('transfer rules', () => {
