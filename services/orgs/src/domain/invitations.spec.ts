@@ -20,7 +20,10 @@ class MemoryStore implements Pick<InvitationRepository, keyof InvitationReposito
   members: MemberRow[] = [];
   invitations: InvitationRow[] = [];
   async insert(row: InvitationRow) {
+    // The database's one pending invitation per address.
+    if (this.invitations.some((r) => r.org_id === row.org_id && r.email === row.email && r.status === 'pending')) return false;
     this.invitations.push({ ...row });
+    return true;
   }
   async list(orgId: string, opts: { limit: number; before?: string | undefined }) {
     return this.invitations.filter((r) => r.org_id === orgId && (!opts.before || r.id < opts.before)).sort((a, b) => b.id.localeCompare(a.id)).slice(0, opts.limit);
@@ -112,6 +115,16 @@ describe('Invitations', () => {
     // The token's role says admin, the membership says member now: the membership wins.
     expect((await refusalOf(invitations.create(as(member.user_id, 'admin'), { email: 'x@example.com', role: 'viewer' }))).code).toBe('forbidden');
     expect(await refusalOf(invitations.create(as(add('admin').user_id, 'admin'), { email: 'taken@example.com', role: 'admin' }))).toMatchObject({ code: 'conflict', message: expect.stringMatching(/member of this organization already/) });
+  });
+
+  it('answers 409, not a failure, when another invitation of the same new address is made at the same moment', async () => {
+    const { invitations, store, add, as } = setup();
+    const owner = add('owner');
+    await invitations.create(as(owner.user_id), { email: 'bob@example.com', role: 'member' });
+    // The other request's row arrived after this one looked for a pending invitation.
+    store.lockPendingFor = async () => undefined;
+    expect(await refusalOf(invitations.create(as(owner.user_id), { email: 'bob@example.com', role: 'admin' }))).toMatchObject({ code: 'conflict', message: expect.stringMatching(/being made at this moment/) });
+    expect(store.invitations).toHaveLength(1);
   });
 
   it('replaces a pending invitation of the same address: the old token stops working', async () => {

@@ -118,7 +118,8 @@ export class Invitations {
         decided_at: null,
         member_id: null,
       };
-      await this.invitations.insert(made, trx);
+      // Two invitations of one new address at once: the first made wins, the other is told.
+      if (!(await this.invitations.insert(made, trx))) throw new AppError('conflict', `an invitation to ${req.email} is being made at this moment; list the invitations, or try again`);
       await this.mail.queue(trx, {
         id: newId('systemMail'),
         to: made.email,

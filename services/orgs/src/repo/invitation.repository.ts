@@ -7,8 +7,10 @@ export type InvitationRow = Selectable<InvitationTable>;
 export class InvitationRepository {
   constructor(private readonly db: Kysely<OrgsDb>) {}
 
-  async insert(row: InvitationRow, ex: Executor<OrgsDb>): Promise<void> {
-    await ex.insertInto('invitations').values(row).execute();
+  /** False when another pending invitation of the address was made meanwhile (one pending per address). */
+  async insert(row: InvitationRow, ex: Executor<OrgsDb>): Promise<boolean> {
+    const made = await ex.insertInto('invitations').values(row).onConflict((oc) => oc.doNothing()).returning('id').executeTakeFirst();
+    return made !== undefined;
   }
 
   /** Newest first; `before` is the last id of the previous page. */
