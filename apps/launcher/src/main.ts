@@ -14,6 +14,7 @@ import { readSettings, type Mode } from './settings';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 const say = (line: string) => void process.stderr.write(`mailroom: ${line}\n`);
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 async function main(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const [command, ...rest] = args;
@@ -26,7 +27,20 @@ async function main(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
     return 2;
   }
   const settings = readSettings(command, ROOT, env);
+  // A Ctrl-C while servers start (initdb, rspamd's first compile) waits for them, then stops
+  // them: killed at once, the launcher would leave them to the next start.
+  let early: NodeJS.Signals | undefined;
+  const onEarlySignal = (signal: NodeJS.Signals) => {
+    if (!early) say(`stopping (${signal}) once the servers being started are up`);
+    early = signal;
+  };
+  for (const signal of SIGNALS) process.on(signal, onEarlySignal);
   const servers = await ensureServers(settings, say);
+  for (const signal of SIGNALS) process.off(signal, onEarlySignal);
+  if (early) {
+    await servers.stop();
+    return 0;
+  }
   for (const line of servers.summary) say(line);
   const records = new Records(join(settings.dataDir, 'run'));
   const name = command === 'start' ? 'platform' : 'tests';
@@ -78,7 +92,7 @@ function supervise(child: Started, record: { pid: number; started: string | null
         .then(() => child.exited)
         .then(finish);
     };
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
+    for (const signal of SIGNALS) process.on(signal, onSignal);
     // npm killed with SIGKILL passes nothing on: the launcher, re-parented, stops by itself.
     const parent = process.ppid;
     setInterval(() => process.ppid !== parent && onSignal('SIGTERM', 'the command that started it is gone'), 500).unref();
