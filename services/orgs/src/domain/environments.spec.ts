@@ -206,6 +206,20 @@ describe('Environments', () => {
     expect((await refusalOf(s.environments.create(s.as(member), { name: 'mine' }))).code).toBe('forbidden');
   });
 
+  it("goes by the role stored now, not the token's: a demoted admin manages nothing more", async () => {
+    const s = setup();
+    s.env('production', true);
+    const demoted = s.person('member');
+    const staging = s.env('staging');
+    // The token still says admin (the fact has not reached the gateway yet).
+    const stale: AuthContext = { kind: 'user', user_id: demoted.user_id, session_id: 'ses_1', org_id: ORG, env_id: 'env_1', role: 'admin' };
+    expect(await refusalOf(s.environments.create(stale, { name: 'qa' }))).toMatchObject({ code: 'forbidden', message: expect.stringMatching(/your role is member/) });
+    expect((await refusalOf(s.environments.rename(stale, staging.id, 'qa'))).code).toBe('forbidden');
+    expect((await refusalOf(s.environments.delete(stale, staging.id))).code).toBe('forbidden');
+    expect((await refusalOf(s.environments.addMember(stale, staging.id, demoted.id))).code).toBe('forbidden');
+    expect(s.repo.envs.map((e) => e.name).sort()).toEqual(['production', 'staging']);
+  });
+
   it('gives and takes environments once each, org members only, with a fact for each change', async () => {
     const s = setup();
     const production = s.env('production', true);

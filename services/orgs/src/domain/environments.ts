@@ -95,7 +95,7 @@ export class Environments {
   ) {}
 
   async create(auth: AuthContext, req: { name: string }): Promise<Environment> {
-    const { org_id } = authorize(auth, 'environments.manage');
+    const { org_id } = await this.manager(auth);
     const row = { id: newId('environment'), org_id, name: req.name, created_at: this.clock.now() };
     if (!(await this.repo.insert(row))) throw new AppError('conflict', `the organization already has an environment named "${req.name}"`);
     return toEnvironment({ ...row, is_default: false });
@@ -115,7 +115,7 @@ export class Environments {
   }
 
   async rename(auth: AuthContext, envId: string, name: string): Promise<Environment> {
-    const { org_id } = authorize(auth, 'environments.manage');
+    const { org_id } = await this.manager(auth);
     const renamed = await this.repo.rename(org_id, envId, name);
     if (renamed === 'duplicate') throw new AppError('conflict', `the organization already has an environment named "${name}"`);
     if (!renamed) throw AppError.notFound('environment');
@@ -123,7 +123,7 @@ export class Environments {
   }
 
   async delete(auth: AuthContext, envId: string): Promise<void> {
-    const { org_id } = authorize(auth, 'environments.manage');
+    const { org_id } = await this.manager(auth);
     const env = await this.repo.find(org_id, envId);
     if (!env) throw AppError.notFound('environment');
     const refusal = deletionRefusal(env, env.is_default ? { inboxes: 0, api_keys: 0, webhook_endpoints: 0 } : await this.contents.count(org_id, envId));
@@ -162,7 +162,7 @@ export class Environments {
   }
 
   async addMember(auth: AuthContext, envId: string, memberId: string): Promise<EnvironmentMember> {
-    const { org_id } = authorize(auth, 'environments.manage');
+    const { org_id } = await this.manager(auth);
     const env = await this.repo.find(org_id, envId);
     if (!env) throw AppError.notFound('environment');
     const refusal = membershipChangeRefusal(env);
@@ -183,7 +183,7 @@ export class Environments {
   }
 
   async removeMember(auth: AuthContext, envId: string, memberId: string): Promise<void> {
-    const { org_id } = authorize(auth, 'environments.manage');
+    const { org_id } = await this.manager(auth);
     const env = await this.repo.find(org_id, envId);
     if (!env) throw AppError.notFound('environment');
     const refusal = membershipChangeRefusal(env);
@@ -194,6 +194,20 @@ export class Environments {
       await this.facts.memberChanged(trx, { org_id, env_id: envId, user_id: removed.user_id, member_id: memberId, member: false, changed_at: this.clock.now().toISOString() });
     });
     this.facts.kick();
+  }
+
+  /**
+   * The caller, if the role stored now lets them manage environments: a token's role may be a
+   * second old (a demoted admin's, until the fact reaches the gateway).
+   */
+  private async manager(auth: AuthContext): Promise<TenantContext> {
+    const tenant = authorize(auth, 'environments.manage');
+    if (tenant.kind !== 'user') return tenant;
+    const me = await this.members.findByUser(tenant.org_id, tenant.user_id);
+    if (!me || !ROLE_PERMISSIONS[me.role].includes('environments.manage')) {
+      throw new AppError('forbidden', `only the owner or an admin can manage environments; your role is ${me?.role ?? 'none'}`);
+    }
+    return tenant;
   }
 
   /** The person whose view is limited to their environments; undefined for who sees all (owner, admin). */
