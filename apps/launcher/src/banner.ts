@@ -1,21 +1,17 @@
 /** The lines `npm start` prints once the API answers: where everything is and what to try. */
+import { waitUntil } from './net';
 
 /** Whether GET /api/v1/openapi.json answers 200 before the platform exits (false: it exited). */
-export async function waitForApi(port: number, exited: Promise<number>): Promise<boolean> {
-  let gone = false;
-  void exited.then(() => (gone = true));
-  while (!gone) {
-    const ok = await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`, { signal: AbortSignal.timeout(1_000) }).then(
-      async (res) => {
-        await res.body?.cancel();
-        return res.ok;
-      },
-      () => false,
-    );
-    if (ok) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
+export function waitForApi(port: number, exited: Promise<number>): Promise<boolean> {
+  const answers = async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/openapi.json`, { signal: AbortSignal.timeout(1_000) });
+    await res.body?.cancel();
+    return res.ok;
+  };
+  return waitUntil('the API', answers, { timeoutMs: Number.POSITIVE_INFINITY, exited }).then(
+    () => true,
+    () => false,
+  );
 }
 
 export interface BannerFacts {

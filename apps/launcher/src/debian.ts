@@ -5,9 +5,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
 export class MissingTool extends Error {}
+
+/** A program on the PATH, or in one of `extra`. */
+export function onPath(name: string, extra: string[] = []): string | undefined {
+  const dirs = [...(process.env.PATH ?? '').split(delimiter), ...extra].filter(Boolean);
+  return dirs.map((d) => join(d, name)).find((p) => existsSync(p));
+}
 
 function run(argv: string[], cwd?: string): string {
   const [cmd, ...args] = argv;

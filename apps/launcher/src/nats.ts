@@ -3,16 +3,11 @@
  * time, from outside the npm registry), so the launcher uses `nats-server` from the PATH or
  * /usr/sbin, else Debian's package unpacked under <data>/debian without root.
  */
-import { existsSync, mkdirSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
-import { fetchDebianPackage, MissingTool } from './debian';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fetchDebianPackage, MissingTool, onPath } from './debian';
 import { portAnswers, waitUntil } from './net';
 import { startProcess, type Started } from './processes';
-
-export function onPath(name: string, extra: string[] = []): string | undefined {
-  const dirs = [...(process.env.PATH ?? '').split(delimiter), ...extra].filter(Boolean);
-  return dirs.map((d) => join(d, name)).find((p) => existsSync(p));
-}
 
 const INSTALL = 'install nats-server (Debian: apt-get install nats-server; macOS: brew install nats-server), or set NATS_URL to a NATS server with JetStream';
 

@@ -6,6 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 
@@ -96,15 +97,10 @@ export function startProcess(argv: readonly string[], opts: { env?: NodeJS.Proce
   if (fd !== undefined) closeSync(fd);
   const exited = new Promise<number>((resolve) => {
     child.once('error', () => resolve(127));
-    child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? signalNumber(signal) : 0)));
+    child.once('exit', (code, signal) => resolve(code ?? 128 + (signal ? constants.signals[signal] : 0)));
   });
   if (child.pid === undefined) throw new Error(`could not start ${command}`);
   return { child: Object.assign(child, { pid: child.pid }), exited };
-}
-
-const SIGNALS: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
-function signalNumber(signal: NodeJS.Signals): number {
-  return SIGNALS[signal] ?? 0;
 }
 
 /** Signals the process's group (it and its children), ignoring one already gone. */

@@ -6,8 +6,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { fetchDebianPackage, libraryDirs, MissingTool } from './debian';
-import { onPath } from './nats';
+import { fetchDebianPackage, libraryDirs, MissingTool, onPath } from './debian';
 import { waitUntil } from './net';
 import { startProcess, type Started } from './processes';
 import { command, handOver, type Unprivileged } from './unprivileged';
