@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AppError } from './errors';
 
 export const PAGE_LIMIT_DEFAULT = 20;
 export const PAGE_LIMIT_MAX = 100;
@@ -31,4 +32,12 @@ export function decodePageToken<T extends z.ZodType>(token: string, schema: T): 
   } catch {
     return undefined;
   }
+}
+
+/** The cursor of a client's page_token (undefined without one); a token this list did not make is a 400. */
+export function pageCursor<T extends z.ZodType>(token: string | undefined, schema: T): z.infer<T> | undefined {
+  if (!token) return undefined;
+  const cursor = decodePageToken(token, schema);
+  if (cursor === undefined) throw new AppError('invalid_request', 'page_token is not valid', { details: [{ path: 'page_token', message: 'not a token from this list' }] });
+  return cursor;
 }

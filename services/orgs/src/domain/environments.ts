@@ -14,7 +14,7 @@
 import {
   AppError,
   authorize,
-  decodePageToken,
+  pageCursor,
   encodePageToken,
   idSchema,
   newId,
@@ -64,13 +64,6 @@ export function membershipChangeRefusal(env: Pick<EnvironmentRow, 'is_default' |
   return undefined;
 }
 
-function pageAfter<T extends z.ZodObject>(token: string | undefined, schema: T): z.output<T> | undefined {
-  if (!token) return undefined;
-  const c = decodePageToken(token, schema);
-  if (!c) throw new AppError('invalid_request', 'page_token is not valid', { details: [{ path: 'page_token', message: 'not a token from this list' }] });
-  return c;
-}
-
 export function toEnvironmentMember(envId: string, row: MemberRow, addedAt: Date, profile: UserProfile | undefined): EnvironmentMember {
   return {
     env_id: envId,
@@ -103,7 +96,7 @@ export class Environments {
 
   async list(auth: AuthContext, q: { limit: number; page_token?: string | undefined }): Promise<{ data: Environment[]; next_page_token: string | null }> {
     const tenant = authorize(auth, 'environments.read');
-    const after = pageAfter(q.page_token, envCursor)?.after;
+    const after = pageCursor(q.page_token, envCursor)?.after;
     const rows = await this.repo.list(tenant.org_id, { limit: q.limit + 1, after, visibleTo: this.limitedTo(tenant) });
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);
@@ -147,7 +140,7 @@ export class Environments {
   async listMembers(auth: AuthContext, envId: string, q: { limit: number; page_token?: string | undefined }): Promise<{ data: EnvironmentMember[]; next_page_token: string | null }> {
     const tenant = authorize(auth, 'environments.read');
     const env = await this.visible(tenant, envId);
-    const after = pageAfter(q.page_token, memberCursor)?.after;
+    const after = pageCursor(q.page_token, memberCursor)?.after;
     // The default environment is every member's: its list is the organization's.
     const rows = env.is_default
       ? (await this.members.list(tenant.org_id, { limit: q.limit + 1, after })).map((m) => ({ ...m, added_at: m.created_at }))

@@ -15,7 +15,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import {
   AppError,
   authorize,
-  decodePageToken,
+  pageCursor,
   encodePageToken,
   idSchema,
   INVITATION_TTL_DAYS,
@@ -141,12 +141,7 @@ export class Invitations {
 
   async list(auth: AuthContext, q: { limit: number; page_token?: string | undefined }): Promise<{ data: Invitation[]; next_page_token: string | null }> {
     const { org_id } = authorize(auth, 'members.manage');
-    let before: string | undefined;
-    if (q.page_token) {
-      const c = decodePageToken(q.page_token, cursor);
-      if (!c) throw new AppError('invalid_request', 'page_token is not valid', { details: [{ path: 'page_token', message: 'not a token from this list' }] });
-      before = c.before;
-    }
+    const before = pageCursor(q.page_token, cursor)?.before;
     const rows = await this.invitations.list(org_id, { limit: q.limit + 1, before });
     const page = rows.slice(0, q.limit);
     const now = this.clock.now();

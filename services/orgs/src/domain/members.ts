@@ -14,7 +14,7 @@
 import {
   AppError,
   authorize,
-  decodePageToken,
+  pageCursor,
   encodePageToken,
   idSchema,
   ROLE_PERMISSIONS,
@@ -76,12 +76,7 @@ export class Members {
 
   async list(auth: AuthContext, q: { limit: number; page_token?: string | undefined }): Promise<{ data: Member[]; next_page_token: string | null }> {
     const { org_id } = authorize(auth, 'members.read');
-    let after: string | undefined;
-    if (q.page_token) {
-      const c = decodePageToken(q.page_token, cursor);
-      if (!c) throw new AppError('invalid_request', 'page_token is not valid', { details: [{ path: 'page_token', message: 'not a token from this list' }] });
-      after = c.after;
-    }
+    const after = pageCursor(q.page_token, cursor)?.after;
     const rows = await this.repo.list(org_id, { limit: q.limit + 1, after });
     const page = rows.slice(0, q.limit);
     const profiles = await this.profiles(page);
