@@ -1,16 +1,40 @@
-/** The all-in-one process's commands: start (default) and migrate. */
+/**
+ * The all-in-one process's commands: start (default); migrate (database schemas and the
+ * bus's streams and buckets); bus-credentials <dir> [--force] (a new NATS operator, its
+ * server include file and every identity's credentials).
+ */
 import { ensureDatabaseExists } from '@mailroom/db';
+import { CredentialsExist, writeBusCredentials } from '@mailroom/messaging';
 import { createLogger, runChecks, startHealthServer } from '@mailroom/platform';
-import { migrateAll, processTelemetry } from '@mailroom/runtime';
+import { migrateAll, processTelemetry, provisionStreams } from '@mailroom/runtime';
 import { SERVICES, startPlatform } from './platform';
+
+const COMMANDS = ['start', 'migrate', 'bus-credentials'];
+
+async function busCredentials(args: string[]): Promise<void> {
+  const dir = args.find((a) => !a.startsWith('--'));
+  if (!dir) {
+    process.stderr.write('usage: bus-credentials <dir> [--force]\n');
+    process.exit(2);
+  }
+  try {
+    const files = await writeBusCredentials(dir, { force: args.includes('--force') });
+    process.stdout.write(`wrote ${files.length} files to ${dir}: include nats-auth.conf in nats-server's configuration; give each service its <name>.creds and context-signers (NATS_CREDENTIALS_DIR); keep operator.nk and account.nk offline\n`);
+  } catch (err) {
+    if (!(err instanceof CredentialsExist)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
+}
 
 export async function cli(args: string[], env = process.env): Promise<void> {
   const log = createLogger({ service: 'mailroom', level: env.LOG_LEVEL ?? 'info' });
   const command = args[0] ?? 'start';
-  if (command !== 'start' && command !== 'migrate') {
-    log.fatal({ command }, 'unknown command; use start or migrate');
+  if (!COMMANDS.includes(command)) {
+    log.fatal({ command }, `unknown command; use ${COMMANDS.join(', ')}`);
     process.exit(2);
   }
+  if (command === 'bus-credentials') return busCredentials(args.slice(1));
   try {
     // Development convenience: the database is created on first run.
     if (env.MAILROOM_ENV !== 'production') {
@@ -19,6 +43,7 @@ export async function cli(args: string[], env = process.env): Promise<void> {
     }
     if (command === 'migrate') {
       await migrateAll(Object.values(SERVICES), env, log);
+      await provisionStreams(env, log);
       return;
     }
     const platform = await startPlatform({ env, log, migrate: env.MIGRATE_ON_START !== 'false' });

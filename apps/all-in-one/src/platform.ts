@@ -10,7 +10,7 @@ import { mailboxService } from '@mailroom/mailbox';
 import { orgsService } from '@mailroom/orgs';
 import { webhooksService } from '@mailroom/webhooks';
 import { createLogger, Lifecycle, type Clock, type Env, type Logger } from '@mailroom/platform';
-import { startService, type AnyServiceModule, type RunningService } from '@mailroom/runtime';
+import { provisionStreams, startService, type AnyServiceModule, type RunningService } from '@mailroom/runtime';
 
 /** In start order: a service starts after those it calls at start-up. */
 export const SERVICES = {
@@ -46,6 +46,7 @@ export async function startPlatform(opts: PlatformOptions): Promise<Platform> {
   const wanted = new Set(opts.services ?? SERVICE_NAMES);
   const services: Platform['services'] = {};
   try {
+    if (opts.migrate) await provisionStreams(opts.env, log);
     for (const name of SERVICE_NAMES) {
       if (!wanted.has(name)) continue;
       services[name] = await startService(SERVICES[name], {

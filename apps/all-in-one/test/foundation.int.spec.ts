@@ -3,9 +3,8 @@
  * keys, the organization, and every way a request can be refused.
  */
 import { generateKeyPair, SignJWT, exportJWK, decodeProtectedHeader } from 'jose';
-import { waitFor } from '@mailroom/testing';
-import { connectBus } from '@mailroom/messaging';
-import { createLogger, ManualClock } from '@mailroom/platform';
+import { connectTestBus, waitFor } from '@mailroom/testing';
+import { ManualClock } from '@mailroom/platform';
 import { usePlatform } from './fixtures';
 
 const clock = new ManualClock(new Date());
@@ -25,7 +24,7 @@ function expectError(res: { status: number; body: any; headers: Headers }, statu
 
 /** Every value in the gateway's Idempotency-Key bucket, as text. */
 async function idempotencyBucketText(): Promise<string> {
-  const bus = await connectBus({ servers: env.NATS_URL!, name: 'idempotency-test', namespace: env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
+  const bus = await connectTestBus(env);
   try {
     const stream = `KV_${bus.ns.stream('IDEMPOTENCY')}`;
     const { state } = await bus.jsm.streams.info(stream);

@@ -5,15 +5,14 @@
  * kills, and makes its own database refuse connections; it never touches the shared ones.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { RawSmtp, freePort, waitFor, withDatabase } from '@mailroom/testing';
+import { RawSmtp, freePort, natsServerBinary, natsServerConfig, waitFor, withDatabase } from '@mailroom/testing';
 import { usePlatform, type PlatformFixture } from './fixtures';
 
-const NATS_BIN = ['/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].find(existsSync);
 const DOMAIN = 'outage.test';
 
 let nats: ChildProcess | undefined;
@@ -21,7 +20,7 @@ let natsPort: number;
 const natsDir = mkdtempSync(path.join(tmpdir(), 'mr-nats-'));
 
 async function startNats(): Promise<void> {
-  nats = spawn(NATS_BIN!, ['-a', '127.0.0.1', '-p', String(natsPort), '-js', '-sd', natsDir], { stdio: 'ignore' });
+  nats = spawn(natsServerBinary(), ['-c', natsServerConfig({ dir: natsDir, port: natsPort })], { stdio: 'ignore' });
   await waitFor(
     () =>
       new Promise<boolean>((resolve) => {
@@ -42,7 +41,7 @@ async function stopNats(): Promise<void> {
   await exited;
 }
 
-/** Started in the describe block, which is skipped without a nats-server binary. */
+/** Started in the describe block. */
 let mailroom: PlatformFixture;
 
 async function transaction(rcpt: string, subject: string): Promise<number[]> {
@@ -71,9 +70,7 @@ async function subjects(inboxId: string): Promise<string[]> {
   return (res.body.data as { subject: string }[]).map((m) => m.subject).sort();
 }
 
-const describeWithNats = NATS_BIN ? describe : describe.skip;
-
-describeWithNats('with a dependency down', () => {
+describe('with a dependency down', () => {
   beforeAll(async () => {
     natsPort = await freePort();
     await startNats();

@@ -2,9 +2,8 @@
  * Services as separate units on one bus: one stops, the gateway answers 503 (never a hang
  * or a 500) and recovers when it comes back, without a restart of its own.
  */
-import { connectBus, type Bus } from '@mailroom/messaging';
-import { createLogger } from '@mailroom/platform';
-import { ApiClient, bootServices, signUpTenant, waitFor, type BootedServices } from '@mailroom/testing';
+import { type Bus } from '@mailroom/messaging';
+import { connectTestBus, ApiClient, bootServices, signUpTenant, waitFor, type BootedServices } from '@mailroom/testing';
 import { SERVICES } from '../src/platform';
 import { addColleague } from './colleagues';
 import { useTestContext } from './fixtures';
@@ -57,7 +56,7 @@ it('answers 504 when a service takes longer than RPC_TIMEOUT_MS', async () => {
   const api = await startGateway();
   const { key } = await signUpTenant(api.baseUrl);
   await orgs.stop();
-  const bus: Bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'silent-orgs', namespace: ctx.env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
+  const bus: Bus = await connectTestBus(ctx.env, 'orgs', 'silent-orgs');
   const silent = bus.nc.subscribe(bus.ns.subject('rpc.orgs.organization.get'), { queue: bus.ns.queue('orgs') });
   try {
     const res = await api.get('/api/v1/org', { token: key });

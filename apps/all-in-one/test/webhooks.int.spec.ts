@@ -4,9 +4,9 @@
  * signature with their own code. Time is a ManualClock shared by the platform and the
  * receivers, so retries become due when a test moves it, never by waiting.
  */
-import { publishEvent, connectBus, type Bus } from '@mailroom/messaging';
-import { createLogger, ManualClock } from '@mailroom/platform';
-import { domainVerifiedEvent, messageReceivedEvent, verifySignature, waitFor, WebhookReceiver, type ReceiverOptions, type Tenant } from '@mailroom/testing';
+import { publishEvent, type Bus } from '@mailroom/messaging';
+import { ManualClock } from '@mailroom/platform';
+import { connectTestBus, domainVerifiedEvent, messageReceivedEvent, verifySignature, waitFor, WebhookReceiver, type ReceiverOptions, type Tenant } from '@mailroom/testing';
 import type { EventEnvelope } from '@mailroom/contracts';
 import { usePlatform } from './fixtures';
 
@@ -91,7 +91,7 @@ function expectError(res: { status: number; body: any }, status: number, code: s
 }
 
 beforeAll(async () => {
-  bus = await connectBus({ servers: env.NATS_URL!, name: 'webhooks-test', namespace: env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
+  bus = await connectTestBus(env);
 });
 
 // A tenant per test: its events reach only its own endpoints, so no test counts, or fires

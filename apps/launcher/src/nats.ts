@@ -2,16 +2,22 @@
  * NATS with JetStream: no npm package ships the server binary (they download it at install
  * time, from outside the npm registry), so the launcher uses `nats-server` from the PATH or
  * /usr/sbin, else Debian's package unpacked under <data>/debian without root.
+ *
+ * The server trusts an operator whose keys and credentials the launcher writes once under
+ * <data>/nats/auth (as `bus-credentials` does for a deployment): anonymous clients are
+ * refused, each service connects as itself, and the tests mint users for their namespaces
+ * with the account key kept there.
  */
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { writeBusCredentials } from '@mailroom/messaging';
 import { fetchDebianPackage, MissingTool, onPath } from './debian';
 import { portAnswers, waitUntil } from './net';
 import { startProcess, type Started } from './processes';
 
 const INSTALL = 'install nats-server (Debian: apt-get install nats-server; macOS: brew install nats-server), or set NATS_URL to a NATS server with JetStream';
 
-function findServer(dataDir: string, say: (line: string) => void): string {
+export function findNatsServer(dataDir: string, say: (line: string) => void): string {
   const unpacked = join(dataDir, 'debian');
   const found = onPath('nats-server', ['/usr/sbin', '/usr/local/sbin', join(unpacked, 'usr', 'sbin'), join(unpacked, 'usr', 'bin')]);
   if (found) return found;
@@ -26,11 +32,39 @@ function findServer(dataDir: string, say: (line: string) => void): string {
   return fetched;
 }
 
+/** Where the launcher's bus credentials live: NATS_CREDENTIALS_DIR of `npm start`, TEST_NATS_AUTH_DIR of `npm test`. */
+export function natsAuthDir(dataDir: string): string {
+  return join(dataDir, 'nats', 'auth');
+}
+
+/** The operator, its include file and every identity's credentials, made on first start and kept. */
+export async function ensureNatsAuth(dataDir: string, say: (line: string) => void): Promise<string> {
+  const dir = natsAuthDir(dataDir);
+  if (!existsSync(join(dir, 'nats-auth.conf'))) {
+    await writeBusCredentials(dir);
+    say(`bus credentials written to ${dir}`);
+  }
+  return dir;
+}
+
 export async function startNats(opts: { dataDir: string; port: number; logFile: string; say: (line: string) => void }): Promise<Started> {
-  const server = findServer(opts.dataDir, opts.say);
+  const server = findNatsServer(opts.dataDir, opts.say);
   const store = join(opts.dataDir, 'nats');
   mkdirSync(store, { recursive: true });
-  const started = startProcess([server, '-a', '127.0.0.1', '-p', String(opts.port), '-js', '-sd', store], { logFile: opts.logFile });
+  const auth = await ensureNatsAuth(opts.dataDir, opts.say);
+  const config = join(store, 'server.conf');
+  writeFileSync(
+    config,
+    [
+      '# Written by the launcher at each start.',
+      `listen: 127.0.0.1:${opts.port}`,
+      `jetstream { store_dir: ${JSON.stringify(store)} }`,
+      // Resolved against this file's directory.
+      `include ${JSON.stringify(relative(store, join(auth, 'nats-auth.conf')))}`,
+      '',
+    ].join('\n'),
+  );
+  const started = startProcess([server, '-c', config], { logFile: opts.logFile });
   await waitUntil('NATS', () => portAnswers(opts.port), { timeoutMs: 20_000, exited: started.exited });
   return started;
 }

@@ -6,11 +6,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { portAnswers } from './net';
-import { startNats } from './nats';
+import { findNatsServer, startNats } from './nats';
 import { startPostgres } from './postgres';
 import { isRunning, Records, stopProcess, type ProcessRecord, type Started } from './processes';
 import { startRspamd } from './rspamd';
-import { serverEnv, type ServerName, type Settings } from './settings';
+import { serverEnv, SettingsError, type ServerName, type Settings } from './settings';
 import { unprivileged } from './unprivileged';
 
 export type Say = (line: string) => void;
@@ -78,6 +78,12 @@ export async function ensureServers(settings: Settings, say: Say): Promise<Serve
       }
       const where = `127.0.0.1:${provision.port}`;
       if (await portAnswers(provision.port)) {
+        // Another launcher's NATS (npm start beside npm test) has our operator; any other does not.
+        if (name === 'nats' && !records.all().some((r) => r.name === 'nats' && isRunning(r.pid, r.started))) {
+          throw new SettingsError(
+            `${where} answers, but not with the NATS this launcher starts (whose operator and credentials are in ${join(settings.dataDir, 'nats', 'auth')}): set MAILROOM_NATS_PORT to a free port, or NATS_URL${settings.mode === 'test' ? ' and TEST_NATS_AUTH_DIR' : ' and NATS_CREDENTIALS_DIR'} to use that server`,
+          );
+        }
         summary.push(`${LABEL[name]}: ${where} (already running)`);
         continue;
       }
@@ -95,7 +101,10 @@ export async function ensureServers(settings: Settings, say: Say): Promise<Serve
     await stop();
     throw err;
   }
-  return { env: serverEnv({ ...settings, servers: resolved }), summary, stop };
+  const env = serverEnv({ ...settings, servers: resolved });
+  // Tests that start a NATS server of their own (TLS) use the same binary.
+  if (settings.mode === 'test') env.MAILROOM_NATS_SERVER = findNatsServer(settings.dataDir, say);
+  return { env, summary, stop };
 }
 
 function shown(url: string): string {

@@ -8,7 +8,7 @@ describe('readSettings', () => {
     expect(s.dataDir).toBe('/repo/.data');
     expect(s.servers).toEqual({
       postgres: { kind: 'local', port: 5432 },
-      nats: { kind: 'local', port: 4222 },
+      nats: { kind: 'local', port: 14222 },
       rspamd: { kind: 'local', port: 11333, optional: true },
     });
   });
@@ -32,14 +32,20 @@ describe('readSettings', () => {
   it('takes other ports and a data directory', () => {
     const s = readSettings('start', ROOT, { MAILROOM_POSTGRES_PORT: '15432', MAILROOM_NATS_PORT: '14222', MAILROOM_RSPAMD: 'on', MAILROOM_RSPAMD_PORT: '21333', MAILROOM_DATA_DIR: 'tmp/d' });
     expect(s.dataDir).toBe('/repo/tmp/d');
-    expect(serverEnv(s)).toEqual({ DATABASE_URL: 'postgres://postgres@127.0.0.1:15432/mailroom', NATS_URL: 'nats://127.0.0.1:14222', RSPAMD_URL: 'http://127.0.0.1:21333' });
+    expect(serverEnv(s)).toEqual({
+      DATABASE_URL: 'postgres://postgres@127.0.0.1:15432/mailroom',
+      NATS_URL: 'nats://127.0.0.1:14222',
+      NATS_CREDENTIALS_DIR: '/repo/tmp/d/nats/auth',
+      RSPAMD_URL: 'http://127.0.0.1:21333',
+    });
     expect(readSettings('start', ROOT, { MAILROOM_DATA_DIR: '/abs' }).dataDir).toBe('/abs');
   });
 
   it('points the tests at the servers through their own variables', () => {
     expect(serverEnv(readSettings('test', ROOT, {}))).toEqual({
       TEST_DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
-      TEST_NATS_URL: 'nats://127.0.0.1:4222',
+      TEST_NATS_URL: 'nats://127.0.0.1:14222',
+      TEST_NATS_AUTH_DIR: '/repo/.data/nats/auth',
       TEST_RSPAMD_URL: 'http://127.0.0.1:11333',
     });
     expect(serverEnv(readSettings('start', ROOT, { RSPAMD_URL: 'off' }))).toMatchObject({ RSPAMD_URL: 'off' });

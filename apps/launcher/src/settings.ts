@@ -28,7 +28,8 @@ export interface Settings {
   servers: Record<ServerName, Provision>;
 }
 
-const DEFAULT_PORTS: Record<ServerName, number> = { postgres: 5432, nats: 4222, rspamd: 11333 };
+// NATS is the launcher's own, with its operator: not on 4222, where a machine's anonymous one often is.
+const DEFAULT_PORTS: Record<ServerName, number> = { postgres: 5432, nats: 14222, rspamd: 11333 };
 const PORT_VARIABLES: Record<ServerName, string> = { postgres: 'MAILROOM_POSTGRES_PORT', nats: 'MAILROOM_NATS_PORT', rspamd: 'MAILROOM_RSPAMD_PORT' };
 
 export class SettingsError extends Error {}
@@ -81,7 +82,10 @@ export function serverEnv(settings: Settings): Record<string, string> {
   const { postgres, nats, rspamd } = settings.servers;
   const test = settings.mode === 'test';
   if (postgres.kind === 'local') out[test ? 'TEST_DATABASE_URL' : 'DATABASE_URL'] = `postgres://postgres@127.0.0.1:${postgres.port}/${test ? 'postgres' : 'mailroom'}`;
-  if (nats.kind === 'local') out[test ? 'TEST_NATS_URL' : 'NATS_URL'] = `nats://127.0.0.1:${nats.port}`;
+  if (nats.kind === 'local') {
+    out[test ? 'TEST_NATS_URL' : 'NATS_URL'] = `nats://127.0.0.1:${nats.port}`;
+    out[test ? 'TEST_NATS_AUTH_DIR' : 'NATS_CREDENTIALS_DIR'] = join(settings.dataDir, 'nats', 'auth');
+  }
   if (rspamd.kind === 'local') out[test ? 'TEST_RSPAMD_URL' : 'RSPAMD_URL'] = `http://127.0.0.1:${rspamd.port}`;
   if (rspamd.kind === 'off') out.RSPAMD_URL = 'off';
   return out;

@@ -18,3 +18,4 @@ export * from './wire';
 export * from './permissions';
 export * from './api/ownership';
 export * from './system-mail';
+export * from './bus-access';

@@ -2,6 +2,8 @@
 import type { NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
+import { credsAuthenticator } from '@nats-io/nats-core';
+import { inboxPrefix } from './bus-permissions';
 import { Namespace } from './namespace';
 import { connectCoalescing } from './transport';
 
@@ -11,6 +13,13 @@ export interface BusOptions {
   name: string;
   namespace?: string;
   log: Logger;
+  /**
+   * The bus identity (contracts BUS_IDENTITIES, or a test's) and its credentials file: the
+   * server admits it with the permissions its JWT carries. Replies come to inboxes named
+   * after the identity, which only it may subscribe to. Without creds: anonymous, for a
+   * development server that allows it.
+   */
+  identity?: { name: string; creds?: Uint8Array | undefined };
 }
 
 export interface Bus {
@@ -24,7 +33,10 @@ export interface Bus {
 }
 
 export async function connectBus(opts: BusOptions): Promise<Bus> {
+  const ns = new Namespace(opts.namespace ?? '');
   const nc = await connectCoalescing({
+    ...(opts.identity ? { inboxPrefix: inboxPrefix(opts.identity.name, ns) } : {}),
+    ...(opts.identity?.creds ? { authenticator: credsAuthenticator(opts.identity.creds) } : {}),
     servers: opts.servers,
     name: opts.name,
     maxReconnectAttempts: -1,
@@ -45,7 +57,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     nc,
     js: jetstream(nc),
     jsm,
-    ns: new Namespace(opts.namespace ?? ''),
+    ns,
     log,
     drain: () => {
       draining ??= nc.isClosed() ? Promise.resolve() : nc.drain().catch(() => nc.close());

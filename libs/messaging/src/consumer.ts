@@ -8,7 +8,7 @@
  */
 import { AckPolicy, DeliverPolicy, JetStreamApiError, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { AppError, CONSUMED, type ConsumableSubject, type ConsumedPayload } from '@mailroom/contracts';
+import { AppError, CONSUMED, type ConsumableSubject, type ConsumedPayload, type ConsumerName } from '@mailroom/contracts';
 import type { Level, Logger } from 'pino';
 import type { Bus } from './bus';
 import { decodeJson } from './codec';
@@ -29,8 +29,8 @@ export interface MessageMeta {
 export interface ConsumerOptions<S extends ConsumableSubject> {
   /** What it reads (contracts CONSUMABLE): the stream and the payload's schema come with it. */
   subject: S;
-  /** `<service>--<what>`. */
-  durable: string;
+  /** `<service>--<what>`, from the catalog (contracts CONSUMERS), which grants it on the bus; `test--` ones exist only in tests. */
+  durable: ConsumerName | `test--${string}`;
   /** Un-prefixed subject filter (one: NATS 2.9 has no multi-filter consumers); default: the whole stream. */
   filterSubject?: string;
   handler: (payload: ConsumedPayload<S>, meta: MessageMeta) => Promise<Outcome | void>;

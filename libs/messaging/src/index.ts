@@ -8,3 +8,6 @@ export * from './consumer';
 export * from './publish';
 export * from './facts';
 export * from './objects';
+export * from './bus-permissions';
+export * from './credentials';
+export * from './provision';

@@ -4,7 +4,7 @@
  * contracts' catalog and the namespace. Objects are chunked and checksummed by NATS;
  * everything goes through @nats-io/obj's public API (put, get, delete, info).
  */
-import { Objm, setSha256Backend, type ObjectStore } from '@nats-io/obj';
+import { Objm, setSha256Backend, type ObjectStore, type ObjectStoreOptions } from '@nats-io/obj';
 import { StorageType } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/nats-core';
 import { OBJECT_BUCKETS } from '@mailroom/contracts';
@@ -20,11 +20,18 @@ export type BucketName = keyof typeof OBJECT_BUCKETS;
 /** How long an object of a bucket with a lifetime is kept: a large RPC reply is read within seconds. */
 const BUCKET_TTL_MS: Partial<Record<BucketName, number>> = { replies: 10 * 60_000 };
 
-/** Opens (creating on first use) a bucket of the catalog in this bus's namespace. */
+/** How a bucket is made (by the migrate step, provision.ts). */
+export function bucketOptions(bucket: BucketName): Partial<ObjectStoreOptions> {
+  const ttl = BUCKET_TTL_MS[bucket];
+  return { storage: StorageType.File, description: `mailroom ${bucket}`, ...(ttl ? { ttl: nanos(ttl) } : {}) };
+}
+
+/** Opens a bucket of the catalog in this bus's namespace; the migrate step made it. */
 export async function openBucket(bus: Bus, bucket: BucketName): Promise<ObjectStore> {
   const name = bus.ns.stream(OBJECT_BUCKETS[bucket]);
-  const ttl = BUCKET_TTL_MS[bucket];
-  return new Objm(bus.js).create(name, { storage: StorageType.File, description: `mailroom ${bucket}`, ...(ttl ? { ttl: nanos(ttl) } : {}) });
+  return new Objm(bus.js).open(name).catch((err: unknown) => {
+    throw new Error(`object bucket ${name} cannot be opened (${err instanceof Error ? err.message : String(err)}): has the migrate step provisioned the bus?`, { cause: err });
+  });
 }
 
 export type { ObjectStore };

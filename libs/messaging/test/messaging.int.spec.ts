@@ -3,11 +3,9 @@ import { createHash } from 'node:crypto';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import type { NatsConnectionImpl } from '@nats-io/nats-core/internal';
 import { AppError, HEADERS, KEY_SCOPES, OBJECT_BUCKETS, newId, type EnvelopeOf, type EventEnvelope } from '@mailroom/contracts';
-import { createLogger } from '@mailroom/platform';
-import { createTestContext, waitFor, type TestContext } from '@mailroom/testing';
+import { connectTestBus, createTestContext, waitFor, type TestContext } from '@mailroom/testing';
 import {
   callRpc,
-  connectBus,
   deleteNamespaceStreams,
   encodeJson,
   ensureStreams,
@@ -25,7 +23,6 @@ import { CoalescingTransport } from '../src/transport';
 
 let ctx: TestContext;
 let bus: Bus;
-const log = createLogger({ service: 'test', level: 'silent' });
 const orgId = newId('organization');
 const envId = newId('environment');
 
@@ -104,7 +101,7 @@ const call = (auth: Parameters<typeof callRpc>[3]['auth'] = keyAuth) => ({ auth,
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'test', namespace: ctx.env.BUS_NAMESPACE, log });
+  bus = await connectTestBus(ctx.env);
 });
 
 afterAll(async () => {

@@ -67,6 +67,14 @@ export const commonEnv = {
     .regex(/^[a-z0-9_-]*$/i, 'letters, digits, _ and - only')
     .optional()
     .transform((v) => v ?? ''),
+  /**
+   * Directory holding `<service>.creds` (this service's NATS identity) and `context-signers`,
+   * as written by `bus-credentials`. Required in production; unset elsewhere = anonymous.
+   */
+  NATS_CREDENTIALS_DIR: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined),
   /** Port of the liveness/readiness HTTP listener; 0 = none. */
   HEALTH_PORT: envInt(0, { min: 0, max: 65535 }),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),

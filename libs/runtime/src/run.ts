@@ -1,7 +1,8 @@
 /** Booting services: alone in their own process, or several in one. */
 import { createDb, migrate, pingDb, type Kysely } from '@mailroom/db';
-import { connectBus } from '@mailroom/messaging';
+import { connectBus, provisionBus, readBusIdentity, type BusOptions } from '@mailroom/messaging';
 import {
+  ConfigError,
   createLogger,
   Lifecycle,
   startHealthServer,
@@ -14,7 +15,7 @@ import {
   type Logger,
   type Telemetry,
 } from '@mailroom/platform';
-import type { AnyServiceModule, BaseConfig } from './service-module';
+import { baseConfigSchema, type AnyServiceModule, type BaseConfig } from './service-module';
 
 export interface StartOptions {
   env: Env;
@@ -59,7 +60,7 @@ export async function startService(module: AnyServiceModule, opts: StartOptions)
   }
   const bus = life.add(
     `${module.name}:nats`,
-    await connectBus({ servers: config.NATS_URL.split(','), name: `mailroom-${module.name}`, namespace: config.BUS_NAMESPACE, log }),
+    await connectBus(await busOptions(module.name, config, log)),
     (b) => b.drain(),
   );
   checks.nats = async () => {
@@ -73,6 +74,34 @@ export async function startService(module: AnyServiceModule, opts: StartOptions)
   Object.assign(checks, started?.checks ?? {});
   log.info({ endpoints: started?.endpoints }, 'started');
   return { name: module.name, config, checks, endpoints: started?.endpoints ?? {} };
+}
+
+/**
+ * How `identity` connects: with its credentials from NATS_CREDENTIALS_DIR, which production
+ * requires; elsewhere, without them, anonymously (a development server that allows it).
+ */
+export async function busOptions(identity: string, config: BaseConfig, log: Logger): Promise<BusOptions> {
+  const base = { servers: config.NATS_URL.split(','), name: `mailroom-${identity}`, namespace: config.BUS_NAMESPACE, log };
+  if (!config.NATS_CREDENTIALS_DIR) {
+    if (config.MAILROOM_ENV === 'production') {
+      throw new ConfigError(['NATS_CREDENTIALS_DIR: is required in production: every service connects to NATS with its own credentials (deploy/README.md, "Bus credentials")']);
+    }
+    return { ...base, identity: { name: identity } };
+  }
+  const files = await readBusIdentity(config.NATS_CREDENTIALS_DIR, identity);
+  return { ...base, identity: { name: identity, creds: files.creds } };
+}
+
+/** Creates or updates every stream and bucket of the catalog, as the `migrate` identity. */
+export async function provisionStreams(env: Env, log: Logger): Promise<void> {
+  const config = baseConfigSchema.parse(env);
+  const bus = await connectBus(await busOptions('migrate', config, log));
+  try {
+    const provisioned = await provisionBus(bus);
+    log.info({ streams: provisioned.length }, 'bus provisioned');
+  } finally {
+    await bus.drain();
+  }
 }
 
 /**
@@ -99,7 +128,9 @@ export async function runService(module: AnyServiceModule, env: Env): Promise<vo
   const telemetry = processTelemetry(module.name, env, log);
   if (telemetry.enabled) life.add('telemetry', telemetry, (t) => t.shutdown());
   try {
-    const running = await startService(module, { env, life, log, migrate: env.MIGRATE_ON_START === 'true' });
+    const migrate = env.MIGRATE_ON_START === 'true';
+    if (migrate) await provisionStreams(env, log);
+    const running = await startService(module, { env, life, log, migrate });
     if (config.HEALTH_PORT) {
       const health = await startHealthServer(config.HEALTH_PORT, running.checks);
       life.add('health', health, (h) => h.close());

@@ -1,9 +1,9 @@
 /** The transactional outbox against the real servers: relayed once, removed only when JetStream has it. */
 import { newId, type EnvelopeOf } from '@mailroom/contracts';
 import { createDb, sql, type Kysely } from '@mailroom/db';
-import { connectBus, ensureStreams, type Bus } from '@mailroom/messaging';
+import { ensureStreams, type Bus } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
-import { createTestContext, type TestContext } from '@mailroom/testing';
+import { connectTestBus, createTestContext, type TestContext } from '@mailroom/testing';
 import { Outbox } from '../src';
 
 let ctx: TestContext;
@@ -12,12 +12,12 @@ let bus: Bus;
 const log = createLogger({ service: 'test', level: 'silent' });
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  ctx = await createTestContext({}, { bus: 'empty' });
   db = createDb({ url: ctx.env.DATABASE_URL!, schema: 'svc', max: 2 });
   await sql`create schema svc`.execute(db);
   // The table as every service's migrations create it.
   await sql`create table outbox (id text primary key, subject text, payload text not null, created_at timestamptz not null default now(), published_at timestamptz)`.execute(db);
-  bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'test', namespace: ctx.env.BUS_NAMESPACE, log });
+  bus = await connectTestBus(ctx.env);
 });
 
 afterAll(async () => {

@@ -5,6 +5,9 @@
  * services read from the environment can be overridden.
  */
 import { createDb, migrate, type Kysely } from '@mailroom/db';
+import { rmSync } from 'node:fs';
+import { provisionBus } from '@mailroom/messaging';
+import { connectTestBus, writeTestCredentials } from './bus-auth';
 import { createDatabase, dropDatabases, deleteStreams, newRunId, serverUrls } from './infra';
 import { TEMPLATE_ENV } from './template';
 
@@ -24,6 +27,8 @@ export interface TestContextOptions {
    * migrator itself.
    */
   database?: 'migrated' | 'empty';
+  /** 'provisioned' (default): every stream and bucket made, as by the migrate step. 'empty': none. */
+  bus?: 'provisioned' | 'empty';
 }
 
 export async function createTestContext(overrides: Record<string, string> = {}, opts: TestContextOptions = {}): Promise<TestContext> {
@@ -32,6 +37,7 @@ export async function createTestContext(overrides: Record<string, string> = {}, 
   const id = `${run}_${process.pid}_${++counter}`;
   const template = opts.database === 'empty' ? undefined : process.env[TEMPLATE_ENV];
   const databaseUrl = await createDatabase(urls.databaseUrl, id, template);
+  const credentials = await writeTestCredentials(id);
   const env: Record<string, string> = {
     MAILROOM_ENV: 'test',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -39,6 +45,7 @@ export async function createTestContext(overrides: Record<string, string> = {}, 
     NATS_URL: urls.natsUrl,
     RSPAMD_URL: urls.rspamdUrl,
     BUS_NAMESPACE: id,
+    NATS_CREDENTIALS_DIR: credentials,
     // Every listener on a free loopback port: a fixed one (the SMTP edge's 2525) may be taken
     // by anything else on the machine, `npm start` included.
     HTTP_PORT: '0',
@@ -48,12 +55,22 @@ export async function createTestContext(overrides: Record<string, string> = {}, 
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
     ...overrides,
   };
+  // The namespace's streams and buckets, as the migrate step makes them (services may not).
+  if (opts.bus !== 'empty') {
+    const bus = await connectTestBus(env, 'migrate', 'test-provision');
+    try {
+      await provisionBus(bus);
+    } finally {
+      await bus.drain();
+    }
+  }
   return {
     id,
     env,
     async cleanup() {
       await deleteStreams(urls.natsUrl, (name) => name.startsWith(`${id}_`));
       await dropDatabases(urls.databaseUrl, (name) => name === id);
+      rmSync(credentials, { recursive: true, force: true });
     },
   };
 }

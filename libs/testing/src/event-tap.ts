@@ -1,8 +1,8 @@
 /** Reads the public events a test run published, from the start of its EVENTS stream. */
 import { DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
 import { eventEnvelope, type EventEnvelope } from '@mailroom/contracts';
-import { connectBus, decodeJson, decodeText, ensureStreams, type Bus } from '@mailroom/messaging';
-import { createLogger } from '@mailroom/platform';
+import { decodeJson, decodeText, type Bus } from '@mailroom/messaging';
+import { connectTestBus, TESTS_IDENTITY } from './bus-auth';
 import { waitFor } from './wait';
 
 export class EventTap {
@@ -16,8 +16,7 @@ export class EventTap {
   ) {}
 
   static async start(env: Record<string, string>): Promise<EventTap> {
-    const bus = await connectBus({ servers: env.NATS_URL!, name: 'event-tap', namespace: env.BUS_NAMESPACE, log: createLogger({ service: 'tap', level: 'silent' }) });
-    await ensureStreams(bus, ['EVENTS']);
+    const bus = await connectTestBus(env, TESTS_IDENTITY, 'event-tap');
     const consumer = await bus.js.consumers.get(bus.ns.stream('EVENTS'), { deliver_policy: DeliverPolicy.All });
     const messages = await consumer.consume();
     const tap = new EventTap(bus, messages);

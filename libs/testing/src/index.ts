@@ -15,3 +15,5 @@ export * from './net';
 export * from './template';
 export { setUpIntegrationRun } from './jest/global-setup';
 export * from './refusal';
+export * from './bus-auth';
+export * from './nats-server';

@@ -9,9 +9,11 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { superuserAuth } from './bus-auth';
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/postgres';
-export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+/** The launcher's own NATS (with an operator), not a machine's anonymous one on 4222. */
+export const DEFAULT_NATS_URL = 'nats://127.0.0.1:14222';
 export const DEFAULT_RSPAMD_URL = 'http://127.0.0.1:11333';
 const PREFIX = 'mrt';
 const STALE_MS = 3 * 3_600_000;
@@ -89,7 +91,7 @@ export async function dropDatabases(databaseUrl: string, match: (name: string) =
 
 /** Deletes streams (and KV buckets) whose names start with one of our run prefixes and match. */
 export async function deleteStreams(natsUrl: string, match: (name: string) => boolean): Promise<string[]> {
-  const nc = await connect({ servers: natsUrl.split(','), name: 'mailroom-test-cleanup' });
+  const nc = await connect({ servers: natsUrl.split(','), name: 'mailroom-test-cleanup', ...(await superuserAuth()) });
   try {
     const jsm = await jetstreamManager(nc);
     const deleted: string[] = [];
@@ -117,7 +119,7 @@ export async function reachable(urls = serverUrls()): Promise<{ postgres: boolea
     () => true,
     () => false,
   );
-  const nats = await connect({ servers: urls.natsUrl.split(','), timeout: 2_000, maxReconnectAttempts: 0 }).then(
+  const nats = await connect({ servers: urls.natsUrl.split(','), timeout: 2_000, maxReconnectAttempts: 0, ...(await superuserAuth()) }).then(
     async (nc) => {
       await nc.close();
       return true;

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { transactor } from '@mailroom/db';
-import { RpcClient, ensureStreams, serveRpc } from '@mailroom/messaging';
+import { RpcClient, serveRpc } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
 import { runService, type ServiceModule } from '@mailroom/runtime';
 import { orgsClient } from './clients/orgs.client';
@@ -28,7 +28,6 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
   database: { schema: 'auth', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ config, bus, db, life, clock, log }) {
-    await ensureStreams(bus, ['AUTH_FACTS']);
     const rpc = new RpcClient(bus);
     const transact = transactor(db);
     const orgs = orgsClient(rpc);

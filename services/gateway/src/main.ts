@@ -8,7 +8,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RpcClient, ensureStreams, openBucket } from '@mailroom/messaging';
+import { RpcClient, openBucket } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
 import { runService, type ServiceModule } from '@mailroom/runtime';
 import { createApp } from './app';
@@ -26,7 +26,6 @@ export const gatewayService: ServiceModule<GatewayConfig, never> = {
   name: 'gateway',
   loadConfig,
   async start({ config, bus, life, log, clock }) {
-    await ensureStreams(bus, ['AUTH_FACTS', 'ORGS_FACTS']);
     const rpc = new RpcClient(bus, { timeoutMs: config.RPC_TIMEOUT_MS });
     const authenticator = new Authenticator(
       bus,

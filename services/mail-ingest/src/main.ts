@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { AppError, WORK, newId } from '@mailroom/contracts';
-import { RpcClient, encodeJson, ensureStreams, openBucket, storedNothing } from '@mailroom/messaging';
+import { RpcClient, encodeJson, openBucket, storedNothing } from '@mailroom/messaging';
 import { runService, type ServiceModule } from '@mailroom/runtime';
 import { createResolver } from './clients/dns-resolver';
 import { RspamdScanner } from './clients/rspamd';
@@ -24,7 +24,6 @@ export const mailIngestService: ServiceModule<MailIngestConfig, never> = {
   name: 'mail-ingest',
   loadConfig,
   async start({ config, bus, life, log, clock }) {
-    await ensureStreams(bus, ['MAIL_INBOUND', 'MAIL_FEEDBACK']);
     const raw = await openBucket(bus, 'raw');
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
     const recipients = new RecipientResolver(

@@ -9,7 +9,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { transactor } from '@mailroom/db';
 import { newId } from '@mailroom/contracts';
-import { RpcClient, ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
+import { RpcClient, openBucket, serveRpc } from '@mailroom/messaging';
 import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
 import { fetchText } from './clients/fetch-text';
 import { loadConfig, type MailSendConfig } from './config';
@@ -39,7 +39,6 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
   database: { schema: 'mail_send', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ config, bus, db, life, clock, log }) {
-    await ensureStreams(bus, ['EVENTS', 'MAIL_OUTBOUND', 'MAIL_FEEDBACK', 'MAIL_SYSTEM']);
     const raw = await openBucket(bus, 'raw');
     const attachmentBucket = await openBucket(bus, 'attachments');
     const repo = new SendRepository(db);

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { transactor } from '@mailroom/db';
-import { RpcClient, ensureStreams, openBucket, serveRpc } from '@mailroom/messaging';
+import { RpcClient, openBucket, serveRpc } from '@mailroom/messaging';
 import { newId } from '@mailroom/contracts';
 import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
 import { loadConfig, type MailboxConfig } from './config';
@@ -27,7 +27,6 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
   database: { schema: 'mailbox', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ config, bus, db, life, clock, log }) {
-    await ensureStreams(bus, ['EVENTS', 'MAIL_INBOUND', 'MAIL_OUTBOUND']);
     const [rawBucket, attachmentBucket] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'attachments')]);
     const inboxRepo = new InboxRepository(db);
     const messageRepo = new MessageRepository(db);

@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { transactor } from '@mailroom/db';
-import { RpcClient, ensureStreams, serveRpc } from '@mailroom/messaging';
+import { RpcClient, serveRpc } from '@mailroom/messaging';
 import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
 import { environmentContents } from './clients/environment-contents.client';
 import { environmentFacts } from './clients/environment-facts.client';
@@ -33,7 +33,6 @@ export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
   database: { schema: 'orgs', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ bus, db, life, clock, log }) {
-    await ensureStreams(bus, ['ORGS_FACTS', 'MAIL_SYSTEM']);
     const outbox = life.add('orgs:outbox', new Outbox(db, bus, log), (o) => o.stop());
     outbox.start();
     const transact = transactor(db);

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { transactor } from '@mailroom/db';
 import { randomHex, SIGNALS } from '@mailroom/contracts';
-import { ensureStreams, serveRpc } from '@mailroom/messaging';
+import { serveRpc } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
 import { runService, type ServiceModule } from '@mailroom/runtime';
 import { loadConfig, type WebhooksConfig } from './config';
@@ -40,7 +40,6 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
   database: { schema: 'webhooks', migrationsDir: path.join(__dirname, '..', 'migrations'), genericPlans: true },
   loadConfig,
   async start({ config, bus, db, life, clock, log }) {
-    await ensureStreams(bus, ['EVENTS']);
     const ips = new IpPolicy(config.allowedCidrs);
     if (config.allowedCidrs.length) {
       log.warn({ allowed_cidrs: config.allowedCidrs }, 'webhooks may reach these non-public address ranges (WEBHOOK_ALLOWED_CIDRS)');

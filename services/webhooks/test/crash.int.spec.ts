@@ -8,10 +8,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createDb, sql, type Kysely } from '@mailroom/db';
-import { callRpc, connectBus, publishEvent, type Bus } from '@mailroom/messaging';
-import { createLogger } from '@mailroom/platform';
+import { callRpc, publishEvent, type Bus } from '@mailroom/messaging';
 import { KEY_SCOPES, newId, type AuthContext } from '@mailroom/contracts';
-import { createTestContext, messageReceivedEvent, waitFor, WebhookReceiver, type TestContext } from '@mailroom/testing';
+import { connectTestBus, createTestContext, messageReceivedEvent, waitFor, WebhookReceiver, type TestContext } from '@mailroom/testing';
 import { slotShare } from '../src/delivery/dispatcher';
 
 const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
@@ -70,7 +69,7 @@ function tenantCall() {
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'crash-test', namespace: ctx.env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
+  bus = await connectTestBus(ctx.env);
   db = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: 'webhooks', max: 2 });
 });
 

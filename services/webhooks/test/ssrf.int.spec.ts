@@ -6,10 +6,9 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import net, { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
-import { callRpc, connectBus, publishEvent, type Bus } from '@mailroom/messaging';
-import { createLogger } from '@mailroom/platform';
+import { callRpc, publishEvent, type Bus } from '@mailroom/messaging';
 import { KEY_SCOPES, newId, type AuthContext } from '@mailroom/contracts';
-import { bootServices, createTestContext, messageReceivedEvent, waitFor, WebhookReceiver, type BootedServices, type TestContext } from '@mailroom/testing';
+import { connectTestBus, bootServices, createTestContext, messageReceivedEvent, waitFor, WebhookReceiver, type BootedServices, type TestContext } from '@mailroom/testing';
 import { IpPolicy } from '../src/domain/ip-policy';
 import { RESPONSE_KEEP_LIMIT, WebhookHttpClient, type PostResult } from '../src/delivery/http-client';
 import { webhooksService } from '../src/main';
@@ -270,7 +269,7 @@ describe('the service with the guard on', () => {
   beforeAll(async () => {
     ctx = await createTestContext({ WEBHOOK_POLL_INTERVAL_MS: '50' });
     svc = await bootServices([webhooksService], ctx.env);
-    bus = await connectBus({ servers: ctx.env.NATS_URL!, name: 'ssrf-test', namespace: ctx.env.BUS_NAMESPACE, log: createLogger({ service: 't', level: 'silent' }) });
+    bus = await connectTestBus(ctx.env);
   });
 
   afterAll(async () => {

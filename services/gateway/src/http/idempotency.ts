@@ -10,12 +10,11 @@
  * bucket in plain text.
  */
 import { Kvm, type KV } from '@nats-io/kv';
-import { AppError } from '@mailroom/contracts';
+import { AppError, KV_BUCKETS } from '@mailroom/contracts';
 import { z } from 'zod';
 import type { Bus } from '@mailroom/messaging';
 import { sha256, type SecretBox } from '@mailroom/platform';
 
-const TTL_MS = 24 * 3_600_000;
 const ABANDONED_AFTER_MS = 60_000;
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
@@ -40,7 +39,8 @@ export class IdempotencyStore {
   ) {}
 
   static async open(bus: Bus, box: SecretBox): Promise<IdempotencyStore> {
-    const kv = await new Kvm(bus.js).create(bus.ns.stream('IDEMPOTENCY'), { ttl: TTL_MS, history: 1 });
+    // The migrate step made the bucket (its settings are in the catalog).
+    const kv = await new Kvm(bus.js).open(bus.ns.stream(KV_BUCKETS.idempotency.name));
     return new IdempotencyStore(kv, box);
   }
 

@@ -10,6 +10,7 @@
  * nothing.
  */
 import { runConsumer, type Bus, type RunningConsumer } from '@mailroom/messaging';
+import type { ConsumerName } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import { storedEvent } from '../domain/endpoints';
 import type { ClaimedJob, DeliveryRepository, NewWorkLease, StoredEvent } from '../repo/delivery.repository';
@@ -30,7 +31,7 @@ export interface NewWorkSink {
   createdPending(endpointIds: readonly string[], leased: boolean): void;
 }
 
-export const DISPATCH_CONSUMER = 'webhooks--dispatch';
+export const DISPATCH_CONSUMER: ConsumerName = 'webhooks--dispatch';
 /** Events written in one statement at most. */
 const MAX_BATCH = 500;
 /**

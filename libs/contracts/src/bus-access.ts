@@ -1,0 +1,131 @@
+/**
+ * Who may do what on the bus: for every identity that connects to NATS, the RPC operations
+ * it calls, the stream subjects it publishes, the durable consumers it reads with, the
+ * streams it follows, the object and KV buckets it reads or writes. libs/messaging turns
+ * this table into NATS permissions (subjects and JetStream API subjects); nothing else
+ * grants access. What an identity serves is not written here: a service serves exactly
+ * its own operations (rpc.ts). bus-access.spec.ts fails when a subject, stream, consumer
+ * or bucket of the catalog has no entry.
+ */
+import { FACTS, SIGNALS, WORK, eventSubject, type StreamName } from './bus';
+import { EVENT_TYPES } from './events';
+import { RPC, type RpcName } from './rpc';
+import { type OBJECT_BUCKETS } from './mail';
+
+/** Key-value buckets (JetStream KV), by catalog name. */
+export const KV_BUCKETS = {
+  /** The gateway's Idempotency-Key records: a replayed request within a day gets the first answer. */
+  idempotency: { name: 'IDEMPOTENCY', ttlSeconds: 24 * 3_600, history: 1 },
+} as const;
+export type KvBucketName = keyof typeof KV_BUCKETS;
+export type ObjectBucketName = keyof typeof OBJECT_BUCKETS;
+
+/** Durable consumers: name -> the stream it reads and an optional filter (un-prefixed). */
+export const CONSUMERS = {
+  'mailbox--inbound': { stream: 'MAIL_INBOUND' },
+  'mail-send--outbound': { stream: 'MAIL_OUTBOUND' },
+  'mail-send--feedback': { stream: 'MAIL_FEEDBACK' },
+  'mail-send--system': { stream: 'MAIL_SYSTEM' },
+  'webhooks--dispatch': { stream: 'EVENTS' },
+} as const satisfies Record<string, { stream: StreamName }>;
+export type ConsumerName = keyof typeof CONSUMERS;
+
+export const BUS_IDENTITIES = ['orgs', 'auth', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'gateway', 'migrate'] as const;
+export type BusIdentity = (typeof BUS_IDENTITIES)[number];
+
+export interface BusAccess {
+  /** RPC operations it calls. */
+  calls: readonly RpcName[];
+  /** Subjects of streams it publishes (events, work items, facts). */
+  publishes: readonly string[];
+  /** Durable consumers it reads with (and creates). */
+  consumes: readonly ConsumerName[];
+  /** Streams it reads from a point in time with ordered consumers it makes and drops. */
+  follows: readonly StreamName[];
+  buckets: Partial<Record<ObjectBucketName, 'read' | 'write'>>;
+  kv: readonly KvBucketName[];
+  /** Core NATS signals it sends and listens to. */
+  signals: readonly string[];
+  /** Creates and updates every stream and bucket of the catalog (the migrate step), nothing else. */
+  provisions?: true;
+}
+
+/** Operations only services call: no route of the gateway reaches them. */
+export const SERVICE_ONLY_OPERATIONS = [
+  'auth.user.profiles',
+  'auth.apikey.countInEnvironment',
+  'orgs.organization.createForOwner',
+  'orgs.membership.listForUser',
+  'orgs.environment.get',
+  'mailbox.inbox.resolve',
+  'mailbox.inbox.countInEnvironment',
+  'mail-send.outbound.check',
+  'webhooks.endpoint.countInEnvironment',
+] as const satisfies readonly RpcName[];
+
+const SERVICE_ONLY = new Set<string>(SERVICE_ONLY_OPERATIONS);
+const RPC_NAMES = Object.keys(RPC) as RpcName[];
+
+const NONE = { calls: [], publishes: [], consumes: [], follows: [], buckets: {}, kv: [], signals: [] } as const satisfies BusAccess;
+
+export const BUS_ACCESS = {
+  orgs: {
+    ...NONE,
+    calls: ['auth.user.profiles', 'mailbox.inbox.countInEnvironment', 'auth.apikey.countInEnvironment', 'webhooks.endpoint.countInEnvironment'],
+    publishes: ['internal.orgs.member.changed', 'internal.orgs.environment.member.changed', 'internal.orgs.environment.deleted', 'mail.system'],
+    buckets: { replies: 'write' },
+  },
+  auth: {
+    ...NONE,
+    calls: ['orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.organization.get', 'orgs.environment.get'],
+    publishes: ['internal.auth.session.revoked', 'internal.auth.apikey.revoked'],
+    buckets: { replies: 'write' },
+  },
+  mailbox: {
+    ...NONE,
+    calls: ['mail-send.outbound.check'],
+    publishes: [eventSubject('message.received'), 'mail.outbound'],
+    consumes: ['mailbox--inbound'],
+    buckets: { raw: 'write', attachments: 'write', replies: 'write' },
+  },
+  'mail-ingest': {
+    ...NONE,
+    calls: ['mailbox.inbox.resolve'],
+    publishes: ['mail.inbound', 'mail.feedback'],
+    buckets: { raw: 'write' },
+  },
+  'mail-send': {
+    ...NONE,
+    calls: ['orgs.organization.get'],
+    publishes: (['message.sent', 'message.delivered', 'message.bounced', 'message.complained', 'message.rejected'] as const).map(eventSubject),
+    consumes: ['mail-send--outbound', 'mail-send--feedback', 'mail-send--system'],
+    buckets: { raw: 'write', attachments: 'read', replies: 'write' },
+  },
+  webhooks: {
+    ...NONE,
+    consumes: ['webhooks--dispatch'],
+    follows: ['EVENTS'],
+    buckets: { replies: 'write' },
+    signals: [SIGNALS.webhooksWake],
+  },
+  gateway: {
+    ...NONE,
+    calls: RPC_NAMES.filter((name) => !SERVICE_ONLY.has(name)),
+    follows: ['AUTH_FACTS', 'ORGS_FACTS'],
+    // Replies: read, then deleted (its lifetime would remove it otherwise).
+    buckets: { raw: 'read', attachments: 'read', replies: 'write' },
+    kv: ['idempotency'],
+  },
+  migrate: { ...NONE, provisions: true },
+} as const satisfies Record<BusIdentity, BusAccess>;
+
+/**
+ * Subjects of the catalog nobody publishes yet, with the reason: the coverage test accepts
+ * these and nothing else without a publisher.
+ */
+export const UNPUBLISHED: Record<string, string> = {
+  [eventSubject('domain.verified')]: 'emitted by the domains service, which does not exist yet',
+};
+
+/** Every subject the catalog's streams store, one by one (each event type, fact and work item). */
+export const PUBLISHED_SUBJECTS: readonly string[] = [...EVENT_TYPES.map(eventSubject), ...Object.keys(FACTS), ...Object.values(WORK)];

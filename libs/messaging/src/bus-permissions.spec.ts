@@ -1,0 +1,70 @@
+import { BUS_IDENTITIES, SERVICE_ONLY_OPERATIONS } from '@mailroom/contracts';
+import { busPermissions, inboxPrefix, serverStreams } from './bus-permissions';
+import { Namespace } from './namespace';
+
+const ns = new Namespace('t1');
+
+describe('bus permissions from the access table', () => {
+  it('lets a service serve its own operations and answer them, and read only its own inbox', () => {
+    const p = busPermissions('mailbox', ns);
+    expect(p.sub.allow).toContain('t1.rpc.mailbox.inbox.resolve');
+    expect(p.sub.allow).toContain(`${inboxPrefix('mailbox', ns)}.>`);
+    expect(p.sub.allow).not.toContain('t1.rpc.auth.apikey.create');
+    expect(p.sub.allow.some((s) => s.includes('gateway'))).toBe(false);
+    expect(p.resp).toEqual({ max: 1, ttl: 0 });
+    expect(busPermissions('gateway', ns).resp).toBeUndefined();
+  });
+
+  it('lets a service call only what the table names, and never a service-only operation from the gateway', () => {
+    const webhooks = busPermissions('webhooks', ns).pub.allow;
+    expect(webhooks.some((s) => s.startsWith('t1.rpc.'))).toBe(false);
+    const gateway = busPermissions('gateway', ns).pub.allow;
+    expect(gateway).toContain('t1.rpc.auth.apikey.create');
+    for (const op of SERVICE_ONLY_OPERATIONS) expect(gateway).not.toContain(`t1.rpc.${op}`);
+    expect(busPermissions('mail-ingest', ns).pub.allow).toContain('t1.rpc.mailbox.inbox.resolve');
+  });
+
+  it('lets one publisher publish each stored subject', () => {
+    expect(busPermissions('mail-ingest', ns).pub.allow).toContain('t1.mail.inbound');
+    expect(busPermissions('auth', ns).pub.allow).toContain('t1.internal.auth.session.revoked');
+    for (const other of BUS_IDENTITIES.filter((i) => i !== 'mail-ingest')) expect(busPermissions(other, ns).pub.allow).not.toContain('t1.mail.inbound');
+    for (const other of BUS_IDENTITIES.filter((i) => i !== 'auth')) expect(busPermissions(other, ns).pub.allow).not.toContain('t1.internal.auth.session.revoked');
+  });
+
+  it('grants a durable consumer to its owner only, by name', () => {
+    const mailSend = busPermissions('mail-send', ns).pub.allow;
+    expect(mailSend).toContain('$JS.API.CONSUMER.MSG.NEXT.t1_MAIL_OUTBOUND.t1_mail-send--outbound');
+    expect(mailSend).toContain('$JS.ACK.t1_MAIL_OUTBOUND.t1_mail-send--outbound.>');
+    expect(mailSend.some((s) => s.includes('t1_MAIL_INBOUND'))).toBe(false);
+    expect(busPermissions('webhooks', ns).pub.allow.some((s) => s.includes('MAIL_OUTBOUND'))).toBe(false);
+  });
+
+  it('lets readers of a bucket read and writers also write and purge it', () => {
+    const gateway = busPermissions('gateway', ns).pub.allow;
+    expect(gateway).toContain('$JS.API.DIRECT.GET.OBJ_t1_MAIL_RAW.>');
+    expect(gateway).not.toContain('$O.t1_MAIL_RAW.>');
+    const ingest = busPermissions('mail-ingest', ns).pub.allow;
+    expect(ingest).toContain('$O.t1_MAIL_RAW.>');
+    expect(ingest).toContain('$JS.API.STREAM.PURGE.OBJ_t1_MAIL_RAW');
+    expect(busPermissions('webhooks', ns).pub.allow.some((s) => s.includes('MAIL_RAW'))).toBe(false);
+  });
+
+  it('lets only migrate create and update streams, and nobody delete one', () => {
+    for (const identity of BUS_IDENTITIES) {
+      const p = busPermissions(identity, ns);
+      expect(p.pub.allow.some((s) => s.includes('.STREAM.DELETE.'))).toBe(false);
+      expect(p.pub.deny).toContain('$JS.API.STREAM.DELETE.>');
+      const creates = p.pub.allow.filter((s) => s.includes('.STREAM.CREATE.') || s.includes('.STREAM.UPDATE.'));
+      if (identity === 'migrate') expect(creates).toHaveLength(2 * serverStreams(ns).length);
+      else expect(creates).toEqual([]);
+    }
+  });
+
+  it('allows every subject by name: no wildcard spans a namespace', () => {
+    for (const identity of BUS_IDENTITIES) {
+      const { pub, sub } = busPermissions(identity, ns);
+      for (const s of [...pub.allow, ...sub.allow]) expect(s.startsWith('>') || s.startsWith('*')).toBe(false);
+      for (const s of [...pub.allow, ...sub.allow]) if (!s.startsWith('$JS.API.INFO')) expect(s).toMatch(/t1/);
+    }
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * The NATS permissions of a bus identity, derived from contracts' BUS_ACCESS and the
+ * catalog: the subjects it may publish and subscribe to, including the JetStream API
+ * subjects of exactly the streams, consumers and buckets it uses. Everything is allowed by
+ * name, never by a wildcard over names (a namespace or a stream name is one token), so what
+ * the table does not say is refused by the server. Nobody may delete a stream; only the
+ * migrate identity creates and updates them.
+ */
+import {
+  BUS_ACCESS,
+  CONSUMERS,
+  KV_BUCKETS,
+  OBJECT_BUCKETS,
+  STREAMS,
+  rpcNamesOf,
+  rpcSubject,
+  type BusIdentity,
+  type RpcService,
+  type StreamName,
+} from '@mailroom/contracts';
+import type { Namespace } from './namespace';
+
+export interface NatsPermissions {
+  pub: { allow: string[]; deny: string[] };
+  sub: { allow: string[]; deny: string[] };
+  /** Present for identities that answer requests: they may publish to the reply subject of a request they received, once. */
+  resp?: { max: number; ttl: number };
+}
+
+const API = '$JS.API';
+
+/** Subjects every identity's replies arrive on (requests, JetStream API answers, pulled messages). */
+export function inboxPrefix(identity: string, ns: Namespace): string {
+  return `_INBOX_${ns.consumer(identity)}`;
+}
+
+/** Reading a stream through consumers: its info, and the consumers named (or any, for ordered ones). */
+function readStream(stream: string, consumer: string | undefined): string[] {
+  const c = consumer ?? '*';
+  return [
+    `${API}.STREAM.INFO.${stream}`,
+    `${API}.CONSUMER.CREATE.${stream}`,
+    `${API}.CONSUMER.CREATE.${stream}.${c}`,
+    `${API}.CONSUMER.CREATE.${stream}.${c}.>`,
+    `${API}.CONSUMER.DURABLE.CREATE.${stream}.${c}`,
+    `${API}.CONSUMER.INFO.${stream}.${c}`,
+    `${API}.CONSUMER.MSG.NEXT.${stream}.${c}`,
+    `$JS.ACK.${stream}.${c}.>`,
+    `$JS.FC.${stream}.>`,
+    // Ordered consumers are made per read and dropped after; a durable one is never deleted.
+    ...(consumer ? [] : [`${API}.CONSUMER.DELETE.${stream}.*`]),
+  ];
+}
+
+/** Reading single messages of a stream by subject (object and KV entries). */
+function getMessages(stream: string): string[] {
+  return [`${API}.STREAM.INFO.${stream}`, `${API}.STREAM.MSG.GET.${stream}`, `${API}.DIRECT.GET.${stream}`, `${API}.DIRECT.GET.${stream}.>`];
+}
+
+function objectBucket(ns: Namespace, bucket: keyof typeof OBJECT_BUCKETS, mode: 'read' | 'write'): string[] {
+  const name = ns.stream(OBJECT_BUCKETS[bucket]);
+  const stream = `OBJ_${name}`;
+  const read = [...getMessages(stream), ...readStream(stream, undefined)];
+  // Writing: chunks and metadata, and purging the chunks of a replaced or deleted object.
+  return mode === 'read' ? read : [...read, `$O.${name}.>`, `${API}.STREAM.PURGE.${stream}`];
+}
+
+function kvBucket(ns: Namespace, bucket: keyof typeof KV_BUCKETS): string[] {
+  const name = ns.stream(KV_BUCKETS[bucket].name);
+  return [...getMessages(`KV_${name}`), `$KV.${name}.>`];
+}
+
+/** Every stream of the catalog as named on the server: streams, object buckets, KV buckets. */
+export function serverStreams(ns: Namespace): string[] {
+  return [
+    ...Object.keys(STREAMS).map((s) => ns.stream(s)),
+    ...Object.values(OBJECT_BUCKETS).map((b) => `OBJ_${ns.stream(b)}`),
+    ...Object.values(KV_BUCKETS).map((b) => `KV_${ns.stream(b.name)}`),
+  ];
+}
+
+function provision(ns: Namespace): string[] {
+  return serverStreams(ns).flatMap((s) => [`${API}.STREAM.INFO.${s}`, `${API}.STREAM.CREATE.${s}`, `${API}.STREAM.UPDATE.${s}`]);
+}
+
+function served(identity: BusIdentity): string[] {
+  const service = identity as RpcService;
+  try {
+    return rpcNamesOf(service).map(rpcSubject);
+  } catch {
+    return [];
+  }
+}
+
+export function busPermissions(identity: BusIdentity, ns: Namespace): NatsPermissions {
+  const access = BUS_ACCESS[identity];
+  const serves = served(identity).map((s) => ns.subject(s));
+  const pub = [
+    // Account information: the JetStream client asks for it when it starts.
+    `${API}.INFO`,
+    ...access.calls.map((op) => ns.subject(rpcSubject(op))),
+    ...access.publishes.map((s) => ns.subject(s)),
+    ...access.signals.map((s) => ns.subject(s)),
+    ...access.consumes.flatMap((c) => readStream(ns.stream(CONSUMERS[c].stream as StreamName), ns.consumer(c))),
+    ...access.follows.flatMap((s) => readStream(ns.stream(s), undefined)),
+    ...Object.entries(access.buckets).flatMap(([b, mode]) => objectBucket(ns, b as keyof typeof OBJECT_BUCKETS, mode)),
+    ...access.kv.flatMap((k) => kvBucket(ns, k)),
+    ...('provisions' in access ? provision(ns) : []),
+  ];
+  const sub = [`${inboxPrefix(identity, ns)}.>`, ...serves, ...access.signals.map((s) => ns.subject(s))];
+  return {
+    pub: { allow: [...new Set(pub)], deny: [`${API}.STREAM.DELETE.>`] },
+    sub: { allow: sub, deny: [] },
+    ...(serves.length ? { resp: { max: 1, ttl: 0 } } : {}),
+  };
+}

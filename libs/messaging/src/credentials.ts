@@ -1,0 +1,130 @@
+/**
+ * Bus credentials in NATS's decentralized JWT model: an operator signs one account (with
+ * JetStream) and the system account; the account's key signs one user per identity, whose
+ * JWT carries that identity's permissions (bus-permissions.ts). nats-server trusts the
+ * operator and needs no list of users: new users (a rotated service, a test run's namespace)
+ * are signed without touching or reloading the server. Everything through @nats-io/jwt and
+ * @nats-io/nkeys.
+ *
+ * A credentials directory holds `<identity>.creds` (user JWT and seed), `context-signers`
+ * (the public keys trusted to seal tenant contexts: the gateway's), `nats-auth.conf` (the
+ * server's include file) and the signing seeds `operator.nk` and `account.nk`.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Algorithms, encodeAccount, encodeOperator, encodeUser, fmtCreds, parseCreds } from '@nats-io/jwt';
+import { createAccount, createOperator, createUser, fromSeed, type KeyPair } from '@nats-io/nkeys';
+import { BUS_IDENTITIES, type BusIdentity } from '@mailroom/contracts';
+import { busPermissions, type NatsPermissions } from './bus-permissions';
+import { Namespace } from './namespace';
+
+const ALG = { algorithm: Algorithms.v2 };
+const encoder = new TextEncoder();
+
+/** The identity that seals tenant contexts: its public key goes into `context-signers`. */
+export const CONTEXT_SIGNER: BusIdentity = 'gateway';
+
+export interface BusAuthority {
+  operator: KeyPair;
+  system: KeyPair;
+  account: KeyPair;
+}
+
+const seedOf = (kp: KeyPair) => new TextDecoder().decode(kp.getSeed());
+
+export function newAuthority(): BusAuthority {
+  return { operator: createOperator(), system: createAccount(), account: createAccount() };
+}
+
+/** The include file for nats-server: trust this operator, preload its two accounts. */
+export async function serverAuthConfig(a: BusAuthority): Promise<string> {
+  const operatorJwt = await encodeOperator('mailroom', a.operator, { system_account: a.system.getPublicKey() }, ALG);
+  const systemJwt = await encodeAccount('SYS', a.system, {}, { ...ALG, signer: a.operator });
+  // No limits beyond the server's own: JetStream on, unlimited within the server's store.
+  const accountJwt = await encodeAccount(
+    'MAILROOM',
+    a.account,
+    { limits: { mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1, subs: -1, data: -1, payload: -1, conn: -1, imports: -1, exports: -1, leaf: -1, wildcards: true } },
+    { ...ALG, signer: a.operator },
+  );
+  return [
+    '# Written by `mailroom bus-credentials`: trust the Mailroom operator; users are signed by its account key.',
+    // A user's JWT travels in its CONNECT line; the gateway's names every operation it calls.
+    'max_control_line: 65536',
+    `operator: ${operatorJwt}`,
+    `system_account: ${a.system.getPublicKey()}`,
+    'resolver: MEMORY',
+    'resolver_preload: {',
+    `  ${a.system.getPublicKey()}: ${systemJwt}`,
+    `  ${a.account.getPublicKey()}: ${accountJwt}`,
+    '}',
+    '',
+  ].join('\n');
+}
+
+/** A user of the account with these permissions, as a .creds file (JWT and seed). */
+export async function mintCreds(account: KeyPair, name: string, permissions: NatsPermissions, user: KeyPair = createUser()): Promise<string> {
+  const jwt = await encodeUser(name, user, account, { ...permissions, bearer_token: false }, ALG);
+  return new TextDecoder().decode(fmtCreds(jwt, user));
+}
+
+/** Every identity's creds for one namespace, and the trusted context signers. */
+export async function mintIdentities(account: KeyPair, namespace: string): Promise<Record<string, string>> {
+  const ns = new Namespace(namespace);
+  const files: Record<string, string> = {};
+  for (const identity of BUS_IDENTITIES) {
+    const user = createUser();
+    files[`${identity}.creds`] = await mintCreds(account, ns.consumer(identity), busPermissions(identity, ns), user);
+    if (identity === CONTEXT_SIGNER) files['context-signers'] = `${user.getPublicKey()}\n`;
+  }
+  return files;
+}
+
+export class CredentialsExist extends Error {}
+
+/**
+ * Writes a new authority, the server's include file and every identity's credentials into
+ * `dir`. Refuses when credentials are there already (new keys lock every service out until
+ * each gets its new file), unless `force`.
+ */
+export async function writeBusCredentials(dir: string, opts: { namespace?: string; force?: boolean } = {}): Promise<string[]> {
+  if (!opts.force && existsSync(join(dir, 'nats-auth.conf'))) throw new CredentialsExist(`${join(dir, 'nats-auth.conf')} exists: keep it, or pass --force to replace every key`);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const authority = newAuthority();
+  const files = await mintIdentities(authority.account, opts.namespace ?? '');
+  files['nats-auth.conf'] = await serverAuthConfig(authority);
+  files['operator.nk'] = `${seedOf(authority.operator)}\n`;
+  files['account.nk'] = `${seedOf(authority.account)}\n`;
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text, { mode: 0o600 });
+  return Object.keys(files);
+}
+
+/** The account's signing key of a credentials directory, for minting more users (a test run's namespace). */
+export function readAccountKey(dir: string): KeyPair {
+  return fromSeed(encoder.encode(readFileSync(join(dir, 'account.nk'), 'utf8').trim()));
+}
+
+export interface BusIdentityFiles {
+  /** The .creds file's bytes, for the connection. */
+  creds: Uint8Array;
+  /** The identity's own seed, which seals the contexts it sends (the gateway's). */
+  seed: string;
+  /** Public keys whose seals on tenant contexts are trusted. */
+  contextSigners: string[];
+}
+
+/** Reads `<identity>.creds` and `context-signers` of a credentials directory; a clear error for what is missing. */
+export async function readBusIdentity(dir: string, identity: string): Promise<BusIdentityFiles> {
+  const credsFile = join(dir, `${identity}.creds`);
+  const signersFile = join(dir, 'context-signers');
+  for (const f of [credsFile, signersFile]) if (!existsSync(f)) throw new Error(`NATS_CREDENTIALS_DIR has no ${f}`);
+  const creds = readFileSync(credsFile);
+  const { key } = await parseCreds(creds).catch((err: unknown) => {
+    throw new Error(`${credsFile} is not a NATS credentials file`, { cause: err });
+  });
+  const contextSigners = readFileSync(signersFile, 'utf8')
+    .split(/\s+/)
+    .filter((k) => k.length > 0);
+  if (contextSigners.length === 0) throw new Error(`${signersFile} names no key`);
+  return { creds: new Uint8Array(creds), seed: key, contextSigners };
+}
