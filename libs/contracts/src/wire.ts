@@ -5,6 +5,8 @@ import { isErrorCode, type ErrorCode } from './errors';
 export const HEADERS = {
   requestId: 'Mr-Request-Id',
   auth: 'Mr-Auth',
+  /** The gateway's signature of `Mr-Auth` on this subject (libs/messaging context-seal.ts). */
+  authSeal: 'Mr-Auth-Seal',
   traceparent: 'traceparent',
   tracestate: 'tracestate',
   clientIp: 'Mr-Client-Ip',

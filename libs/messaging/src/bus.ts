@@ -4,6 +4,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import type { Logger } from 'pino';
 import { credsAuthenticator } from '@nats-io/nats-core';
 import { inboxPrefix } from './bus-permissions';
+import type { ContextSeal } from './context-seal';
 import { Namespace } from './namespace';
 import { connectCoalescing } from './transport';
 
@@ -20,6 +21,8 @@ export interface BusOptions {
    * development server that allows it.
    */
   identity?: { name: string; creds?: Uint8Array | undefined };
+  /** Seals tenant contexts this bus sends, and/or checks those it serves (context-seal.ts). */
+  seal?: ContextSeal;
 }
 
 export interface Bus {
@@ -28,6 +31,8 @@ export interface Bus {
   jsm: JetStreamManager;
   ns: Namespace;
   log: Logger;
+  /** Absent: contexts are sent unsealed and believed as they come (development without credentials). */
+  seal?: ContextSeal;
   /** Finishes in-flight callbacks and closes; safe to call more than once. */
   drain(): Promise<void>;
 }
@@ -59,6 +64,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     jsm,
     ns,
     log,
+    seal: opts.seal,
     drain: () => {
       draining ??= nc.isClosed() ? Promise.resolve() : nc.drain().catch(() => nc.close());
       return draining;

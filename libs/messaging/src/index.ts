@@ -1,6 +1,7 @@
 export * from './namespace';
 export * from './bus';
 export * from './headers';
+export * from './context-seal';
 export * from './codec';
 export * from './rpc';
 export * from './streams';

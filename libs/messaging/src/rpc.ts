@@ -30,7 +30,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { maxBodyBytes, type Bus } from './bus';
 import { decodeJson, encodeJson } from './codec';
-import { fromHeaders, toHeaders, traceIdOf, type CallContext } from './headers';
+import { readCall, toHeaders, traceIdOf, type CallContext } from './headers';
 import { openBucket, type ObjectStore } from './objects';
 
 const tracer = trace.getTracer('@mailroom/messaging');
@@ -89,7 +89,10 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
   }
 
   async function handle<N extends RpcName>(name: N, handler: RpcHandler<N>, msg: Msg): Promise<void> {
-    const call = fromHeaders(msg.headers);
+    const { call, refused } = readCall(msg.headers, bus.seal && { seal: bus.seal, subject: msg.subject });
+    // A forgery, a caller without the gateway's key, or clocks apart: the kind says which
+    // caller to look at; the context itself (ids) is not logged.
+    if (refused) log.warn({ op: name, claimed_kind: refused.kind, seal: refused.seal }, 'auth context not sealed by a trusted key; served as anonymous');
     // The request's logger is made only if something is logged: a child logger per request is not free.
     let child: Logger | undefined;
     const reqLog = () => (child ??= log.child({ op: name, request_id: call.requestId, trace_id: traceIdOf(call.traceparent) }));
@@ -175,7 +178,8 @@ export async function callRpc<N extends RpcName>(
   call: CallContext,
   opts: CallOptions = {},
 ): Promise<RpcParsedResponse<N>> {
-  const h = toHeaders(call);
+  const subject = bus.ns.subject(rpcSubject(name));
+  const h = toHeaders(call, bus.seal && { seal: bus.seal, subject });
   return tracer.startActiveSpan(`rpc ${name}`, { kind: SpanKind.CLIENT }, async (span) => {
     propagation.inject(context.active(), h, headerSetter);
     const data = encodeJson(request);
@@ -187,7 +191,7 @@ export async function callRpc<N extends RpcName>(
     }
     let reply: Msg;
     try {
-      reply = await bus.nc.request(bus.ns.subject(rpcSubject(name)), data, {
+      reply = await bus.nc.request(subject, data, {
         timeout: opts.timeoutMs ?? DEFAULT_RPC_TIMEOUT_MS,
         headers: h,
       });
