@@ -6,8 +6,8 @@
  */
 import nodemailer from 'nodemailer';
 import { connect, credsAuthenticator, headers, PermissionViolationError, type NatsConnection } from '@nats-io/transport-node';
-import { HEADERS, eventSubject } from '@mailroom/contracts';
-import { encodeJson, mintCreds, newAuthority, type Bus } from '@mailroom/messaging';
+import { HEADERS, eventSubject, newId } from '@mailroom/contracts';
+import { callRpc, encodeJson, mintCreds, newAuthority, type Bus } from '@mailroom/messaging';
 import { connectTestBus, waitFor } from '@mailroom/testing';
 import { usePlatform } from './fixtures';
 
@@ -88,6 +88,19 @@ describe('minting an API key for another tenant', () => {
     const keys = await mailroom.anon.get('/api/v1/keys', { token: tenant.accessToken });
     expect(keys.status).toBe(200);
     expect(keys.body.data.map((k: { name: string }) => k.name)).not.toContain('stolen');
+  });
+});
+
+describe('speaking for a tenant', () => {
+  it('is believed only under the gateway\'s seal: the same owner context from auth is anonymous to orgs', async () => {
+    const me = await mailroom.anon.get('/api/v1/user/me', { token: tenant.accessToken });
+    expect(me.status).toBe(200);
+    const owner = { kind: 'user' as const, user_id: me.body.id, session_id: newId('session'), org_id: tenant.org_id, env_id: tenant.env_id, role: 'owner' as const };
+    const fromAuth = await as('auth');
+    await expect(callRpc(fromAuth, 'orgs.organization.get', {}, { auth: owner, requestId: 'req_forged' })).rejects.toMatchObject({ status: 401 });
+    // The same context sealed as the gateway seals it (the tests identity holds its key) is honoured.
+    const asGateway = await as('tests');
+    expect(await callRpc(asGateway, 'orgs.organization.get', {}, { auth: owner, requestId: 'req_sealed' })).toMatchObject({ id: tenant.org_id });
   });
 });
 

@@ -3,7 +3,7 @@ import { createUser, type KeyPair } from '@nats-io/nkeys';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { AppError, HEADERS, KEY_SCOPES, RPC_SCHEMAS, newId, rpcSubject, type AuthContext } from '@mailroom/contracts';
 import { createLogger } from '@mailroom/platform';
-import { createTestContext, type TestContext } from '@mailroom/testing';
+import { createTestContext, superuserCreds, type TestContext } from '@mailroom/testing';
 import { Namespace, callRpc, connectBus, contextSeal, decodeJson, encodeJson, serveRpc, toHeaders, type Bus, type RpcHandlers, type RpcServer } from '../src';
 
 const seedOf = (kp: KeyPair) => new TextDecoder().decode(kp.getSeed());
@@ -41,8 +41,10 @@ const logged: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   ctx = await createTestContext();
+  // As the tests identity (every subject), with the seals under test.
+  const creds = await superuserCreds();
   const connect = (name: string, seal: Parameters<typeof contextSeal>[0], log = createLogger({ service: name, level: 'silent' })) =>
-    connectBus({ servers: ctx.env.NATS_URL!, name, namespace: ctx.env.BUS_NAMESPACE, log, seal: contextSeal(seal) });
+    connectBus({ servers: ctx.env.NATS_URL!, name, namespace: ctx.env.BUS_NAMESPACE, log, seal: contextSeal(seal), identity: { name: 'tests', creds } });
   server = await connect('mail-send', { trusted: [gatewayKey.getPublicKey()] }, createLogger({ service: 'mail-send', level: 'warn', destination: { write: (line: string) => void logged.push(JSON.parse(line)) } }));
   gateway = await connect('gateway', { seed: seedOf(gatewayKey), trusted: [] });
   rpc = serveRpc(server, 'mail-send', handlers);

@@ -1,6 +1,6 @@
 /** Booting services: alone in their own process, or several in one. */
 import { createDb, migrate, pingDb, type Kysely } from '@mailroom/db';
-import { connectBus, provisionBus, readBusIdentity, type BusOptions } from '@mailroom/messaging';
+import { CONTEXT_SIGNER, connectBus, contextSeal, provisionBus, readBusIdentity, type BusOptions } from '@mailroom/messaging';
 import {
   ConfigError,
   createLogger,
@@ -89,7 +89,9 @@ export async function busOptions(identity: string, config: BaseConfig, log: Logg
     return { ...base, identity: { name: identity } };
   }
   const files = await readBusIdentity(config.NATS_CREDENTIALS_DIR, identity);
-  return { ...base, identity: { name: identity, creds: files.creds } };
+  // Every service checks the seals on tenant contexts; only the gateway makes them.
+  const seal = contextSeal({ ...(identity === CONTEXT_SIGNER ? { seed: files.seed } : {}), trusted: files.contextSigners });
+  return { ...base, identity: { name: identity, creds: files.creds }, seal };
 }
 
 /** Creates or updates every stream and bucket of the catalog, as the `migrate` identity. */

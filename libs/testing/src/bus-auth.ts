@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credsAuthenticator } from '@nats-io/transport-node';
-import { connectBus, mintCreds, mintIdentities, readAccountKey, type Bus } from '@mailroom/messaging';
+import { CONTEXT_SIGNER, connectBus, contextSeal, mintCreds, mintIdentities, readAccountKey, readBusIdentity, type Bus } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
 
 export const TESTS_IDENTITY = 'tests';
@@ -46,7 +46,10 @@ export async function writeTestCredentials(namespace: string): Promise<string> {
 export async function connectTestBus(env: Record<string, string | undefined>, identity = TESTS_IDENTITY, name = 'test'): Promise<Bus> {
   const dir = env.NATS_CREDENTIALS_DIR;
   const creds = dir ? new Uint8Array(readFileSync(join(dir, `${identity}.creds`))) : await superuserCreds();
+  // The tests identity speaks for tenants as the gateway does: with its seal.
+  const gateway = dir && identity === TESTS_IDENTITY ? await readBusIdentity(dir, CONTEXT_SIGNER) : undefined;
   return connectBus({
+    ...(gateway ? { seal: contextSeal({ seed: gateway.seed, trusted: gateway.contextSigners }) } : {}),
     servers: env.NATS_URL!.split(','),
     name,
     namespace: env.BUS_NAMESPACE,
