@@ -1,7 +1,8 @@
 /**
  * Who is calling, as resolved by the gateway and carried in the `Mr-Auth` header of every
- * RPC. Services trust it because only the gateway and services publish on rpc.* subjects
- * (enforce with NATS permissions in production).
+ * RPC. Tenant and admin contexts are honoured only under the gateway's seal (libs/messaging
+ * context-seal.ts); who may publish which rpc subject at all is the bus permissions' say
+ * (contracts bus-access.ts).
  */
 import { z } from 'zod';
 import { idSchema } from './ids';
