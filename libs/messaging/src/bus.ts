@@ -6,6 +6,7 @@ import { credsAuthenticator } from '@nats-io/nats-core';
 import { inboxPrefix } from './bus-permissions';
 import type { ContextSeal } from './context-seal';
 import { Namespace } from './namespace';
+import { busTlsOption, type BusTls } from './tls';
 import { connectCoalescing } from './transport';
 
 export interface BusOptions {
@@ -23,6 +24,8 @@ export interface BusOptions {
   identity?: { name: string; creds?: Uint8Array | undefined };
   /** Seals tenant contexts this bus sends, and/or checks those it serves (context-seal.ts). */
   seal?: ContextSeal;
+  /** TLS to the server (see busTlsOption): on when given, or when a server URL is tls://. */
+  tls?: BusTls;
 }
 
 export interface Bus {
@@ -49,6 +52,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     pingInterval: 10_000,
     // Async traces build two Error objects (with stacks) per request: a measurable cost on the hot path.
     noAsyncTraces: true,
+    ...busTlsOption(opts.servers, opts.tls),
   });
   const log = opts.log.child({ component: 'nats' });
   void (async () => {

@@ -12,3 +12,4 @@ export * from './objects';
 export * from './bus-permissions';
 export * from './credentials';
 export * from './provision';
+export * from './tls';

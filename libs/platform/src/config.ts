@@ -51,6 +51,12 @@ export function envUrl(defaultValue: string) {
   return envString(defaultValue).pipe(z.url());
 }
 
+/** A file path that may be left out; empty counts as unset (a Kubernetes or compose variable kept but blanked). */
+const optionalPath = z
+  .string()
+  .optional()
+  .transform((v) => v || undefined);
+
 export const logLevel = z
   .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
   .optional()
@@ -78,7 +84,40 @@ export const commonEnv = {
   /** Port of the liveness/readiness HTTP listener; 0 = none. */
   HEALTH_PORT: envInt(0, { min: 0, max: 65535 }),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** PEM CA that signed the NATS server's certificate (else the system's CAs). Setting it, or a tls:// URL, requires TLS. */
+  NATS_TLS_CA_FILE: optionalPath,
+  /** A client certificate and its key (PEM), for a server that verifies clients: both or neither (checkNatsTls). */
+  NATS_TLS_CERT_FILE: optionalPath,
+  NATS_TLS_KEY_FILE: optionalPath,
 };
+
+/**
+ * Problems in the NATS TLS settings that span two variables, so no one field's schema sees
+ * them: a certificate without its key (or the reverse) cannot be presented. Read from the raw
+ * environment, where empty counts as unset as in the fields above.
+ */
+export function checkNatsTls(env: Env): string[] {
+  const cert = Boolean(env.NATS_TLS_CERT_FILE);
+  const key = Boolean(env.NATS_TLS_KEY_FILE);
+  const problems: string[] = [];
+  if (cert && !key) problems.push('NATS_TLS_KEY_FILE: is required with NATS_TLS_CERT_FILE (a client certificate needs its key)');
+  if (key && !cert) problems.push('NATS_TLS_CERT_FILE: is required with NATS_TLS_KEY_FILE (a client key needs its certificate)');
+  // Every service connects to NATS as itself in production (deploy/README.md, "Bus credentials").
+  if (env.MAILROOM_ENV === 'production' && !env.NATS_CREDENTIALS_DIR) problems.push('NATS_CREDENTIALS_DIR: is required in production (each service connects to NATS with its own credentials)');
+  return problems;
+}
+
+/** The NATS client's TLS files from a parsed configuration, or undefined when none is set. */
+export function natsTlsFiles(c: { NATS_TLS_CA_FILE?: string | undefined; NATS_TLS_CERT_FILE?: string | undefined; NATS_TLS_KEY_FILE?: string | undefined }):
+  | { caFile?: string; certFile?: string; keyFile?: string }
+  | undefined {
+  if (!c.NATS_TLS_CA_FILE && !c.NATS_TLS_CERT_FILE && !c.NATS_TLS_KEY_FILE) return undefined;
+  return {
+    ...(c.NATS_TLS_CA_FILE ? { caFile: c.NATS_TLS_CA_FILE } : {}),
+    ...(c.NATS_TLS_CERT_FILE ? { certFile: c.NATS_TLS_CERT_FILE } : {}),
+    ...(c.NATS_TLS_KEY_FILE ? { keyFile: c.NATS_TLS_KEY_FILE } : {}),
+  };
+}
 
 export const runtimeEnv = z
   .enum(['development', 'test', 'production'])

@@ -2,9 +2,11 @@
 import { createDb, migrate, pingDb, type Kysely } from '@mailroom/db';
 import { CONTEXT_SIGNER, connectBus, contextSeal, provisionBus, readBusIdentity, type BusOptions } from '@mailroom/messaging';
 import {
+  checkNatsTls,
   ConfigError,
   createLogger,
   Lifecycle,
+  natsTlsFiles,
   startHealthServer,
   startedTelemetry,
   startTelemetry,
@@ -34,8 +36,26 @@ export interface RunningService {
   endpoints: Record<string, string>;
 }
 
+/**
+ * A module's configuration, with the rules that span settings every service shares (the NATS
+ * TLS pair): a module's schema is built from their fields alone, so they are checked here,
+ * and listed in the same error as the module's own problems.
+ */
+export function loadServiceConfig(module: AnyServiceModule, env: Env): BaseConfig {
+  const shared = checkNatsTls(env);
+  let config: BaseConfig;
+  try {
+    config = module.loadConfig(env) as BaseConfig;
+  } catch (err) {
+    if (err instanceof ConfigError && shared.length) throw new ConfigError([...err.problems, ...shared]);
+    throw err;
+  }
+  if (shared.length) throw new ConfigError(shared);
+  return config;
+}
+
 export async function startService(module: AnyServiceModule, opts: StartOptions): Promise<RunningService> {
-  const config = module.loadConfig(opts.env) as BaseConfig;
+  const config = loadServiceConfig(module, opts.env);
   const log = (opts.log ?? createLogger({ service: module.name, level: config.LOG_LEVEL })).child({ service: module.name });
   const { life } = opts;
   let db: Kysely<unknown> | undefined;
@@ -81,7 +101,7 @@ export async function startService(module: AnyServiceModule, opts: StartOptions)
  * requires; elsewhere, without them, anonymously (a development server that allows it).
  */
 export async function busOptions(identity: string, config: BaseConfig, log: Logger): Promise<BusOptions> {
-  const base = { servers: config.NATS_URL.split(','), name: `mailroom-${identity}`, namespace: config.BUS_NAMESPACE, log };
+  const base = { servers: config.NATS_URL.split(','), name: `mailroom-${identity}`, namespace: config.BUS_NAMESPACE, log, tls: natsTlsFiles(config) };
   if (!config.NATS_CREDENTIALS_DIR) {
     if (config.MAILROOM_ENV === 'production') {
       throw new ConfigError(['NATS_CREDENTIALS_DIR: is required in production: every service connects to NATS with its own credentials (deploy/README.md, "Bus credentials")']);
@@ -120,7 +140,7 @@ export function processTelemetry(name: string, env: Env, log: Logger): Telemetry
 
 /** Runs one service as its own process (`node services/<name>/dist/main.js`): its health port, signals, telemetry. */
 export async function runService(module: AnyServiceModule, env: Env): Promise<void> {
-  const config = module.loadConfig(env) as BaseConfig;
+  const config = loadServiceConfig(module, env);
   const log = createLogger({ service: module.name, level: config.LOG_LEVEL });
   const life = new Lifecycle(log);
   // Trapped from the start: a SIGTERM during start-up (or right after the "started" line) stops
@@ -150,7 +170,7 @@ export async function runService(module: AnyServiceModule, env: Env): Promise<vo
 /** Applies the migrations of every module that owns a schema. */
 export async function migrateAll(modules: AnyServiceModule[], env: Env, log: Logger): Promise<void> {
   // Every configuration is checked before any schema changes, so a bad one migrates nothing.
-  const configs = modules.map((m) => m.loadConfig(env) as BaseConfig);
+  const configs = modules.map((m) => loadServiceConfig(m, env));
   for (const [i, module] of modules.entries()) {
     if (!module.database) continue;
     const config = configs[i]!;
