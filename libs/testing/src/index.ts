@@ -17,3 +17,5 @@ export { setUpIntegrationRun } from './jest/global-setup';
 export * from './refusal';
 export * from './bus-auth';
 export * from './nats-server';
+export * from './programs';
+export * from './tls-files';
