@@ -4,9 +4,9 @@
  * port, and removed with its directory by stop().
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { freePort } from './net';
 import { executable, findProgram } from './programs';
 
@@ -40,12 +40,14 @@ export function natsServerDir(): string {
 
 /**
  * Starts nats-server with `config(port, dir)` (the listen address and JetStream store are the
- * caller's to write) and resolves once it logs that it is ready. The directory (`opts.dir`,
- * else a new one) is the server's from then on: removed by stop(), or here if it fails to start.
+ * caller's to write), written to `opts.file` in the directory (default nats.conf; a file in a
+ * folder of its own lets the configuration include siblings by relative path), and resolves
+ * once it logs that it is ready. The directory (`opts.dir`, else a new one) is the server's
+ * from then on: removed by stop(), or here if it fails to start.
  */
 export async function startOwnNatsServer(
   config: (port: number, dir: string) => string,
-  opts: { dir?: string; readyTimeoutMs?: number } = {},
+  opts: { dir?: string; file?: string; env?: NodeJS.ProcessEnv; readyTimeoutMs?: number } = {},
 ): Promise<OwnNatsServer> {
   const dir = opts.dir ?? natsServerDir();
   let binary: string;
@@ -56,9 +58,10 @@ export async function startOwnNatsServer(
     throw err;
   }
   const port = await freePort();
-  const file = join(dir, 'nats.conf');
+  const file = join(dir, opts.file ?? 'nats.conf');
+  mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, config(port, dir));
-  const child = spawn(binary, ['-c', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(binary, ['-c', file], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...opts.env } });
   let output = '';
   child.stdout.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr.on('data', (d: Buffer) => (output += d.toString()));

@@ -1,0 +1,224 @@
+/**
+ * The shipped deployments (deploy/k8s, docker-compose.yml) read as data: each workload of the
+ * image gets its own bus credential and nothing more, NATS takes TLS and the operator
+ * include from where they are mounted, its monitoring port is in no Service, and only
+ * Mailroom's pods may reach NATS. No cluster or Docker here: what they would refuse at
+ * apply time, and what they would accept but get wrong, is checked instead.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { posix, resolve } from 'node:path';
+import { parse, parseAllDocuments } from 'yaml';
+import { z } from 'zod';
+import { SERVICE_NAMES } from './platform';
+
+const root = resolve(__dirname, '../../..');
+const read = (file: string) => readFileSync(resolve(root, file), 'utf8');
+/** Every identity `bus-credentials` writes: one per service, and `migrate`. */
+const IDENTITIES = [...SERVICE_NAMES, 'migrate'].sort();
+
+const labels = z.record(z.string(), z.string());
+const keyItems = z.array(z.object({ key: z.string(), path: z.string() }));
+const volume = z.object({
+  name: z.string(),
+  secret: z.object({ secretName: z.string(), items: keyItems.optional(), optional: z.boolean().optional() }).optional(),
+  configMap: z.object({ name: z.string() }).optional(),
+});
+const mount = z.object({ name: z.string(), mountPath: z.string(), readOnly: z.boolean().optional() });
+const container = z.object({
+  name: z.string(),
+  image: z.string(),
+  args: z.array(z.string()).optional(),
+  envFrom: z.array(z.object({ configMapRef: z.object({ name: z.string() }).optional() })).optional(),
+  ports: z.array(z.object({ name: z.string().optional(), containerPort: z.number() })).optional(),
+  volumeMounts: z.array(mount).optional(),
+  startupProbe: z.unknown().optional(),
+  livenessProbe: z.unknown().optional(),
+  readinessProbe: z.unknown().optional(),
+});
+const podTemplate = z.object({
+  metadata: z.object({ labels }),
+  spec: z.object({ containers: z.array(container), volumes: z.array(volume).optional() }),
+});
+const object = z.object({ kind: z.string(), metadata: z.object({ name: z.string(), labels: labels.optional() }) });
+const workload = object.extend({ kind: z.enum(['Deployment', 'StatefulSet', 'Job']), spec: z.object({ template: podTemplate }) });
+const service = object.extend({ kind: z.literal('Service'), spec: z.object({ ports: z.array(z.object({ port: z.number(), targetPort: z.union([z.string(), z.number()]).optional() })) }) });
+const configMap = object.extend({ kind: z.literal('ConfigMap'), data: z.record(z.string(), z.string()) });
+const peer = z.object({ podSelector: z.object({ matchLabels: labels }).optional(), namespaceSelector: z.unknown().optional(), ipBlock: z.unknown().optional() });
+const networkPolicy = object.extend({
+  kind: z.literal('NetworkPolicy'),
+  spec: z.object({
+    podSelector: z.object({ matchLabels: labels }),
+    policyTypes: z.array(z.string()),
+    ingress: z.array(z.object({ from: z.array(peer).optional(), ports: z.array(z.object({ protocol: z.string(), port: z.number() })) })),
+  }),
+});
+
+const k8sFiles = readdirSync(resolve(root, 'deploy/k8s')).filter((f) => f.endsWith('.yaml'));
+const kustomization = z.object({ resources: z.array(z.string()) }).parse(parse(read('deploy/k8s/kustomization.yaml')));
+const objects = kustomization.resources.flatMap((file) =>
+  parseAllDocuments(read(`deploy/k8s/${file}`)).map((doc) => {
+    if (doc.errors.length) throw new Error(`${file}: ${doc.errors.map((e) => e.message).join('; ')}`);
+    return object.loose().parse(doc.toJS());
+  }),
+);
+const ofKind = <T>(schema: z.ZodType<T>, kind: string) => objects.filter((o) => o.kind === kind).map((o) => schema.parse(o));
+const configData = ofKind(configMap, 'ConfigMap').find((c) => c.metadata.name === 'mailroom-config')!.data;
+const mailroomWorkloads = ofKind(workload, 'Deployment')
+  .concat(ofKind(workload, 'Job'))
+  .filter((w) => w.spec.template.spec.containers.some((c) => c.image.startsWith('mailroom:')));
+const nats = ofKind(workload, 'StatefulSet').find((w) => w.metadata.name === 'nats')!;
+
+const matches = (selector: Record<string, string>, podLabels: Record<string, string>) => Object.entries(selector).every(([k, v]) => podLabels[k] === v);
+const mountOf = (tpl: z.infer<typeof podTemplate>, path: string) =>
+  tpl.spec.containers.flatMap((c) => c.volumeMounts ?? []).find((m) => path === m.mountPath || path.startsWith(`${m.mountPath}/`));
+/** The Secret key a file path of the pod reads, through its mount and the volume's items. */
+function secretFileAt(tpl: z.infer<typeof podTemplate>, path: string): { secret: string; key: string; readOnly: boolean } | undefined {
+  const m = mountOf(tpl, path);
+  const v = tpl.spec.volumes?.find((x) => x.name === m?.name);
+  if (!m || !v?.secret) return undefined;
+  const rel = posix.relative(m.mountPath, path);
+  const item = v.secret.items ? v.secret.items.find((i) => i.path === rel) : { key: rel };
+  return item && { secret: v.secret.secretName, key: item.key, readOnly: m.readOnly === true };
+}
+/** A NATS configuration's setting, from its text (one per line in our files). */
+const setting = (conf: string, name: string) => new RegExp(`^\\s*${name}\\s*[:=]?\\s*(\\S+)\\s*$`, 'm').exec(conf)?.[1];
+
+describe('deploy/k8s', () => {
+  it('applies every manifest but the Secret template', () => {
+    expect([...kustomization.resources].sort()).toEqual(k8sFiles.filter((f) => f !== 'kustomization.yaml' && f !== 'secret.example.yaml').sort());
+  });
+
+  it('keeps the copy of nats.conf in nats.yaml the same as deploy/nats.conf', () => {
+    expect(ofKind(configMap, 'ConfigMap').find((c) => c.metadata.name === 'nats-config')?.data['nats.conf']).toBe(read('deploy/nats.conf'));
+  });
+
+  it('gives NATS its TLS files and the operator include from their Secrets, at the paths nats.conf names', () => {
+    const conf = read('deploy/nats.conf');
+    const tpl = nats.spec.template;
+    const args = tpl.spec.containers[0]!.args ?? [];
+    const confPath = args[args.indexOf('--config') + 1]!;
+    expect(mountOf(tpl, confPath)).toMatchObject({ readOnly: true });
+    expect(secretFileAt(tpl, setting(conf, 'cert_file')!)).toEqual({ secret: 'nats-tls', key: 'tls.crt', readOnly: true });
+    expect(secretFileAt(tpl, setting(conf, 'key_file')!)).toEqual({ secret: 'nats-tls', key: 'tls.key', readOnly: true });
+    const include = posix.join(posix.dirname(confPath), setting(conf, 'include')!);
+    expect(secretFileAt(tpl, include)).toEqual({ secret: 'mailroom-nats-auth', key: 'nats-auth.conf', readOnly: true });
+  });
+
+  it('keeps NATS monitoring on the loopback, out of every Service and port list, probed from inside the pod', () => {
+    expect(setting(read('deploy/nats.conf'), 'http')).toMatch(/^127\.0\.0\.1:\d+$/);
+    const monitor = Number(setting(read('deploy/nats.conf'), 'http')!.split(':')[1]);
+    for (const s of ofKind(service, 'Service')) expect(s.spec.ports.map((p) => p.port)).not.toContain(monitor);
+    const c = nats.spec.template.spec.containers[0]!;
+    expect((c.ports ?? []).map((p) => p.containerPort)).toEqual([4222]);
+    for (const probe of [c.startupProbe, c.livenessProbe, c.readinessProbe]) expect(probe).toEqual(expect.objectContaining({ exec: expect.anything() }));
+  });
+
+  it('points every client at NATS over TLS with the CA, and at its credentials folder', () => {
+    expect(configData.NATS_URL).toMatch(/^tls:\/\/nats:4222$/);
+    expect(configData.NATS_TLS_CA_FILE).toBeTruthy();
+    expect(configData.NATS_CREDENTIALS_DIR).toBeTruthy();
+  });
+
+  it('gives each workload of the image its own identity: its Secret, its .creds and context-signers only, read-only', () => {
+    const dir = configData.NATS_CREDENTIALS_DIR!;
+    const seen = mailroomWorkloads.map((w) => {
+      const identity = w.metadata.labels?.['app.kubernetes.io/component'] ?? '';
+      const tpl = w.spec.template;
+      expect(tpl.spec.containers.find((c) => c.image.startsWith('mailroom:'))?.envFrom).toContainEqual({ configMapRef: { name: 'mailroom-config' } });
+      expect(secretFileAt(tpl, `${dir}/${identity}.creds`)).toEqual({ secret: `mailroom-bus-${identity}`, key: `${identity}.creds`, readOnly: true });
+      expect(secretFileAt(tpl, `${dir}/context-signers`)).toEqual({ secret: `mailroom-bus-${identity}`, key: 'context-signers', readOnly: true });
+      const bus = tpl.spec.volumes!.find((v) => v.name === mountOf(tpl, dir)!.name)!;
+      expect(bus.secret?.items?.map((i) => i.key).sort()).toEqual([`${identity}.creds`, 'context-signers'].sort());
+      // The CA alone out of the server's Secret, never its key.
+      expect(secretFileAt(tpl, configData.NATS_TLS_CA_FILE!)).toEqual({ secret: 'nats-tls', key: 'ca.crt', readOnly: true });
+      const ca = tpl.spec.volumes!.find((v) => v.name === mountOf(tpl, configData.NATS_TLS_CA_FILE!)!.name)!;
+      expect(ca.secret?.items?.map((i) => i.key)).toEqual(['ca.crt']);
+      return identity;
+    });
+    expect(seen.sort()).toEqual(IDENTITIES);
+  });
+
+  it('admits to NATS only Mailroom’s pods, on the client port', () => {
+    const policy = ofKind(networkPolicy, 'NetworkPolicy').find((p) => matches(p.spec.podSelector.matchLabels, nats.spec.template.metadata.labels));
+    expect(policy?.spec.policyTypes).toContain('Ingress');
+    expect(policy?.spec.ingress).toHaveLength(1);
+    const [rule] = policy!.spec.ingress;
+    expect(rule!.ports).toEqual([{ protocol: 'TCP', port: 4222 }]);
+    const selectors = (rule!.from ?? []).map((f) => f.podSelector?.matchLabels);
+    expect(selectors).toHaveLength(1);
+    for (const w of mailroomWorkloads) expect(matches(selectors[0]!, w.spec.template.metadata.labels)).toBe(true);
+    expect(matches(selectors[0]!, nats.spec.template.metadata.labels)).toBe(false);
+  });
+
+  it('admits to an in-namespace PostgreSQL only Mailroom’s pods and its own, on 5432', () => {
+    const policy = ofKind(networkPolicy, 'NetworkPolicy').find((p) => p.metadata.name === 'postgresql')!;
+    const [rule] = policy.spec.ingress;
+    expect(rule!.ports).toEqual([{ protocol: 'TCP', port: 5432 }]);
+    const selectors = (rule!.from ?? []).map((f) => f.podSelector?.matchLabels ?? {});
+    expect(selectors).toEqual(expect.arrayContaining([policy.spec.podSelector.matchLabels]));
+    for (const w of mailroomWorkloads) expect(selectors.some((s) => matches(s, w.spec.template.metadata.labels))).toBe(true);
+    expect(selectors.some((s) => matches(s, nats.spec.template.metadata.labels))).toBe(false);
+  });
+
+  it('documents DATABASE_URL with TLS and the server checked', () => {
+    expect(read('deploy/k8s/secret.example.yaml')).toMatch(/DATABASE_URL: "postgres:\/\/[^"]*\?sslmode=verify-full"/);
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const subpathMount = z.object({ type: z.literal('volume'), source: z.string(), target: z.string(), read_only: z.boolean().optional(), volume: z.object({ subpath: z.string() }) });
+  const composeService = z.object({
+    image: z.string().optional(),
+    command: z.array(z.string()).optional(),
+    environment: z.record(z.string(), z.string()).optional(),
+    volumes: z.array(z.union([z.string(), subpathMount, z.object({ type: z.string(), source: z.string(), target: z.string() })])).optional(),
+    ports: z.array(z.string()).optional(),
+    depends_on: z.record(z.string(), z.object({ condition: z.string() })).optional(),
+  });
+  const compose = z.object({ services: z.record(z.string(), composeService) }).parse(parse(read('docker-compose.yml'), { merge: true }));
+  const services = Object.entries(compose.services);
+  /** The identity a container of the image runs as: its service's, or migrate. */
+  const identityOf = (command: string[] = []) => (command.includes('migrate') ? 'migrate' : /^services\/([a-z-]+)\/dist\/main\.js$/.exec(command[1] ?? '')?.[1]);
+  const mailroom = services.filter(([name, s]) => s.image === 'mailroom:local' && name !== 'bus-credentials');
+
+  it('mounts the credentials volume whole in the one-shot that writes it, and nowhere else', () => {
+    for (const [name, s] of services) {
+      const whole = (s.volumes ?? []).filter((v) => (typeof v === 'string' ? v.startsWith('bus-credentials:') : v.source === 'bus-credentials' && !('volume' in v)));
+      expect([name, whole.length]).toEqual([name, name === 'bus-credentials' ? 1 : 0]);
+    }
+    const oneShot = compose.services['bus-credentials']!;
+    expect(oneShot.command?.join(' ')).toMatch(/test -f \S+\/nats-auth\.conf \|\| exec node apps\/all-in-one\/dist\/main\.js bus-credentials /);
+  });
+
+  it('gives each container of the image its own .creds and context-signers, read-only, in NATS_CREDENTIALS_DIR', () => {
+    const seen = mailroom.map(([name, s]) => {
+      const identity = identityOf(s.command);
+      const dir = s.environment?.NATS_CREDENTIALS_DIR;
+      expect([name, dir]).toEqual([name, expect.stringMatching(/^\//)]);
+      const files = (s.volumes ?? []).map((v) => subpathMount.parse(v));
+      expect(files.map((f) => [f.source, f.volume.subpath, f.target, f.read_only]).sort()).toEqual(
+        [
+          ['bus-credentials', `${identity}.creds`, `${dir}/${identity}.creds`, true],
+          ['bus-credentials', 'context-signers', `${dir}/context-signers`, true],
+        ].sort(),
+      );
+      expect(s.depends_on).toHaveProperty(identity === 'migrate' ? 'nats' : 'migrate');
+      return identity;
+    });
+    expect(seen.sort()).toEqual(IDENTITIES);
+  });
+
+  it('has NATS include nats-auth.conf from the volume, where nats-compose.conf looks for it', () => {
+    const s = compose.services.nats!;
+    const confPath = s.command![s.command!.indexOf('--config') + 1]!;
+    expect(s.volumes).toContain(`./deploy/nats-compose.conf:${confPath}:ro`);
+    const include = posix.join(posix.dirname(confPath), setting(read('deploy/nats-compose.conf'), 'include')!);
+    expect(s.volumes).toContainEqual({ type: 'volume', source: 'bus-credentials', target: include, read_only: true, volume: { subpath: 'nats-auth.conf' } });
+    expect(s.depends_on?.['bus-credentials']).toEqual({ condition: 'service_completed_successfully' });
+    expect(setting(read('deploy/nats-compose.conf'), 'http')).toMatch(/^127\.0\.0\.1:/);
+  });
+
+  it('publishes the plain-HTTP API on the host’s loopback only', () => {
+    expect(compose.services.gateway?.ports).toEqual(['127.0.0.1:8080:8080']);
+  });
+});
