@@ -6,16 +6,21 @@
  * for by one named user: what is checked is that the files parse, include it, require TLS
  * where they should, keep monitoring on the loopback and admit nobody anonymous.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { connect as tcpConnect } from 'node:net';
 import { join, resolve } from 'node:path';
-import { connect, type ConnectionOptions } from '@nats-io/transport-node';
+import { connect, credsAuthenticator, type ConnectionOptions } from '@nats-io/transport-node';
+import { Namespace, inboxPrefix, writeBusCredentials } from '@mailroom/messaging';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { freePort, makeServerCertificate, natsServerDir, startOwnNatsServer, type OwnNatsServer, type TlsFiles } from '@mailroom/testing';
 
 const root = resolve(__dirname, '../../..');
-const USER = { user: 'probe', pass: 'probe-password' };
-const STAND_IN_AUTH = `authorization { users: [ { user: ${USER.user}, password: ${USER.pass} } ] }\n`;
+/** A service's credentials from the directory of the server being tested. */
+const asWebhooks = (dir: string) => ({
+  authenticator: credsAuthenticator(new Uint8Array(readFileSync(join(dir, 'auth', 'webhooks.creds')))),
+  // Its replies come only to its own inboxes.
+  inboxPrefix: inboxPrefix('webhooks', new Namespace('')),
+});
 
 /** `conf` with each [from, to] replaced, every `from` found exactly once (else the file changed under the test). */
 function relocate(conf: string, replacements: [RegExp, string][]): string {
@@ -28,8 +33,7 @@ function relocate(conf: string, replacements: [RegExp, string][]): string {
 
 async function start(file: string, edit: (conf: string, dir: string, monitor: number) => string, before?: (dir: string) => void) {
   const dir = natsServerDir();
-  mkdirSync(join(dir, 'auth'));
-  writeFileSync(join(dir, 'auth', 'nats-auth.conf'), STAND_IN_AUTH);
+  await writeBusCredentials(join(dir, 'auth'));
   before?.(dir);
   const monitor = await freePort();
   const server = await startOwnNatsServer(
@@ -97,9 +101,9 @@ describe('deploy/nats.conf (Kubernetes)', () => {
     expect(await (await fetch(`http://127.0.0.1:${monitor}/healthz?js-enabled-only=true`)).json()).toEqual({ status: 'ok' });
   });
 
-  it('admits a known user over TLS with the CA, and nobody anonymous', async () => {
+  it('admits a service with its credentials over TLS with the CA, and nobody anonymous', async () => {
     const servers = `tls://localhost:${server!.port}`;
-    expect(await connects({ servers, ...USER, tls: { caFile: files.caFile } })).toBe('jetstream:0');
+    expect(await connects({ servers, ...asWebhooks(server!.dir), tls: { caFile: files.caFile } })).toBe('jetstream:0');
     await expect(connects({ servers, tls: { caFile: files.caFile } })).rejects.toThrow(/authorization/i);
   });
 });
@@ -124,9 +128,9 @@ describe('deploy/nats-compose.conf (docker-compose.yml)', () => {
     expect(await (await fetch(`http://127.0.0.1:${monitor}/healthz?js-enabled-only=true`)).json()).toEqual({ status: 'ok' });
   });
 
-  it('admits a known user, with JetStream, and nobody anonymous', async () => {
+  it('admits a service with its credentials, with JetStream, and nobody anonymous', async () => {
     const servers = `nats://127.0.0.1:${server!.port}`;
-    expect(await connects({ servers, ...USER })).toBe('jetstream:0');
+    expect(await connects({ servers, ...asWebhooks(server!.dir) })).toBe('jetstream:0');
     await expect(connects({ servers })).rejects.toThrow(/authorization/i);
   });
 });

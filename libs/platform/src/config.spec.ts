@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError, checkNatsTls, commonEnv, envBool, envInt, natsTlsFiles, parseConfig } from './config';
+import { ConfigError, checkBusSettings, commonEnv, envBool, envInt, natsTlsFiles, parseConfig } from './config';
 
 describe('config', () => {
   const schema = z.object({ PORT: envInt(8080, { min: 1, max: 65535 }), DEBUG: envBool(false), NAME: z.string() });
@@ -27,18 +27,25 @@ describe('NATS TLS settings', () => {
   it('are all optional, and empty counts as unset', () => {
     const c = parseConfig(schema, { NATS_TLS_CA_FILE: '', NATS_TLS_CERT_FILE: '' });
     expect(natsTlsFiles(c)).toBeUndefined();
-    expect(checkNatsTls({ NATS_TLS_CERT_FILE: '', NATS_TLS_KEY_FILE: '' })).toEqual([]);
+    expect(checkBusSettings({ NATS_TLS_CERT_FILE: '', NATS_TLS_KEY_FILE: '' })).toEqual([]);
   });
 
   it('give the files that are set', () => {
     expect(natsTlsFiles(parseConfig(schema, { NATS_TLS_CA_FILE: '/ca.crt' }))).toEqual({ caFile: '/ca.crt' });
     const env = { NATS_TLS_CA_FILE: '/ca.crt', NATS_TLS_CERT_FILE: '/c.crt', NATS_TLS_KEY_FILE: '/c.key' };
     expect(natsTlsFiles(parseConfig(schema, env))).toEqual({ caFile: '/ca.crt', certFile: '/c.crt', keyFile: '/c.key' });
-    expect(checkNatsTls(env)).toEqual([]);
+    expect(checkBusSettings(env)).toEqual([]);
   });
 
   it('refuse a client certificate without its key, and a key without its certificate', () => {
-    expect(checkNatsTls({ NATS_TLS_CERT_FILE: '/c.crt' })).toEqual([expect.stringMatching(/^NATS_TLS_KEY_FILE: is required with NATS_TLS_CERT_FILE/)]);
-    expect(checkNatsTls({ NATS_TLS_KEY_FILE: '/c.key', NATS_TLS_CERT_FILE: '' })).toEqual([expect.stringMatching(/^NATS_TLS_CERT_FILE: is required with NATS_TLS_KEY_FILE/)]);
+    expect(checkBusSettings({ NATS_TLS_CERT_FILE: '/c.crt' })).toEqual([expect.stringMatching(/^NATS_TLS_KEY_FILE: is required with NATS_TLS_CERT_FILE/)]);
+    expect(checkBusSettings({ NATS_TLS_KEY_FILE: '/c.key', NATS_TLS_CERT_FILE: '' })).toEqual([expect.stringMatching(/^NATS_TLS_CERT_FILE: is required with NATS_TLS_KEY_FILE/)]);
+  });
+
+  it('require the service\'s bus credentials in production only', () => {
+    expect(checkBusSettings({ MAILROOM_ENV: 'production' })).toEqual([expect.stringMatching(/^NATS_CREDENTIALS_DIR: is required in production/)]);
+    expect(checkBusSettings({ MAILROOM_ENV: 'production', NATS_CREDENTIALS_DIR: '' })).toHaveLength(1);
+    expect(checkBusSettings({ MAILROOM_ENV: 'production', NATS_CREDENTIALS_DIR: '/etc/mailroom/bus' })).toEqual([]);
+    expect(checkBusSettings({ MAILROOM_ENV: 'development' })).toEqual([]);
   });
 });

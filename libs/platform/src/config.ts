@@ -86,7 +86,7 @@ export const commonEnv = {
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
   /** PEM CA that signed the NATS server's certificate (else the system's CAs). Setting it, or a tls:// URL, requires TLS. */
   NATS_TLS_CA_FILE: optionalPath,
-  /** A client certificate and its key (PEM), for a server that verifies clients: both or neither (checkNatsTls). */
+  /** A client certificate and its key (PEM), for a server that verifies clients: both or neither (checkBusSettings). */
   NATS_TLS_CERT_FILE: optionalPath,
   NATS_TLS_KEY_FILE: optionalPath,
 };
@@ -96,7 +96,7 @@ export const commonEnv = {
  * them: a certificate without its key (or the reverse) cannot be presented. Read from the raw
  * environment, where empty counts as unset as in the fields above.
  */
-export function checkNatsTls(env: Env): string[] {
+export function checkBusSettings(env: Env): string[] {
   const cert = Boolean(env.NATS_TLS_CERT_FILE);
   const key = Boolean(env.NATS_TLS_KEY_FILE);
   const problems: string[] = [];

@@ -2,11 +2,12 @@
 import { createDb, migrate, pingDb, type Kysely } from '@mailroom/db';
 import { CONTEXT_SIGNER, connectBus, contextSeal, provisionBus, readBusIdentity, type BusOptions } from '@mailroom/messaging';
 import {
-  checkNatsTls,
+  checkBusSettings,
   ConfigError,
   createLogger,
   Lifecycle,
   natsTlsFiles,
+  parseConfig,
   startHealthServer,
   startedTelemetry,
   startTelemetry,
@@ -42,7 +43,7 @@ export interface RunningService {
  * and listed in the same error as the module's own problems.
  */
 export function loadServiceConfig(module: AnyServiceModule, env: Env): BaseConfig {
-  const shared = checkNatsTls(env);
+  const shared = checkBusSettings(env);
   let config: BaseConfig;
   try {
     config = module.loadConfig(env) as BaseConfig;
@@ -102,12 +103,8 @@ export async function startService(module: AnyServiceModule, opts: StartOptions)
  */
 export async function busOptions(identity: string, config: BaseConfig, log: Logger): Promise<BusOptions> {
   const base = { servers: config.NATS_URL.split(','), name: `mailroom-${identity}`, namespace: config.BUS_NAMESPACE, log, tls: natsTlsFiles(config) };
-  if (!config.NATS_CREDENTIALS_DIR) {
-    if (config.MAILROOM_ENV === 'production') {
-      throw new ConfigError(['NATS_CREDENTIALS_DIR: is required in production: every service connects to NATS with its own credentials (deploy/README.md, "Bus credentials")']);
-    }
-    return { ...base, identity: { name: identity } };
-  }
+  // Production without it never gets here (checkBusSettings).
+  if (!config.NATS_CREDENTIALS_DIR) return { ...base, identity: { name: identity } };
   const files = await readBusIdentity(config.NATS_CREDENTIALS_DIR, identity);
   // Every service checks the seals on tenant contexts; only the gateway makes them.
   const seal = contextSeal({ ...(identity === CONTEXT_SIGNER ? { seed: files.seed } : {}), trusted: files.contextSigners });
@@ -116,7 +113,9 @@ export async function busOptions(identity: string, config: BaseConfig, log: Logg
 
 /** Creates or updates every stream and bucket of the catalog, as the `migrate` identity. */
 export async function provisionStreams(env: Env, log: Logger): Promise<void> {
-  const config = baseConfigSchema.parse(env);
+  const problems = checkBusSettings(env);
+  if (problems.length) throw new ConfigError(problems);
+  const config = parseConfig(baseConfigSchema, env);
   const bus = await connectBus(await busOptions('migrate', config, log));
   try {
     const provisioned = await provisionBus(bus);
