@@ -1,9 +1,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decode } from '@nats-io/jwt';
+import { decode, parseCreds } from '@nats-io/jwt';
 import { BUS_IDENTITIES } from '@mailroom/contracts';
-import { CredentialsExist, readAccountKey, readBusIdentity, writeBusCredentials } from './credentials';
+import { CredentialsExist, readAccountKey, readBusIdentity, reissueIdentity, writeBusCredentials } from './credentials';
 
 let dir: string;
 beforeEach(() => {
@@ -14,7 +14,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe('bus credentials', () => {
   it('writes the server include, the signing seeds and a credential per identity carrying its permissions', async () => {
     const files = await writeBusCredentials(join(dir, 'out'), { namespace: 'prod' });
-    expect(files).toEqual(expect.arrayContaining(['nats-auth.conf', 'operator.nk', 'account.nk', 'context-signers', ...BUS_IDENTITIES.map((i) => `${i}.creds`)]));
+    expect(files).toEqual(expect.arrayContaining(['nats-auth.conf', 'operator.nk', 'system.nk', 'account.nk', 'context-signers', ...BUS_IDENTITIES.map((i) => `${i}.creds`)]));
     const conf = readFileSync(join(dir, 'out', 'nats-auth.conf'), 'utf8');
     expect(conf).toMatch(/^operator: ey/m);
     expect(conf).toMatch(/^resolver: MEMORY$/m);
@@ -43,5 +43,34 @@ describe('bus credentials', () => {
     writeFileSync(join(dir, 'mailbox.creds'), 'not a creds file');
     writeFileSync(join(dir, 'context-signers'), 'UABC\n');
     await expect(readBusIdentity(dir, 'mailbox')).rejects.toThrow(/not a NATS credentials file/);
+  });
+});
+
+describe('reissuing one identity', () => {
+  it('signs a new credential with the kept account key and revokes the old one in a new server include', async () => {
+    await writeBusCredentials(dir);
+    const before = await readBusIdentity(dir, 'webhooks');
+    const oldKey = (await parseCreds(before.creds)).uc.sub;
+    const now = new Date('2026-11-26T02:00:00Z');
+    expect(await reissueIdentity(dir, 'webhooks', { now })).toEqual(['webhooks.creds', 'nats-auth.conf']);
+    const after = await readBusIdentity(dir, 'webhooks');
+    expect((await parseCreds(after.creds)).uc.sub).not.toBe(oldKey);
+    const account = readAccountKey(dir).getPublicKey();
+    const line = readFileSync(join(dir, 'nats-auth.conf'), 'utf8').split('\n').find((l) => l.trim().startsWith(`${account}:`))!;
+    expect(decode<{ revocations?: Record<string, number> }>(line.trim().slice(account.length + 1).trim()).nats.revocations).toEqual({ [oldKey]: now.getTime() / 1000 });
+    // A second reissue keeps the first revocation.
+    await reissueIdentity(dir, 'mailbox', { now });
+    const conf = readFileSync(join(dir, 'nats-auth.conf'), 'utf8').split('\n').find((l) => l.trim().startsWith(`${account}:`))!;
+    expect(Object.keys(decode<{ revocations?: Record<string, number> }>(conf.trim().slice(account.length + 1).trim()).nats.revocations ?? {})).toHaveLength(2);
+  });
+
+  it('trusts the new gateway key beside the old one until every service has the new file', async () => {
+    await writeBusCredentials(dir);
+    const [oldSigner] = (await readBusIdentity(dir, 'gateway')).contextSigners;
+    await reissueIdentity(dir, 'gateway');
+    const gateway = await readBusIdentity(dir, 'gateway');
+    expect(gateway.contextSigners).toHaveLength(2);
+    expect(gateway.contextSigners[1]).toBe(oldSigner);
+    expect(gateway.contextSigners[0]).not.toBe(oldSigner);
   });
 });

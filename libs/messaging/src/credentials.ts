@@ -8,11 +8,11 @@
  *
  * A credentials directory holds `<identity>.creds` (user JWT and seed), `context-signers`
  * (the public keys trusted to seal tenant contexts: the gateway's), `nats-auth.conf` (the
- * server's include file) and the signing seeds `operator.nk` and `account.nk`.
+ * server's include file) and the signing seeds `operator.nk`, `system.nk` and `account.nk`.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Algorithms, encodeAccount, encodeOperator, encodeUser, fmtCreds, parseCreds } from '@nats-io/jwt';
+import { Algorithms, decode, encodeAccount, encodeOperator, encodeUser, fmtCreds, parseCreds, type Account } from '@nats-io/jwt';
 import { createAccount, createOperator, createUser, fromSeed, type KeyPair } from '@nats-io/nkeys';
 import { BUS_IDENTITIES, type BusIdentity } from '@mailroom/contracts';
 import { busPermissions, type NatsPermissions } from './bus-permissions';
@@ -36,15 +36,18 @@ export function newAuthority(): BusAuthority {
   return { operator: createOperator(), system: createAccount(), account: createAccount() };
 }
 
-/** The include file for nats-server: trust this operator, preload its two accounts. */
-export async function serverAuthConfig(a: BusAuthority): Promise<string> {
+/**
+ * The include file for nats-server: trust this operator, preload its two accounts.
+ * `revocations`: user public key -> unix seconds; that user's JWTs issued before are refused.
+ */
+export async function serverAuthConfig(a: BusAuthority, revocations: Record<string, number> = {}): Promise<string> {
   const operatorJwt = await encodeOperator('mailroom', a.operator, { system_account: a.system.getPublicKey() }, ALG);
   const systemJwt = await encodeAccount('SYS', a.system, {}, { ...ALG, signer: a.operator });
   // No limits beyond the server's own: JetStream on, unlimited within the server's store.
   const accountJwt = await encodeAccount(
     'MAILROOM',
     a.account,
-    { limits: { mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1, subs: -1, data: -1, payload: -1, conn: -1, imports: -1, exports: -1, leaf: -1, wildcards: true } },
+    { limits: { mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1, subs: -1, data: -1, payload: -1, conn: -1, imports: -1, exports: -1, leaf: -1, wildcards: true }, revocations },
     { ...ALG, signer: a.operator },
   );
   return [
@@ -94,14 +97,50 @@ export async function writeBusCredentials(dir: string, opts: { namespace?: strin
   const files = await mintIdentities(authority.account, opts.namespace ?? '');
   files['nats-auth.conf'] = await serverAuthConfig(authority);
   files['operator.nk'] = `${seedOf(authority.operator)}\n`;
+  files['system.nk'] = `${seedOf(authority.system)}\n`;
   files['account.nk'] = `${seedOf(authority.account)}\n`;
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text, { mode: 0o600 });
   return Object.keys(files);
 }
 
+function readSeed(dir: string, name: string): KeyPair {
+  const file = join(dir, name);
+  if (!existsSync(file)) throw new Error(`${file} is missing: a credentials directory as bus-credentials writes it is needed`);
+  return fromSeed(encoder.encode(readFileSync(file, 'utf8').trim()));
+}
+
 /** The account's signing key of a credentials directory, for minting more users (a test run's namespace). */
 export function readAccountKey(dir: string): KeyPair {
-  return fromSeed(encoder.encode(readFileSync(join(dir, 'account.nk'), 'utf8').trim()));
+  return readSeed(dir, 'account.nk');
+}
+
+/** The revocations the account JWT of `nats-auth.conf` carries. */
+function revocationsIn(conf: string, accountKey: string): Record<string, number> {
+  const line = conf.split('\n').find((l) => l.trim().startsWith(`${accountKey}:`));
+  if (!line) return {};
+  return decode<Account>(line.trim().slice(accountKey.length + 1).trim()).nats.revocations ?? {};
+}
+
+/**
+ * A new credential for one identity, signed by the kept account key (no server change needed
+ * to admit it), and the one it replaces revoked in a new `nats-auth.conf`, which takes effect
+ * when the server reloads it. A new gateway key is trusted beside the old one in
+ * `context-signers` until every service has the file and the gateway runs with its new key.
+ */
+export async function reissueIdentity(dir: string, identity: BusIdentity, opts: { namespace?: string; now?: Date } = {}): Promise<string[]> {
+  const authority: BusAuthority = { operator: readSeed(dir, 'operator.nk'), system: readSeed(dir, 'system.nk'), account: readSeed(dir, 'account.nk') };
+  const credsFile = join(dir, `${identity}.creds`);
+  const old = existsSync(credsFile) ? (await parseCreds(readFileSync(credsFile))).uc.sub : undefined;
+  const conf = existsSync(join(dir, 'nats-auth.conf')) ? readFileSync(join(dir, 'nats-auth.conf'), 'utf8') : '';
+  const revocations = revocationsIn(conf, authority.account.getPublicKey());
+  if (old) revocations[old] = Math.floor((opts.now ?? new Date()).getTime() / 1000);
+  const ns = new Namespace(opts.namespace ?? '');
+  const user = createUser();
+  const files: Record<string, string> = { [`${identity}.creds`]: await mintCreds(authority.account, ns.consumer(identity), busPermissions(identity, ns), user) };
+  if (identity === CONTEXT_SIGNER) files['context-signers'] = `${[user.getPublicKey(), ...(old ? [old] : [])].join('\n')}\n`;
+  files['nats-auth.conf'] = await serverAuthConfig(authority, revocations);
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text, { mode: 0o600 });
+  return Object.keys(files);
 }
 
 export interface BusIdentityFiles {
