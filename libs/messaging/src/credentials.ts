@@ -43,13 +43,7 @@ export function newAuthority(): BusAuthority {
 export async function serverAuthConfig(a: BusAuthority, revocations: Record<string, number> = {}): Promise<string> {
   const operatorJwt = await encodeOperator('mailroom', a.operator, { system_account: a.system.getPublicKey() }, ALG);
   const systemJwt = await encodeAccount('SYS', a.system, {}, { ...ALG, signer: a.operator });
-  // No limits beyond the server's own: JetStream on, unlimited within the server's store.
-  const accountJwt = await encodeAccount(
-    'MAILROOM',
-    a.account,
-    { limits: { mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1, subs: -1, data: -1, payload: -1, conn: -1, imports: -1, exports: -1, leaf: -1, wildcards: true }, revocations },
-    { ...ALG, signer: a.operator },
-  );
+  const accountJwt = await mailroomAccountJwt(a, revocations);
   return [
     '# Written by `mailroom bus-credentials`: trust the Mailroom operator; users are signed by its account key.',
     // A user's JWT travels in its CONNECT line; the gateway's names every operation it calls.
@@ -63,6 +57,16 @@ export async function serverAuthConfig(a: BusAuthority, revocations: Record<stri
     '}',
     '',
   ].join('\n');
+}
+
+/** The account's JWT: no limits beyond the server's own (JetStream on, within the server's store), and its revocations. */
+function mailroomAccountJwt(a: BusAuthority, revocations: Record<string, number>): Promise<string> {
+  return encodeAccount(
+    'MAILROOM',
+    a.account,
+    { limits: { mem_storage: -1, disk_storage: -1, streams: -1, consumer: -1, subs: -1, data: -1, payload: -1, conn: -1, imports: -1, exports: -1, leaf: -1, wildcards: true }, revocations },
+    { ...ALG, signer: a.operator },
+  );
 }
 
 /** A user of the account with these permissions, as a .creds file (JWT and seed). */
@@ -114,11 +118,11 @@ export function readAccountKey(dir: string): KeyPair {
   return readSeed(dir, 'account.nk');
 }
 
-/** The revocations the account JWT of `nats-auth.conf` carries. */
-function revocationsIn(conf: string, accountKey: string): Record<string, number> {
+/** The line of `nats-auth.conf` that preloads the account's JWT, and that JWT. */
+function accountLine(conf: string, accountKey: string): { line: string; jwt: string } {
   const line = conf.split('\n').find((l) => l.trim().startsWith(`${accountKey}:`));
-  if (!line) return {};
-  return decode<Account>(line.trim().slice(accountKey.length + 1).trim()).nats.revocations ?? {};
+  if (!line) throw new Error(`nats-auth.conf does not preload the account of account.nk (${accountKey})`);
+  return { line, jwt: line.trim().slice(accountKey.length + 1).trim() };
 }
 
 /**
@@ -131,14 +135,17 @@ export async function reissueIdentity(dir: string, identity: BusIdentity, opts: 
   const authority: BusAuthority = { operator: readSeed(dir, 'operator.nk'), system: readSeed(dir, 'system.nk'), account: readSeed(dir, 'account.nk') };
   const credsFile = join(dir, `${identity}.creds`);
   const old = existsSync(credsFile) ? (await parseCreds(readFileSync(credsFile))).uc.sub : undefined;
-  const conf = existsSync(join(dir, 'nats-auth.conf')) ? readFileSync(join(dir, 'nats-auth.conf'), 'utf8') : '';
-  const revocations = revocationsIn(conf, authority.account.getPublicKey());
+  const conf = readFileSync(join(dir, 'nats-auth.conf'), 'utf8');
+  const current = accountLine(conf, authority.account.getPublicKey());
+  const revocations = decode<Account>(current.jwt).nats.revocations ?? {};
   if (old) revocations[old] = Math.floor((opts.now ?? new Date()).getTime() / 1000);
   const ns = new Namespace(opts.namespace ?? '');
   const user = createUser();
   const files: Record<string, string> = { [`${identity}.creds`]: await mintCreds(authority.account, ns.consumer(identity), busPermissions(identity, ns), user) };
   if (identity === CONTEXT_SIGNER) files['context-signers'] = `${[user.getPublicKey(), ...(old ? [old] : [])].join('\n')}\n`;
-  files['nats-auth.conf'] = await serverAuthConfig(authority, revocations);
+  // Only the account's JWT changes: nats-server reloads that, not a changed operator.
+  const jwt = await mailroomAccountJwt(authority, revocations);
+  files['nats-auth.conf'] = conf.replace(current.line, current.line.replace(current.jwt, jwt));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text, { mode: 0o600 });
   return Object.keys(files);
 }

@@ -16,6 +16,8 @@ export interface OwnNatsServer {
   dir: string;
   /** Everything the server logged so far (for a failure's message). */
   log(): string;
+  /** Has it read its configuration again (SIGHUP), as an operator does after changing it. */
+  reload(): Promise<void>;
   /** Stops the server and removes its directory; safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -75,6 +77,11 @@ export async function startOwnNatsServer(
     port,
     dir,
     log: () => output,
+    reload: async () => {
+      const before = output.length;
+      child.kill('SIGHUP');
+      await waitUntilLogged(() => output.slice(before), /Reloaded server configuration|reloaded/i);
+    },
     stop: () => (stopped ??= stopServer(child, exited).finally(() => rmSync(dir, { recursive: true, force: true }))),
   };
   try {
@@ -84,6 +91,14 @@ export async function startOwnNatsServer(
     throw err;
   }
   return server;
+}
+
+async function waitUntilLogged(output: () => string, line: RegExp, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!line.test(output())) {
+    if (Date.now() > deadline) throw new Error(`nats-server did not log ${line} within ${timeoutMs} ms:\n${output()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }
 
 function ready(child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
