@@ -15,9 +15,7 @@ import { spawn } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
 import net from 'node:net';
 import nodemailer from 'nodemailer';
-import { createTestContext, freePort, signUpTenant, startDnsServer, waitFor } from '@mailroom/testing';
-import { connectBus } from '@mailroom/messaging';
-import { createLogger } from '@mailroom/platform';
+import { connectTestBus, createTestContext, freePort, signUpTenant, startDnsServer, waitFor } from '@mailroom/testing';
 import { eventSubject } from '@mailroom/contracts';
 import { arg, percentile, postfixTool, startProcess } from './common.mjs';
 import { cpuPerUnit, cpuSnapshot, pidsOf } from './cpu.mjs';
@@ -123,7 +121,7 @@ try {
   const original = await waitFor(async () => (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages`)).body.data?.[0], { timeoutMs: 30_000, what: 'the inbound message stored' });
 
   // message.sent as it crosses the bus (a plain subscription sees every JetStream publish).
-  const bus = await connectBus({ servers: ctx.env.NATS_URL, name: 'bench-send', namespace: ctx.env.BUS_NAMESPACE, log: createLogger({ service: 'bench', level: 'silent' }) });
+  const bus = await connectTestBus(ctx.env, 'tests', 'bench-send');
   const sentAt = new Map();
   const sub = bus.nc.subscribe(bus.ns.subject(eventSubject('message.sent')));
   void (async () => {

@@ -18,9 +18,8 @@ import { fork, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { createTestContext, messageReceivedEvent } from '@mailroom/testing';
-import { callRpc, connectBus, publishEvent } from '@mailroom/messaging';
-import { createLogger } from '@mailroom/platform';
+import { connectTestBus, createTestContext, messageReceivedEvent } from '@mailroom/testing';
+import { callRpc, publishEvent } from '@mailroom/messaging';
 import { newId } from '@mailroom/contracts';
 import { arg, percentile } from './common.mjs';
 import { cpuPerUnit, cpuSnapshot, pidsOf } from './cpu.mjs';
@@ -100,8 +99,8 @@ try {
   const ports = await new Promise((resolve) => receivers.once('message', (m) => resolve(m.ports)));
   const webhooks = await startWebhooks(ctx.env);
   const procs = { webhooks: () => [webhooks.pid], receivers: () => [receivers.pid], postgres: () => pidsOf('postgres'), 'nats-server': () => pidsOf('nats-server') };
-  const log = createLogger({ service: 'bench', level: 'silent' });
-  const bus = await connectBus({ servers: ctx.env.NATS_URL, name: 'bench-webhooks', namespace: ctx.env.BUS_NAMESPACE, log });
+  // As the tests identity, which seals tenant contexts as the gateway does.
+  const bus = await connectTestBus(ctx.env, 'tests', 'bench-webhooks');
   const tenant = { org_id: newId('organization'), env_id: newId('environment') };
   const call = { auth: { kind: 'api_key', key_id: newId('apiKey'), ...tenant }, requestId: 'bench' };
   for (const port of ports) await callRpc(bus, 'webhooks.endpoint.create', { url: `http://127.0.0.1:${port}/hook` }, call);

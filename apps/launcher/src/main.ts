@@ -22,11 +22,13 @@ async function main(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
     await stopOrphans(new Records(join(readSettings('start', ROOT, env).dataDir, 'run')), say);
     return 0;
   }
-  if (command !== 'start' && command !== 'test') {
-    say('usage: launcher start | test [jest arguments] | stop');
+  if (command !== 'start' && command !== 'test' && command !== 'bench') {
+    say('usage: launcher start | test [jest arguments] | bench <name> [arguments] | stop');
     return 2;
   }
-  const settings = readSettings(command, ROOT, env);
+  // A benchmark makes test contexts, on the servers the tests use.
+  const mode: Mode = command === 'start' ? 'start' : 'test';
+  const settings = readSettings(mode, ROOT, env);
   // A Ctrl-C while servers start (initdb, rspamd's first compile) waits for them, then stops
   // them: killed at once, the launcher would leave them to the next start.
   let early: NodeJS.Signals | undefined;
@@ -47,7 +49,7 @@ async function main(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const pretty = command === 'start' && process.stdout.isTTY === true && env.LOG_FORMAT !== 'json';
   let child: Started;
   try {
-    child = startProcess(childCommand(command, rest), { cwd: ROOT, env: { ...env, ...servers.env }, stdout: pretty ? 'pipe' : 'inherit' });
+    child = startProcess(command === 'bench' ? benchCommand(rest) : childCommand(mode, rest), { cwd: ROOT, env: { ...env, ...servers.env }, stdout: pretty ? 'pipe' : 'inherit' });
   } catch (err) {
     await servers.stop();
     throw err;
@@ -55,7 +57,11 @@ async function main(args: string[], env: NodeJS.ProcessEnv): Promise<number> {
   const record = records.write(child.child, name, 'SIGTERM');
   if (pretty && child.child.stdout) child.child.stdout.pipe(prettyLogs());
   if (command === 'start') void announce(settings.dataDir, servers, env, child);
-  return supervise(child, { ...record, name }, records, servers, command);
+  return supervise(child, { ...record, name }, records, servers, mode);
+}
+
+function benchCommand([name, ...args]: string[]): string[] {
+  return [process.execPath, join(ROOT, 'bench', `${name}.mjs`), ...args];
 }
 
 function childCommand(mode: Mode, args: string[]): string[] {

@@ -66,7 +66,8 @@ export const logLevel = z
 export const commonEnv = {
   LOG_LEVEL: logLevel,
   DATABASE_URL: envUrl('postgres://postgres@127.0.0.1:5432/mailroom'),
-  NATS_URL: envString('nats://127.0.0.1:4222'),
+  /** The launcher's NATS by default (`npm start`), not a machine's anonymous one on 4222. */
+  NATS_URL: envString('nats://127.0.0.1:14222'),
   /** Prefix of every subject and stream name, so several deployments (or test runs) share one NATS. */
   BUS_NAMESPACE: z
     .string()
