@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decode, parseCreds } from '@nats-io/jwt';
 import { BUS_IDENTITIES } from '@mailroom/contracts';
+import { serviceSealKey } from './context-seal';
 import { CredentialsExist, readAccountKey, readBusIdentity, reissueIdentity, writeBusCredentials } from './credentials';
 
 let dir: string;
@@ -14,7 +15,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe('bus credentials', () => {
   it('writes the server include, the signing seeds and a credential per identity carrying its permissions', async () => {
     const files = await writeBusCredentials(join(dir, 'out'), { namespace: 'prod' });
-    expect(files).toEqual(expect.arrayContaining(['nats-auth.conf', 'operator.nk', 'system.nk', 'account.nk', 'context-signers', ...BUS_IDENTITIES.map((i) => `${i}.creds`)]));
+    expect(files).toEqual(expect.arrayContaining(['nats-auth.conf', 'operator.nk', 'system.nk', 'account.nk', 'seal-master.key', ...BUS_IDENTITIES.map((i) => `${i}.seal-key`), ...BUS_IDENTITIES.map((i) => `${i}.creds`)]));
     const conf = readFileSync(join(dir, 'out', 'nats-auth.conf'), 'utf8');
     expect(conf).toMatch(/^operator: ey/m);
     expect(conf).toMatch(/^resolver: MEMORY$/m);
@@ -25,8 +26,9 @@ describe('bus credentials', () => {
     expect(claims.iss).toBe(account.getPublicKey());
     expect(claims.nats.pub?.allow).toContain('$JS.API.CONSUMER.MSG.NEXT.prod_EVENTS.prod_webhooks--dispatch');
     const gateway = await readBusIdentity(join(dir, 'out'), 'gateway');
-    expect(webhooks.contextSigners).toEqual(gateway.contextSigners);
-    expect(gateway.seed).toMatch(/^SU/);
+    // The gateway seals for webhooks with the key webhooks holds, and only the gateway holds the master.
+    expect(serviceSealKey(gateway.sealMaster!, 'webhooks')).toEqual(webhooks.sealKeys[0]);
+    expect(webhooks.sealMaster).toBeUndefined();
   });
 
   it('refuses to replace existing credentials unless forced', async () => {
@@ -41,7 +43,7 @@ describe('bus credentials', () => {
   it('says which file is missing or broken', async () => {
     await expect(readBusIdentity(dir, 'mailbox')).rejects.toThrow(/mailbox\.creds/);
     writeFileSync(join(dir, 'mailbox.creds'), 'not a creds file');
-    writeFileSync(join(dir, 'context-signers'), 'UABC\n');
+    writeFileSync(join(dir, 'mailbox.seal-key'), `${'A'.repeat(44)}\n`);
     await expect(readBusIdentity(dir, 'mailbox')).rejects.toThrow(/not a NATS credentials file/);
   });
 });
@@ -64,13 +66,14 @@ describe('reissuing one identity', () => {
     expect(Object.keys(decode<{ revocations?: Record<string, number> }>(conf.trim().slice(account.length + 1).trim()).nats.revocations ?? {})).toHaveLength(2);
   });
 
-  it('trusts the new gateway key beside the old one until every service has the new file', async () => {
+  it('makes a new master seal key with the gateway, and each service holds its new key beside its old one', async () => {
     await writeBusCredentials(dir);
-    const [oldSigner] = (await readBusIdentity(dir, 'gateway')).contextSigners;
+    const before = await readBusIdentity(dir, 'mailbox');
+    const oldMaster = (await readBusIdentity(dir, 'gateway')).sealMaster!;
     await reissueIdentity(dir, 'gateway');
-    const gateway = await readBusIdentity(dir, 'gateway');
-    expect(gateway.contextSigners).toHaveLength(2);
-    expect(gateway.contextSigners[1]).toBe(oldSigner);
-    expect(gateway.contextSigners[0]).not.toBe(oldSigner);
+    const master = (await readBusIdentity(dir, 'gateway')).sealMaster!;
+    expect(master).not.toEqual(oldMaster);
+    const after = await readBusIdentity(dir, 'mailbox');
+    expect(after.sealKeys).toEqual([serviceSealKey(master, 'mailbox'), before.sealKeys[0]]);
   });
 });

@@ -6,23 +6,29 @@
  * are signed without touching or reloading the server. Everything through @nats-io/jwt and
  * @nats-io/nkeys.
  *
- * A credentials directory holds `<identity>.creds` (user JWT and seed), `context-signers`
- * (the public keys trusted to seal tenant contexts: the gateway's), `nats-auth.conf` (the
- * server's include file) and the signing seeds `operator.nk`, `system.nk` and `account.nk`.
+ * A credentials directory holds `<identity>.creds` (user JWT and seed), `<identity>.seal-key`
+ * (the key the gateway seals that identity's tenant contexts with, context-seal.ts),
+ * `seal-master.key` (the gateway's, from which every identity's is derived), `nats-auth.conf`
+ * (the server's include file) and the signing seeds `operator.nk`, `system.nk`, `account.nk`.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Algorithms, decode, encodeAccount, encodeOperator, encodeUser, fmtCreds, parseCreds, type Account } from '@nats-io/jwt';
 import { createAccount, createOperator, createUser, fromSeed, type KeyPair } from '@nats-io/nkeys';
 import { BUS_IDENTITIES, type BusIdentity } from '@mailroom/contracts';
 import { busPermissions, type NatsPermissions } from './bus-permissions';
+import { serviceSealKey } from './context-seal';
 import { Namespace } from './namespace';
 
 const ALG = { algorithm: Algorithms.v2 };
 const encoder = new TextEncoder();
 
-/** The identity that seals tenant contexts: its public key goes into `context-signers`. */
+/** The identity that seals tenant contexts: it alone holds `seal-master.key`. */
 export const CONTEXT_SIGNER: BusIdentity = 'gateway';
+
+/** Key files hold base64 keys, one per line: the current one first, the previous during a rotation. */
+const keyFile = (keys: Buffer[]) => `${keys.map((k) => k.toString('base64')).join('\n')}\n`;
 
 export interface BusAuthority {
   operator: KeyPair;
@@ -75,14 +81,13 @@ export async function mintCreds(account: KeyPair, name: string, permissions: Nat
   return new TextDecoder().decode(fmtCreds(jwt, user));
 }
 
-/** Every identity's creds for one namespace, and the trusted context signers. */
-export async function mintIdentities(account: KeyPair, namespace: string): Promise<Record<string, string>> {
+/** Every identity's creds for one namespace, the gateway's master seal key and each identity's derived one. */
+export async function mintIdentities(account: KeyPair, namespace: string, sealMaster: Buffer = randomBytes(32)): Promise<Record<string, string>> {
   const ns = new Namespace(namespace);
-  const files: Record<string, string> = {};
+  const files: Record<string, string> = { 'seal-master.key': keyFile([sealMaster]) };
   for (const identity of BUS_IDENTITIES) {
-    const user = createUser();
-    files[`${identity}.creds`] = await mintCreds(account, ns.consumer(identity), busPermissions(identity, ns), user);
-    if (identity === CONTEXT_SIGNER) files['context-signers'] = `${user.getPublicKey()}\n`;
+    files[`${identity}.creds`] = await mintCreds(account, ns.consumer(identity), busPermissions(identity, ns));
+    files[`${identity}.seal-key`] = keyFile([serviceSealKey(sealMaster, identity)]);
   }
   return files;
 }
@@ -128,8 +133,9 @@ function accountLine(conf: string, accountKey: string): { line: string; jwt: str
 /**
  * A new credential for one identity, signed by the kept account key (no server change needed
  * to admit it), and the one it replaces revoked in a new `nats-auth.conf`, which takes effect
- * when the server reloads it. A new gateway key is trusted beside the old one in
- * `context-signers` until every service has the file and the gateway runs with its new key.
+ * when the server reloads it. Reissuing the gateway also makes a new master seal key: every
+ * identity's seal-key file then holds its new key and its old one, until every service has
+ * its file and the gateway runs with its new master key.
  */
 export async function reissueIdentity(dir: string, identity: BusIdentity, opts: { namespace?: string; now?: Date } = {}): Promise<string[]> {
   const authority: BusAuthority = { operator: readSeed(dir, 'operator.nk'), system: readSeed(dir, 'system.nk'), account: readSeed(dir, 'account.nk') };
@@ -142,7 +148,12 @@ export async function reissueIdentity(dir: string, identity: BusIdentity, opts: 
   const ns = new Namespace(opts.namespace ?? '');
   const user = createUser();
   const files: Record<string, string> = { [`${identity}.creds`]: await mintCreds(authority.account, ns.consumer(identity), busPermissions(identity, ns), user) };
-  if (identity === CONTEXT_SIGNER) files['context-signers'] = `${[user.getPublicKey(), ...(old ? [old] : [])].join('\n')}\n`;
+  if (identity === CONTEXT_SIGNER) {
+    const previous = readKeys(join(dir, 'seal-master.key'))[0];
+    const master = randomBytes(32);
+    files['seal-master.key'] = keyFile([master]);
+    for (const id of BUS_IDENTITIES) files[`${id}.seal-key`] = keyFile([serviceSealKey(master, id), ...(previous ? [serviceSealKey(previous, id)] : [])]);
+  }
   // Only the account's JWT changes: nats-server reloads that, not a changed operator.
   const jwt = await mailroomAccountJwt(authority, revocations);
   files['nats-auth.conf'] = conf.replace(current.line, current.line.replace(current.jwt, jwt));
@@ -153,24 +164,34 @@ export async function reissueIdentity(dir: string, identity: BusIdentity, opts: 
 export interface BusIdentityFiles {
   /** The .creds file's bytes, for the connection. */
   creds: Uint8Array;
-  /** The identity's own seed, which seals the contexts it sends (the gateway's). */
-  seed: string;
-  /** Public keys whose seals on tenant contexts are trusted. */
-  contextSigners: string[];
+  /** The keys tenant contexts sent to this identity are sealed with (two during a rotation). */
+  sealKeys: Buffer[];
+  /** The gateway's master seal key. */
+  sealMaster?: Buffer;
 }
 
-/** Reads `<identity>.creds` and `context-signers` of a credentials directory; a clear error for what is missing. */
+/** Base64 keys, one per line; an error naming the file for anything else. */
+function readKeys(file: string): Buffer[] {
+  if (!existsSync(file)) return [];
+  const keys = readFileSync(file, 'utf8')
+    .split(/\s+/)
+    .filter((k) => k.length > 0)
+    .map((k) => Buffer.from(k, 'base64'));
+  if (keys.some((k) => k.length < 32)) throw new Error(`${file} holds a key shorter than 32 bytes (base64, one per line)`);
+  return keys;
+}
+
+/** Reads `<identity>.creds` and `<identity>.seal-key` (and the gateway's `seal-master.key`); a clear error for what is missing. */
 export async function readBusIdentity(dir: string, identity: string): Promise<BusIdentityFiles> {
   const credsFile = join(dir, `${identity}.creds`);
-  const signersFile = join(dir, 'context-signers');
-  for (const f of [credsFile, signersFile]) if (!existsSync(f)) throw new Error(`NATS_CREDENTIALS_DIR has no ${f}`);
+  const needed = [credsFile, join(dir, `${identity}.seal-key`), ...(identity === CONTEXT_SIGNER ? [join(dir, 'seal-master.key')] : [])];
+  for (const f of needed) if (!existsSync(f)) throw new Error(`NATS_CREDENTIALS_DIR has no ${f}`);
   const creds = readFileSync(credsFile);
-  const { key } = await parseCreds(creds).catch((err: unknown) => {
+  await parseCreds(creds).catch((err: unknown) => {
     throw new Error(`${credsFile} is not a NATS credentials file`, { cause: err });
   });
-  const contextSigners = readFileSync(signersFile, 'utf8')
-    .split(/\s+/)
-    .filter((k) => k.length > 0);
-  if (contextSigners.length === 0) throw new Error(`${signersFile} names no key`);
-  return { creds: new Uint8Array(creds), seed: key, contextSigners };
+  const sealKeys = readKeys(join(dir, `${identity}.seal-key`));
+  if (sealKeys.length === 0) throw new Error(`${join(dir, `${identity}.seal-key`)} holds no key`);
+  const sealMaster = identity === CONTEXT_SIGNER ? readKeys(join(dir, 'seal-master.key'))[0] : undefined;
+  return { creds: new Uint8Array(creds), sealKeys, ...(sealMaster ? { sealMaster } : {}) };
 }

@@ -1,14 +1,13 @@
-/** Sealed auth contexts on the real server: only what the trusted key sealed, for that subject, is believed. */
-import { createUser, type KeyPair } from '@nats-io/nkeys';
+/** Sealed auth contexts on the real server: only what the gateway sealed with this service's key, for that subject, is believed. */
+import { randomBytes } from 'node:crypto';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { AppError, HEADERS, KEY_SCOPES, RPC_SCHEMAS, newId, rpcSubject, type AuthContext } from '@mailroom/contracts';
 import { createLogger } from '@mailroom/platform';
 import { createTestContext, superuserCreds, type TestContext } from '@mailroom/testing';
-import { Namespace, callRpc, connectBus, contextSeal, decodeJson, encodeJson, serveRpc, toHeaders, type Bus, type RpcHandlers, type RpcServer } from '../src';
+import { Namespace, callRpc, connectBus, contextSeal, decodeJson, encodeJson, serveRpc, serviceSealKey, toHeaders, type Bus, type RpcHandlers, type RpcServer } from '../src';
 
-const seedOf = (kp: KeyPair) => new TextDecoder().decode(kp.getSeed());
-const gatewayKey = createUser();
-const otherKey = createUser();
+const masterKey = randomBytes(32);
+const otherKey = randomBytes(32);
 
 const user: AuthContext = {
   kind: 'user',
@@ -45,8 +44,8 @@ beforeAll(async () => {
   const creds = await superuserCreds();
   const connect = (name: string, seal: Parameters<typeof contextSeal>[0], log = createLogger({ service: name, level: 'silent' })) =>
     connectBus({ servers: ctx.env.NATS_URL!, name, namespace: ctx.env.BUS_NAMESPACE, log, seal: contextSeal(seal), identity: { name: 'tests', creds } });
-  server = await connect('mail-send', { trusted: [gatewayKey.getPublicKey()] }, createLogger({ service: 'mail-send', level: 'warn', destination: { write: (line: string) => void logged.push(JSON.parse(line)) } }));
-  gateway = await connect('gateway', { seed: seedOf(gatewayKey), trusted: [] });
+  server = await connect('mail-send', { keys: [serviceSealKey(masterKey, 'mail-send')] }, createLogger({ service: 'mail-send', level: 'warn', destination: { write: (line: string) => void logged.push(JSON.parse(line)) } }));
+  gateway = await connect('gateway', { masterKey, keys: [] });
   rpc = serveRpc(server, 'mail-send', handlers);
   await server.nc.flush();
 });
@@ -71,15 +70,15 @@ async function rawServedAs(headers: ReturnType<typeof natsHeaders>): Promise<str
 }
 
 describe('sealed auth contexts', () => {
-  it('serves tenant and admin contexts sealed by the trusted key as they are', async () => {
+  it('serves tenant and admin contexts the gateway sealed as they are', async () => {
     expect(await servedAs(gateway, user)).toBe('user');
     expect(await servedAs(gateway, apiKey)).toBe('api_key');
     expect(await servedAs(gateway, admin)).toBe('admin');
     expect(logged).toEqual([]);
   });
 
-  it('serves a tenant context sealed by another key as anonymous, and logs the op and the claimed kind only', async () => {
-    const forger = { ...gateway, seal: contextSeal({ seed: seedOf(otherKey), trusted: [] }) };
+  it('serves a tenant context sealed under another key as anonymous, and logs the op and the claimed kind only', async () => {
+    const forger = { ...gateway, seal: contextSeal({ masterKey: otherKey, keys: [] }) };
     expect(await servedAs(forger, user)).toBe('anonymous');
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatchObject({ level: 'warn', op: 'mail-send.suppression.add', claimed_kind: 'user', seal: 'invalid' });
@@ -101,7 +100,7 @@ describe('sealed auth contexts', () => {
     await server.nc.flush();
     await callRpc(gateway, 'mail-send.suppression.list', {}, { auth: user, requestId: newId('request') });
     const headers = await seen;
-    expect(headers.get(HEADERS.authSeal)).toMatch(/^\d+\.[A-Za-z0-9_-]{86}$/);
+    expect(headers.get(HEADERS.authSeal)).toMatch(/^\d+\.[A-Za-z0-9_-]{43}$/);
     expect(await rawServedAs(headers)).toBe('anonymous');
     expect(logged).toMatchObject([{ op: 'mail-send.suppression.add', claimed_kind: 'user', seal: 'invalid' }]);
   });
@@ -111,7 +110,7 @@ describe('sealed auth contexts', () => {
     h.set(HEADERS.requestId, 'forged');
     h.set(HEADERS.auth, JSON.stringify(admin));
     expect(await rawServedAs(h)).toBe('anonymous');
-    h.set(HEADERS.authSeal, `${Date.now()}.${'A'.repeat(86)}`);
+    h.set(HEADERS.authSeal, `${Date.now()}.${'A'.repeat(43)}`);
     expect(await rawServedAs(h)).toBe('anonymous');
     expect(logged).toMatchObject([
       { claimed_kind: 'admin', seal: 'missing' },

@@ -75,7 +75,7 @@ export const commonEnv = {
     .optional()
     .transform((v) => v ?? ''),
   /**
-   * Directory holding `<service>.creds` (this service's NATS identity) and `context-signers`,
+   * Directory holding `<service>.creds` (this service's NATS identity) and `<service>.seal-key`,
    * as written by `bus-credentials`. Required in production; unset elsewhere = anonymous.
    */
   NATS_CREDENTIALS_DIR: z

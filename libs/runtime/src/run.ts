@@ -1,6 +1,6 @@
 /** Booting services: alone in their own process, or several in one. */
 import { createDb, migrate, pingDb, type Kysely } from '@mailroom/db';
-import { CONTEXT_SIGNER, connectBus, contextSeal, provisionBus, readBusIdentity, type BusOptions } from '@mailroom/messaging';
+import { connectBus, contextSeal, provisionBus, readBusIdentity, type BusOptions } from '@mailroom/messaging';
 import {
   checkBusSettings,
   ConfigError,
@@ -107,7 +107,7 @@ export async function busOptions(identity: string, config: BaseConfig, log: Logg
   if (!config.NATS_CREDENTIALS_DIR) return { ...base, identity: { name: identity } };
   const files = await readBusIdentity(config.NATS_CREDENTIALS_DIR, identity);
   // Every service checks the seals on tenant contexts; only the gateway makes them.
-  const seal = contextSeal({ ...(identity === CONTEXT_SIGNER ? { seed: files.seed } : {}), trusted: files.contextSigners });
+  const seal = contextSeal({ ...(files.sealMaster ? { masterKey: files.sealMaster } : {}), keys: files.sealKeys });
   return { ...base, identity: { name: identity, creds: files.creds }, seal };
 }
 

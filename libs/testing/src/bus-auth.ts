@@ -49,7 +49,7 @@ export async function connectTestBus(env: Record<string, string | undefined>, id
   // The tests identity speaks for tenants as the gateway does: with its seal.
   const gateway = dir && identity === TESTS_IDENTITY ? await readBusIdentity(dir, CONTEXT_SIGNER) : undefined;
   return connectBus({
-    ...(gateway ? { seal: contextSeal({ seed: gateway.seed, trusted: gateway.contextSigners }) } : {}),
+    ...(gateway?.sealMaster ? { seal: contextSeal({ masterKey: gateway.sealMaster, keys: [] }) } : {}),
     servers: env.NATS_URL!.split(','),
     name,
     namespace: env.BUS_NAMESPACE,
