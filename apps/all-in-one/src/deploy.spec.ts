@@ -9,12 +9,30 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { posix, resolve } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { z } from 'zod';
+import { CONTEXT_SIGNER } from '@mailroom/messaging';
 import { SERVICE_NAMES } from './platform';
 
 const root = resolve(__dirname, '../../..');
 const read = (file: string) => readFileSync(resolve(root, file), 'utf8');
 /** Every identity `bus-credentials` writes: one per service, and `migrate`. */
 const IDENTITIES = [...SERVICE_NAMES, 'migrate'].sort();
+/** The files of its credentials directory an identity needs (readBusIdentity), and no more. */
+const busFilesOf = (identity: string) => [`${identity}.creds`, `${identity}.seal-key`, ...(identity === CONTEXT_SIGNER ? ['seal-master.key'] : [])].sort();
+/**
+ * The names in a workload's or container's definition, anywhere in it, of credential files
+ * it must not get: another identity's .creds, .seal-key or Secret, and seal-master.key
+ * unless it is the gateway. Read from the whole definition, so a second volume, a projected
+ * one or a subPath mount gets caught as well as the bus volume's items.
+ */
+function foreignBusFiles(identity: string, definition: unknown): string[] {
+  const text = JSON.stringify(definition);
+  const named = (name: string) => new RegExp(`(?<![\\w.-])${name.replace(/[.-]/g, '\\$&')}(?![\\w.-])`).test(text);
+  const others = IDENTITIES.filter((i) => i !== identity);
+  return [
+    ...others.flatMap((o) => [`${o}.creds`, `${o}.seal-key`, `mailroom-bus-${o}`]),
+    ...(identity === CONTEXT_SIGNER ? [] : ['seal-master.key']),
+  ].filter(named);
+}
 
 const labels = z.record(z.string(), z.string());
 const keyItems = z.array(z.object({ key: z.string(), path: z.string() }));
@@ -119,16 +137,18 @@ describe('deploy/k8s', () => {
     expect(configData.NATS_CREDENTIALS_DIR).toBeTruthy();
   });
 
-  it('gives each workload of the image its own identity: its Secret, its .creds and context-signers only, read-only', () => {
+  it('gives each workload of the image its own identity: its Secret, its .creds and .seal-key only (and seal-master.key to the gateway), read-only', () => {
     const dir = configData.NATS_CREDENTIALS_DIR!;
     const seen = mailroomWorkloads.map((w) => {
       const identity = w.metadata.labels?.['app.kubernetes.io/component'] ?? '';
       const tpl = w.spec.template;
       expect(tpl.spec.containers.find((c) => c.image.startsWith('mailroom:'))?.envFrom).toContainEqual({ configMapRef: { name: 'mailroom-config' } });
-      expect(secretFileAt(tpl, `${dir}/${identity}.creds`)).toEqual({ secret: `mailroom-bus-${identity}`, key: `${identity}.creds`, readOnly: true });
-      expect(secretFileAt(tpl, `${dir}/context-signers`)).toEqual({ secret: `mailroom-bus-${identity}`, key: 'context-signers', readOnly: true });
+      for (const file of busFilesOf(identity)) expect(secretFileAt(tpl, `${dir}/${file}`)).toEqual({ secret: `mailroom-bus-${identity}`, key: file, readOnly: true });
       const bus = tpl.spec.volumes!.find((v) => v.name === mountOf(tpl, dir)!.name)!;
-      expect(bus.secret?.items?.map((i) => i.key).sort()).toEqual([`${identity}.creds`, 'context-signers'].sort());
+      expect(bus.secret?.items?.map((i) => i.key).sort()).toEqual(busFilesOf(identity));
+      // Nothing of another identity's anywhere in the workload, nor the master seal key but in the gateway's.
+      const raw = objects.find((o) => o.kind === w.kind && o.metadata.name === w.metadata.name);
+      expect([identity, foreignBusFiles(identity, raw)]).toEqual([identity, []]);
       // The CA alone out of the server's Secret, never its key.
       expect(secretFileAt(tpl, configData.NATS_TLS_CA_FILE!)).toEqual({ secret: 'nats-tls', key: 'ca.crt', readOnly: true });
       const ca = tpl.spec.volumes!.find((v) => v.name === mountOf(tpl, configData.NATS_TLS_CA_FILE!)!.name)!;
@@ -175,7 +195,8 @@ describe('docker-compose.yml', () => {
     ports: z.array(z.string()).optional(),
     depends_on: z.record(z.string(), z.object({ condition: z.string() })).optional(),
   });
-  const compose = z.object({ services: z.record(z.string(), composeService) }).parse(parse(read('docker-compose.yml'), { merge: true }));
+  const rawCompose = z.object({ services: z.record(z.string(), z.unknown()) }).parse(parse(read('docker-compose.yml'), { merge: true }));
+  const compose = z.object({ services: z.record(z.string(), composeService) }).parse(rawCompose);
   const services = Object.entries(compose.services);
   /** The identity a container of the image runs as: its service's, or migrate. */
   const identityOf = (command: string[] = []) => (command.includes('migrate') ? 'migrate' : /^services\/([a-z-]+)\/dist\/main\.js$/.exec(command[1] ?? '')?.[1]);
@@ -190,18 +211,15 @@ describe('docker-compose.yml', () => {
     expect(oneShot.command?.join(' ')).toMatch(/test -f \S+\/nats-auth\.conf \|\| exec node apps\/all-in-one\/dist\/main\.js bus-credentials /);
   });
 
-  it('gives each container of the image its own .creds and context-signers, read-only, in NATS_CREDENTIALS_DIR', () => {
+  it('gives each container of the image its own .creds and .seal-key (and seal-master.key to the gateway), read-only, in NATS_CREDENTIALS_DIR', () => {
     const seen = mailroom.map(([name, s]) => {
-      const identity = identityOf(s.command);
+      const identity = identityOf(s.command) ?? '';
       const dir = s.environment?.NATS_CREDENTIALS_DIR;
       expect([name, dir]).toEqual([name, expect.stringMatching(/^\//)]);
       const files = (s.volumes ?? []).map((v) => subpathMount.parse(v));
-      expect(files.map((f) => [f.source, f.volume.subpath, f.target, f.read_only]).sort()).toEqual(
-        [
-          ['bus-credentials', `${identity}.creds`, `${dir}/${identity}.creds`, true],
-          ['bus-credentials', 'context-signers', `${dir}/context-signers`, true],
-        ].sort(),
-      );
+      expect(files.map((f) => [f.source, f.volume.subpath, f.target, f.read_only]).sort()).toEqual(busFilesOf(identity).map((file) => ['bus-credentials', file, `${dir}/${file}`, true]).sort());
+      // Nothing of another identity's anywhere in the container, nor the master seal key but in the gateway's.
+      expect([name, foreignBusFiles(identity, rawCompose.services[name])]).toEqual([name, []]);
       expect(s.depends_on).toHaveProperty(identity === 'migrate' ? 'nats' : 'migrate');
       return identity;
     });
