@@ -12,7 +12,7 @@
  * CPU per request on this machine, an HMAC 2 to 3 us, and per-service keys give the same
  * guarantee for this threat model (docs/decisions.md, "Sealed auth contexts").
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 export interface ContextSeal {
   /** A master key was given: `sign` makes seals (the gateway). */
@@ -52,11 +52,13 @@ export function contextSeal(opts: ContextSealOptions): ContextSeal {
   for (const key of [...opts.keys, ...(opts.masterKey ? [opts.masterKey] : [])]) {
     if (key.length < 32) throw new Error('context seal: a key must have at least 32 bytes');
   }
-  // One derivation per service the gateway calls (seven), not one per request.
-  const derived = new Map<string, Buffer>();
+  // Keys as KeyObjects, made once: an HMAC given raw key bytes imports them on every call
+  // (35 us here, against 4 us with a KeyObject). One derivation per service the gateway calls.
+  const keys = opts.keys.map((k) => createSecretKey(k));
+  const derived = new Map<string, KeyObject>();
   const keyFor = (service: string, master: Buffer) => {
     let key = derived.get(service);
-    if (!key) derived.set(service, (key = serviceSealKey(master, service)));
+    if (!key) derived.set(service, (key = createSecretKey(serviceSealKey(master, service))));
     return key;
   };
 
@@ -76,12 +78,12 @@ export function contextSeal(opts: ContextSealOptions): ContextSeal {
       const [, issuedAt = '', seal = ''] = parts;
       if (Math.abs(now() - Number(issuedAt)) > windowMs) return false;
       const given = Buffer.from(seal, 'base64url');
-      return opts.keys.some((key) => timingSafeEqual(mac(key, subject, issuedAt, authJson), given));
+      return keys.some((key) => timingSafeEqual(mac(key, subject, issuedAt, authJson), given));
     },
   };
 }
 
 /** Subjects hold no whitespace and issued-at only digits: the newlines keep the three fields apart. */
-function mac(key: Buffer, subject: string, issuedAt: string, authJson: string): Buffer {
+function mac(key: KeyObject, subject: string, issuedAt: string, authJson: string): Buffer {
   return createHmac('sha256', key).update(`mailroom auth seal v1\n${subject}\n${issuedAt}\n${authJson}`).digest();
 }
