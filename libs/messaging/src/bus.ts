@@ -60,7 +60,11 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
       if (s.type === 'disconnect' || s.type === 'reconnect' || s.type === 'error') log.warn({ status: s.type }, 'nats status');
     }
   })().catch(() => {});
-  const jsm = await jetstreamManager(nc);
+  // A refused JetStream (no permission, no JetStream) must not leave the connection open.
+  const jsm = await jetstreamManager(nc).catch(async (err: unknown) => {
+    await nc.close().catch(() => {});
+    throw err;
+  });
   let draining: Promise<void> | undefined;
   return {
     nc,
