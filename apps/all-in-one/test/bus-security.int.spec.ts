@@ -5,6 +5,7 @@
  * stored, sent or revoked; meanwhile the platform works with the same server.
  */
 import nodemailer from 'nodemailer';
+import { AckPolicy, DeliverPolicy } from '@nats-io/jetstream';
 import { connect, credsAuthenticator, headers, PermissionViolationError, type NatsConnection } from '@nats-io/transport-node';
 import { HEADERS, eventSubject, newId } from '@mailroom/contracts';
 import { callRpc, encodeJson, mintCreds, newAuthority, type Bus } from '@mailroom/messaging';
@@ -50,6 +51,12 @@ async function refused(nc: NatsConnection, subject: string, act: () => unknown):
 async function streamMessages(stream: string): Promise<number> {
   const bus = await as('tests');
   return (await bus.jsm.streams.info(bus.ns.stream(stream))).state.messages;
+}
+
+/** Messages (chunks and metadata) of an object bucket's stream. */
+async function bucketMessages(bucket: string): Promise<number> {
+  const bus = await as('tests');
+  return (await bus.jsm.streams.info(`OBJ_${bus.ns.stream(bucket)}`)).state.messages;
 }
 
 let inbox: { inbox_id: string; address: string };
@@ -144,14 +151,50 @@ describe('injecting', () => {
   });
 
   it('cannot revoke a session as the gateway', async () => {
+    const before = await streamMessages('AUTH_FACTS');
     const bus = await as('gateway');
     const fact = bus.ns.subject('internal.auth.session.revoked');
-    await refused(bus.nc, fact, () => bus.js.publish(fact, encodeJson({ session_id: 'ses_x', user_id: 'usr_forged', tokens_valid_until: new Date().toISOString() }), { timeout: 2_000 }));
-    expect((await api.get('/api/v1/org')).status).toBe(200);
+    await refused(bus.nc, fact, () => bus.js.publish(fact, encodeJson({ session_id: newId('session'), user_id: newId('user'), tokens_valid_until: new Date().toISOString() }), { timeout: 2_000 }));
+    expect(await streamMessages('AUTH_FACTS')).toBe(before);
+    expect((await mailroom.anon.get('/api/v1/user/me', { token: tenant.accessToken })).status).toBe(200);
+  });
+
+  it('cannot have a consumer deliver its own message onto an operation: the service answers only callers\' inboxes', async () => {
+    // webhooks may write RPC replies and read them back through a consumer; a push consumer can
+    // be told to deliver anywhere, here onto orgs' operation that creates an organization.
+    const me = await mailroom.anon.get('/api/v1/user/me', { token: tenant.accessToken });
+    const bus = await as('webhooks');
+    const bucket = bus.ns.stream('RPC_REPLIES');
+    const h = headers();
+    h.set(HEADERS.requestId, 'req_delivered');
+    h.set(HEADERS.auth, JSON.stringify({ kind: 'service', service: 'auth' }));
+    await bus.js.publish(`$O.${bucket}.C.forged`, encodeJson({ owner_user_id: me.body.id, name: 'Hijacked' }), { headers: h });
+    await bus.jsm.consumers.add(`OBJ_${bucket}`, {
+      name: 'forged',
+      deliver_subject: bus.ns.subject('rpc.orgs.organization.createForOwner'),
+      filter_subject: `$O.${bucket}.C.forged`,
+      ack_policy: AckPolicy.None,
+      deliver_policy: DeliverPolicy.All,
+    });
+    // The delivery reaches orgs (a real request of the tests identity, after it, is answered:
+    // orgs is up and in order) and is dropped.
+    const asTests = await as('tests');
+    const memberships = async () => (await callRpc(asTests, 'orgs.membership.listForUser', { user_id: me.body.id }, { auth: { kind: 'service', service: 'auth' }, requestId: 'req_check' })).data;
+    await waitFor(async () => (await memberships()).length >= 1, { timeoutMs: 5_000, what: 'orgs answering' });
+    expect((await memberships()).map((m) => m.org_id)).toEqual([tenant.org_id]);
   });
 });
 
 describe('destroying', () => {
+  it.each(['webhooks', 'gateway'])('cannot purge stored raw mail as %s, which only reads it', async (identity) => {
+    const bus = await as(identity);
+    const purge = `$JS.API.STREAM.PURGE.OBJ_${bus.ns.stream('MAIL_RAW')}`;
+    const before = await bucketMessages('MAIL_RAW');
+    expect(before).toBeGreaterThan(0);
+    await refused(bus.nc, purge, () => bus.nc.request(purge, encodeJson({}), { timeout: 2_000 }));
+    expect(await bucketMessages('MAIL_RAW')).toBe(before);
+  });
+
   it.each(['webhooks', 'gateway', 'mailbox', 'migrate'])('cannot delete or purge a stream as %s', async (identity) => {
     const bus = await as(identity);
     const del = `$JS.API.STREAM.DELETE.${bus.ns.stream('EVENTS')}`;

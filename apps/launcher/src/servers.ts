@@ -97,14 +97,14 @@ export async function ensureServers(settings: Settings, say: Say): Promise<Serve
       owned.push({ name, record: records.write(started.child, name, name === 'postgres' ? 'SIGINT' : 'SIGTERM'), started });
       summary.push(`${LABEL[name]}: ${where} (started here, data in ${join(settings.dataDir, name)}, log in ${join(logs, `${name}.log`)})`);
     }
+    const env = serverEnv({ ...settings, servers: resolved });
+    // Tests that start a NATS server of their own (TLS, an outage) use the same binary.
+    if (settings.mode === 'test') env.MAILROOM_NATS_SERVER = findNatsServer(settings.dataDir, say);
+    return { env, summary, stop };
   } catch (err) {
     await stop();
     throw err;
   }
-  const env = serverEnv({ ...settings, servers: resolved });
-  // Tests that start a NATS server of their own (TLS) use the same binary.
-  if (settings.mode === 'test') env.MAILROOM_NATS_SERVER = findNatsServer(settings.dataDir, say);
-  return { env, summary, stop };
 }
 
 function shown(url: string): string {

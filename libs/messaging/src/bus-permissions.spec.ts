@@ -68,3 +68,18 @@ describe('bus permissions from the access table', () => {
     }
   });
 });
+
+describe('durable consumers', () => {
+  it('may not be deleted by anyone, nor made or changed by another identity', () => {
+    const webhooks = busPermissions('webhooks', ns).pub.deny;
+    expect(webhooks).toContain('$JS.API.CONSUMER.DELETE.t1_EVENTS.t1_webhooks--dispatch');
+    expect(webhooks).not.toContain('$JS.API.CONSUMER.CREATE.t1_EVENTS.t1_webhooks--dispatch');
+    const gateway = busPermissions('gateway', ns).pub.deny;
+    expect(gateway).toContain('$JS.API.CONSUMER.CREATE.t1_MAIL_OUTBOUND.t1_mail-send--outbound');
+    expect(gateway).toContain('$JS.API.CONSUMER.DELETE.t1_MAIL_OUTBOUND.t1_mail-send--outbound');
+  });
+
+  it('are never made through the API form that names them in the body', () => {
+    for (const identity of BUS_IDENTITIES) expect(busPermissions(identity, ns).pub.allow.filter((s) => /^\$JS\.API\.CONSUMER\.CREATE\.[^.]+$/.test(s))).toEqual([]);
+  });
+});

@@ -34,22 +34,32 @@ export function inboxPrefix(identity: string, ns: Namespace): string {
   return `_INBOX_${ns.consumer(identity)}`;
 }
 
-/** Reading a stream through consumers: its info, and the consumers named (or any, for ordered ones). */
+/**
+ * Reading a stream through a consumer: its info, and the durable consumer named, or (none
+ * named) the ordered consumers a read makes and drops, whose names are random. Consumers are
+ * made through the API subjects that carry their name (not the older form that takes it in
+ * the body); catalogued durables are protected by the deny list (busPermissions).
+ */
 function readStream(stream: string, consumer: string | undefined): string[] {
   const c = consumer ?? '*';
   return [
     `${API}.STREAM.INFO.${stream}`,
-    `${API}.CONSUMER.CREATE.${stream}`,
     `${API}.CONSUMER.CREATE.${stream}.${c}`,
     `${API}.CONSUMER.CREATE.${stream}.${c}.>`,
-    `${API}.CONSUMER.DURABLE.CREATE.${stream}.${c}`,
     `${API}.CONSUMER.INFO.${stream}.${c}`,
     `${API}.CONSUMER.MSG.NEXT.${stream}.${c}`,
-    `$JS.ACK.${stream}.${c}.>`,
-    `$JS.FC.${stream}.>`,
-    // Ordered consumers are made per read and dropped after; a durable one is never deleted.
-    ...(consumer ? [] : [`${API}.CONSUMER.DELETE.${stream}.*`]),
+    ...(consumer ? [`${API}.CONSUMER.DURABLE.CREATE.${stream}.${c}`, `$JS.ACK.${stream}.${c}.>`] : [`${API}.CONSUMER.DELETE.${stream}.*`]),
   ];
+}
+
+/** Durable consumers nobody may delete, and those of others nobody may create or change. */
+function protectedConsumers(identity: BusIdentity, ns: Namespace): string[] {
+  const own = new Set<string>(BUS_ACCESS[identity].consumes);
+  return Object.entries(CONSUMERS).flatMap(([name, { stream }]) => {
+    const [s, c] = [ns.stream(stream), ns.consumer(name)];
+    const deleting = [`${API}.CONSUMER.DELETE.${s}.${c}`];
+    return own.has(name) ? deleting : [...deleting, `${API}.CONSUMER.CREATE.${s}.${c}`, `${API}.CONSUMER.CREATE.${s}.${c}.>`, `${API}.CONSUMER.DURABLE.CREATE.${s}.${c}`];
+  });
 }
 
 /** Reading single messages of a stream by subject (object and KV entries). */
@@ -109,7 +119,7 @@ export function busPermissions(identity: BusIdentity, ns: Namespace): NatsPermis
   ];
   const sub = [`${inboxPrefix(identity, ns)}.>`, ...serves, ...access.signals.map((s) => ns.subject(s))];
   return {
-    pub: { allow: [...new Set(pub)], deny: [`${API}.STREAM.DELETE.>`] },
+    pub: { allow: [...new Set(pub)], deny: [`${API}.STREAM.DELETE.>`, ...protectedConsumers(identity, ns)] },
     sub: { allow: sub, deny: [] },
     ...(serves.length ? { resp: { max: 1, ttl: 0 } } : {}),
   };

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decode, parseCreds } from '@nats-io/jwt';
@@ -31,6 +31,14 @@ describe('bus credentials', () => {
     expect(webhooks.sealMaster).toBeUndefined();
   });
 
+  it('leaves every file readable by its owner only, also when it replaces one', async () => {
+    await writeBusCredentials(dir);
+    chmodSync(join(dir, 'gateway.creds'), 0o644);
+    await writeBusCredentials(dir, { force: true });
+    for (const name of ['gateway.creds', 'account.nk', 'seal-master.key', 'webhooks.seal-key']) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+  });
+
   it('refuses to replace existing credentials unless forced', async () => {
     await writeBusCredentials(dir);
     const first = readFileSync(join(dir, 'account.nk'), 'utf8');
@@ -54,7 +62,7 @@ describe('reissuing one identity', () => {
     const before = await readBusIdentity(dir, 'webhooks');
     const oldKey = (await parseCreds(before.creds)).uc.sub;
     const now = new Date('2026-11-26T02:00:00Z');
-    expect(await reissueIdentity(dir, 'webhooks', { now })).toEqual(['webhooks.creds', 'nats-auth.conf']);
+    expect(await reissueIdentity(dir, 'webhooks', { now })).toEqual(['nats-auth.conf', 'webhooks.creds']);
     const after = await readBusIdentity(dir, 'webhooks');
     expect((await parseCreds(after.creds)).uc.sub).not.toBe(oldKey);
     const account = readAccountKey(dir).getPublicKey();

@@ -12,7 +12,7 @@
  * (the server's include file) and the signing seeds `operator.nk`, `system.nk`, `account.nk`.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Algorithms, decode, encodeAccount, encodeOperator, encodeUser, fmtCreds, parseCreds, type Account } from '@nats-io/jwt';
 import { createAccount, createOperator, createUser, fromSeed, type KeyPair } from '@nats-io/nkeys';
@@ -37,6 +37,16 @@ export interface BusAuthority {
 }
 
 const seedOf = (kp: KeyPair) => new TextDecoder().decode(kp.getSeed());
+
+/** Secrets, readable by their owner only: the mode is set after writing, since a file that existed keeps its own. */
+export function writeSecretFiles(dir: string, files: Record<string, string>): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  for (const [name, text] of Object.entries(files)) {
+    writeFileSync(join(dir, name), text, { mode: 0o600 });
+    chmodSync(join(dir, name), 0o600);
+  }
+}
 
 export function newAuthority(): BusAuthority {
   return { operator: createOperator(), system: createAccount(), account: createAccount() };
@@ -101,14 +111,13 @@ export class CredentialsExist extends Error {}
  */
 export async function writeBusCredentials(dir: string, opts: { namespace?: string; force?: boolean } = {}): Promise<string[]> {
   if (!opts.force && existsSync(join(dir, 'nats-auth.conf'))) throw new CredentialsExist(`${join(dir, 'nats-auth.conf')} exists: keep it, or pass --force to replace every key`);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const authority = newAuthority();
   const files = await mintIdentities(authority.account, opts.namespace ?? '');
   files['nats-auth.conf'] = await serverAuthConfig(authority);
   files['operator.nk'] = `${seedOf(authority.operator)}\n`;
   files['system.nk'] = `${seedOf(authority.system)}\n`;
   files['account.nk'] = `${seedOf(authority.account)}\n`;
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text, { mode: 0o600 });
+  writeSecretFiles(dir, files);
   return Object.keys(files);
 }
 
@@ -154,11 +163,13 @@ export async function reissueIdentity(dir: string, identity: BusIdentity, opts: 
     files['seal-master.key'] = keyFile([master]);
     for (const id of BUS_IDENTITIES) files[`${id}.seal-key`] = keyFile([serviceSealKey(master, id), ...(previous ? [serviceSealKey(previous, id)] : [])]);
   }
-  // Only the account's JWT changes: nats-server reloads that, not a changed operator.
+  // Only the account's JWT changes: nats-server reloads that, not a changed operator. It is
+  // written first: a run cut short before the new credential is written leaves the old one
+  // revoked and still in place, and the next run revokes that same key again.
   const jwt = await mailroomAccountJwt(authority, revocations);
-  files['nats-auth.conf'] = conf.replace(current.line, current.line.replace(current.jwt, jwt));
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text, { mode: 0o600 });
-  return Object.keys(files);
+  writeSecretFiles(dir, { 'nats-auth.conf': conf.replace(current.line, current.line.replace(current.jwt, jwt)) });
+  writeSecretFiles(dir, files);
+  return ['nats-auth.conf', ...Object.keys(files)];
 }
 
 export interface BusIdentityFiles {

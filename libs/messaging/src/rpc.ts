@@ -70,12 +70,21 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
 
   for (const name of rpcNamesOf(service)) subs.push(subscribe(name, handlers[name]));
 
+  // A request answers only to a caller's reply inbox (bus-permissions inboxPrefix): a reply
+  // subject that names a stream's subject would make this service publish into it, and a
+  // message a JetStream consumer delivered here (reply $JS.ACK...) is no caller's request.
+  const fromCaller = (msg: Msg) => typeof msg.reply === 'string' && /^_INBOX[._]/.test(msg.reply) && !/[*>]/.test(msg.reply);
+
   function subscribe<N extends RpcNamesOf<S>>(name: N, handler: RpcHandler<N>): Subscription {
     return bus.nc.subscribe(bus.ns.subject(rpcSubject(name)), {
       queue: bus.ns.queue(service),
       callback: (err, msg) => {
         if (err) {
           log.error({ err, op: name }, 'subscription error');
+          return;
+        }
+        if (!fromCaller(msg)) {
+          log.warn({ op: name, reply: msg.reply?.slice(0, 120) ?? null }, 'request without a reply inbox: dropped');
           return;
         }
         if (inFlight.size >= maxInFlight) {

@@ -4,11 +4,11 @@
  * mints its own users: every service identity limited to the context's namespace, exactly
  * as production's, plus a `tests` identity that may do anything (set-up, cleanup, taps).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credsAuthenticator } from '@nats-io/transport-node';
-import { CONTEXT_SIGNER, connectBus, contextSeal, mintCreds, mintIdentities, readAccountKey, readBusIdentity, type Bus } from '@mailroom/messaging';
+import { CONTEXT_SIGNER, connectBus, contextSeal, mintCreds, mintIdentities, readAccountKey, readBusIdentity, writeSecretFiles, type Bus } from '@mailroom/messaging';
 import { createLogger } from '@mailroom/platform';
 
 export const TESTS_IDENTITY = 'tests';
@@ -32,13 +32,12 @@ export async function superuserAuth() {
   return { authenticator: credsAuthenticator(await superuserCreds()) };
 }
 
-/** Writes every identity's credentials for `namespace` (and the tests identity's) into a new directory. */
+/** Writes every identity's credentials for `namespace` (and the tests identity's) into a new private directory. */
 export async function writeTestCredentials(namespace: string): Promise<string> {
-  const dir = join(tmpdir(), 'mailroom-test-creds', namespace);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const dir = mkdtempSync(join(tmpdir(), `mailroom-creds-${namespace}-`));
   const files = await mintIdentities(account(), namespace);
   files[`${TESTS_IDENTITY}.creds`] = new TextDecoder().decode(await superuserCreds());
-  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text, { mode: 0o600 });
+  writeSecretFiles(dir, files);
   return dir;
 }
 
