@@ -48,7 +48,10 @@ function readStream(stream: string, consumer: string | undefined): string[] {
     `${API}.CONSUMER.CREATE.${stream}.${c}.>`,
     `${API}.CONSUMER.INFO.${stream}.${c}`,
     `${API}.CONSUMER.MSG.NEXT.${stream}.${c}`,
-    ...(consumer ? [`${API}.CONSUMER.DURABLE.CREATE.${stream}.${c}`, `$JS.ACK.${stream}.${c}.>`] : [`${API}.CONSUMER.DELETE.${stream}.*`]),
+    ...(consumer
+      ? [`${API}.CONSUMER.DURABLE.CREATE.${stream}.${c}`, `$JS.ACK.${stream}.${c}.>`]
+      : // An object read's ordered consumer pushes to the reader, which answers flow control.
+        [`${API}.CONSUMER.DELETE.${stream}.*`, `$JS.FC.${stream}.>`]),
   ];
 }
 

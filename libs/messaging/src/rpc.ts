@@ -32,6 +32,7 @@ import { maxBodyBytes, type Bus } from './bus';
 import { decodeJson, encodeJson } from './codec';
 import { readCall, toHeaders, traceIdOf, type CallContext } from './headers';
 import { openBucket, type ObjectStore } from './objects';
+import { openReply, sealReply } from './sealed-reply';
 
 const tracer = trace.getTracer('@mailroom/messaging');
 
@@ -127,12 +128,14 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
           });
           const data = encodeJson(result ?? {});
           // Too large for one NATS message (a message with megabytes of text): the body goes
-          // through the replies bucket, and the reply names it.
+          // through the replies bucket, sealed, and the reply names it and carries its key.
           if (data.length > maxBodyBytes(bus)) {
             const object = `${name}.${nuid.next()}`;
-            await (await repliesOf(bus)).putBlob({ name: object }, data);
+            const { sealed, key } = sealReply(data);
+            await (await repliesOf(bus)).putBlob({ name: object }, sealed);
             const h = natsHeaders();
             h.set(HEADERS.replyObject, object);
+            h.set(HEADERS.replyKey, key);
             msg.respond(new Uint8Array(0), { headers: h });
           } else {
             msg.respond(data);
@@ -211,7 +214,7 @@ export async function callRpc<N extends RpcName>(
     }
     span.end();
     const object = reply.headers?.get(HEADERS.replyObject);
-    if (object && !reply.headers?.get(HEADERS.errorCode)) return decodeReply(name, reply, await readReply(bus, name, object));
+    if (object && !reply.headers?.get(HEADERS.errorCode)) return decodeReply(name, reply, await readReply(bus, name, object, reply.headers?.get(HEADERS.replyKey) ?? ''));
     return decodeReply(name, reply);
   });
 }
@@ -229,14 +232,14 @@ function repliesOf(bus: Bus): Promise<ObjectStore> {
   return bucket;
 }
 
-/** A large reply's body, read from the replies bucket and removed (its lifetime there removes it otherwise). */
-async function readReply(bus: Bus, name: RpcName, object: string): Promise<Uint8Array> {
+/** A large reply's body, read from the replies bucket, opened with its key, and removed (its lifetime there removes it otherwise). */
+async function readReply(bus: Bus, name: RpcName, object: string, key: string): Promise<Uint8Array> {
   try {
     const bucket = await repliesOf(bus);
     const data = await bucket.getBlob(object);
     if (!data) throw new Error(`reply object ${object} not found`);
     void bucket.delete(object).catch(() => {});
-    return data;
+    return openReply(data, key);
   } catch (err) {
     throw new AppError('service_unavailable', `the reply of the ${rpcServiceOf(name)} service could not be read; retry shortly`, { cause: err });
   }
