@@ -10,7 +10,8 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { writeBusCredentials } from '@mailroom/messaging';
+import { BUS_IDENTITIES } from '@mailroom/contracts';
+import { readBusIdentity, writeBusCredentials } from '@mailroom/messaging';
 import { fetchDebianPackage, MissingTool, onPath } from './debian';
 import { portAnswers, waitUntil } from './net';
 import { startProcess, type Started } from './processes';
@@ -37,11 +38,16 @@ export function natsAuthDir(dataDir: string): string {
   return join(dataDir, 'nats', 'auth');
 }
 
-/** The operator, its include file and every identity's credentials, made on first start and kept. */
+/**
+ * The operator, its include file and every identity's credentials, made on first start and
+ * kept; made again (they are this machine's, for development) when a file is missing, as
+ * after an upgrade that added one.
+ */
 export async function ensureNatsAuth(dataDir: string, say: (line: string) => void): Promise<string> {
   const dir = natsAuthDir(dataDir);
-  if (!existsSync(join(dir, 'nats-auth.conf'))) {
-    await writeBusCredentials(dir);
+  const complete = await Promise.all(BUS_IDENTITIES.map((identity) => readBusIdentity(dir, identity).then(() => existsSync(join(dir, 'nats-auth.conf')), () => false)));
+  if (!complete.every(Boolean)) {
+    await writeBusCredentials(dir, { force: true });
     say(`bus credentials written to ${dir}`);
   }
   return dir;
