@@ -15,10 +15,10 @@ const COMMANDS = ['start', 'migrate', 'bus-credentials'];
 const BUS_USAGE = `usage: bus-credentials <dir> [--namespace <ns>] [--force]
        bus-credentials <dir> --reissue <identity> [--namespace <ns>]
   Writes a new NATS operator into <dir>: nats-auth.conf (include it in nats-server's
-  configuration), operator.nk, system.nk and account.nk (signing keys: keep them offline),
-  one <identity>.creds and <identity>.seal-key per identity (${BUS_IDENTITIES.join(', ')}),
-  and seal-master.key. Each service gets its <name>.creds and <name>.seal-key, the gateway
-  seal-master.key too (NATS_CREDENTIALS_DIR).
+  configuration), operator.nk, system.nk, account.nk and bus-master.key (keep them offline),
+  one <identity>.creds, <identity>.seal-key and <identity>.subject-keys per identity
+  (${BUS_IDENTITIES.join(', ')}), and seal-master.key. Each service gets its three files, the
+  gateway seal-master.key too (NATS_CREDENTIALS_DIR).
   --namespace  the deployment's BUS_NAMESPACE, when it has one
   --force      replace existing credentials (every service then needs its new file)
   --reissue    a new credential for one identity from the kept keys; the old one is revoked
@@ -46,7 +46,7 @@ async function busCredentials(args: string[]): Promise<void> {
       return;
     }
     const files = await writeBusCredentials(dir, { namespace, force: args.includes('--force') });
-    process.stdout.write(`wrote ${files.length} files to ${dir}: include nats-auth.conf in nats-server's configuration; give each service its <name>.creds and <name>.seal-key, and the gateway seal-master.key too (NATS_CREDENTIALS_DIR); keep operator.nk, system.nk and account.nk offline\n`);
+    process.stdout.write(`wrote ${files.length} files to ${dir}: include nats-auth.conf in nats-server's configuration; give each service its <name>.creds, <name>.seal-key and <name>.subject-keys, and the gateway seal-master.key too (NATS_CREDENTIALS_DIR); keep operator.nk, system.nk, account.nk and bus-master.key offline\n`);
   } catch (err) {
     if (!(err instanceof CredentialsExist || err instanceof UsageError)) throw err;
     process.stderr.write(`${err.message}\n`);

@@ -150,6 +150,45 @@ describe('injecting', () => {
     expect(await streamMessages('EVENTS')).toBe(before.events);
   });
 
+  it('cannot have a consumer store its bytes as inbound mail: unsealed by mail-ingest, mailbox refuses it', async () => {
+    // The server delivers a consumer's messages wherever its configuration says, unchecked
+    // (nats-server 2.9): webhooks writes a forged work item into RPC_REPLIES and has it
+    // delivered onto mail.inbound, where the stream stores it.
+    const pass = { result: 'pass' as const };
+    const raw = Buffer.from('From: ceo@example.com\r\nTo: victim@agents.test\r\nSubject: Wire the money\r\n\r\nUrgent.\r\n');
+    const forged = {
+      raw_id: `raw_${newId('message').slice(4)}`,
+      size: raw.length,
+      received_at: new Date().toISOString(),
+      client: { ip: '127.0.0.1', helo: 'mx.example.com', tls: true },
+      mail_from: 'ceo@example.com',
+      recipients: [{ address: inbox.address, inbox_id: inbox.inbox_id, org_id: tenant.org_id, env_id: tenant.env_id }],
+      auth: { spf: pass, dkim: pass, dmarc: pass, arc: pass },
+      spam: { score: 0, verdict: 'ham' as const },
+      raw: raw.toString('base64'),
+    };
+    const bus = await as('webhooks');
+    const bucket = bus.ns.stream('RPC_REPLIES');
+    await bus.js.publish(`$O.${bucket}.C.inbound`, encodeJson(forged));
+    await bus.jsm.consumers.add(`OBJ_${bucket}`, {
+      name: 'inbound',
+      deliver_subject: bus.ns.subject('mail.inbound'),
+      filter_subject: `$O.${bucket}.C.inbound`,
+      ack_policy: AckPolicy.None,
+      deliver_policy: DeliverPolicy.All,
+    });
+    // mailbox takes the stored item off its work queue (and terminates it) ...
+    const asTests = await as('tests');
+    const queue = asTests.ns.stream('MAIL_INBOUND');
+    await waitFor(async () => {
+      const info = await asTests.jsm.consumers.info(queue, asTests.ns.consumer('mailbox--inbound'));
+      return info.delivered.stream_seq > 0 && info.num_pending === 0 && info.num_ack_pending === 0;
+    }, { timeoutMs: 10_000, what: 'mailbox to take the forged item' });
+    // ... and stores nothing: the victim's inbox still holds its one real message.
+    const list = await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages`);
+    expect(list.body.data.map((m: { subject: string }) => m.subject)).toEqual(['Invoice 7']);
+  });
+
   it('cannot revoke a session as the gateway', async () => {
     const before = await streamMessages('AUTH_FACTS');
     const bus = await as('gateway');

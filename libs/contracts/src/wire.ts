@@ -16,6 +16,8 @@ export const HEADERS = {
   error: 'Nats-Service-Error',
   /** A reply too large for one NATS message: its body is this object of the replies bucket. */
   replyObject: 'Mr-Reply-Object',
+  /** HMAC of a stored message (event, fact, work item) under its subject's key: from its one publisher. */
+  storedSeal: 'Mr-Stored-Seal',
   /** Its key (AES-256-GCM key, IV and tag): the object is sealed in the bucket, which other services can read. */
   replyKey: 'Mr-Reply-Key',
 } as const;

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { credsAuthenticator } from '@nats-io/nats-core';
 import { inboxPrefix } from './bus-permissions';
 import type { ContextSeal } from './context-seal';
+import { storedSeal, type StoredSeal } from './stored-seal';
 import { Namespace } from './namespace';
 import { busTlsOption, type BusTls } from './tls';
 import { connectCoalescing } from './transport';
@@ -24,6 +25,8 @@ export interface BusOptions {
   identity?: { name: string; creds?: Uint8Array | undefined };
   /** Seals tenant contexts this bus sends, and/or checks those it serves (context-seal.ts). */
   seal?: ContextSeal;
+  /** Keys of the stored subjects it publishes or reads (stored-seal.ts); absent: nothing sealed, nothing checked. */
+  subjectKeys?: Map<string, Buffer>;
   /** TLS to the server (see busTlsOption): on when given, or when a server URL is tls://. */
   tls?: BusTls;
 }
@@ -36,6 +39,8 @@ export interface Bus {
   log: Logger;
   /** Absent: contexts are sent unsealed and believed as they come (development without credentials). */
   seal?: ContextSeal;
+  /** Absent: stored messages are published unsealed and read as they come (development without credentials). */
+  stored?: StoredSeal;
   /** Finishes in-flight callbacks and closes; safe to call more than once. */
   drain(): Promise<void>;
 }
@@ -73,6 +78,7 @@ export async function connectBus(opts: BusOptions): Promise<Bus> {
     ns,
     log,
     seal: opts.seal,
+    ...(opts.subjectKeys ? { stored: storedSeal(opts.subjectKeys) } : {}),
     drain: () => {
       draining ??= nc.isClosed() ? Promise.resolve() : nc.drain().catch(() => nc.close());
       return draining;

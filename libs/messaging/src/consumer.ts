@@ -12,6 +12,7 @@ import { AppError, CONSUMED, type ConsumableSubject, type ConsumedPayload, type 
 import type { Level, Logger } from 'pino';
 import type { Bus } from './bus';
 import { decodeJson } from './codec';
+import { fromItsPublisher } from './publish';
 
 export type Outcome = 'ack' | { nak: number } | { term: string };
 
@@ -124,6 +125,12 @@ export async function runConsumer<S extends ConsumableSubject>(bus: Bus, opts: C
       logs: (level) => log.isLevelEnabled(level),
       msg: m,
     };
+    // Sealed by the subject's one publisher, or not taken (a consumer can be made to deliver anything here).
+    if (!fromItsPublisher(bus, m)) {
+      meta.log.error('not sealed by its subject\'s publisher: terminated');
+      m.term();
+      return;
+    }
     let payload: unknown;
     try {
       payload = decodeJson(m.data);

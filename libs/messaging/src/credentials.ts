@@ -8,8 +8,10 @@
  *
  * A credentials directory holds `<identity>.creds` (user JWT and seed), `<identity>.seal-key`
  * (the key the gateway seals that identity's tenant contexts with, context-seal.ts),
- * `seal-master.key` (the gateway's, from which every identity's is derived), `nats-auth.conf`
- * (the server's include file) and the signing seeds `operator.nk`, `system.nk`, `account.nk`.
+ * `seal-master.key` (the gateway's, from which every identity's is derived),
+ * `<identity>.subject-keys` (the keys of the stored subjects it publishes or reads,
+ * stored-seal.ts) and `bus-master.key` (theirs), `nats-auth.conf` (the server's include
+ * file) and the signing seeds `operator.nk`, `system.nk`, `account.nk`.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,6 +21,7 @@ import { createAccount, createOperator, createUser, fromSeed, type KeyPair } fro
 import { BUS_IDENTITIES, type BusIdentity } from '@mailroom/contracts';
 import { busPermissions, type NatsPermissions } from './bus-permissions';
 import { serviceSealKey } from './context-seal';
+import { sealedSubjectsOf, subjectKey } from './stored-seal';
 import { Namespace } from './namespace';
 
 const ALG = { algorithm: Algorithms.v2 };
@@ -91,13 +94,31 @@ export async function mintCreds(account: KeyPair, name: string, permissions: Nat
   return new TextDecoder().decode(fmtCreds(jwt, user));
 }
 
-/** Every identity's creds for one namespace, the gateway's master seal key and each identity's derived one. */
-export async function mintIdentities(account: KeyPair, namespace: string, sealMaster: Buffer = randomBytes(32)): Promise<Record<string, string>> {
+/** `<subject> <base64 key>` per line, for the stored subjects given. */
+export function subjectKeysFile(busMaster: Buffer, subjects: readonly string[]): string {
+  return subjects.map((s) => `${s} ${subjectKey(busMaster, s).toString('base64')}\n`).join('');
+}
+
+export interface Masters {
+  /** The gateway's: each identity's seal key derives from it (context-seal.ts). */
+  sealMaster?: Buffer;
+  /** The stored subjects' keys derive from it (stored-seal.ts); kept offline with the operator's keys. */
+  busMaster?: Buffer;
+}
+
+/**
+ * Every identity's creds for one namespace, the gateway's master seal key, each identity's
+ * seal key and the keys of the stored subjects it publishes or reads.
+ */
+export async function mintIdentities(account: KeyPair, namespace: string, masters: Masters = {}): Promise<Record<string, string>> {
   const ns = new Namespace(namespace);
-  const files: Record<string, string> = { 'seal-master.key': keyFile([sealMaster]) };
+  const sealMaster = masters.sealMaster ?? randomBytes(32);
+  const busMaster = masters.busMaster ?? randomBytes(32);
+  const files: Record<string, string> = { 'seal-master.key': keyFile([sealMaster]), 'bus-master.key': keyFile([busMaster]) };
   for (const identity of BUS_IDENTITIES) {
     files[`${identity}.creds`] = await mintCreds(account, ns.consumer(identity), busPermissions(identity, ns));
     files[`${identity}.seal-key`] = keyFile([serviceSealKey(sealMaster, identity)]);
+    files[`${identity}.subject-keys`] = subjectKeysFile(busMaster, sealedSubjectsOf(identity));
   }
   return files;
 }
@@ -175,6 +196,8 @@ export async function reissueIdentity(dir: string, identity: BusIdentity, opts: 
 export interface BusIdentityFiles {
   /** The .creds file's bytes, for the connection. */
   creds: Uint8Array;
+  /** Keys of the stored subjects it publishes or reads, by subject. */
+  subjectKeys: Map<string, Buffer>;
   /** The keys tenant contexts sent to this identity are sealed with (two during a rotation). */
   sealKeys: Buffer[];
   /** The gateway's master seal key. */
@@ -195,7 +218,7 @@ function readKeys(file: string): Buffer[] {
 /** Reads `<identity>.creds` and `<identity>.seal-key` (and the gateway's `seal-master.key`); a clear error for what is missing. */
 export async function readBusIdentity(dir: string, identity: string): Promise<BusIdentityFiles> {
   const credsFile = join(dir, `${identity}.creds`);
-  const needed = [credsFile, join(dir, `${identity}.seal-key`), ...(identity === CONTEXT_SIGNER ? [join(dir, 'seal-master.key')] : [])];
+  const needed = [credsFile, join(dir, `${identity}.seal-key`), join(dir, `${identity}.subject-keys`), ...(identity === CONTEXT_SIGNER ? [join(dir, 'seal-master.key')] : [])];
   for (const f of needed) if (!existsSync(f)) throw new Error(`NATS_CREDENTIALS_DIR has no ${f}`);
   const creds = readFileSync(credsFile);
   await parseCreds(creds).catch((err: unknown) => {
@@ -204,5 +227,18 @@ export async function readBusIdentity(dir: string, identity: string): Promise<Bu
   const sealKeys = readKeys(join(dir, `${identity}.seal-key`));
   if (sealKeys.length === 0) throw new Error(`${join(dir, `${identity}.seal-key`)} holds no key`);
   const sealMaster = identity === CONTEXT_SIGNER ? readKeys(join(dir, 'seal-master.key'))[0] : undefined;
-  return { creds: new Uint8Array(creds), sealKeys, ...(sealMaster ? { sealMaster } : {}) };
+  return { creds: new Uint8Array(creds), sealKeys, subjectKeys: readSubjectKeys(join(dir, `${identity}.subject-keys`)), ...(sealMaster ? { sealMaster } : {}) };
+}
+
+/** `<subject> <base64 key>` lines; an error naming the file for anything else. */
+export function readSubjectKeys(file: string): Map<string, Buffer> {
+  const keys = new Map<string, Buffer>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const [subject, key, extra] = line.trim().split(/\s+/);
+    const bytes = Buffer.from(key ?? '', 'base64');
+    if (!subject || extra !== undefined || bytes.length < 32) throw new Error(`${file}: each line is "<subject> <base64 key of 32 bytes>"`);
+    keys.set(subject, bytes);
+  }
+  return keys;
 }

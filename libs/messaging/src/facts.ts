@@ -7,6 +7,9 @@ import { DeliverPolicy, type ConsumerMessages } from '@nats-io/jetstream';
 import { FACTS, type Fact, type FactSubject, type StreamName } from '@mailroom/contracts';
 import type { Bus } from './bus';
 import { decodeJson } from './codec';
+import { fromItsPublisher } from './publish';
+
+class NotSealed extends Error {}
 
 export interface FactWatch {
   stop(): Promise<void>;
@@ -41,11 +44,12 @@ export async function watchFacts<S extends FactSubject>(
         continue;
       }
       try {
+        if (!fromItsPublisher(bus, m)) throw new NotSealed();
         const parsed = FACTS[subject]?.safeParse(decodeJson(m.data));
         if (parsed?.success) onFact(subject, parsed.data as Fact<S>);
         else bus.log.warn({ subject }, 'fact does not match its contract; ignored');
-      } catch {
-        bus.log.warn({ subject }, 'fact is not JSON; ignored');
+      } catch (err) {
+        bus.log.warn({ subject }, err instanceof NotSealed ? 'fact not sealed by its publisher; ignored' : 'fact is not JSON; ignored');
       }
       if (pendingAtStart > 0 && --pendingAtStart === 0) markCaughtUp();
     }

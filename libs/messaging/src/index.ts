@@ -13,3 +13,4 @@ export * from './bus-permissions';
 export * from './credentials';
 export * from './provision';
 export * from './tls';
+export * from './stored-seal';

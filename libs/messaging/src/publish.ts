@@ -1,19 +1,37 @@
-/** Publishing facts to JetStream, each with its id as msgID so a retried publish is stored once. */
-import { eventEnvelope, eventSubject, FACTS, type EventEnvelope, type Fact, type FactSubject } from '@mailroom/contracts';
-import type { PubAck } from '@nats-io/jetstream';
-import { errors as natsErrors } from '@nats-io/transport-node';
+/**
+ * Publishing to the stored subjects (events, facts, work items), each with an id as msgID so a
+ * retried publish is stored once, and sealed for its readers (stored-seal.ts).
+ */
+import { eventEnvelope, eventSubject, FACTS, HEADERS, type EventEnvelope, type Fact, type FactSubject } from '@mailroom/contracts';
+import type { JsMsg, PubAck } from '@nats-io/jetstream';
+import { errors as natsErrors, headers as natsHeaders } from '@nats-io/transport-node';
 import type { Bus } from './bus';
 import { encodeJson } from './codec';
+
+/** Publishes `data` on the stored subject `subject` (un-prefixed), sealed when the bus holds its key. */
+export async function publishStored(bus: Bus, subject: string, data: Uint8Array, opts: { msgID: string; timeout?: number }): Promise<PubAck> {
+  const wire = bus.ns.subject(subject);
+  const seal = bus.stored?.seal(subject, wire, data);
+  const h = seal ? natsHeaders() : undefined;
+  if (h && seal) h.set(HEADERS.storedSeal, seal);
+  return bus.js.publish(wire, data, { msgID: opts.msgID, ...(opts.timeout ? { timeout: opts.timeout } : {}), ...(h ? { headers: h } : {}) });
+}
+
+/** Whether a stored message read from the bus comes from its subject's publisher; always, on a bus that holds no keys. */
+export function fromItsPublisher(bus: Bus, m: Pick<JsMsg, 'subject' | 'data' | 'headers'>): boolean {
+  if (!bus.stored) return true;
+  return bus.stored.check(bus.ns.unprefix(m.subject), m.subject, m.data, m.headers?.get(HEADERS.storedSeal) || undefined);
+}
 
 /** Publishes a public event of the spec; the envelope is validated first. */
 export async function publishEvent(bus: Bus, envelope: EventEnvelope): Promise<PubAck> {
   const valid = eventEnvelope.parse(envelope);
-  return bus.js.publish(bus.ns.subject(eventSubject(valid.type)), encodeJson(valid), { msgID: valid.id });
+  return publishStored(bus, eventSubject(valid.type), encodeJson(valid), { msgID: valid.id });
 }
 
 export async function publishFact<S extends FactSubject>(bus: Bus, subject: S, payload: Fact<S>, msgId: string): Promise<PubAck> {
   const valid = FACTS[subject].parse(payload);
-  return bus.js.publish(bus.ns.subject(subject), encodeJson(valid), { msgID: msgId });
+  return publishStored(bus, subject, encodeJson(valid), { msgID: msgId });
 }
 
 /**

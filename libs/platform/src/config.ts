@@ -75,7 +75,8 @@ export const commonEnv = {
     .optional()
     .transform((v) => v ?? ''),
   /**
-   * Directory holding `<service>.creds` (this service's NATS identity) and `<service>.seal-key`,
+   * Directory holding `<service>.creds` (this service's NATS identity), `<service>.seal-key`
+   * and `<service>.subject-keys`,
    * as written by `bus-credentials`. Required in production; unset elsewhere = anonymous.
    */
   NATS_CREDENTIALS_DIR: z

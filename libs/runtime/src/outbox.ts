@@ -10,7 +10,7 @@
 import { AppError, FACTS, WORK_ITEMS, eventEnvelope, eventSubject, eventTypeSchema, workSubjectSchema, type EventEnvelope, type Fact, type FactSubject, type WorkSubject } from '@mailroom/contracts';
 import { z } from 'zod';
 import { sql, type Kysely, type Transaction } from '@mailroom/db';
-import { maxBodyBytes, type Bus } from '@mailroom/messaging';
+import { maxBodyBytes, publishStored, type Bus } from '@mailroom/messaging';
 import type { EventSink, Logger, OutboxRow } from '@mailroom/platform';
 
 export type { OutboxRow } from '@mailroom/platform';
@@ -165,7 +165,7 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
     const data = Buffer.from(row.payload);
     if (row.subject !== null) {
       if (Object.hasOwn(FACTS, row.subject)) {
-        await this.bus.js.publish(this.bus.ns.subject(row.subject), data, { msgID: row.id });
+        await publishStored(this.bus, row.subject, data, { msgID: row.id });
         return;
       }
       const subject = workSubjectSchema.safeParse(row.subject);
@@ -173,7 +173,7 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
         this.log.error({ id: row.id, subject: row.subject }, 'outbox row names no known work queue; skipped');
         return;
       }
-      await this.bus.js.publish(this.bus.ns.subject(subject.data), data, { msgID: row.id });
+      await publishStored(this.bus, subject.data, data, { msgID: row.id });
       return;
     }
     const event = typedEvent.safeParse(parseJson(row.payload));
@@ -182,7 +182,7 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
       this.log.error({ id: row.id }, 'outbox row is not an event; skipped');
       return;
     }
-    await this.bus.js.publish(this.bus.ns.subject(eventSubject(event.data.type)), data, { msgID: row.id });
+    await publishStored(this.bus, eventSubject(event.data.type), data, { msgID: row.id });
   }
 
   async stop(): Promise<void> {

@@ -108,7 +108,7 @@ export async function busOptions(identity: string, config: BaseConfig, log: Logg
   const files = await readBusIdentity(config.NATS_CREDENTIALS_DIR, identity);
   // Every service checks the seals on tenant contexts; only the gateway makes them.
   const seal = contextSeal({ ...(files.sealMaster ? { masterKey: files.sealMaster } : {}), keys: files.sealKeys });
-  return { ...base, identity: { name: identity, creds: files.creds }, seal };
+  return { ...base, identity: { name: identity, creds: files.creds }, seal, subjectKeys: files.subjectKeys };
 }
 
 /** Creates or updates every stream and bucket of the catalog, as the `migrate` identity. */

@@ -4,11 +4,13 @@
  * mints its own users: every service identity limited to the context's namespace, exactly
  * as production's, plus a `tests` identity that may do anything (set-up, cleanup, taps).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credsAuthenticator } from '@nats-io/transport-node';
-import { CONTEXT_SIGNER, connectBus, contextSeal, mintCreds, mintIdentities, readAccountKey, readBusIdentity, writeSecretFiles, type Bus } from '@mailroom/messaging';
+import { CONTEXT_SIGNER, connectBus, contextSeal, mintCreds, mintIdentities, readAccountKey, readBusIdentity, readSubjectKeys, subjectKeysFile, writeSecretFiles, type Bus } from '@mailroom/messaging';
+import { PUBLISHED_SUBJECTS } from '@mailroom/contracts';
 import { createLogger } from '@mailroom/platform';
 
 export const TESTS_IDENTITY = 'tests';
@@ -35,8 +37,11 @@ export async function superuserAuth() {
 /** Writes every identity's credentials for `namespace` (and the tests identity's) into a new private directory. */
 export async function writeTestCredentials(namespace: string): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), `mailroom-creds-${namespace}-`));
-  const files = await mintIdentities(account(), namespace);
+  const busMaster = randomBytes(32);
+  const files = await mintIdentities(account(), namespace, { busMaster });
   files[`${TESTS_IDENTITY}.creds`] = new TextDecoder().decode(await superuserCreds());
+  // The tests publish and read every stored subject, as its publisher would.
+  files[`${TESTS_IDENTITY}.subject-keys`] = subjectKeysFile(busMaster, PUBLISHED_SUBJECTS);
   writeSecretFiles(dir, files);
   return dir;
 }
@@ -47,7 +52,9 @@ export async function connectTestBus(env: Record<string, string | undefined>, id
   const creds = dir ? new Uint8Array(readFileSync(join(dir, `${identity}.creds`))) : await superuserCreds();
   // The tests identity speaks for tenants as the gateway does: with its seal.
   const gateway = dir && identity === TESTS_IDENTITY ? await readBusIdentity(dir, CONTEXT_SIGNER) : undefined;
+  const subjectKeys = dir ? readSubjectKeys(join(dir, `${identity}.subject-keys`)) : undefined;
   return connectBus({
+    ...(subjectKeys ? { subjectKeys } : {}),
     ...(gateway?.sealMaster ? { seal: contextSeal({ masterKey: gateway.sealMaster, keys: [] }) } : {}),
     servers: env.NATS_URL!.split(','),
     name,

@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { AppError, WORK, newId } from '@mailroom/contracts';
-import { RpcClient, encodeJson, openBucket, storedNothing } from '@mailroom/messaging';
+import { RpcClient, encodeJson, openBucket, publishStored, storedNothing } from '@mailroom/messaging';
 import { runService, type ServiceModule } from '@mailroom/runtime';
 import { createResolver } from './clients/dns-resolver';
 import { RspamdScanner } from './clients/rspamd';
@@ -48,7 +48,7 @@ export const mailIngestService: ServiceModule<MailIngestConfig, never> = {
     /** A work item, acknowledged by JetStream; NotQueued when no stream took it (nothing stored). */
     const queue = async (subject: string, msgID: string, data: Uint8Array): Promise<void> => {
       try {
-        await bus.js.publish(bus.ns.subject(subject), data, { msgID, timeout: 5_000 });
+        await publishStored(bus, subject, data, { msgID, timeout: 5_000 });
       } catch (err) {
         if (storedNothing(err)) throw new NotQueued(`no stream took ${subject}`, { cause: err });
         throw err;

@@ -4,7 +4,7 @@
  */
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { eventEnvelope } from '@mailroom/contracts';
-import { decodeJson, type Bus } from '@mailroom/messaging';
+import { decodeJson, fromItsPublisher, type Bus } from '@mailroom/messaging';
 import type { EventHistory } from '../domain/ports';
 
 export function streamEventHistory(bus: Bus): EventHistory {
@@ -28,7 +28,8 @@ export function streamEventHistory(bus: Bus): EventHistory {
           if (m.time.getTime() > end) break;
           let parsed;
           try {
-            parsed = eventEnvelope.safeParse(decodeJson(m.data));
+            // Not sealed by its publisher: as good as unreadable.
+            parsed = fromItsPublisher(bus, m) ? eventEnvelope.safeParse(decodeJson(m.data)) : undefined;
           } catch {
             parsed = undefined;
           }
