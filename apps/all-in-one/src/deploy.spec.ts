@@ -17,19 +17,21 @@ const read = (file: string) => readFileSync(resolve(root, file), 'utf8');
 /** Every identity `bus-credentials` writes: one per service, and `migrate`. */
 const IDENTITIES = [...SERVICE_NAMES, 'migrate'].sort();
 /** The files of its credentials directory an identity needs (readBusIdentity), and no more. */
-const busFilesOf = (identity: string) => [`${identity}.creds`, `${identity}.seal-key`, ...(identity === CONTEXT_SIGNER ? ['seal-master.key'] : [])].sort();
+const busFilesOf = (identity: string) => [`${identity}.creds`, `${identity}.seal-key`, `${identity}.subject-keys`, ...(identity === CONTEXT_SIGNER ? ['seal-master.key'] : [])].sort();
 /**
  * The names in a workload's or container's definition, anywhere in it, of credential files
- * it must not get: another identity's .creds, .seal-key or Secret, and seal-master.key
- * unless it is the gateway. Read from the whole definition, so a second volume, a projected
- * one or a subPath mount gets caught as well as the bus volume's items.
+ * it must not get: another identity's .creds, .seal-key, .subject-keys or Secret,
+ * bus-master.key (kept offline, never given to a service), and seal-master.key unless it is
+ * the gateway. Read from the whole definition, so a second volume, a projected one or a
+ * subPath mount gets caught as well as the bus volume's items.
  */
 function foreignBusFiles(identity: string, definition: unknown): string[] {
   const text = JSON.stringify(definition);
   const named = (name: string) => new RegExp(`(?<![\\w.-])${name.replace(/[.-]/g, '\\$&')}(?![\\w.-])`).test(text);
   const others = IDENTITIES.filter((i) => i !== identity);
   return [
-    ...others.flatMap((o) => [`${o}.creds`, `${o}.seal-key`, `mailroom-bus-${o}`]),
+    ...others.flatMap((o) => [`${o}.creds`, `${o}.seal-key`, `${o}.subject-keys`, `mailroom-bus-${o}`]),
+    'bus-master.key',
     ...(identity === CONTEXT_SIGNER ? [] : ['seal-master.key']),
   ].filter(named);
 }
@@ -137,7 +139,7 @@ describe('deploy/k8s', () => {
     expect(configData.NATS_CREDENTIALS_DIR).toBeTruthy();
   });
 
-  it('gives each workload of the image its own identity: its Secret, its .creds and .seal-key only (and seal-master.key to the gateway), read-only', () => {
+  it('gives each workload of the image its own identity: its Secret, its .creds, .seal-key and .subject-keys only (and seal-master.key to the gateway), read-only', () => {
     const dir = configData.NATS_CREDENTIALS_DIR!;
     const seen = mailroomWorkloads.map((w) => {
       const identity = w.metadata.labels?.['app.kubernetes.io/component'] ?? '';
@@ -146,7 +148,7 @@ describe('deploy/k8s', () => {
       for (const file of busFilesOf(identity)) expect(secretFileAt(tpl, `${dir}/${file}`)).toEqual({ secret: `mailroom-bus-${identity}`, key: file, readOnly: true });
       const bus = tpl.spec.volumes!.find((v) => v.name === mountOf(tpl, dir)!.name)!;
       expect(bus.secret?.items?.map((i) => i.key).sort()).toEqual(busFilesOf(identity));
-      // Nothing of another identity's anywhere in the workload, nor the master seal key but in the gateway's.
+      // Nothing of another identity's anywhere in the workload, nor bus-master.key, nor the master seal key but in the gateway's.
       const raw = objects.find((o) => o.kind === w.kind && o.metadata.name === w.metadata.name);
       expect([identity, foreignBusFiles(identity, raw)]).toEqual([identity, []]);
       // The CA alone out of the server's Secret, never its key.
@@ -211,14 +213,14 @@ describe('docker-compose.yml', () => {
     expect(oneShot.command?.join(' ')).toMatch(/test -f \S+\/nats-auth\.conf \|\| exec node apps\/all-in-one\/dist\/main\.js bus-credentials /);
   });
 
-  it('gives each container of the image its own .creds and .seal-key (and seal-master.key to the gateway), read-only, in NATS_CREDENTIALS_DIR', () => {
+  it('gives each container of the image its own .creds, .seal-key and .subject-keys (and seal-master.key to the gateway), read-only, in NATS_CREDENTIALS_DIR', () => {
     const seen = mailroom.map(([name, s]) => {
       const identity = identityOf(s.command) ?? '';
       const dir = s.environment?.NATS_CREDENTIALS_DIR;
       expect([name, dir]).toEqual([name, expect.stringMatching(/^\//)]);
       const files = (s.volumes ?? []).map((v) => subpathMount.parse(v));
       expect(files.map((f) => [f.source, f.volume.subpath, f.target, f.read_only]).sort()).toEqual(busFilesOf(identity).map((file) => ['bus-credentials', file, `${dir}/${file}`, true]).sort());
-      // Nothing of another identity's anywhere in the container, nor the master seal key but in the gateway's.
+      // Nothing of another identity's anywhere in the container, nor bus-master.key, nor the master seal key but in the gateway's.
       expect([name, foreignBusFiles(identity, rawCompose.services[name])]).toEqual([name, []]);
       expect(s.depends_on).toHaveProperty(identity === 'migrate' ? 'nats' : 'migrate');
       return identity;
