@@ -15,7 +15,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe('bus credentials', () => {
   it('writes the server include, the signing seeds and a credential per identity carrying its permissions', async () => {
     const files = await writeBusCredentials(join(dir, 'out'), { namespace: 'prod' });
-    expect(files).toEqual(expect.arrayContaining(['nats-auth.conf', 'operator.nk', 'system.nk', 'account.nk', 'seal-master.key', ...BUS_IDENTITIES.map((i) => `${i}.seal-key`), ...BUS_IDENTITIES.map((i) => `${i}.creds`)]));
+    expect(files).toEqual(expect.arrayContaining(['nats-auth.conf', 'operator.nk', 'system.nk', 'account.nk', 'seal-master.key', 'bus-master.key', ...BUS_IDENTITIES.map((i) => `${i}.seal-key`), ...BUS_IDENTITIES.map((i) => `${i}.subject-keys`), ...BUS_IDENTITIES.map((i) => `${i}.creds`)]));
     const conf = readFileSync(join(dir, 'out', 'nats-auth.conf'), 'utf8');
     expect(conf).toMatch(/^operator: ey/m);
     expect(conf).toMatch(/^resolver: MEMORY$/m);
@@ -29,6 +29,10 @@ describe('bus credentials', () => {
     // The gateway seals for webhooks with the key webhooks holds, and only the gateway holds the master.
     expect(serviceSealKey(gateway.sealMaster!, 'webhooks')).toEqual(webhooks.sealKeys[0]);
     expect(webhooks.sealMaster).toBeUndefined();
+    // The keys of what it reads (every event), shared with each event's publisher.
+    const mailbox = await readBusIdentity(join(dir, 'out'), 'mailbox');
+    expect(webhooks.subjectKeys.get('events.message.received')).toEqual(mailbox.subjectKeys.get('events.message.received'));
+    expect(webhooks.subjectKeys.has('mail.inbound')).toBe(false);
   });
 
   it('leaves every file readable by its owner only, also when it replaces one', async () => {
@@ -52,7 +56,11 @@ describe('bus credentials', () => {
     await expect(readBusIdentity(dir, 'mailbox')).rejects.toThrow(/mailbox\.creds/);
     writeFileSync(join(dir, 'mailbox.creds'), 'not a creds file');
     writeFileSync(join(dir, 'mailbox.seal-key'), `${'A'.repeat(44)}\n`);
+    writeFileSync(join(dir, 'mailbox.subject-keys'), `mail.inbound ${'A'.repeat(44)}\n`);
     await expect(readBusIdentity(dir, 'mailbox')).rejects.toThrow(/not a NATS credentials file/);
+    await writeBusCredentials(join(dir, 'ok'));
+    writeFileSync(join(dir, 'ok', 'mailbox.subject-keys'), 'mail.inbound\n');
+    await expect(readBusIdentity(join(dir, 'ok'), 'mailbox')).rejects.toThrow(/mailbox\.subject-keys: each line is/);
   });
 });
 
