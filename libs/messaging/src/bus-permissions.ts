@@ -96,13 +96,9 @@ function provision(ns: Namespace): string[] {
   return serverStreams(ns).flatMap((s) => [`${API}.STREAM.INFO.${s}`, `${API}.STREAM.CREATE.${s}`, `${API}.STREAM.UPDATE.${s}`]);
 }
 
+/** The rpc subjects an identity serves: its own operations (none for the gateway and migrate). */
 function served(identity: BusIdentity): string[] {
-  const service = identity as RpcService;
-  try {
-    return rpcNamesOf(service).map(rpcSubject);
-  } catch {
-    return [];
-  }
+  return rpcNamesOf(identity as RpcService).map(rpcSubject);
 }
 
 export function busPermissions(identity: BusIdentity, ns: Namespace): NatsPermissions {
