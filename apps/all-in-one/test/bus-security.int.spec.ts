@@ -225,7 +225,7 @@ describe('injecting', () => {
 });
 
 describe('destroying', () => {
-  it.each(['webhooks', 'gateway'])('cannot purge stored raw mail as %s, which only reads it', async (identity) => {
+  it.each(['webhooks', 'gateway', 'mail-send'])('cannot purge stored raw mail as %s, which only reads it', async (identity) => {
     const bus = await as(identity);
     const purge = `$JS.API.STREAM.PURGE.OBJ_${bus.ns.stream('MAIL_RAW')}`;
     const before = await bucketMessages('MAIL_RAW');

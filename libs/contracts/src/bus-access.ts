@@ -99,7 +99,8 @@ export const BUS_ACCESS = {
     calls: ['orgs.organization.get'],
     publishes: (['message.sent', 'message.delivered', 'message.bounced', 'message.complained', 'message.rejected'] as const).map(eventSubject),
     consumes: ['mail-send--outbound', 'mail-send--feedback', 'mail-send--system'],
-    buckets: { raw: 'write', attachments: 'read', replies: 'write' },
+    // Reads what mail-ingest received (reports), writes what it sends.
+    buckets: { raw: 'read', sent: 'write', attachments: 'read', replies: 'write' },
   },
   webhooks: {
     ...NONE,
@@ -113,7 +114,7 @@ export const BUS_ACCESS = {
     calls: RPC_NAMES.filter((name) => !SERVICE_ONLY.has(name)),
     follows: ['AUTH_FACTS', 'ORGS_FACTS'],
     // Replies: read, then deleted (its lifetime would remove it otherwise).
-    buckets: { raw: 'read', attachments: 'read', replies: 'write' },
+    buckets: { raw: 'read', sent: 'read', attachments: 'read', replies: 'write' },
     kv: ['idempotency'],
   },
   migrate: { ...NONE, provisions: true },

@@ -18,8 +18,10 @@ import { systemMail } from './system-mail';
 export const VERP_LOCAL_PART = /^bounces\+(msg_[0-9a-z]{26})-([0-9a-z]{10})$/;
 
 export const OBJECT_BUCKETS = {
-  /** Raw messages, byte for byte, named by raw id. */
+  /** Raw messages received, byte for byte, named by raw id: written by mail-ingest alone. */
   raw: 'MAIL_RAW',
+  /** Raw messages sent, as composed and signed, named by raw id: written by mail-send alone. */
+  sent: 'MAIL_SENT',
   /** Decoded attachments, named by attachment id (derivable from the raw message). */
   attachments: 'MAIL_ATTACHMENTS',
   /** RPC replies too large for one NATS message (a message with megabytes of text), read once by their caller. */

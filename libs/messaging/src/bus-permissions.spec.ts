@@ -47,6 +47,11 @@ describe('bus permissions from the access table', () => {
     expect(ingest).toContain('$O.t1_MAIL_RAW.>');
     expect(ingest).toContain('$JS.API.STREAM.PURGE.OBJ_t1_MAIL_RAW');
     expect(busPermissions('webhooks', ns).pub.allow.some((s) => s.includes('MAIL_RAW'))).toBe(false);
+    // What mail-send sends goes to a bucket of its own; what was received it only reads.
+    const mailSend = busPermissions('mail-send', ns).pub.allow;
+    expect(mailSend).toContain('$O.t1_MAIL_SENT.>');
+    expect(mailSend).not.toContain('$O.t1_MAIL_RAW.>');
+    expect(mailSend).not.toContain('$JS.API.STREAM.PURGE.OBJ_t1_MAIL_RAW');
   });
 
   it('lets only migrate create and update streams, and nobody delete one', () => {

@@ -41,9 +41,9 @@ export const gatewayService: ServiceModule<GatewayConfig, never> = {
     );
     life.add('gateway:authenticator', authenticator, (a) => a.stop());
     await authenticator.start();
-    const [raw, attachments] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'attachments')]);
+    const [raw, sent, attachments] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'sent'), openBucket(bus, 'attachments')]);
     const app = createApp({
-      buckets: { raw, attachments },
+      buckets: { raw, sent, attachments },
       routes: ROUTES,
       authenticator,
       rpc,

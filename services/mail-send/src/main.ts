@@ -39,7 +39,8 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
   database: { schema: 'mail_send', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ config, bus, db, life, clock, log }) {
-    const raw = await openBucket(bus, 'raw');
+    // Reports come as mail-ingest received them; what is sent is kept in a bucket of its own.
+    const [raw, sent] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'sent')]);
     const attachmentBucket = await openBucket(bus, 'attachments');
     const repo = new SendRepository(db);
     const outbox = life.add('mail-send:outbox', new Outbox(db, bus, log), (o) => o.stop());
@@ -69,7 +70,7 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
       transact,
       repo,
       provider,
-      { put: async (rawId, bytes) => void (await raw.putBlob({ name: rawId }, bytes)) },
+      { put: async (rawId, bytes) => void (await sent.putBlob({ name: rawId }, bytes)) },
       (object) => attachmentBucket.getBlob(object),
       verp,
       dkim,

@@ -138,7 +138,9 @@ export class Messages {
 
   async raw(t: Tenant, inboxId: string, messageId: string) {
     const row = await this.mustFind(t, inboxId, messageId);
-    return { bucket: 'raw' as const, object: row.raw_id, content_type: 'message/rfc822', filename: `${row.id}.eml`, size: row.raw_size };
+    // What it received is in mail-ingest's bucket, what it sent in mail-send's.
+    const bucket = row.direction === 'outbound' ? ('sent' as const) : ('raw' as const);
+    return { bucket, object: row.raw_id, content_type: 'message/rfc822', filename: `${row.id}.eml`, size: row.raw_size };
   }
 
   async attachment(t: Tenant, inboxId: string, messageId: string, attachmentId: string) {
