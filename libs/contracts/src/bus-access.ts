@@ -86,7 +86,8 @@ export const BUS_ACCESS = {
     calls: ['mail-send.outbound.check'],
     publishes: [eventSubject('message.received'), 'mail.outbound'],
     consumes: ['mailbox--inbound'],
-    buckets: { raw: 'write', attachments: 'write', replies: 'write' },
+    // Reads what mail-ingest stored; writes the small raws that came inside their work item.
+    buckets: { raw: 'read', received: 'write', attachments: 'write', replies: 'write' },
   },
   'mail-ingest': {
     ...NONE,
@@ -114,7 +115,7 @@ export const BUS_ACCESS = {
     calls: RPC_NAMES.filter((name) => !SERVICE_ONLY.has(name)),
     follows: ['AUTH_FACTS', 'ORGS_FACTS'],
     // Replies: read, then deleted (its lifetime would remove it otherwise).
-    buckets: { raw: 'read', sent: 'read', attachments: 'read', replies: 'write' },
+    buckets: { raw: 'read', received: 'read', sent: 'read', attachments: 'read', replies: 'write' },
     kv: ['idempotency'],
   },
   migrate: { ...NONE, provisions: true },

@@ -20,6 +20,8 @@ export const VERP_LOCAL_PART = /^bounces\+(msg_[0-9a-z]{26})-([0-9a-z]{10})$/;
 export const OBJECT_BUCKETS = {
   /** Raw messages received, byte for byte, named by raw id: written by mail-ingest alone. */
   raw: 'MAIL_RAW',
+  /** Raw messages received that came inside their work item (small ones), written by mailbox alone. */
+  received: 'MAIL_RECEIVED',
   /** Raw messages sent, as composed and signed, named by raw id: written by mail-send alone. */
   sent: 'MAIL_SENT',
   /** Decoded attachments, named by attachment id (derivable from the raw message). */

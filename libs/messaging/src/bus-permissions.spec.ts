@@ -52,6 +52,9 @@ describe('bus permissions from the access table', () => {
     expect(mailSend).toContain('$O.t1_MAIL_SENT.>');
     expect(mailSend).not.toContain('$O.t1_MAIL_RAW.>');
     expect(mailSend).not.toContain('$JS.API.STREAM.PURGE.OBJ_t1_MAIL_RAW');
+    // Only mail-ingest writes MAIL_RAW: mailbox keeps the raws that came inside their work item in its own.
+    for (const identity of BUS_IDENTITIES.filter((i) => i !== 'mail-ingest')) expect(busPermissions(identity, ns).pub.allow).not.toContain('$O.t1_MAIL_RAW.>');
+    expect(busPermissions('mailbox', ns).pub.allow).toContain('$O.t1_MAIL_RECEIVED.>');
   });
 
   it('lets only migrate create and update streams, and nobody delete one', () => {

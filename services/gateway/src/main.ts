@@ -41,9 +41,9 @@ export const gatewayService: ServiceModule<GatewayConfig, never> = {
     );
     life.add('gateway:authenticator', authenticator, (a) => a.stop());
     await authenticator.start();
-    const [raw, sent, attachments] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'sent'), openBucket(bus, 'attachments')]);
+    const [raw, received, sent, attachments] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'received'), openBucket(bus, 'sent'), openBucket(bus, 'attachments')]);
     const app = createApp({
-      buckets: { raw, sent, attachments },
+      buckets: { raw, received, sent, attachments },
       routes: ROUTES,
       authenticator,
       rpc,

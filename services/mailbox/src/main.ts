@@ -27,7 +27,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
   database: { schema: 'mailbox', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ config, bus, db, life, clock, log }) {
-    const [rawBucket, attachmentBucket] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'attachments')]);
+    const [rawBucket, receivedBucket, attachmentBucket] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'received'), openBucket(bus, 'attachments')]);
     const inboxRepo = new InboxRepository(db);
     const messageRepo = new MessageRepository(db);
     const outbox = life.add('mailbox:outbox', new Outbox(db, bus, log), (o) => o.stop());
@@ -40,14 +40,14 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
     const store = new InboundStore(
       inboxRepo,
       messageRepo,
-      { get: (rawId) => rawBucket.getBlob(rawId), put: async (rawId, raw) => void (await rawBucket.putBlob({ name: rawId }, raw)) },
+      { get: (rawId) => rawBucket.getBlob(rawId), put: async (rawId, raw) => void (await receivedBucket.putBlob({ name: rawId }, raw)) },
       { put: async (name, content) => void (await attachmentBucket.putBlob({ name }, content)) },
       parser,
       outbox,
       clock,
     );
     const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN);
-    const messages = new Messages(transactor(db), messageRepo, inboxRepo);
+    const messages = new Messages(transactor(db), messageRepo, inboxRepo, { has: async (rawId) => (await receivedBucket.info(rawId)) !== null });
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
     const sending = new Sending(
       inboxRepo,

@@ -124,7 +124,7 @@ export const messageRef = z.object({ inbox_id: idSchema('inbox'), message_id: id
 
 /** A stored object the gateway streams to the client after the owner authorised it. */
 export const download = z.object({
-  bucket: z.enum(['raw', 'sent', 'attachments']),
+  bucket: z.enum(['raw', 'received', 'sent', 'attachments']),
   object: z.string().min(1),
   content_type: z.string(),
   filename: z.string().nullable(),

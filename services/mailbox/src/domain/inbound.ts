@@ -18,7 +18,7 @@ import { normalizeSubject, parentIds, subjectsAgree } from './threading';
 export interface RawStore {
   /** The raw message, or null when the object does not exist. */
   get(rawId: string): Promise<Uint8Array | null>;
-  /** Stores (or stores again: same name, same bytes) a raw message that came inside its work item. */
+  /** Stores (or stores again: same name, same bytes) a raw message that came inside its work item (in MAIL_RECEIVED, mailbox's own bucket). */
   put(rawId: string, raw: Uint8Array): Promise<void>;
 }
 

@@ -11,7 +11,7 @@ import { AppError,
 import type { InboxRepository } from '../repo/inbox.repository';
 import type { AttachmentRow, MessageRepository, MessageRow, ThreadRow, TimeCursor } from '../repo/message.repository';
 import type { MailboxTx } from '../repo/tables';
-import type { Transact } from './ports';
+import type { ReceivedRaws, Transact } from './ports';
 import { invalidPageToken } from './inboxes';
 
 const cursorSchema = z.object({ at: z.iso.datetime({ precision: 3 }), id: z.string().min(1).max(40) });
@@ -75,6 +75,7 @@ export class Messages {
     private readonly transact: Transact,
     private readonly repo: MessageRepository,
     private readonly inboxes: InboxRepository,
+    private readonly received: ReceivedRaws,
   ) {}
 
   /** Lists of an inbox that is not the tenant's, or deleted, are a 404 like the inbox itself (read beside the list). */
@@ -138,8 +139,9 @@ export class Messages {
 
   async raw(t: Tenant, inboxId: string, messageId: string) {
     const row = await this.mustFind(t, inboxId, messageId);
-    // What it received is in mail-ingest's bucket, what it sent in mail-send's.
-    const bucket = row.direction === 'outbound' ? ('sent' as const) : ('raw' as const);
+    // What was sent is in mail-send's bucket; what was received in mail-ingest's, or in
+    // mailbox's when it came inside its work item.
+    const bucket = row.direction === 'outbound' ? ('sent' as const) : (await this.received.has(row.raw_id)) ? ('received' as const) : ('raw' as const);
     return { bucket, object: row.raw_id, content_type: 'message/rfc822', filename: `${row.id}.eml`, size: row.raw_size };
   }
 

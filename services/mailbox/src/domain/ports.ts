@@ -4,5 +4,9 @@ import type { MailboxTx } from '../repo/tables';
 
 /** One transaction of this service's schema (libs/db `transactor`). */
 export type Transact = TransactOf<MailboxTx>;
+/** The bucket a message received whole inside its work item was written to (MAIL_RECEIVED), as opposed to mail-ingest's. */
+export interface ReceivedRaws {
+  has(rawId: string): Promise<boolean>;
+}
 /** Events and work items written with a transaction, published after it (libs/runtime `Outbox`). */
 export type EventSink = EventSinkOf<MailboxTx>;
