@@ -4,57 +4,12 @@
  * and every identity's credentials, or one identity's reissued: --help).
  */
 import { ensureDatabaseExists } from '@mailroom/db';
-import { BUS_IDENTITIES, type BusIdentity } from '@mailroom/contracts';
-import { CredentialsExist, reissueIdentity, writeBusCredentials } from '@mailroom/messaging';
 import { createLogger, runChecks, startHealthServer } from '@mailroom/platform';
 import { migrateAll, processTelemetry, provisionStreams } from '@mailroom/runtime';
+import { busCredentials } from './bus-credentials';
 import { SERVICES, startPlatform } from './platform';
 
 const COMMANDS = ['start', 'migrate', 'bus-credentials'];
-
-const BUS_USAGE = `usage: bus-credentials <dir> [--namespace <ns>] [--force]
-       bus-credentials <dir> --reissue <identity> [--namespace <ns>]
-  Writes a new NATS operator into <dir>: nats-auth.conf (include it in nats-server's
-  configuration), operator.nk, system.nk, account.nk and bus-master.key (keep them offline),
-  one <identity>.creds, <identity>.seal-key and <identity>.subject-keys per identity
-  (${BUS_IDENTITIES.join(', ')}), and seal-master.key. Each service gets its three files, the
-  gateway seal-master.key too (NATS_CREDENTIALS_DIR).
-  --namespace  the deployment's BUS_NAMESPACE, when it has one
-  --force      replace existing credentials (every service then needs its new file)
-  --reissue    a new credential for one identity from the kept keys; the old one is revoked
-               in a new nats-auth.conf once nats-server reloads it (kill -HUP)
-`;
-
-function option(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : undefined;
-}
-
-async function busCredentials(args: string[]): Promise<void> {
-  const dir = args[0];
-  if (!dir || dir.startsWith('--') || args.includes('--help')) {
-    process.stderr.write(BUS_USAGE);
-    process.exit(dir === '--help' || args.includes('--help') ? 0 : 2);
-  }
-  const namespace = option(args, '--namespace') ?? '';
-  const reissue = option(args, '--reissue');
-  try {
-    if (reissue !== undefined) {
-      if (!(BUS_IDENTITIES as readonly string[]).includes(reissue)) throw new UsageError(`--reissue takes one of ${BUS_IDENTITIES.join(', ')}`);
-      const files = await reissueIdentity(dir, reissue as BusIdentity, { namespace });
-      process.stdout.write(`wrote ${files.join(', ')} in ${dir}: give ${reissue} its new credential, put the new nats-auth.conf where nats-server reads it and reload it (kill -HUP) to revoke the old one\n`);
-      return;
-    }
-    const files = await writeBusCredentials(dir, { namespace, force: args.includes('--force') });
-    process.stdout.write(`wrote ${files.length} files to ${dir}: include nats-auth.conf in nats-server's configuration; give each service its <name>.creds, <name>.seal-key and <name>.subject-keys, and the gateway seal-master.key too (NATS_CREDENTIALS_DIR); keep operator.nk, system.nk, account.nk and bus-master.key offline\n`);
-  } catch (err) {
-    if (!(err instanceof CredentialsExist || err instanceof UsageError)) throw err;
-    process.stderr.write(`${err.message}\n`);
-    process.exit(err instanceof UsageError ? 2 : 1);
-  }
-}
-
-class UsageError extends Error {}
 
 export async function cli(args: string[], env = process.env): Promise<void> {
   const log = createLogger({ service: 'mailroom', level: env.LOG_LEVEL ?? 'info' });

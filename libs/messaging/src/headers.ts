@@ -95,8 +95,3 @@ export function readCall(h: MsgHdrs | undefined, sealOn?: SealOn): ReadCall {
   };
   return refused ? { call, refused } : { call };
 }
-
-/** The call context alone (see readCall). */
-export function fromHeaders(h: MsgHdrs | undefined, sealOn?: SealOn): CallContext {
-  return readCall(h, sealOn).call;
-}
