@@ -1,4 +1,4 @@
-/** Stream provisioning at start-up: each service ensures the streams it writes or reads exist with the catalog's settings. */
+/** Streams made, or updated to the catalog's settings, by the migrate step (provision.ts): services at run time may not. */
 import { RetentionPolicy, StorageType, DiscardPolicy, JetStreamApiError, type StreamConfig } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
 import { STREAMS, type StreamName } from '@mailroom/contracts';
