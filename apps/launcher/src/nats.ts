@@ -11,7 +11,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { BUS_IDENTITIES } from '@mailroom/contracts';
-import { readBusIdentity, writeBusCredentials } from '@mailroom/messaging';
+import { readBusIdentity, refreshStaleIdentities, writeBusCredentials } from '@mailroom/messaging';
 import { fetchDebianPackage, MissingTool, onPath } from './debian';
 import { portAnswers, waitUntil } from './net';
 import { startProcess, type Started } from './processes';
@@ -41,7 +41,8 @@ export function natsAuthDir(dataDir: string): string {
 /**
  * The operator, its include file and every identity's credentials, made on first start and
  * kept; made again (they are this machine's, for development) when a file is missing, as
- * after an upgrade that added one.
+ * after an upgrade that added one. Creds whose permissions an upgrade changed are minted
+ * again with the kept account key, so the streams under that account stay.
  */
 export async function ensureNatsAuth(dataDir: string, say: (line: string) => void): Promise<string> {
   const dir = natsAuthDir(dataDir);
@@ -49,7 +50,10 @@ export async function ensureNatsAuth(dataDir: string, say: (line: string) => voi
   if (!complete.every(Boolean)) {
     await writeBusCredentials(dir, { force: true });
     say(`bus credentials written to ${dir}`);
+    return dir;
   }
+  const refreshed = await refreshStaleIdentities(dir);
+  if (refreshed.length > 0) say(`bus credentials of ${refreshed.join(', ')} minted again: the permission table changed`);
   return dir;
 }
 

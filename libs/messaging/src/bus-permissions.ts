@@ -23,11 +23,20 @@ import type { Namespace } from './namespace';
 export interface NatsPermissions {
   pub: { allow: string[]; deny: string[] };
   sub: { allow: string[]; deny: string[] };
-  /** Present for identities that answer requests: they may publish to the reply subject of a request they received, once. */
+  /** Present for identities that answer requests: they may publish to the reply subject of a request they received, once, within ttl (nanoseconds). */
   resp?: { max: number; ttl: number };
 }
 
 const API = '$JS.API';
+
+/**
+ * How long a service has to answer a request: the server lets it publish its one answer
+ * within this window (an RPC caller waits at most as long). The window also bounds the
+ * server's record of answers owed: it notes every message delivered with a reply subject,
+ * JetStream acks included, and walks that record to forget old entries (with nats-server's
+ * default of 2 minutes, that walk took a third of its CPU under bench:ingest).
+ */
+export const RPC_ANSWER_WINDOW_MS = 10_000;
 
 /** Subjects every identity's replies arrive on (requests, JetStream API answers, pulled messages). */
 export function inboxPrefix(identity: string, ns: Namespace): string {
@@ -120,6 +129,6 @@ export function busPermissions(identity: BusIdentity, ns: Namespace): NatsPermis
   return {
     pub: { allow: [...new Set(pub)], deny: [`${API}.STREAM.DELETE.>`, ...protectedConsumers(identity, ns)] },
     sub: { allow: sub, deny: [] },
-    ...(serves.length ? { resp: { max: 1, ttl: 0 } } : {}),
+    ...(serves.length ? { resp: { max: 1, ttl: RPC_ANSWER_WINDOW_MS * 1_000_000 } } : {}),
   };
 }

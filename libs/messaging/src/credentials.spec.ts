@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { decode, parseCreds } from '@nats-io/jwt';
 import { BUS_IDENTITIES } from '@mailroom/contracts';
 import { serviceSealKey } from './context-seal';
-import { CredentialsExist, readAccountKey, readBusIdentity, reissueIdentity, writeBusCredentials } from './credentials';
+import { busPermissions } from './bus-permissions';
+import { CredentialsExist, mintCreds, readAccountKey, readBusIdentity, refreshStaleIdentities, reissueIdentity, writeBusCredentials } from './credentials';
+import { Namespace } from './namespace';
 
 let dir: string;
 beforeEach(() => {
@@ -91,5 +93,25 @@ describe('reissuing one identity', () => {
     expect(master).not.toEqual(oldMaster);
     const after = await readBusIdentity(dir, 'mailbox');
     expect(after.sealKeys).toEqual([serviceSealKey(master, 'mailbox'), before.sealKeys[0]]);
+  });
+});
+
+describe('refreshing creds after the permission table changed', () => {
+  it('mints again, with the kept account key, only the identities whose creds differ from the table', async () => {
+    await writeBusCredentials(dir);
+    const account = readAccountKey(dir);
+    const ns = new Namespace('');
+    const table = busPermissions('webhooks', ns);
+    // As written by an earlier version: one operation fewer, and the answer window of then.
+    writeFileSync(join(dir, 'webhooks.creds'), await mintCreds(account, ns.consumer('webhooks'), { ...table, pub: { ...table.pub, allow: table.pub.allow.slice(1) }, resp: { max: 1, ttl: 0 } }));
+    const mailbox = readFileSync(join(dir, 'mailbox.creds'), 'utf8');
+    expect(await refreshStaleIdentities(dir)).toEqual(['webhooks']);
+    const { uc } = await parseCreds((await readBusIdentity(dir, 'webhooks')).creds);
+    expect(uc.iss).toBe(account.getPublicKey());
+    expect(uc.nats.pub?.allow).toEqual(table.pub.allow);
+    expect(uc.nats.resp).toEqual(table.resp);
+    expect(readFileSync(join(dir, 'mailbox.creds'), 'utf8')).toBe(mailbox);
+    expect(statSync(join(dir, 'webhooks.creds')).mode & 0o777).toBe(0o600);
+    expect(await refreshStaleIdentities(dir)).toEqual([]);
   });
 });

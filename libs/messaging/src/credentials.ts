@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Algorithms, decode, encodeAccount, encodeOperator, encodeUser, fmtCreds, parseCreds, type Account } from '@nats-io/jwt';
+import { Algorithms, decode, encodeAccount, encodeOperator, encodeUser, fmtCreds, parseCreds, type Account, type User } from '@nats-io/jwt';
 import { createAccount, createOperator, createUser, fromSeed, type KeyPair } from '@nats-io/nkeys';
 import { BUS_IDENTITIES, type BusIdentity } from '@mailroom/contracts';
 import { busPermissions, type NatsPermissions } from './bus-permissions';
@@ -191,6 +191,33 @@ export async function reissueIdentity(dir: string, identity: BusIdentity, opts: 
   writeSecretFiles(dir, { 'nats-auth.conf': conf.replace(current.line, current.line.replace(current.jwt, jwt)) });
   writeSecretFiles(dir, files);
   return ['nats-auth.conf', ...Object.keys(files)];
+}
+
+/** What a user JWT lets its holder do, as the server reads it. */
+function permissionsOf(jwt: string): string {
+  const { pub, sub, resp } = decode<User>(jwt).nats;
+  return JSON.stringify({ pub, sub, resp });
+}
+
+/**
+ * Mints again, with the kept account key, each identity whose creds no longer carry what the
+ * permission table gives it (an upgrade added an operation, a subject or a limit): the server
+ * admits the new creds without a change. The replaced creds are not revoked; they only ever
+ * held what an earlier version of the table gave. For the launcher's own directory; a
+ * deployment reissues (`bus-credentials --reissue`). Returns the identities minted again.
+ */
+export async function refreshStaleIdentities(dir: string, opts: { namespace?: string } = {}): Promise<BusIdentity[]> {
+  const account = readAccountKey(dir);
+  const ns = new Namespace(opts.namespace ?? '');
+  const files: Record<string, string> = {};
+  for (const identity of BUS_IDENTITIES) {
+    const current = await parseCreds(readFileSync(join(dir, `${identity}.creds`)));
+    const fresh = await mintCreds(account, ns.consumer(identity), busPermissions(identity, ns));
+    const { jwt } = await parseCreds(encoder.encode(fresh));
+    if (permissionsOf(current.jwt) !== permissionsOf(jwt)) files[`${identity}.creds`] = fresh;
+  }
+  writeSecretFiles(dir, files);
+  return Object.keys(files).map((f) => f.replace(/\.creds$/, '') as BusIdentity);
 }
 
 export interface BusIdentityFiles {

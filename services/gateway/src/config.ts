@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envBool, envInt, envString, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
+import { RPC_ANSWER_WINDOW_MS } from '@mailroom/messaging';
 import { baseEnv } from '@mailroom/runtime';
 
 export const gatewayConfigSchema = z
@@ -11,8 +12,8 @@ export const gatewayConfigSchema = z
     HTTP_HOST: envString('0.0.0.0'),
     /** Largest JSON body accepted; larger -> 413. */
     BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024 }),
-    /** How long a service may take to answer before the client gets 504. */
-    RPC_TIMEOUT_MS: envInt(5_000, { min: 100 }),
+    /** How long a service may take to answer before the client gets 504; the bus admits an answer within RPC_ANSWER_WINDOW_MS at most. */
+    RPC_TIMEOUT_MS: envInt(5_000, { min: 100, max: RPC_ANSWER_WINDOW_MS }),
     /** How long a verified API key is trusted without asking auth again: the bound on revocation delay. */
     API_KEY_CACHE_TTL_MS: envInt(1_000, { min: 0, max: 1_000 }),
     /** Per credential (API key or user): sustained requests per second and burst. 0 = no limit. */
