@@ -9,6 +9,8 @@ export const ERROR_CODES = {
   invalid_credentials: { status: 401 },
   token_expired: { status: 401 },
   forbidden: { status: 403 },
+  /** One more of a resource than the organization's plan holds (contracts plans.ts). */
+  plan_limit: { status: 403 },
   not_found: { status: 404 },
   route_not_found: { status: 404 },
   method_not_allowed: { status: 405 },

@@ -19,3 +19,4 @@ export * from './permissions';
 export * from './api/ownership';
 export * from './system-mail';
 export * from './bus-access';
+export * from './plans';
