@@ -8,7 +8,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RpcClient, openBucket } from '@mailroom/messaging';
+import { RpcClient, openBucket, watchFacts } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
 import { runService, type ServiceModule } from '@mailroom/runtime';
 import { createApp } from './app';
@@ -28,7 +28,7 @@ export const gatewayService: ServiceModule<GatewayConfig, never> = {
   async start({ config, bus, life, log, clock }) {
     const rpc = new RpcClient(bus, { timeoutMs: config.RPC_TIMEOUT_MS });
     const authenticator = new Authenticator(
-      bus,
+      (stream, subjects, since, onFact) => watchFacts(bus, stream, subjects, since, onFact),
       rpc,
       {
         issuer: config.AUTH_ISSUER,
@@ -76,7 +76,7 @@ export const gatewayService: ServiceModule<GatewayConfig, never> = {
       }),
     );
     log.info({ url: `http://${host}:${port}` }, 'gateway listening');
-    return { endpoints: { http: `http://${host}:${port}` } };
+    return { endpoints: { http: `http://${host}:${port}` }, checks: { facts: async () => authenticator.ready() } };
   },
 };
 

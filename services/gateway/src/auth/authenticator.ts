@@ -14,11 +14,13 @@
  *   the organization; others: the default one and those they were given), else 404.
  *   Environment-membership changes and deletions on ORGS_FACTS are read before the cache
  *   of confirmed environments, so a removal applies as soon as its fact arrives.
+ * Until the facts that existed at start are read, user tokens answer 503 and readiness fails:
+ * a restarted gateway never admits a token it would refuse a moment later.
  */
 import { createLocalJWKSet, jwtVerify, errors as joseErrors, type JWTVerifyGetKey } from 'jose';
 import { z } from 'zod';
-import { AppError, can, idSchema, newId, roleSchema, type AuthContext, type Role, type RpcParsedResponse } from '@mailroom/contracts';
-import { watchFacts, type Bus, type CallContext, type FactWatch, type RpcClient } from '@mailroom/messaging';
+import { AppError, can, idSchema, newId, roleSchema, type AuthContext, type Fact, type FactSubject, type Role, type RpcParsedResponse, type StreamName } from '@mailroom/contracts';
+import type { CallContext, FactWatch, RpcClient } from '@mailroom/messaging';
 import { sha256, ttlCache, type Clock, type Logger, type TtlCache } from '@mailroom/platform';
 import type { AuthMode } from '../routes';
 import { isCanonicalCompactJws } from './jws-format';
@@ -39,6 +41,9 @@ const claimsSchema = z.object({
 });
 
 type KeyVerification = RpcParsedResponse<'auth.apikey.verify'>;
+
+/** watchFacts with the bus given: the facts of `subjects` on `stream` since `since`, then as they come. */
+export type FollowFacts = <S extends FactSubject>(stream: StreamName, subjects: S[], since: Date, onFact: (subject: S, fact: Fact<S>) => void) => Promise<FactWatch>;
 
 const MAX_CACHED_KEYS = 10_000;
 const MAX_CACHED_ENVIRONMENTS = 10_000;
@@ -76,6 +81,8 @@ export class Authenticator {
   private readonly environmentChanges = new Map<string, { member: boolean; until: number }>();
   private readonly deletedEnvironments = new Map<string, number>();
   private environmentFacts: FactWatch | undefined;
+  /** Whether the revocations, membership and environment changes that existed at start have been read. */
+  private replayed = false;
   /** `org/env/user` (or `org/env/*` for owners and admins) the orgs service confirmed. */
   private readonly environments = ttlCache<string, true>({ max: MAX_CACHED_ENVIRONMENTS, ttlMs: ENV_CACHE_MS });
   private jwks: JWTVerifyGetKey | undefined;
@@ -85,8 +92,9 @@ export class Authenticator {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly bus: Bus,
-    private readonly rpc: RpcClient,
+    /** How facts are followed: watchFacts on the gateway's bus. */
+    private readonly follow: FollowFacts,
+    private readonly rpc: Pick<RpcClient, 'call'>,
     private readonly settings: AuthenticatorSettings,
     private readonly clock: Clock,
     private readonly log: Logger,
@@ -97,8 +105,7 @@ export class Authenticator {
   /** Replays recent revocations before the gateway takes traffic; loads the JWKS if auth is up. */
   async start(): Promise<void> {
     const since = new Date(this.clock.now().getTime() - (this.settings.accessTokenTtlSeconds + 300) * 1000);
-    this.facts = await watchFacts(
-      this.bus,
+    this.facts = await this.follow(
       'AUTH_FACTS',
       ['internal.auth.session.revoked', 'internal.auth.apikey.revoked'],
       since,
@@ -113,7 +120,7 @@ export class Authenticator {
       },
     );
     const keepMs = (this.settings.accessTokenTtlSeconds + 300) * 1000;
-    this.memberFacts = await watchFacts(this.bus, 'ORGS_FACTS', ['internal.orgs.member.changed'], since, (_subject, fact) => {
+    this.memberFacts = await this.follow('ORGS_FACTS', ['internal.orgs.member.changed'], since, (_subject, fact) => {
       // In stream order: the last change of a membership is the one that holds.
       this.membershipChanges.set(`${fact.org_id}/${fact.user_id}`, { role: fact.role, until: Date.parse(fact.changed_at) + keepMs });
       // A removal takes the person's environments with it (their rows go in orgs): what was
@@ -122,8 +129,7 @@ export class Authenticator {
       const confirmed = [...this.environments.entries()].map(([key]) => key).filter((key) => key.startsWith(`${fact.org_id}/`) && key.endsWith(`/${fact.user_id}`));
       for (const key of confirmed) this.environments.delete(key);
     });
-    this.environmentFacts = await watchFacts(
-      this.bus,
+    this.environmentFacts = await this.follow(
       'ORGS_FACTS',
       ['internal.orgs.environment.member.changed', 'internal.orgs.environment.deleted'],
       since,
@@ -137,15 +143,21 @@ export class Authenticator {
         }
       },
     );
-    await Promise.race([
-      Promise.all([this.facts.caughtUp, this.memberFacts.caughtUp, this.environmentFacts.caughtUp]),
-      new Promise((r) => setTimeout(r, 5_000).unref()),
-    ]);
+    const replayed = Promise.all([this.facts.caughtUp, this.memberFacts.caughtUp, this.environmentFacts.caughtUp]).then(() => {
+      this.replayed = true;
+    });
+    // A long replay does not hold the start: until it ends, user tokens answer 503 and /readyz fails.
+    await Promise.race([replayed, new Promise((r) => setTimeout(r, 5_000).unref())]);
     await this.loadJwks().catch((err: unknown) => this.log.warn({ err }, 'JWKS not loaded yet; will retry on first token'));
     this.timer = setInterval(() => {
       this.sweep();
       void this.loadJwks().catch(() => {});
     }, JWKS_REFRESH_MS).unref();
+  }
+
+  /** For /readyz: a gateway that has not read every recent revocation must not take traffic. */
+  ready(): void {
+    if (!this.replayed) throw new Error('still reading recent session revocations and membership changes (AUTH_FACTS, ORGS_FACTS)');
   }
 
   async stop(): Promise<void> {
@@ -223,6 +235,8 @@ export class Authenticator {
 
   private async verifyAccessToken(token: string, call: Omit<CallContext, 'auth'>): Promise<Extract<AuthContext, { kind: 'user' }>> {
     if (!isCanonicalCompactJws(token)) throw unauthorized('access token is malformed');
+    // Until then a logged-out session or a removed member's token could pass.
+    if (!this.replayed) throw new AppError('service_unavailable', 'the gateway is starting: it is still reading recent session revocations and membership changes; retry in a few seconds', { retryAfterSeconds: 2 });
     if (!this.jwks) await this.loadJwks(call);
     let payload: unknown;
     try {
