@@ -13,7 +13,7 @@ import type { Authenticator } from './auth/authenticator';
 import { BODY_NOT_UTF8, fromMiddlewareError, sendError } from './http/errors';
 import { IdempotencyStore } from './http/idempotency';
 import type { RateLimiter } from './http/rate-limit';
-import { sendDownload } from './http/download';
+import { DOWNLOAD_IDLE_MS, sendDownload } from './http/download';
 import type { BucketName, ObjectStore } from '@mailroom/messaging';
 import { download as downloadSchema } from '@mailroom/contracts';
 import { accessOf, expressPath, pathPattern, type OpRoute, type PartParser, type PendingRoute, type Route } from './routes';
@@ -341,7 +341,7 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
       const idemKey = route.idempotent ? req.get('idempotency-key') : undefined;
       if (route.download) {
         const result = downloadSchema.parse(await deps.rpc.call(route.op, input, call, { timeoutMs: deps.rpcTimeoutMs }));
-        await sendDownload(res, deps.buckets, result);
+        await sendDownload(res, deps.buckets, result, { startMs: deps.rpcTimeoutMs, idleMs: DOWNLOAD_IDLE_MS });
         return;
       }
       if (idemKey === undefined) {

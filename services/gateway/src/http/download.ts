@@ -7,7 +7,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import { AppError, type download as downloadSchema } from '@mailroom/contracts';
-import type { BucketName, ObjectStore } from '@mailroom/messaging';
+import type { BucketName } from '@mailroom/messaging';
 import type { z } from 'zod';
 
 export type Download = z.output<typeof downloadSchema>;
@@ -30,13 +30,68 @@ export function contentType(stored: string): string {
   return MEDIA_TYPE.test(stored) ? stored : 'application/octet-stream';
 }
 
-export async function sendDownload(res: Response, buckets: Record<Exclude<BucketName, 'replies'>, ObjectStore>, d: Download): Promise<void> {
-  let object;
+/** How long a download waits for the store's next chunk before it cuts the response. */
+export const DOWNLOAD_IDLE_MS = 10_000;
+
+/** What a download reads from a bucket (@nats-io/obj's ObjectStore has it). */
+export interface ObjectReader {
+  get(name: string): Promise<{ info: { size: number }; data: ReadableStream<Uint8Array> } | null>;
+}
+
+/** How long the object store may take to start an object, and to send its next chunk. */
+export interface DownloadDeadlines {
+  startMs: number;
+  idleMs: number;
+}
+
+/**
+ * The stream's chunks, each of which must come within `idleMs` of being asked for. Only the
+ * wait on the store is timed: pipeline asks for the next chunk when the client has taken the
+ * last, so a slow client is never cut.
+ */
+async function* withIdleDeadline(stream: ReadableStream<Uint8Array>, idleMs: number): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
   try {
-    object = await buckets[d.bucket].get(d.object);
-  } catch (err) {
-    throw new AppError('service_unavailable', 'stored content is unavailable right now; retry shortly', { cause: err });
+    for (;;) {
+      const next = await withDeadline(reader.read(), idleMs, () => new Error(`stored content stalled: no data for ${idleMs} ms`));
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    void reader.cancel().catch(() => {});
   }
+}
+
+/** `promise`, or the error of `late()` once `ms` have passed. */
+async function withDeadline<T>(promise: Promise<T>, ms: number, late: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([promise, new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(late()), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The object, or 503 when the store does not start it within the deadline (its stream is then cancelled). */
+async function startRead(bucket: ObjectReader, name: string, startMs: number) {
+  const unavailable = (cause?: unknown) => new AppError('service_unavailable', 'stored content is unavailable right now; retry shortly', { cause });
+  const reading = bucket.get(name);
+  try {
+    return await withDeadline(reading, startMs, () => unavailable());
+  } catch (err) {
+    // Started after all: nobody will read it.
+    void reading.then((o) => o?.data.cancel(), () => {});
+    throw err instanceof AppError ? err : unavailable(err);
+  }
+}
+
+/**
+ * Sends the object. Before the headers, a store that does not answer within `startMs` is a
+ * 503; after them, one that stops sending for `idleMs` cuts the response (the client sees
+ * fewer bytes than Content-Length), so no request waits on a stalled read for ever.
+ */
+export async function sendDownload(res: Response, buckets: Record<Exclude<BucketName, 'replies'>, ObjectReader>, d: Download, deadlines: DownloadDeadlines): Promise<void> {
+  const object = await startRead(buckets[d.bucket], d.object, deadlines.startMs);
   if (!object) throw new AppError('internal_error', 'stored content is missing');
   res.status(200);
   res.setHeader('Content-Type', contentType(d.content_type));
@@ -44,5 +99,5 @@ export async function sendDownload(res: Response, buckets: Record<Exclude<Bucket
   res.setHeader('Content-Disposition', contentDisposition(d.filename));
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-  await pipeline(Readable.fromWeb(object.data as import('node:stream/web').ReadableStream<Uint8Array>), res);
+  await pipeline(Readable.from(withIdleDeadline(object.data, deadlines.idleMs)), res);
 }
