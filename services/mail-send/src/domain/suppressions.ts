@@ -1,6 +1,6 @@
 /** The suppression list as a tenant manages it. */
 import { z } from 'zod';
-import { AppError, decodePageToken, encodePageToken, type Tenant } from '@mailroom/contracts';
+import { AppError, encodePageToken, pageCursor, type Tenant } from '@mailroom/contracts';
 import type { SendRepository, SuppressionRow } from '../repo/send.repository';
 
 const cursor = z.object({ at: z.iso.datetime({ precision: 3 }), address: z.string() });
@@ -13,12 +13,8 @@ export class Suppressions {
   constructor(private readonly repo: SendRepository) {}
 
   async list(t: Tenant, q: { limit: number; page_token?: string | undefined }) {
-    let after: { at: Date; address: string } | undefined;
-    if (q.page_token) {
-      const c = decodePageToken(q.page_token, cursor);
-      if (!c) throw new AppError('invalid_request', 'page_token is not valid', { details: [{ path: 'page_token', message: 'not a token from this list' }] });
-      after = { at: new Date(c.at), address: c.address };
-    }
+    const c = pageCursor(q.page_token, cursor);
+    const after = c && { at: new Date(c.at), address: c.address };
     const rows = await this.repo.listSuppressions(t.org_id, t.env_id, q.limit + 1, after);
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { AppError,
   CLIENT_ADDABLE_SYSTEM_LABELS,
   SYSTEM_LABELS,
-  decodePageToken,
+  pageCursor,
   encodePageToken,
   type Message,
   type Tenant,
@@ -12,17 +12,14 @@ import type { InboxRepository } from '../repo/inbox.repository';
 import type { AttachmentRow, MessageRepository, MessageRow, ThreadRow, TimeCursor } from '../repo/message.repository';
 import type { MailboxTx } from '../repo/tables';
 import type { ReceivedRaws, Transact } from './ports';
-import { invalidPageToken } from './inboxes';
 
 const cursorSchema = z.object({ at: z.iso.datetime({ precision: 3 }), id: z.string().min(1).max(40) });
 const labelCursor = z.object({ after: z.string().min(1).max(200) });
 const PREVIEW_LENGTH = 200;
 
 function decodeCursor(token: string | undefined): TimeCursor | undefined {
-  if (!token) return undefined;
-  const c = decodePageToken(token, cursorSchema);
-  if (!c) throw invalidPageToken();
-  return { at: new Date(c.at), id: c.id };
+  const c = pageCursor(token, cursorSchema);
+  return c && { at: new Date(c.at), id: c.id };
 }
 
 function nextToken<T>(rows: T[], limit: number, key: (row: T) => TimeCursor): string | null {
@@ -224,12 +221,7 @@ export class Messages {
 
   /** Labels in use, by name; a page ends after `limit`, the next starts after its last label. */
   async labelList(t: Tenant, q: { limit: number; page_token?: string | undefined }) {
-    let after: string | undefined;
-    if (q.page_token) {
-      const c = decodePageToken(q.page_token, labelCursor);
-      if (!c) throw invalidPageToken();
-      after = c.after;
-    }
+    const after = pageCursor(q.page_token, labelCursor)?.after;
     const rows = await this.repo.labelCounts(t, { limit: q.limit + 1, after });
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);
