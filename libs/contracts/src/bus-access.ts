@@ -60,6 +60,7 @@ export const SERVICE_ONLY_OPERATIONS = [
   'mailbox.inbox.resolve',
   'mailbox.inbox.countInEnvironment',
   'mail-send.outbound.check',
+  'mail-send.usage.count',
   'webhooks.endpoint.countInEnvironment',
 ] as const satisfies readonly RpcName[];
 
@@ -71,7 +72,7 @@ const NONE = { calls: [], publishes: [], consumes: [], follows: [], buckets: {},
 export const BUS_ACCESS = {
   orgs: {
     ...NONE,
-    calls: ['auth.user.profiles', 'mailbox.inbox.countInEnvironment', 'auth.apikey.countInEnvironment', 'webhooks.endpoint.countInEnvironment'],
+    calls: ['auth.user.profiles', 'mailbox.inbox.countInEnvironment', 'auth.apikey.countInEnvironment', 'webhooks.endpoint.countInEnvironment', 'mail-send.usage.count'],
     publishes: ['internal.orgs.member.changed', 'internal.orgs.environment.member.changed', 'internal.orgs.environment.deleted', 'mail.system'],
     buckets: { replies: 'write' },
   },

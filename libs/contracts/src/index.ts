@@ -14,6 +14,7 @@ export * from './api/mailbox';
 export * from './api/send';
 export * from './mail';
 export * from './api/webhooks';
+export * from './api/usage';
 export * from './wire';
 export * from './permissions';
 export * from './api/ownership';

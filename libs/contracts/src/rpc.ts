@@ -10,6 +10,7 @@ import * as mem from './api/members';
 import * as env from './api/environments';
 import * as own from './api/ownership';
 import * as snd from './api/send';
+import * as u from './api/usage';
 import * as w from './api/webhooks';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
@@ -117,6 +118,8 @@ export const RPC = {
   'mailbox.inbox.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
   'auth.apikey.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
   'webhooks.endpoint.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
+  // Usage of an organization: orgs answers it from its own counts and its owners' (services only).
+  'mail-send.usage.count': { request: u.usageCountRequest, response: u.sendUsage },
   // orgs: ownership transfer
   'orgs.transfer.create': { request: own.ownershipTransferCreateBody, response: own.ownershipTransfer },
   'orgs.transfer.pending': { request: empty, response: own.ownershipTransferPending },

@@ -1,0 +1,1 @@
+drop index if exists sends_sent_by_org;
