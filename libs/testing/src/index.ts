@@ -1,5 +1,6 @@
 export * from './infra';
 export * from './context';
+export * from './query-plan';
 export * from './api-client';
 export * from './wait';
 export * from './services';
