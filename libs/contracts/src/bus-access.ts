@@ -59,6 +59,7 @@ export const SERVICE_ONLY_OPERATIONS = [
   'orgs.environment.get',
   'mailbox.inbox.resolve',
   'mailbox.inbox.countInEnvironment',
+  'mailbox.usage.count',
   'mail-send.outbound.check',
   'mail-send.usage.count',
   'webhooks.endpoint.countInEnvironment',
@@ -72,7 +73,7 @@ const NONE = { calls: [], publishes: [], consumes: [], follows: [], buckets: {},
 export const BUS_ACCESS = {
   orgs: {
     ...NONE,
-    calls: ['auth.user.profiles', 'mailbox.inbox.countInEnvironment', 'auth.apikey.countInEnvironment', 'webhooks.endpoint.countInEnvironment', 'mail-send.usage.count'],
+    calls: ['auth.user.profiles', 'mailbox.inbox.countInEnvironment', 'auth.apikey.countInEnvironment', 'webhooks.endpoint.countInEnvironment', 'mailbox.usage.count', 'mail-send.usage.count'],
     publishes: ['internal.orgs.member.changed', 'internal.orgs.environment.member.changed', 'internal.orgs.environment.deleted', 'mail.system'],
     buckets: { replies: 'write' },
   },

@@ -119,6 +119,7 @@ export const RPC = {
   'auth.apikey.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
   'webhooks.endpoint.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
   // Usage of an organization: orgs answers it from its own counts and its owners' (services only).
+  'mailbox.usage.count': { request: u.usageCountRequest, response: u.mailboxUsage },
   'mail-send.usage.count': { request: u.usageCountRequest, response: u.sendUsage },
   // orgs: ownership transfer
   'orgs.transfer.create': { request: own.ownershipTransferCreateBody, response: own.ownershipTransfer },

@@ -16,6 +16,7 @@ import { InboundStore } from './domain/inbound';
 import { Inboxes } from './domain/inboxes';
 import { Messages } from './domain/messages';
 import { Sending } from './domain/sending';
+import { MailboxUsage } from './domain/usage';
 import { MailParser } from './parsing/parser';
 import { InboxRepository } from './repo/inbox.repository';
 import { MessageRepository } from './repo/message.repository';
@@ -57,7 +58,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       { put: async (name, content) => void (await attachmentBucket.putBlob({ name }, content)) },
       clock,
     );
-    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending)), (s) => s.stop());
+    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending, new MailboxUsage(inboxRepo, messageRepo))), (s) => s.stop());
     life.add('mailbox:inbound', await startInboundConsumer(bus, store, config.INBOUND_CONCURRENCY), (c) => c.stop());
   },
 };

@@ -25,6 +25,17 @@ export class InboxRepository {
     return Number(row.n);
   }
 
+  /** Live inboxes of the organization, every environment (its usage; index inboxes_by_tenant). */
+  async countLiveInOrg(orgId: string, ex: Executor<MailboxDb> = this.db): Promise<number> {
+    const row = await ex
+      .selectFrom('inboxes')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('org_id', '=', orgId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   find(t: Tenant, id: string, ex: Executor<MailboxDb> = this.db): Promise<InboxRow | undefined> {
     return ex
       .selectFrom('inboxes')

@@ -4,8 +4,9 @@ import type { RpcHandlers } from '@mailroom/messaging';
 import type { Inboxes } from '../domain/inboxes';
 import type { Messages } from '../domain/messages';
 import type { Sending } from '../domain/sending';
+import type { MailboxUsage } from '../domain/usage';
 
-export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: Sending): RpcHandlers<'mailbox'> {
+export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: Sending, usage: MailboxUsage): RpcHandlers<'mailbox'> {
   return {
     'mailbox.inbox.create': (req, { auth }) => inboxes.create(tenantScope(auth), req),
     'mailbox.inbox.list': (req, { auth }) => inboxes.list(tenantScope(auth), req),
@@ -19,6 +20,10 @@ export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: S
     'mailbox.inbox.countInEnvironment': async (req, { auth }) => {
       requireService(auth);
       return inboxes.count(req);
+    },
+    'mailbox.usage.count': async (req, { auth }) => {
+      requireService(auth);
+      return usage.count(req.org_id, { start: new Date(req.start), end: new Date(req.end) });
     },
     'mailbox.inbox.resolve': async (req, { auth }) => {
       requireService(auth);

@@ -1,0 +1,1 @@
+drop index if exists messages_received_by_org;
