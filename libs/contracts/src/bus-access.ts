@@ -63,6 +63,7 @@ export const SERVICE_ONLY_OPERATIONS = [
   'mail-send.outbound.check',
   'mail-send.usage.count',
   'webhooks.endpoint.countInEnvironment',
+  'webhooks.usage.count',
 ] as const satisfies readonly RpcName[];
 
 const SERVICE_ONLY = new Set<string>(SERVICE_ONLY_OPERATIONS);
@@ -73,7 +74,7 @@ const NONE = { calls: [], publishes: [], consumes: [], follows: [], buckets: {},
 export const BUS_ACCESS = {
   orgs: {
     ...NONE,
-    calls: ['auth.user.profiles', 'mailbox.inbox.countInEnvironment', 'auth.apikey.countInEnvironment', 'webhooks.endpoint.countInEnvironment', 'mailbox.usage.count', 'mail-send.usage.count'],
+    calls: ['auth.user.profiles', 'mailbox.inbox.countInEnvironment', 'auth.apikey.countInEnvironment', 'webhooks.endpoint.countInEnvironment', 'mailbox.usage.count', 'mail-send.usage.count', 'webhooks.usage.count'],
     publishes: ['internal.orgs.member.changed', 'internal.orgs.environment.member.changed', 'internal.orgs.environment.deleted', 'mail.system'],
     buckets: { replies: 'write' },
   },

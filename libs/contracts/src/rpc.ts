@@ -121,6 +121,7 @@ export const RPC = {
   // Usage of an organization: orgs answers it from its own counts and its owners' (services only).
   'mailbox.usage.count': { request: u.usageCountRequest, response: u.mailboxUsage },
   'mail-send.usage.count': { request: u.usageCountRequest, response: u.sendUsage },
+  'webhooks.usage.count': { request: u.orgScope, response: u.webhooksUsage },
   // orgs: ownership transfer
   'orgs.transfer.create': { request: own.ownershipTransferCreateBody, response: own.ownershipTransfer },
   'orgs.transfer.pending': { request: empty, response: own.ownershipTransferPending },

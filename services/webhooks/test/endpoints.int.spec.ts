@@ -11,7 +11,7 @@ import path from 'node:path';
 import { createDb, sql, transactor, type Kysely } from '@mailroom/db';
 import { newId, type EventEnvelope, type Tenant } from '@mailroom/contracts';
 import { createLogger, DEVELOPMENT_ENCRYPTION_KEY, ManualClock, SecretBox } from '@mailroom/platform';
-import { createTestContext, messageReceivedEvent, migratedDb, waitFor, type TestContext } from '@mailroom/testing';
+import { createTestContext, genericPlanOf, messageReceivedEvent, migratedDb, waitFor, type TestContext } from '@mailroom/testing';
 import { Endpoints } from '../src/domain/endpoints';
 import { RetryPolicy } from '../src/domain/retry-policy';
 import { IpPolicy } from '../src/domain/ip-policy';
@@ -275,6 +275,25 @@ describe('creation', () => {
     const [first] = await db.selectFrom('endpoints').select('id').where('org_id', '=', t.org_id).execute();
     await api.delete(t, first!.id);
     expect((await api.create(t, { url: 'https://again.example.com/' })).url).toBe('https://again.example.com/');
+  });
+});
+
+describe('usage', () => {
+  it('counts the endpoints of every environment of the organization, disabled ones too, and no other organization\'s', async () => {
+    const t = tenant();
+    const disabled = await endpoint(t);
+    await endpoint({ org_id: t.org_id, env_id: newId('environment') });
+    await endpoint(tenant());
+    await db.updateTable('endpoints').set({ disabled: true, disabled_reason: 'x', disabled_at: t0 }).where('id', '=', disabled).execute();
+    expect(await new EndpointRepository(db).countInOrg(t.org_id)).toBe(2);
+  });
+
+  it('reads an index that starts with the organization', async () => {
+    const org = newId('organization');
+    const repo = new EndpointRepository(db);
+    const plan = await genericPlanOf(db, (trx) => repo.countInOrg(org, trx), [org]);
+    expect(plan).toMatch(/endpoints_by_tenant/);
+    expect(plan).not.toMatch(/Seq Scan/);
   });
 });
 

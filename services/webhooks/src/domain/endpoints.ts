@@ -170,6 +170,11 @@ export class Endpoints {
     return { count: await this.d.endpoints.count(t) };
   }
 
+  /** How many endpoints the organization holds in every environment, disabled ones included (its usage: orgs asks). */
+  async usage(orgId: string): Promise<{ webhook_endpoints: number }> {
+    return { webhook_endpoints: await this.d.endpoints.countInOrg(orgId) };
+  }
+
   async get(t: Tenant, id: string): Promise<WebhookEndpoint> {
     return toEndpoint(await this.require(t, id));
   }

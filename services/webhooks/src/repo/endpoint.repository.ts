@@ -27,6 +27,12 @@ export class EndpointRepository {
     return Number(row.n);
   }
 
+  /** Endpoints of the organization, every environment, disabled ones included (its usage; index endpoints_by_tenant). */
+  async countInOrg(orgId: string, ex: Executor<WebhooksDb> = this.db): Promise<number> {
+    const row = await ex.selectFrom('endpoints').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   find(t: Tenant, id: string, ex: Executor<WebhooksDb> = this.db): Promise<EndpointRow | undefined> {
     return ex.selectFrom('endpoints').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).executeTakeFirst();
   }

@@ -12,6 +12,10 @@ export function webhooksHandlers(endpoints: Endpoints): RpcHandlers<'webhooks'> 
       requireService(auth);
       return endpoints.count(req);
     },
+    'webhooks.usage.count': async (req, { auth }) => {
+      requireService(auth);
+      return endpoints.usage(req.org_id);
+    },
     'webhooks.endpoint.update': (req, { auth }) => {
       const { id, ...changes } = req;
       return endpoints.update(tenantScope(auth), id, changes);
