@@ -134,6 +134,7 @@ export const ROUTE_ACCESS = {
   'DELETE /api/v1/keys/{id}': 'keys.manage',
   'GET /api/v1/org': 'org.read',
   'PATCH /api/v1/org': 'org.manage',
+  'GET /api/v1/org/usage': 'org.read',
   'GET /api/v1/org/members': 'members.read',
   'GET /api/v1/org/members/{id}': 'members.read',
   'PATCH /api/v1/org/members/{id}': 'members.manage',

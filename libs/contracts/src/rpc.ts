@@ -119,6 +119,7 @@ export const RPC = {
   'auth.apikey.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
   'webhooks.endpoint.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
   // Usage of an organization: orgs answers it from its own counts and its owners' (services only).
+  'orgs.organization.usage': { request: empty, response: u.orgUsage },
   'mailbox.usage.count': { request: u.usageCountRequest, response: u.mailboxUsage },
   'mail-send.usage.count': { request: u.usageCountRequest, response: u.sendUsage },
   'webhooks.usage.count': { request: u.orgScope, response: u.webhooksUsage },

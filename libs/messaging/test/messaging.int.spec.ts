@@ -47,6 +47,9 @@ const handlers: RpcHandlers<'orgs'> = {
   'orgs.environment.get': async () => ({ id: envId, org_id: orgId, name: 'x', is_default: true, created_at: new Date().toISOString() }),
   // Not called here: the orgs service's own operations, answered as a stand-in would.
   'orgs.member.list': async () => ({ data: [], next_page_token: null }),
+  'orgs.organization.usage': async () => {
+    throw AppError.notFound('organization');
+  },
   'orgs.member.get': async () => {
     throw AppError.notFound('member');
   },

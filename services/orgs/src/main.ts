@@ -13,6 +13,7 @@ import { environmentContents } from './clients/environment-contents.client';
 import { environmentFacts } from './clients/environment-facts.client';
 import { membershipFacts } from './clients/membership-facts.client';
 import { systemMail } from './clients/system-mail.client';
+import { USAGE_OWNER_TIMEOUT_MS, usageOwners } from './clients/usage-owners.client';
 import { usersClient } from './clients/users.client';
 import { loadConfig, type OrgsConfig } from './config';
 import { Environments } from './domain/environments';
@@ -21,18 +22,20 @@ import { Members } from './domain/members';
 import { Organizations } from './domain/organizations';
 import { EnvironmentRepository } from './repo/environment.repository';
 import { OwnershipTransfers } from './domain/ownership-transfers';
+import { Usage } from './domain/usage';
 import { InvitationRepository } from './repo/invitation.repository';
 import { MemberRepository } from './repo/member.repository';
 import { OrganizationRepository } from './repo/organization.repository';
 import { OwnershipTransferRepository } from './repo/ownership-transfer.repository';
 import type { OrgsDb, OrgsTx } from './repo/tables';
+import { UsageRepository } from './repo/usage.repository';
 import { orgsHandlers } from './rpc/handlers';
 
 export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
   name: 'orgs',
   database: { schema: 'orgs', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
-  async start({ bus, db, life, clock, log }) {
+  async start({ config, bus, db, life, clock, log }) {
     const outbox = life.add('orgs:outbox', new Outbox(db, bus, log), (o) => o.stop());
     outbox.start();
     const transact = transactor(db);
@@ -48,7 +51,8 @@ export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
     const transfers = new OwnershipTransfers(transact, new OwnershipTransferRepository(db), memberRepo, users, orgName, facts, systemMail(outbox), clock);
     const addMember = (tx: OrgsTx, m: NewMember) => orgRepo.insertMember(m, tx);
     const invitations = new Invitations(transact, new InvitationRepository(db), memberRepo, addMember, users, orgName, facts, systemMail(outbox), clock);
-    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers(organizations, members, environments, transfers, invitations)), (s) => s.stop());
+    const usage = new Usage(new UsageRepository(db), usageOwners(new RpcClient(bus, { timeoutMs: USAGE_OWNER_TIMEOUT_MS })), config.plans, clock);
+    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers(organizations, members, environments, transfers, invitations, usage)), (s) => s.stop());
   },
 };
 

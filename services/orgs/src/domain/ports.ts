@@ -44,3 +44,20 @@ export interface SystemMailPort {
 
 /** An organization's name, read in the caller's transaction (for mails). */
 export type OrgNameOf = (tx: OrgsTx, orgId: string) => Promise<string | undefined>;
+
+/** A period of usage: start included, end excluded. */
+export interface Period {
+  start: Date;
+  end: Date;
+}
+
+/**
+ * The services that own what an organization's usage counts, each asked for its counts over
+ * every environment of the organization. A service that does not answer rejects with
+ * service_unavailable or gateway_timeout (libs/messaging).
+ */
+export interface UsageOwners {
+  mailbox(orgId: string, period: Period): Promise<{ inboxes: number; messages_received: number }>;
+  'mail-send'(orgId: string, period: Period): Promise<{ messages_sent: number }>;
+  webhooks(orgId: string): Promise<{ webhook_endpoints: number }>;
+}

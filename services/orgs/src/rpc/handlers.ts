@@ -6,8 +6,9 @@ import type { Invitations } from '../domain/invitations';
 import type { Members } from '../domain/members';
 import type { Organizations } from '../domain/organizations';
 import type { OwnershipTransfers } from '../domain/ownership-transfers';
+import type { Usage } from '../domain/usage';
 
-export function orgsHandlers(orgs: Organizations, members: Members, environments: Environments, transfers: OwnershipTransfers, invitations: Invitations): RpcHandlers<'orgs'> {
+export function orgsHandlers(orgs: Organizations, members: Members, environments: Environments, transfers: OwnershipTransfers, invitations: Invitations, usage: Usage): RpcHandlers<'orgs'> {
   return {
     'orgs.organization.createForOwner': async (req, { auth }) => {
       requireService(auth);
@@ -23,6 +24,8 @@ export function orgsHandlers(orgs: Organizations, members: Members, environments
       return orgs.get(own);
     },
     'orgs.organization.update': (req, { auth }) => orgs.update(authorize(auth, 'org.manage'), req),
+    // Org-wide, whichever environment the caller acts in (permission org.read, checked by the gateway).
+    'orgs.organization.usage': (_req, { auth }) => usage.of(tenantOf(auth).org_id),
     'orgs.membership.listForUser': async (req, { auth }) => {
       requireService(auth);
       return { data: await orgs.membershipsOf(req.user_id) };
