@@ -1,5 +1,5 @@
 /**
- * The orgs service: organizations, members and roles, environments.
+ * The orgs service: organizations, members and roles, environments, usage.
  *
  * The composition root: configuration, repositories, clients, domain and handlers are wired
  * in `start` below. `node services/orgs/dist/main.js` runs it alone (libs/runtime gives it its
