@@ -122,7 +122,7 @@ export const RPC = {
   'orgs.organization.usage': { request: empty, response: u.orgUsage },
   'mailbox.usage.count': { request: u.usageCountRequest, response: u.mailboxUsage },
   'mail-send.usage.count': { request: u.usageCountRequest, response: u.sendUsage },
-  'webhooks.usage.count': { request: u.orgScope, response: u.webhooksUsage },
+  'webhooks.usage.count': { request: u.usageOrgRequest, response: u.webhooksUsage },
   // orgs: ownership transfer
   'orgs.transfer.create': { request: own.ownershipTransferCreateBody, response: own.ownershipTransfer },
   'orgs.transfer.pending': { request: empty, response: own.ownershipTransferPending },

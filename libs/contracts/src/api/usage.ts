@@ -21,7 +21,7 @@ export const usageCountRequest = usagePeriod
   .extend({ org_id: idSchema('organization') })
   .refine((p) => Date.parse(p.start) < Date.parse(p.end), { message: 'start must be before end', path: ['end'] });
 /** For services: one organization, all its environments. */
-export const orgScope = z.object({ org_id: idSchema('organization') });
+export const usageOrgRequest = z.object({ org_id: idSchema('organization') });
 
 /** What mailbox counts: live inboxes, and messages received in the period. */
 export const mailboxUsage = z.object({ inboxes: count, messages_received: count });
