@@ -127,7 +127,11 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/auth/login': 'public',
   'POST /api/v1/auth/refresh': 'public',
   'POST /api/v1/auth/logout': 'self',
+  // A person's own sessions: any role, never an API key.
   'GET /api/v1/user/me': 'self',
+  'GET /api/v1/user/me/sessions': 'self',
+  'DELETE /api/v1/user/me/sessions/{sessionId}': 'self',
+  'POST /api/v1/user/me/sessions/revoke-all': 'self',
   'POST /api/v1/keys': 'keys.manage',
   'GET /api/v1/keys': 'keys.read',
   'GET /api/v1/keys/{id}': 'keys.read',

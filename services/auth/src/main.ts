@@ -17,6 +17,7 @@ import { AccessTokens } from './domain/access-tokens';
 import { Accounts } from './domain/accounts';
 import { ApiKeys } from './domain/api-keys';
 import { Passwords } from './domain/passwords';
+import { Sessions } from './domain/sessions';
 import { ApiKeyRepository } from './repo/api-key.repository';
 import { SigningKeyRepository } from './repo/signing-key.repository';
 import type { AuthDb } from './repo/tables';
@@ -38,11 +39,13 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     });
     await tokens.init();
     const revocations = revocationsClient(bus, log);
-    const accounts = new Accounts(transact, new UserRepository(db), new Passwords(), tokens, orgs, revocations, clock, {
+    const users = new UserRepository(db);
+    const accounts = new Accounts(transact, users, new Passwords(), tokens, orgs, revocations, clock, {
       refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
     });
+    const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
     const apiKeys = new ApiKeys(new ApiKeyRepository(db), orgs, revocations, clock);
-    life.add('auth:rpc', serveRpc(bus, 'auth', authHandlers(accounts, apiKeys, tokens)), (s) => s.stop());
+    life.add('auth:rpc', serveRpc(bus, 'auth', authHandlers({ accounts, sessions, apiKeys, tokens })), (s) => s.stop());
   },
 };
 

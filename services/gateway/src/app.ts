@@ -346,7 +346,7 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
       }
       if (idemKey === undefined) {
         const result = await deps.rpc.call(route.op, input, call, { timeoutMs: deps.rpcTimeoutMs });
-        if (route.endsSession && auth.kind === 'user') deps.authenticator.sessionEnded(auth.session_id);
+        if (auth.kind === 'user' && endsCallersSession(route, req.params, auth.session_id)) deps.authenticator.sessionEnded(auth.session_id);
         respond(res, route.status ?? 200, result);
         return;
       }
@@ -382,6 +382,12 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
       sendError(res, appErr, requestId);
     }
   };
+}
+
+/** Whether the route, having succeeded, ended the caller's own session. */
+function endsCallersSession(route: Pick<Route, 'endsSession'>, params: Record<string, string | string[]>, sessionId: string): boolean {
+  const ends = route.endsSession;
+  return ends === true || (ends !== undefined && params[ends.param] === sessionId);
 }
 
 async function limit(limiter: RateLimiter, key: string): Promise<void> {

@@ -28,6 +28,7 @@ import {
   organizationUpdateRequest,
   pageQuery,
   refreshRequest,
+  sessionParam,
   signupRequest,
   forwardRequest,
   replyAllRequest,
@@ -75,8 +76,11 @@ interface RouteBase {
   idempotent?: boolean;
   /** Also served at these paths (the spec's /admin aliases). */
   aliases?: string[];
-  /** On success the caller's session is over: this gateway denies it at once, others on the revocation fact. */
-  endsSession?: boolean;
+  /**
+   * On success the caller's session is over (true), or is when the path parameter `param`
+   * names it: this gateway denies it at once, others on the revocation fact.
+   */
+  endsSession?: true | { param: string };
   /** The operation names a stored object; the gateway streams it (raw message, attachment). */
   download?: boolean;
   /** The body is passed on as text, whatever its Content-Type, as `body` (a signed payload). */
@@ -168,6 +172,9 @@ export const ROUTES: Route[] = [
   route('auth.token.refresh', { method: 'post', path: '/api/v1/auth/refresh', auth: 'none', body: refreshRequest, tag: 'Auth', summary: 'Exchange a refresh token for a new token pair (rotating; reuse revokes the session)' }),
   route('auth.session.logout', { method: 'post', path: '/api/v1/auth/logout', auth: 'user', status: 204, endsSession: true, tag: 'Auth', summary: 'Log out and revoke the current session' }),
   route('auth.user.me', { method: 'get', path: '/api/v1/user/me', auth: 'user', tag: 'User', summary: 'Get the current user profile' }),
+  route('auth.session.list', { method: 'get', path: '/api/v1/user/me/sessions', auth: 'user', query: pageQuery, tag: 'User', summary: 'List your live sessions, newest first: created_at; last_used_at (when tokens were last issued: sign-in or refresh; access tokens are checked by gateways alone, so use between refreshes is not seen); ip and user_agent as seen then; current marks the session of this token' }),
+  route('auth.session.revoke', { method: 'delete', path: '/api/v1/user/me/sessions/{sessionId}', auth: 'user', params: sessionParam, status: 204, endsSession: { param: 'sessionId' }, tag: 'User', summary: 'Revoke one of your sessions (this one too: a logout); its tokens are refused at once. Another person\'s session or an unknown id: 404' }),
+  route('auth.session.revokeAll', { method: 'post', path: '/api/v1/user/me/sessions/revoke-all', auth: 'user', tag: 'User', summary: 'Revoke all your sessions but this one; their tokens are refused at once. Answers how many were revoked' }),
   route('auth.apikey.create', { method: 'post', path: '/api/v1/keys', auth: 'tenant', body: apiKeyCreateRequest, status: 201, idempotent: true, tag: 'API keys', summary: 'Create an API key (the secret is in this answer only)' }),
   route('auth.apikey.list', { method: 'get', path: '/api/v1/keys', auth: 'tenant', query: pageQuery, tag: 'API keys', summary: 'List API keys of the organization, newest first' }),
   route('auth.apikey.get', { method: 'get', path: '/api/v1/keys/{id}', auth: 'tenant', params: keyId, tag: 'API keys', summary: 'Get an API key (without its secret)' }),

@@ -86,6 +86,30 @@ export const loginRequest = z.strictObject({
 
 export const refreshRequest = z.strictObject({ refresh_token: z.string().min(1).max(512) });
 
+/** A live session of the signed-in person (GET /api/v1/user/me/sessions). */
+export const session = z.object({
+  id: idSchema('session'),
+  created_at: isoTimestamp,
+  /**
+   * When tokens were last issued for it (sign-in or refresh). Gateways check
+   * access tokens on their own, so use between two refreshes is not seen.
+   */
+  last_used_at: isoTimestamp,
+  /** When it ends unless refreshed before. */
+  expires_at: isoTimestamp,
+  /** Client address and User-Agent as the gateway saw them when tokens were last issued. */
+  ip: z.string().nullable(),
+  user_agent: z.string().nullable(),
+  /** The session of the access token making this request. */
+  current: z.boolean(),
+});
+export type Session = z.infer<typeof session>;
+export const sessionList = pageOf(session);
+
+/** The spec's path parameter, named as the spec names it. */
+export const sessionParam = z.object({ sessionId: idSchema('session') });
+export const sessionsRevoked = z.object({ revoked: z.number().int().nonnegative() });
+
 export const apiKey = z.object({
   id: idSchema('apiKey'),
   name: z.string(),

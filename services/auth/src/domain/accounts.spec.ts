@@ -1,14 +1,18 @@
 /**
- * Sessions without a database: signup, login, refresh rotation and reuse detection, logout.
- * The users store is an in-memory stand-in with the repository's semantics (one live
- * account per email, a refresh token used once); tokens and passwords are stand-ins too.
+ * Sessions without a database: signup, login, refresh rotation and reuse detection, logout,
+ * a person's own sessions (list, revoke, revoke all others). The users store is an
+ * in-memory stand-in with the repository's semantics (one live account per email, a refresh
+ * token used once), and its transaction puts sessions and tokens back as they were when the
+ * work fails; tokens and passwords are stand-ins too.
  */
 import { AppError, type Membership, type Organization } from '@mailroom/contracts';
 import { ManualClock, sha256 } from '@mailroom/platform';
 import type { RefreshTokenRow, SessionRow, UserRow } from '../repo/user.repository';
 import type { AuthTx } from '../repo/tables';
+import type { AccessTokenClaims } from './access-tokens';
 import { Accounts } from './accounts';
 import type { OrgsPort, RevocationPort, Transact, Users } from './ports';
+import { Sessions, USER_AGENT_MAX_LENGTH } from './sessions';
 
 class MemoryUsers implements Users {
   readonly users = new Map<string, UserRow>();
@@ -40,15 +44,32 @@ class MemoryUsers implements Users {
   async findSession(id: string) {
     return this.sessions.get(id);
   }
+  async findSessionOfUser(userId: string, id: string) {
+    const s = this.sessions.get(id);
+    return s?.user_id === userId ? s : undefined;
+  }
+  async listLiveSessions(userId: string, now: Date, opts: { limit: number; before?: string | undefined }) {
+    return [...this.sessions.values()]
+      .filter((s) => s.user_id === userId && s.revoked_at === null && s.expires_at > now && (!opts.before || s.id < opts.before))
+      .sort((a, b) => (a.id < b.id ? 1 : -1))
+      .slice(0, opts.limit);
+  }
+  async revokeSessionsOfUser(userId: string, keep: string, reason: string, now: Date) {
+    const live = [...this.sessions.values()].filter((s) => s.user_id === userId && s.id !== keep && s.revoked_at === null && s.expires_at > now);
+    for (const s of live) Object.assign(s, { revoked_at: now, revoked_reason: reason });
+    return live.map(({ id, user_id }) => ({ id, user_id }));
+  }
   async revokeSession(id: string, reason: string, now: Date): Promise<boolean> {
     const s = this.sessions.get(id);
     if (!s || s.revoked_at) return false;
     Object.assign(s, { revoked_at: now, revoked_reason: reason });
     return true;
   }
-  async touchSession(id: string, now: Date, expiresAt: Date): Promise<void> {
+  async touchSession(id: string, use: { now: Date; expiresAt: Date; ip: string | null; userAgent: string | null }): Promise<boolean> {
     const s = this.sessions.get(id);
-    if (s) Object.assign(s, { last_refreshed_at: now, expires_at: expiresAt });
+    if (!s || s.revoked_at) return false;
+    Object.assign(s, { last_refreshed_at: use.now, expires_at: use.expiresAt, ip: use.ip, user_agent: use.userAgent });
+    return true;
   }
   async insertRefreshToken(row: Omit<RefreshTokenRow, 'used_at'>): Promise<void> {
     this.tokens.set(row.token_hash.toString('hex'), { ...row, used_at: null });
@@ -69,7 +90,8 @@ const ORG: Organization = { id: 'org_01', name: "Ada's organization", plan: 'fre
 function setup() {
   const clock = new ManualClock(new Date('2026-11-25T10:00:00.000Z'));
   const users = new MemoryUsers();
-  const revoked: { session_id: string; tokens_valid_until: string }[] = [];
+  const revoked: { session_id: string; user_id: string; tokens_valid_until: string }[] = [];
+  const announcer = { fails: false };
   let memberships: Membership[] = [];
   const orgs: OrgsPort = {
     createForOwner: async () => {
@@ -83,16 +105,44 @@ function setup() {
     },
   };
   const revocations: RevocationPort = {
-    sessionRevoked: async (fact) => void revoked.push(fact),
+    sessionRevoked: async (fact) => {
+      if (announcer.fails) throw new AppError('service_unavailable', 'no responders');
+      revoked.push(fact);
+    },
     apiKeyRevoked: async () => {},
   };
-  // The stand-in store ignores the transaction it is handed; rollback is the database's job (integration tests).
-  const transact: Transact = (work) => work({} as AuthTx);
+  // Rollback, as the database does it: what the failed work changed of sessions and tokens is put back.
+  const transact: Transact = async (work) => {
+    const saved = { sessions: [...users.sessions].map(([id, row]) => [id, { ...row }] as const), tokens: [...users.tokens].map(([id, row]) => [id, { ...row }] as const) };
+    try {
+      return await work({} as AuthTx);
+    } catch (err) {
+      for (const [store, rows] of [[users.sessions, saved.sessions], [users.tokens, saved.tokens]] as const) {
+        const before = new Map<string, object>(rows);
+        for (const key of [...store.keys()]) if (!before.has(key)) store.delete(key);
+        for (const [key, row] of rows) Object.assign(store.get(key) ?? {}, row);
+      }
+      throw err;
+    }
+  };
   const passwords = { hash: async (p: string) => `hash:${p}`, verify: async (h: string | null | undefined, p: string) => h === `hash:${p}`, needsRehash: () => false };
-  const tokens = { settings: { issuer: 'i', audience: 'a', ttlSeconds: 900 }, issue: async (c: { sessionId: string }) => ({ token: `at:${c.sessionId}`, expiresIn: 900 }) };
+  const tokens = {
+    settings: { issuer: 'i', audience: 'a', ttlSeconds: 900 },
+    issue: async (c: AccessTokenClaims) => ({ token: `at:${c.sessionId}`, expiresIn: 900 }),
+  };
   const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, { refreshTokenTtlSeconds: 3_600 });
-  return { accounts, users, clock, revoked, endMemberships: () => (memberships = []) };
+  const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: 900 });
+  return {
+    accounts,
+    sessions,
+    users,
+    clock,
+    revoked,
+    announcer,
+    endMemberships: () => (memberships = []),
+  };
 }
+
 
 const ada = { email: 'ada@example.com', password: 'correct horse battery' };
 
@@ -115,30 +165,30 @@ describe('Accounts', () => {
     const { accounts, users, clock } = setup();
     const { refresh_token } = await accounts.signup(ada, {});
     clock.advance(60_000);
-    const next = await accounts.refresh(refresh_token);
+    const next = await accounts.refresh(refresh_token, {});
     expect(next.refresh_token).not.toBe(refresh_token);
     const session = [...users.sessions.values()][0]!;
     expect(session.last_refreshed_at).toEqual(clock.now());
     expect(session.expires_at).toEqual(new Date(clock.now().getTime() + 3_600_000));
-    expect((await accounts.refresh(next.refresh_token)).access_token).toBe(`at:${session.id}`);
+    expect((await accounts.refresh(next.refresh_token, {})).access_token).toBe(`at:${session.id}`);
   });
 
   it('revokes the whole session when a spent refresh token comes back, and tells the gateways', async () => {
     const { accounts, users, revoked, clock } = setup();
     const { refresh_token } = await accounts.signup(ada, {});
-    const next = await accounts.refresh(refresh_token);
-    await expect(accounts.refresh(refresh_token)).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/already used.*revoked/) });
+    const next = await accounts.refresh(refresh_token, {});
+    await expect(accounts.refresh(refresh_token, {})).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/already used.*revoked/) });
     const session = [...users.sessions.values()][0]!;
     expect(session.revoked_reason).toBe('refresh_token_reuse');
     expect(revoked).toEqual([{ session_id: session.id, user_id: session.user_id, tokens_valid_until: new Date(clock.now().getTime() + 900_000).toISOString() }]);
     // The thief's newer token dies with the session.
-    await expect(accounts.refresh(next.refresh_token)).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(accounts.refresh(next.refresh_token, {})).rejects.toMatchObject({ code: 'unauthorized' });
   });
 
   it('treats two refreshes racing with one token as reuse', async () => {
     const { accounts, users } = setup();
     const { refresh_token } = await accounts.signup(ada, {});
-    const results = await Promise.allSettled([accounts.refresh(refresh_token), accounts.refresh(refresh_token)]);
+    const results = await Promise.allSettled([accounts.refresh(refresh_token, {}), accounts.refresh(refresh_token, {})]);
     expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
     expect([...users.sessions.values()][0]!.revoked_reason).toBe('refresh_token_reuse');
   });
@@ -150,7 +200,7 @@ describe('Accounts', () => {
     await accounts.logout(session.id);
     expect(session.revoked_reason).toBe('logout');
     expect(revoked.map((r) => r.session_id)).toEqual([session.id]);
-    await expect(accounts.refresh(refresh_token)).rejects.toMatchObject({ message: expect.stringMatching(/invalid or expired/) });
+    await expect(accounts.refresh(refresh_token, {})).rejects.toMatchObject({ message: expect.stringMatching(/invalid or expired/) });
     await accounts.logout('ses_unknown');
     expect(revoked).toHaveLength(1);
   });
@@ -159,12 +209,12 @@ describe('Accounts', () => {
     const expired = setup();
     const first = await expired.accounts.signup(ada, {});
     expired.clock.advance(3_600_001);
-    await expect(expired.accounts.refresh(first.refresh_token)).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(expired.accounts.refresh(first.refresh_token, {})).rejects.toMatchObject({ code: 'unauthorized' });
 
     const left = setup();
     const { refresh_token } = await left.accounts.signup(ada, {});
     left.endMemberships();
-    await expect(left.accounts.refresh(refresh_token)).rejects.toMatchObject({ code: 'unauthorized' });
+    await expect(left.accounts.refresh(refresh_token, {})).rejects.toMatchObject({ code: 'unauthorized' });
     expect([...left.users.sessions.values()][0]!.revoked_reason).toBe('membership_ended');
     expect(left.revoked).toHaveLength(1);
   });
@@ -180,5 +230,141 @@ describe('Accounts', () => {
     const { accounts, users } = setup();
     const { refresh_token } = await accounts.signup(ada, {});
     expect([...users.tokens.values()].map((t) => t.token_hash)).toEqual([sha256(refresh_token)]);
+  });
+});
+
+/** The session of a token pair (the stand-in access token names it). */
+const sessionOf = (r: { access_token: string }) => r.access_token.slice('at:'.length);
+/** Session ids sort by creation time to the millisecond. */
+const nextMillisecond = () => new Promise((r) => setTimeout(r, 2));
+
+describe('what a session records', () => {
+  it('keeps the client of the sign-in, and of each refresh as the last use', async () => {
+    const { accounts, users, clock } = setup();
+    const signup = await accounts.signup(ada, { ip: '192.0.2.1', userAgent: 'agent/1' });
+    const session = users.sessions.get(sessionOf(signup))!;
+    expect(session).toMatchObject({ ip: '192.0.2.1', user_agent: 'agent/1', last_refreshed_at: clock.now() });
+    clock.advance(60_000);
+    const next = await accounts.refresh(signup.refresh_token, { ip: '198.51.100.7', userAgent: 'agent/2' });
+    expect(session).toMatchObject({ ip: '198.51.100.7', user_agent: 'agent/2', last_refreshed_at: clock.now() });
+    // A refresh that says nothing of its client leaves what was seen before.
+    await accounts.refresh(next.refresh_token, {});
+    expect(session).toMatchObject({ ip: '198.51.100.7', user_agent: 'agent/2' });
+  });
+
+  it('cuts a long User-Agent, and keeps none for a blank one', async () => {
+    const { accounts, users } = setup();
+    const long = await accounts.signup(ada, { userAgent: `x${'y'.repeat(2_000)}` });
+    expect(users.sessions.get(sessionOf(long))!.user_agent).toHaveLength(USER_AGENT_MAX_LENGTH);
+    const blank = await accounts.login(ada, { userAgent: '   ', ip: 'x'.repeat(65) });
+    expect(users.sessions.get(sessionOf(blank))).toMatchObject({ user_agent: null, ip: null });
+  });
+
+  it('refuses a refresh whose session is revoked while it runs, and keeps nothing of it', async () => {
+    const { accounts, users } = setup();
+    const { refresh_token, access_token } = await accounts.signup(ada, {});
+    const session = users.sessions.get(sessionOf({ access_token }))!;
+    const use = users.useRefreshToken.bind(users);
+    users.useRefreshToken = async (hash, now) => {
+      Object.assign(session, { revoked_at: now, revoked_reason: 'logout' });
+      return use(hash, now);
+    };
+    await expect(accounts.refresh(refresh_token, {})).rejects.toMatchObject({ code: 'unauthorized' });
+    expect(users.tokens.size).toBe(1);
+    expect([...users.tokens.values()][0]!.used_at).toBeNull();
+  });
+});
+
+describe('a person\'s sessions', () => {
+  it('lists the live ones newest first, marks the calling one, and pages', async () => {
+    const { accounts, sessions, users, clock } = setup();
+    const signup = await accounts.signup(ada, { ip: '192.0.2.1', userAgent: 'agent/1' });
+    const user_id = signup.user.id;
+    const ids = [sessionOf(signup)];
+    for (let i = 0; i < 3; i++) {
+      await nextMillisecond();
+      ids.push(sessionOf(await accounts.login(ada, {})));
+    }
+    // Neither an ended session nor an expired one is listed.
+    await accounts.logout(ids[3]!);
+    users.sessions.get(ids[2]!)!.expires_at = clock.now();
+    const caller = { user_id, session_id: ids[0]! };
+    const all = await sessions.list(caller, { limit: 20 });
+    expect(all.data.map((s) => [s.id, s.current])).toEqual([
+      [ids[1], false],
+      [ids[0], true],
+    ]);
+    expect(all.next_page_token).toBeNull();
+    expect(all.data[1]).toEqual({
+      id: ids[0],
+      created_at: clock.now().toISOString(),
+      last_used_at: clock.now().toISOString(),
+      expires_at: new Date(clock.now().getTime() + 3_600_000).toISOString(),
+      ip: '192.0.2.1',
+      user_agent: 'agent/1',
+      current: true,
+    });
+    const first = await sessions.list(caller, { limit: 1 });
+    expect(first.data.map((s) => s.id)).toEqual([ids[1]]);
+    const second = await sessions.list(caller, { limit: 1, page_token: first.next_page_token! });
+    expect([second.data.map((s) => s.id), second.next_page_token]).toEqual([[ids[0]], null]);
+    await expect(sessions.list(caller, { limit: 1, page_token: 'nonsense' })).rejects.toMatchObject({ code: 'invalid_request', details: [{ path: 'page_token' }] });
+    // Another person sees none of them.
+    expect((await sessions.list({ user_id: 'usr_someone', session_id: ids[0]! }, { limit: 20 })).data).toEqual([]);
+  });
+
+  it('revokes one: announced to the gateways, its refresh token refused; another person\'s is not found', async () => {
+    const { accounts, sessions, users, revoked, clock } = setup();
+    const signup = await accounts.signup(ada, {});
+    const other = await accounts.login(ada, {});
+    const caller = { user_id: signup.user.id, session_id: sessionOf(signup) };
+    await sessions.revoke(caller, sessionOf(other));
+    expect(users.sessions.get(sessionOf(other))).toMatchObject({ revoked_at: clock.now(), revoked_reason: 'revoked_by_user' });
+    expect(revoked).toEqual([{ session_id: sessionOf(other), user_id: signup.user.id, tokens_valid_until: new Date(clock.now().getTime() + 900_000).toISOString() }]);
+    await expect(accounts.refresh(other.refresh_token, {})).rejects.toMatchObject({ code: 'unauthorized' });
+    // Again: it stays ended, nothing more is announced.
+    await sessions.revoke(caller, sessionOf(other));
+    expect(revoked).toHaveLength(1);
+    // Someone else's session, and an id nobody has: not found, untouched.
+    const bob = await accounts.signup({ ...ada, email: 'bob@example.com' }, {});
+    await expect(sessions.revoke(caller, sessionOf(bob))).rejects.toMatchObject({ code: 'not_found' });
+    await expect(sessions.revoke(caller, 'ses_01m8a4vabhcrd4hxzk162k1ma9')).rejects.toMatchObject({ code: 'not_found' });
+    expect(users.sessions.get(sessionOf(bob))!.revoked_at).toBeNull();
+    // The calling session itself: a logout.
+    await sessions.revoke(caller, caller.session_id);
+    expect(users.sessions.get(caller.session_id)!.revoked_reason).toBe('logout');
+    expect(revoked.map((r) => r.session_id)).toEqual([sessionOf(other), caller.session_id]);
+  });
+
+  it('revokes all the others, keeps the calling one, and counts only the live ones it ended', async () => {
+    const { accounts, sessions, users, revoked, clock } = setup();
+    const signup = await accounts.signup(ada, {});
+    const others = [await accounts.login(ada, {}), await accounts.login(ada, {}), await accounts.login(ada, {})];
+    await accounts.logout(sessionOf(others[2]!));
+    const bob = await accounts.signup({ ...ada, email: 'bob@example.com' }, {});
+    revoked.length = 0;
+    const caller = { user_id: signup.user.id, session_id: sessionOf(signup) };
+    expect(await sessions.revokeOthers(caller)).toEqual({ revoked: 2 });
+    expect(revoked.map((r) => r.session_id).sort()).toEqual([sessionOf(others[0]!), sessionOf(others[1]!)].sort());
+    expect(revoked.every((r) => r.tokens_valid_until === new Date(clock.now().getTime() + 900_000).toISOString())).toBe(true);
+    expect(users.sessions.get(caller.session_id)!.revoked_at).toBeNull();
+    expect(users.sessions.get(sessionOf(bob))!.revoked_at).toBeNull();
+    await expect(accounts.refresh(others[0]!.refresh_token, {})).rejects.toMatchObject({ code: 'unauthorized' });
+    expect((await accounts.refresh(signup.refresh_token, {})).access_token).toBe(signup.access_token);
+    expect(await sessions.revokeOthers(caller)).toEqual({ revoked: 0 });
+  });
+
+  it('marks nothing revoked when the gateways cannot be told, so a retry does it all', async () => {
+    const { accounts, sessions, users, revoked, announcer } = setup();
+    const signup = await accounts.signup(ada, {});
+    const others = [await accounts.login(ada, {}), await accounts.login(ada, {})];
+    const caller = { user_id: signup.user.id, session_id: sessionOf(signup) };
+    announcer.fails = true;
+    await expect(sessions.revokeOthers(caller)).rejects.toMatchObject({ code: 'service_unavailable' });
+    await expect(sessions.revoke(caller, sessionOf(others[0]!))).rejects.toMatchObject({ code: 'service_unavailable' });
+    expect([...users.sessions.values()].every((s) => s.revoked_at === null)).toBe(true);
+    announcer.fails = false;
+    expect(await sessions.revokeOthers(caller)).toEqual({ revoked: 2 });
+    expect(revoked).toHaveLength(2);
   });
 });

@@ -10,6 +10,7 @@ import type { SessionRow, UserRow } from '../repo/user.repository';
 import type { AccessTokens } from './access-tokens';
 import type { Passwords } from './passwords';
 import type { ClientInfo, OrgsPort, RevocationPort, Transact, Users } from './ports';
+import { recordedClient, revocationFact } from './sessions';
 
 export const REFRESH_TOKEN_PREFIX = 'mrt_';
 
@@ -83,7 +84,7 @@ export class Accounts {
    * Exchanges a refresh token for a new pair. A token that was already exchanged is a
    * sign of theft: the whole session is revoked and every token of it stops working.
    */
-  async refresh(refreshToken: string): Promise<SessionResponse> {
+  async refresh(refreshToken: string, client: ClientInfo): Promise<SessionResponse> {
     const hash = sha256(refreshToken);
     const stored = await this.users.findRefreshToken(hash);
     const invalid = new AppError('unauthorized', 'refresh token is invalid or expired; log in again');
@@ -104,11 +105,15 @@ export class Accounts {
       throw invalid;
     }
     const next = randomToken(REFRESH_TOKEN_PREFIX);
+    const seen = recordedClient(client);
     const won = await this.transact(async (trx) => {
       if (!(await this.users.useRefreshToken(hash, now, trx))) return false;
       const expiresAt = this.refreshExpiry(now);
       await this.users.insertRefreshToken({ token_hash: sha256(next), session_id: session.id, created_at: now, expires_at: expiresAt }, trx);
-      await this.users.touchSession(session.id, now, expiresAt, trx);
+      // "Last used" is the last time tokens were issued: gateways check access tokens on their own.
+      const use = { now, expiresAt, ip: seen.ip ?? session.ip, userAgent: seen.userAgent ?? session.user_agent };
+      // Revoked since it was read: nothing of this exchange is kept.
+      if (!(await this.users.touchSession(session.id, use, trx))) throw invalid;
       return true;
     });
     if (!won) {
@@ -140,8 +145,7 @@ export class Accounts {
   private async revoke(session: SessionRow, reason: string): Promise<void> {
     const now = this.clock.now();
     await this.users.revokeSession(session.id, reason, now);
-    const validUntil = new Date(now.getTime() + this.tokens.settings.ttlSeconds * 1000);
-    await this.revocations.sessionRevoked({ session_id: session.id, user_id: session.user_id, tokens_valid_until: validUntil.toISOString() });
+    await this.revocations.sessionRevoked(revocationFact(session, now, this.tokens.settings.ttlSeconds));
   }
 
   private refreshExpiry(now: Date): Date {
@@ -153,6 +157,7 @@ export class Accounts {
     s: { sessionId: string; userId: string; orgId: string; refresh: string; now: Date; client: ClientInfo },
   ): Promise<void> {
     const expiresAt = this.refreshExpiry(s.now);
+    const seen = recordedClient(s.client);
     await this.users.insertSession(
       {
         id: s.sessionId,
@@ -161,8 +166,8 @@ export class Accounts {
         created_at: s.now,
         last_refreshed_at: s.now,
         expires_at: expiresAt,
-        ip: s.client.ip?.slice(0, 64) ?? null,
-        user_agent: s.client.userAgent?.slice(0, 512) ?? null,
+        ip: seen.ip,
+        user_agent: seen.userAgent,
       },
       trx,
     );

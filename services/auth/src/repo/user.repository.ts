@@ -45,6 +45,30 @@ export class UserRepository {
     return ex.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  findSessionOfUser(userId: string, id: string, ex: Executor<AuthDb> = this.db): Promise<SessionRow | undefined> {
+    return ex.selectFrom('sessions').selectAll().where('user_id', '=', userId).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** The person's sessions neither revoked nor expired at `now`, newest first; `before` is the last id of the previous page. */
+  listLiveSessions(userId: string, now: Date, opts: { limit: number; before?: string | undefined }, ex: Executor<AuthDb> = this.db): Promise<SessionRow[]> {
+    let q = ex.selectFrom('sessions').selectAll().where('user_id', '=', userId).where('revoked_at', 'is', null).where('expires_at', '>', now);
+    if (opts.before) q = q.where('id', '<', opts.before);
+    return q.orderBy('id', 'desc').limit(opts.limit).execute();
+  }
+
+  /** Revokes the person's sessions live at `now` but `keep`; returns those this call revoked. */
+  revokeSessionsOfUser(userId: string, keep: string, reason: string, now: Date, ex: Executor<AuthDb> = this.db): Promise<Pick<SessionRow, 'id' | 'user_id'>[]> {
+    return ex
+      .updateTable('sessions')
+      .set({ revoked_at: now, revoked_reason: reason })
+      .where('user_id', '=', userId)
+      .where('id', '<>', keep)
+      .where('revoked_at', 'is', null)
+      .where('expires_at', '>', now)
+      .returning(['id', 'user_id'])
+      .execute();
+  }
+
   /** Returns whether this call revoked it (false when it already was). */
   async revokeSession(id: string, reason: string, now: Date, ex: Executor<AuthDb> = this.db): Promise<boolean> {
     const res = await ex
@@ -56,8 +80,19 @@ export class UserRepository {
     return res.numUpdatedRows > 0n;
   }
 
-  async touchSession(id: string, now: Date, expiresAt: Date, ex: Executor<AuthDb> = this.db): Promise<void> {
-    await ex.updateTable('sessions').set({ last_refreshed_at: now, expires_at: expiresAt }).where('id', '=', id).execute();
+  /** Records a refresh (when, from where, until when); false when the session was revoked meanwhile. */
+  async touchSession(
+    id: string,
+    use: { now: Date; expiresAt: Date; ip: string | null; userAgent: string | null },
+    ex: Executor<AuthDb> = this.db,
+  ): Promise<boolean> {
+    const res = await ex
+      .updateTable('sessions')
+      .set({ last_refreshed_at: use.now, expires_at: use.expiresAt, ip: use.ip, user_agent: use.userAgent })
+      .where('id', '=', id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
   }
 
   async insertRefreshToken(row: Omit<RefreshTokenRow, 'used_at'>, ex: Executor<AuthDb> = this.db): Promise<void> {

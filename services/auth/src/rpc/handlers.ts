@@ -4,22 +4,37 @@ import type { RpcHandlers } from '@mailroom/messaging';
 import type { AccessTokens } from '../domain/access-tokens';
 import type { Accounts } from '../domain/accounts';
 import type { ApiKeys } from '../domain/api-keys';
+import type { Sessions } from '../domain/sessions';
+import { clientInfo } from './client-info';
 
 function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
   if (auth.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
   return auth;
 }
 
-export function authHandlers(accounts: Accounts, apiKeys: ApiKeys, tokens: AccessTokens): RpcHandlers<'auth'> {
+export interface AuthDomain {
+  accounts: Accounts;
+  sessions: Sessions;
+  apiKeys: ApiKeys;
+  tokens: AccessTokens;
+}
+
+export function authHandlers({ accounts, sessions, apiKeys, tokens }: AuthDomain): RpcHandlers<'auth'> {
   return {
-    'auth.user.signup': (req, { client }) => accounts.signup(req, client ?? {}),
-    'auth.user.login': (req, { client }) => accounts.login(req, client ?? {}),
+    'auth.user.signup': (req, { client }) => accounts.signup(req, clientInfo(client)),
+    'auth.user.login': (req, { client }) => accounts.login(req, clientInfo(client)),
     'auth.user.me': async (_req, { auth }) => accounts.me(userOf(auth).user_id),
-    'auth.token.refresh': (req) => accounts.refresh(req.refresh_token),
+    'auth.token.refresh': (req, { client }) => accounts.refresh(req.refresh_token, clientInfo(client)),
     'auth.session.logout': async (_req, { auth }) => {
       await accounts.logout(userOf(auth).session_id);
       return {};
     },
+    'auth.session.list': async (req, { auth }) => sessions.list(userOf(auth), req),
+    'auth.session.revoke': async (req, { auth }) => {
+      await sessions.revoke(userOf(auth), req.sessionId);
+      return {};
+    },
+    'auth.session.revokeAll': async (_req, { auth }) => sessions.revokeOthers(userOf(auth)),
     'auth.jwks.get': async () => {
       const { keys } = await tokens.jwks();
       return { keys: keys.map((k) => ({ ...k, kty: String(k.kty), kid: String(k.kid), alg: String(k.alg) })) };
