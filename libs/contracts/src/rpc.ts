@@ -25,6 +25,7 @@ export const RPC = {
   'auth.user.me': { request: empty, response: a.user },
   'auth.token.refresh': { request: a.refreshRequest, response: a.sessionResponse },
   'auth.session.logout': { request: empty, response: empty },
+  'auth.user.update': { request: a.userUpdateRequest, response: a.user },
   'auth.session.list': { request: a.pageQuery, response: a.sessionList },
   'auth.session.revoke': { request: a.sessionParam, response: empty },
   'auth.session.revokeAll': { request: empty, response: a.sessionsRevoked },

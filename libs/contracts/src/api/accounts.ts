@@ -86,6 +86,14 @@ export const loginRequest = z.strictObject({
 
 export const refreshRequest = z.strictObject({ refresh_token: z.string().min(1).max(512) });
 
+/** PATCH /api/v1/user/me: what a person changes of their own profile. */
+export const userUpdateRequest = z
+  .strictObject({
+    /** Trimmed, 1 to 200 characters; null clears it. */
+    name: z.string().trim().min(1).max(200).nullable().optional(),
+  })
+  .refine((r) => r.name !== undefined, 'give name (a string, or null to clear it)');
+
 /** A live session of the signed-in person (GET /api/v1/user/me/sessions). */
 export const session = z.object({
   id: idSchema('session'),

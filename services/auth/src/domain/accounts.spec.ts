@@ -1,9 +1,9 @@
 /**
  * Sessions without a database: signup, login, refresh rotation and reuse detection, logout,
- * a person's own sessions (list, revoke, revoke all others). The users store is an
- * in-memory stand-in with the repository's semantics (one live account per email, a refresh
- * token used once), and its transaction puts sessions and tokens back as they were when the
- * work fails; tokens and passwords are stand-ins too.
+ * a person's own sessions (list, revoke, revoke all others), the profile. The users store
+ * is an in-memory stand-in with the repository's semantics (one live account per email, a
+ * refresh token used once), and its transaction puts sessions and tokens back as they were
+ * when the work fails; tokens and passwords are stand-ins too.
  */
 import { AppError, type Membership, type Organization } from '@mailroom/contracts';
 import { ManualClock, sha256 } from '@mailroom/platform';
@@ -33,6 +33,12 @@ class MemoryUsers implements Users {
   }
   async findProfiles(ids: readonly string[]) {
     return [...this.users.values()].filter((u) => ids.includes(u.id) && u.deleted_at === null).map(({ id, email, name }) => ({ id, email, name }));
+  }
+  async updateName(id: string, name: string | null, now: Date) {
+    const u = this.users.get(id);
+    if (!u || u.deleted_at !== null) return undefined;
+    Object.assign(u, { name, updated_at: now });
+    return { ...u };
   }
   async updatePasswordHash(id: string, hash: string): Promise<void> {
     const u = this.users.get(id);
@@ -366,5 +372,19 @@ describe('a person\'s sessions', () => {
     announcer.fails = false;
     expect(await sessions.revokeOthers(caller)).toEqual({ revoked: 2 });
     expect(revoked).toHaveLength(2);
+  });
+});
+
+describe('the profile', () => {
+  it('sets and clears the name, answering the profile', async () => {
+    const { accounts, clock } = setup();
+    const { user } = await accounts.signup(ada, {});
+    clock.advance(5_000);
+    const named = await accounts.updateProfile(user.id, { name: 'Ada Lovelace' });
+    expect(named).toEqual({ ...user, name: 'Ada Lovelace', updated_at: clock.now().toISOString() });
+    expect(await accounts.me(user.id)).toEqual(named);
+    expect((await accounts.updateProfile(user.id, { name: null })).name).toBeNull();
+    expect(await accounts.updateProfile(user.id, {})).toEqual(await accounts.me(user.id));
+    await expect(accounts.updateProfile('usr_01m8a4vabhcrd4hxzk162k1ma9', { name: 'x' })).rejects.toMatchObject({ code: 'not_found' });
   });
 });

@@ -1,8 +1,8 @@
 /**
  * Accounts and sessions: signup (which creates the person's organization), login,
- * rotating refresh tokens with reuse detection, logout. A session belongs to one active
- * organization; its access tokens carry that organization, its default environment and
- * the person's role in it.
+ * rotating refresh tokens with reuse detection, logout; the person's profile. A session
+ * belongs to one active organization; its access tokens carry that organization, its
+ * default environment and the person's role in it.
  */
 import { AppError, newId, type Membership, type SessionResponse, type User } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
@@ -133,6 +133,14 @@ export class Accounts {
     const user = await this.users.findLiveById(userId);
     if (!user) throw AppError.notFound('user');
     return toUser(user);
+  }
+
+  /** Changes what is given of the person's profile; answers it as `me` does. */
+  async updateProfile(userId: string, changes: { name?: string | null | undefined }): Promise<User> {
+    if (changes.name === undefined) return this.me(userId);
+    const updated = await this.users.updateName(userId, changes.name, this.clock.now());
+    if (!updated) throw AppError.notFound('user');
+    return toUser(updated);
   }
 
   /** Names and emails of live accounts among `ids` (for other services' lists); unknown ids are left out. */

@@ -33,6 +33,11 @@ export class UserRepository {
     return ex.selectFrom('users').select(['id', 'email', 'name']).where('id', 'in', ids).where('deleted_at', 'is', null).execute();
   }
 
+  /** The account after the change; undefined when it is not live. */
+  updateName(id: string, name: string | null, now: Date, ex: Executor<AuthDb> = this.db): Promise<UserRow | undefined> {
+    return ex.updateTable('users').set({ name, updated_at: now }).where('id', '=', id).where('deleted_at', 'is', null).returningAll().executeTakeFirst();
+  }
+
   async updatePasswordHash(id: string, hash: string, now: Date, ex: Executor<AuthDb> = this.db): Promise<void> {
     await ex.updateTable('users').set({ password_hash: hash, updated_at: now }).where('id', '=', id).execute();
   }

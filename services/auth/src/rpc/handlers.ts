@@ -24,6 +24,7 @@ export function authHandlers({ accounts, sessions, apiKeys, tokens }: AuthDomain
     'auth.user.signup': (req, { client }) => accounts.signup(req, clientInfo(client)),
     'auth.user.login': (req, { client }) => accounts.login(req, clientInfo(client)),
     'auth.user.me': async (_req, { auth }) => accounts.me(userOf(auth).user_id),
+    'auth.user.update': async (req, { auth }) => accounts.updateProfile(userOf(auth).user_id, req),
     'auth.token.refresh': (req, { client }) => accounts.refresh(req.refresh_token, clientInfo(client)),
     'auth.session.logout': async (_req, { auth }) => {
       await accounts.logout(userOf(auth).session_id);
