@@ -127,12 +127,14 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/auth/login': 'public',
   'POST /api/v1/auth/refresh': 'public',
   'POST /api/v1/auth/logout': 'self',
-  // A person's own account and sessions: any role, never an API key.
+  // A person's own account, sessions and organizations: any role, never an API key.
+  'POST /api/v1/auth/switch-org': 'self',
   'GET /api/v1/user/me': 'self',
   'PATCH /api/v1/user/me': 'self',
   'GET /api/v1/user/me/sessions': 'self',
   'DELETE /api/v1/user/me/sessions/{sessionId}': 'self',
   'POST /api/v1/user/me/sessions/revoke-all': 'self',
+  'GET /api/v1/user/me/organizations': 'self',
   'POST /api/v1/keys': 'keys.manage',
   'GET /api/v1/keys': 'keys.read',
   'GET /api/v1/keys/{id}': 'keys.read',

@@ -18,6 +18,7 @@ import { Accounts } from './domain/accounts';
 import { ApiKeys } from './domain/api-keys';
 import { Passwords } from './domain/passwords';
 import { Sessions } from './domain/sessions';
+import { UserOrganizations } from './domain/user-organizations';
 import { ApiKeyRepository } from './repo/api-key.repository';
 import { SigningKeyRepository } from './repo/signing-key.repository';
 import type { AuthDb } from './repo/tables';
@@ -44,8 +45,9 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
       refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
     });
     const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
+    const organizations = new UserOrganizations(orgs);
     const apiKeys = new ApiKeys(new ApiKeyRepository(db), orgs, revocations, clock);
-    life.add('auth:rpc', serveRpc(bus, 'auth', authHandlers({ accounts, sessions, apiKeys, tokens })), (s) => s.stop());
+    life.add('auth:rpc', serveRpc(bus, 'auth', authHandlers({ accounts, sessions, organizations, apiKeys, tokens })), (s) => s.stop());
   },
 };
 

@@ -99,7 +99,7 @@ export const session = z.object({
   id: idSchema('session'),
   created_at: isoTimestamp,
   /**
-   * When tokens were last issued for it (sign-in or refresh). Gateways check
+   * When tokens were last issued for it (sign-in, refresh or switch-org). Gateways check
    * access tokens on their own, so use between two refreshes is not seen.
    */
   last_used_at: isoTimestamp,
@@ -117,6 +117,13 @@ export const sessionList = pageOf(session);
 /** The spec's path parameter, named as the spec names it. */
 export const sessionParam = z.object({ sessionId: idSchema('session') });
 export const sessionsRevoked = z.object({ revoked: z.number().int().nonnegative() });
+
+/** An organization the signed-in person belongs to; `active`: the one their token acts in. */
+export const userOrganization = membership.extend({ active: z.boolean() });
+export type UserOrganization = z.infer<typeof userOrganization>;
+export const userOrganizationList = pageOf(userOrganization);
+
+export const switchOrgRequest = z.strictObject({ org_id: idSchema('organization') });
 
 export const apiKey = z.object({
   id: idSchema('apiKey'),

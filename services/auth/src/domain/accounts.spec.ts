@@ -1,9 +1,9 @@
 /**
  * Sessions without a database: signup, login, refresh rotation and reuse detection, logout,
- * a person's own sessions (list, revoke, revoke all others), the profile. The users store
- * is an in-memory stand-in with the repository's semantics (one live account per email, a
- * refresh token used once), and its transaction puts sessions and tokens back as they were
- * when the work fails; tokens and passwords are stand-ins too.
+ * switching organizations, a person's own sessions (list, revoke, revoke all others), the
+ * profile. The users store is an in-memory stand-in with the repository's semantics (one live
+ * account per email, a refresh token used once), and its transaction puts sessions and
+ * tokens back as they were when the work fails; tokens and passwords are stand-ins too.
  */
 import { AppError, type Membership, type Organization } from '@mailroom/contracts';
 import { ManualClock, sha256 } from '@mailroom/platform';
@@ -105,7 +105,7 @@ function setup() {
       return { organization: ORG, environment: { id: ORG.default_env_id, org_id: ORG.id, name: 'production', is_default: true, created_at: ORG.created_at } };
     },
     memberships: async () => memberships,
-    organization: async () => ORG,
+    organization: async (id) => (id === OTHER_ORG.id ? OTHER_ORG : ORG),
     environment: async () => {
       throw AppError.notFound('environment');
     },
@@ -132,9 +132,13 @@ function setup() {
     }
   };
   const passwords = { hash: async (p: string) => `hash:${p}`, verify: async (h: string | null | undefined, p: string) => h === `hash:${p}`, needsRehash: () => false };
+  const issued: AccessTokenClaims[] = [];
   const tokens = {
     settings: { issuer: 'i', audience: 'a', ttlSeconds: 900 },
-    issue: async (c: AccessTokenClaims) => ({ token: `at:${c.sessionId}`, expiresIn: 900 }),
+    issue: async (c: AccessTokenClaims) => {
+      issued.push(c);
+      return { token: `at:${c.sessionId}`, expiresIn: 900 };
+    },
   };
   const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, { refreshTokenTtlSeconds: 3_600 });
   const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: 900 });
@@ -144,11 +148,14 @@ function setup() {
     users,
     clock,
     revoked,
+    issued,
     announcer,
     endMemberships: () => (memberships = []),
+    join: (m: Membership) => void memberships.push(m),
   };
 }
 
+const OTHER_ORG: Organization = { ...ORG, id: 'org_02', name: 'Babbage Ltd', default_env_id: 'env_02' };
 
 const ada = { email: 'ada@example.com', password: 'correct horse battery' };
 
@@ -372,6 +379,39 @@ describe('a person\'s sessions', () => {
     announcer.fails = false;
     expect(await sessions.revokeOthers(caller)).toEqual({ revoked: 2 });
     expect(revoked).toHaveLength(2);
+  });
+});
+
+describe('switching organizations', () => {
+  it('starts a session in another organization the person belongs to, with their role and its default environment; the old one stays', async () => {
+    const { accounts, users, issued, join, clock } = setup();
+    const signup = await accounts.signup(ada, {});
+    join({ org_id: OTHER_ORG.id, org_name: OTHER_ORG.name, role: 'viewer', default_env_id: OTHER_ORG.default_env_id });
+    const caller = { user_id: signup.user.id, session_id: sessionOf(signup) };
+    clock.advance(1_000);
+    const switched = await accounts.switchOrg(caller, OTHER_ORG.id, { ip: '192.0.2.9', userAgent: 'agent/3' });
+    expect(switched).toMatchObject({ user: { id: signup.user.id }, organization: { id: OTHER_ORG.id }, token_type: 'Bearer', refresh_token: expect.stringMatching(/^mrt_/) });
+    const session = sessionOf(switched);
+    expect(session).not.toBe(caller.session_id);
+    expect(issued.at(-1)).toEqual({ userId: signup.user.id, sessionId: session, orgId: OTHER_ORG.id, envId: OTHER_ORG.default_env_id, role: 'viewer' });
+    expect(users.sessions.get(session)).toMatchObject({ org_id: OTHER_ORG.id, ip: '192.0.2.9', user_agent: 'agent/3', created_at: clock.now(), revoked_at: null });
+    expect(users.sessions.get(caller.session_id)).toMatchObject({ org_id: ORG.id, revoked_at: null });
+    // Its refresh stays in the organization it switched to.
+    await accounts.refresh(switched.refresh_token, {});
+    expect(issued.at(-1)).toMatchObject({ sessionId: session, orgId: OTHER_ORG.id, role: 'viewer' });
+  });
+
+  it('answers not found for an organization the person does not belong to, and refuses an ended session', async () => {
+    const { accounts, users } = setup();
+    const signup = await accounts.signup(ada, {});
+    const caller = { user_id: signup.user.id, session_id: sessionOf(signup) };
+    await expect(accounts.switchOrg(caller, OTHER_ORG.id, {})).rejects.toMatchObject({ code: 'not_found', message: 'organization not found' });
+    expect(users.sessions.size).toBe(1);
+    await accounts.logout(caller.session_id);
+    await expect(accounts.switchOrg(caller, ORG.id, {})).rejects.toMatchObject({ code: 'unauthorized' });
+    // A session id of another person is not the caller's.
+    const bob = await accounts.signup({ ...ada, email: 'bob@example.com' }, {});
+    await expect(accounts.switchOrg({ user_id: signup.user.id, session_id: sessionOf(bob) }, ORG.id, {})).rejects.toMatchObject({ code: 'unauthorized' });
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * Accounts and sessions: signup (which creates the person's organization), login,
- * rotating refresh tokens with reuse detection, logout; the person's profile. A session
- * belongs to one active organization; its access tokens carry that organization, its
- * default environment and the person's role in it.
+ * rotating refresh tokens with reuse detection, switching organizations, logout; the
+ * person's profile. A session belongs to one active organization; its access tokens carry
+ * that organization, its default environment and the person's role in it.
  */
 import { AppError, newId, type Membership, type SessionResponse, type User } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
@@ -10,7 +10,7 @@ import type { SessionRow, UserRow } from '../repo/user.repository';
 import type { AccessTokens } from './access-tokens';
 import type { Passwords } from './passwords';
 import type { ClientInfo, OrgsPort, RevocationPort, Transact, Users } from './ports';
-import { recordedClient, revocationFact } from './sessions';
+import { isLive, recordedClient, revocationFact, type Caller } from './sessions';
 
 export const REFRESH_TOKEN_PREFIX = 'mrt_';
 
@@ -122,6 +122,27 @@ export class Accounts {
       throw new AppError('unauthorized', 'refresh token was already used; the session has been revoked for safety, log in again');
     }
     return this.sessionResponse(user, session.id, membership, next);
+  }
+
+  /**
+   * A new session acting in another organization the caller belongs to (membership read
+   * from orgs now), its tokens for the organization's default environment and the role
+   * there. The calling session is kept: each stays in its own organization.
+   */
+  async switchOrg(caller: Caller, orgId: string, client: ClientInfo): Promise<SessionResponse> {
+    const now = this.clock.now();
+    const ended = new AppError('unauthorized', 'this session has ended; log in again');
+    const current = await this.users.findSessionOfUser(caller.user_id, caller.session_id);
+    if (!current || !isLive(current, now)) throw ended;
+    const user = await this.users.findLiveById(caller.user_id);
+    if (!user) throw ended;
+    // Not a member and no such organization answer alike: another organization's existence is not told.
+    const membership = (await this.orgs.memberships(user.id)).find((m) => m.org_id === orgId);
+    if (!membership) throw AppError.notFound('organization');
+    const refresh = randomToken(REFRESH_TOKEN_PREFIX);
+    const sessionId = newId('session');
+    await this.transact((trx) => this.insertSession(trx, { sessionId, userId: user.id, orgId: membership.org_id, refresh, now, client }));
+    return this.sessionResponse(user, sessionId, membership, refresh);
   }
 
   async logout(sessionId: string): Promise<void> {

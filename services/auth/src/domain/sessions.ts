@@ -23,6 +23,11 @@ export function recordedClient(client: ClientInfo): { ip: string | null; userAge
   return { ip, userAgent };
 }
 
+/** Neither revoked nor expired: its refresh token can still be exchanged. */
+export function isLive(session: Pick<SessionRow, 'revoked_at' | 'expires_at'>, now: Date): boolean {
+  return session.revoked_at === null && session.expires_at > now;
+}
+
 /** The fact telling every gateway to refuse the session's access tokens until the last of them has expired anyway. */
 export function revocationFact(session: Pick<SessionRow, 'id' | 'user_id'>, now: Date, accessTokenTtlSeconds: number) {
   return { session_id: session.id, user_id: session.user_id, tokens_valid_until: new Date(now.getTime() + accessTokenTtlSeconds * 1000).toISOString() };

@@ -5,6 +5,7 @@ import type { AccessTokens } from '../domain/access-tokens';
 import type { Accounts } from '../domain/accounts';
 import type { ApiKeys } from '../domain/api-keys';
 import type { Sessions } from '../domain/sessions';
+import type { UserOrganizations } from '../domain/user-organizations';
 import { clientInfo } from './client-info';
 
 function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
@@ -15,17 +16,20 @@ function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
 export interface AuthDomain {
   accounts: Accounts;
   sessions: Sessions;
+  organizations: UserOrganizations;
   apiKeys: ApiKeys;
   tokens: AccessTokens;
 }
 
-export function authHandlers({ accounts, sessions, apiKeys, tokens }: AuthDomain): RpcHandlers<'auth'> {
+export function authHandlers({ accounts, sessions, organizations, apiKeys, tokens }: AuthDomain): RpcHandlers<'auth'> {
   return {
     'auth.user.signup': (req, { client }) => accounts.signup(req, clientInfo(client)),
     'auth.user.login': (req, { client }) => accounts.login(req, clientInfo(client)),
     'auth.user.me': async (_req, { auth }) => accounts.me(userOf(auth).user_id),
     'auth.user.update': async (req, { auth }) => accounts.updateProfile(userOf(auth).user_id, req),
+    'auth.user.organizations': async (req, { auth }) => organizations.list(userOf(auth), req),
     'auth.token.refresh': (req, { client }) => accounts.refresh(req.refresh_token, clientInfo(client)),
+    'auth.session.switchOrg': async (req, { auth, client }) => accounts.switchOrg(userOf(auth), req.org_id, clientInfo(client)),
     'auth.session.logout': async (_req, { auth }) => {
       await accounts.logout(userOf(auth).session_id);
       return {};
