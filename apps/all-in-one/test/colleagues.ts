@@ -28,14 +28,27 @@ export async function addColleague(
   const person = await signUp();
   const me = await anon.get('/api/v1/user/me', { token: person.accessToken });
   const userId: string = me.body.id;
-  const db: Kysely<unknown> = createDb<unknown>({ url: databaseUrl, schema: 'public', max: 1 });
-  try {
-    await sql`insert into orgs.members (id, org_id, user_id, role) values (${newId('member')}, ${org.org_id}, ${userId}, ${role})`.execute(db);
-    await sql`update auth.sessions set org_id = ${org.org_id} where user_id = ${userId}`.execute(db);
-  } finally {
-    await db.destroy();
-  }
+  await addMembership(databaseUrl, userId, org.org_id, role);
+  await inDatabase(databaseUrl, (db) => sql`update auth.sessions set org_id = ${org.org_id} where user_id = ${userId}`.execute(db));
   const refreshed = await anon.post('/api/v1/auth/refresh', { refresh_token: person.refreshToken });
   if (refreshed.status !== 200) throw new Error(`refresh of the ${role} answered ${refreshed.status}: ${refreshed.text}`);
   return { user_id: userId, email: person.email, role, token: refreshed.body.access_token, refreshToken: refreshed.body.refresh_token };
+}
+
+/**
+ * Makes a person a member of another organization with a role, as accepting an invitation
+ * does, without the mail: the membership row in the orgs schema. Their sessions stay where
+ * they are; switch-org then gives them tokens for it.
+ */
+export async function addMembership(databaseUrl: string, userId: string, orgId: string, role: Role): Promise<void> {
+  await inDatabase(databaseUrl, (db) => sql`insert into orgs.members (id, org_id, user_id, role) values (${newId('member')}, ${orgId}, ${userId}, ${role})`.execute(db));
+}
+
+async function inDatabase(databaseUrl: string, work: (db: Kysely<unknown>) => Promise<unknown>): Promise<void> {
+  const db: Kysely<unknown> = createDb<unknown>({ url: databaseUrl, schema: 'public', max: 1 });
+  try {
+    await work(db);
+  } finally {
+    await db.destroy();
+  }
 }
