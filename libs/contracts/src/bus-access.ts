@@ -57,6 +57,7 @@ export const SERVICE_ONLY_OPERATIONS = [
   'orgs.organization.createForOwner',
   'orgs.membership.listForUser',
   'orgs.environment.get',
+  'orgs.organization.limits',
   'mailbox.inbox.resolve',
   'mailbox.inbox.countInEnvironment',
   'mailbox.usage.count',
@@ -86,7 +87,7 @@ export const BUS_ACCESS = {
   },
   mailbox: {
     ...NONE,
-    calls: ['mail-send.outbound.check'],
+    calls: ['mail-send.outbound.check', 'orgs.organization.limits'],
     publishes: [eventSubject('message.received'), 'mail.outbound'],
     consumes: ['mailbox--inbound'],
     // Reads what mail-ingest stored; writes the small raws that came inside their work item.
@@ -108,6 +109,7 @@ export const BUS_ACCESS = {
   },
   webhooks: {
     ...NONE,
+    calls: ['orgs.organization.limits'],
     consumes: ['webhooks--dispatch'],
     follows: ['EVENTS'],
     buckets: { replies: 'write' },
@@ -115,6 +117,7 @@ export const BUS_ACCESS = {
   },
   gateway: {
     ...NONE,
+    // Tenant operations, and the admin ones (orgs.upgrade.decide) it seals admin keys' contexts for.
     calls: RPC_NAMES.filter((name) => !SERVICE_ONLY.has(name)),
     follows: ['AUTH_FACTS', 'ORGS_FACTS'],
     // Replies: read, then deleted (its lifetime would remove it otherwise).

@@ -30,6 +30,7 @@ export const ID_PREFIXES = {
   outboxEvent: 'obx',
   ownershipTransfer: 'otr',
   invitation: 'inv',
+  upgradeRequest: 'upr',
   systemMail: 'sml',
 } as const;
 

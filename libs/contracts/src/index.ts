@@ -21,3 +21,4 @@ export * from './api/ownership';
 export * from './system-mail';
 export * from './bus-access';
 export * from './plans';
+export * from './api/upgrade-requests';

@@ -7,6 +7,7 @@ import {
   keyPermissions,
   keyPermissionList,
   PERMISSION_NAMES,
+  requireAdmin,
   requireService,
   ROLE_PERMISSIONS,
   ROLES,
@@ -102,5 +103,12 @@ describe('permissions', () => {
     expect(requireService({ kind: 'service', service: 'gateway' })).toMatchObject({ service: 'gateway' });
     expect(refusal(() => requireService(user('owner')))?.code).toBe('forbidden');
     expect(refusal(() => requireService(key()))?.code).toBe('forbidden');
+  });
+
+  it('keeps operators\' operations to admin contexts', () => {
+    expect(requireAdmin({ kind: 'admin', admin_key_id: 'adk_1' })).toMatchObject({ admin_key_id: 'adk_1' });
+    for (const ctx of [user('owner'), key(), { kind: 'service', service: 'gateway' } as const, { kind: 'anonymous' } as const]) {
+      expect(refusal(() => requireAdmin(ctx))).toMatchObject({ code: 'forbidden', message: 'this operation needs an admin key' });
+    }
   });
 });

@@ -213,6 +213,10 @@ export const ROUTE_ACCESS = {
   'GET /api/v1/org/invitations': 'members.manage',
   'DELETE /api/v1/org/invitations/{id}': 'members.manage',
   'POST /api/v1/invitations/accept': 'self',
+  // Upgrade requests: asked for by owners and admins signed in; read by anyone who reads the organization.
+  'POST /api/v1/org/upgrade-request': 'org.manage',
+  'GET /api/v1/org/upgrade-requests': 'org.read',
+  'GET /api/v1/org/upgrade-requests/{id}': 'org.read',
 } as const satisfies Record<string, RouteAccess>;
 
 const ROUTE_ACCESS_BY_KEY = new Map<string, RouteAccess>(Object.entries(ROUTE_ACCESS));
@@ -271,6 +275,12 @@ export function userOf(auth: AuthContext): Extract<TenantContext, { kind: 'user'
   const tenant = tenantOf(auth);
   if (tenant.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
   return tenant;
+}
+
+/** Operations of platform operators: an admin key's context, which only the gateway seals. */
+export function requireAdmin(auth: AuthContext): Extract<AuthContext, { kind: 'admin' }> {
+  if (auth.kind !== 'admin') throw new AppError('forbidden', 'this operation needs an admin key');
+  return auth;
 }
 
 /** Operations only services call (never the gateway on a client's behalf). */

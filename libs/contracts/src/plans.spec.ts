@@ -1,5 +1,5 @@
 import { AppError } from './errors';
-import { DEFAULT_PLAN_LIMITS, allowsOneMore, parsePlanLimits, planLimitError, type PlanLimits } from './plans';
+import { DEFAULT_PLAN_LIMITS, allowsOneMore, checkRoomForOneMore, parsePlanLimits, planLimitError, planTableSchema, type PlanLimits } from './plans';
 
 const free = DEFAULT_PLAN_LIMITS.free;
 
@@ -43,5 +43,22 @@ describe('the one too many', () => {
     expect(err.message).toMatch(/the enterprise plan allows any number of: ask for it/);
     const capped = { free, pro: same, enterprise: { ...DEFAULT_PLAN_LIMITS.enterprise, members: 3 } };
     expect(planLimitError(capped, 'free', 'members').message).toBe('the free plan allows 3 members (pending invitations included)');
+  });
+});
+
+describe('checking room for one more', () => {
+  it('counts only under a limit, and refuses the one too many with plan_limit', async () => {
+    let counted = 0;
+    const held = (n: number) => async () => (counted++, n);
+    await expect(checkRoomForOneMore(DEFAULT_PLAN_LIMITS, 'free', 'environments', held(1))).resolves.toBeUndefined();
+    await expect(checkRoomForOneMore(DEFAULT_PLAN_LIMITS, 'free', 'environments', held(2))).rejects.toMatchObject({ code: 'plan_limit', message: expect.stringMatching(/^the free plan allows 2 environments; the pro plan allows 10/) });
+    expect(counted).toBe(2);
+    await expect(checkRoomForOneMore(DEFAULT_PLAN_LIMITS, 'enterprise', 'environments', held(1_000))).resolves.toBeUndefined();
+    expect(counted).toBe(2);
+  });
+
+  it('reads a whole table from the wire', () => {
+    expect(planTableSchema.parse(JSON.parse(JSON.stringify(DEFAULT_PLAN_LIMITS)))).toEqual(DEFAULT_PLAN_LIMITS);
+    expect(planTableSchema.safeParse({ ...DEFAULT_PLAN_LIMITS, pro: { ...DEFAULT_PLAN_LIMITS.pro, inboxes: -1 } }).success).toBe(false);
   });
 });

@@ -20,7 +20,11 @@ export type PlanLimitName = (typeof PLAN_LIMIT_NAMES)[number];
 export type PlanLimits = Record<PlanLimitName, number | null>;
 export const planLimitsSchema = z.object(Object.fromEntries(PLAN_LIMIT_NAMES.map((n) => [n, z.number().int().min(0).nullable()])) as Record<PlanLimitName, z.ZodNullable<z.ZodNumber>>);
 
-export const DEFAULT_PLAN_LIMITS: Record<PlanName, PlanLimits> = {
+/** Every plan and its limits: `config.plans` of orgs, and what it answers to the services that count. */
+export type PlanTable = Record<PlanName, PlanLimits>;
+export const planTableSchema = z.object({ free: planLimitsSchema, pro: planLimitsSchema, enterprise: planLimitsSchema });
+
+export const DEFAULT_PLAN_LIMITS: PlanTable = {
   free: { inboxes: 10, domains: 1, members: 3, environments: 2, webhook_endpoints: 5 },
   pro: { inboxes: 1_000, domains: 20, members: 50, environments: 10, webhook_endpoints: 50 },
   enterprise: { inboxes: null, domains: null, members: null, environments: null, webhook_endpoints: null },
@@ -69,4 +73,14 @@ export function planLimitError(table: Record<PlanName, PlanLimits>, plan: PlanNa
   });
   const upgrade = lifts ? `; the ${lifts} plan allows ${table[lifts][name] ?? 'any number of'}: ask for it with POST /api/v1/org/upgrade-request` : '';
   return new AppError('plan_limit', `the ${plan} plan allows ${max ?? 'any number of'} ${NOUNS[name]}${upgrade}`, { details: [{ path: name, message: `limit ${max ?? 'none'} on the ${plan} plan` }] });
+}
+
+/**
+ * Refuses the one too many: `held` (called only when the plan has a limit, so an unlimited
+ * plan counts nothing) is what the organization holds now, counted by the caller under a lock
+ * on the organization so two creations at once cannot both see room for one more.
+ */
+export async function checkRoomForOneMore(table: PlanTable, plan: PlanName, name: PlanLimitName, held: () => Promise<number>): Promise<void> {
+  if (table[plan][name] === null) return;
+  if (!allowsOneMore(table[plan], name, await held())) throw planLimitError(table, plan, name);
 }

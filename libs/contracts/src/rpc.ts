@@ -11,6 +11,7 @@ import * as env from './api/environments';
 import * as own from './api/ownership';
 import * as snd from './api/send';
 import * as u from './api/usage';
+import * as upg from './api/upgrade-requests';
 import * as w from './api/webhooks';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
@@ -139,6 +140,13 @@ export const RPC = {
   'orgs.invitation.list': { request: a.pageQuery, response: own.invitationList },
   'orgs.invitation.revoke': { request: own.invitationId, response: empty },
   'orgs.invitation.accept': { request: own.invitationAcceptBody, response: own.invitationAccepted },
+  // orgs: upgrade requests, and the decision of a platform operator (an admin context only)
+  'orgs.upgrade.create': { request: upg.upgradeRequestCreateBody, response: upg.upgradeRequest },
+  'orgs.upgrade.list': { request: a.pageQuery, response: upg.upgradeRequestList },
+  'orgs.upgrade.get': { request: upg.upgradeRequestId, response: upg.upgradeRequest },
+  'orgs.upgrade.decide': { request: upg.upgradeDecisionRequest, response: upg.upgradeRequest },
+  /** For the services that create what plans limit (services only): the organization's plan and limits. */
+  'orgs.organization.limits': { request: z.object({ org_id: idSchema('organization') }), response: upg.organizationLimits },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

@@ -28,7 +28,7 @@ const envId = newId('environment');
 
 function organization(id: string) {
   const now = new Date().toISOString();
-  return { id, name: 'n', plan: 'free', status: 'active' as const, default_env_id: envId, created_at: now, updated_at: now };
+  return { id, name: 'n', plan: 'free' as const, status: 'active' as const, default_env_id: envId, created_at: now, updated_at: now };
 }
 
 const handlers: RpcHandlers<'orgs'> = {
@@ -96,6 +96,19 @@ const handlers: RpcHandlers<'orgs'> = {
   },
   'orgs.invitation.accept': async () => {
     throw AppError.notFound('invitation');
+  },
+  'orgs.upgrade.create': async () => {
+    throw new AppError('forbidden', 'not here');
+  },
+  'orgs.upgrade.list': async () => ({ data: [], next_page_token: null }),
+  'orgs.upgrade.get': async () => {
+    throw AppError.notFound('upgrade request');
+  },
+  'orgs.upgrade.decide': async () => {
+    throw AppError.notFound('upgrade request');
+  },
+  'orgs.organization.limits': async () => {
+    throw AppError.notFound('organization');
   },
 };
 

@@ -25,7 +25,7 @@ describe('route table', () => {
   });
 
   it('keeps internal operations off the HTTP surface', () => {
-    const internal = ['auth.apikey.verify', 'auth.jwks.get', 'auth.user.profiles', 'orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.environment.get', 'orgs.environment.access', 'auth.apikey.countInEnvironment', 'mailbox.inbox.countInEnvironment', 'webhooks.endpoint.countInEnvironment', 'mail-send.outbound.check', 'mailbox.inbox.resolve'];
+    const internal = ['auth.apikey.verify', 'auth.jwks.get', 'auth.user.profiles', 'orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.environment.get', 'orgs.environment.access', 'orgs.organization.limits', 'auth.apikey.countInEnvironment', 'mailbox.inbox.countInEnvironment', 'webhooks.endpoint.countInEnvironment', 'mail-send.outbound.check', 'mailbox.inbox.resolve'];
     expect(ROUTES.filter((r) => r.op && internal.includes(r.op))).toEqual([]);
   });
 });

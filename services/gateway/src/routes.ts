@@ -39,6 +39,8 @@ import {
   suppressionAddress,
   suppressionCreateRequest,
   threadListRequest,
+  upgradeRequestCreateBody,
+  upgradeRequestId,
   webhookEndpointCreateRequest,
   webhookEndpointId,
   webhookEndpointUpdateBody,
@@ -258,6 +260,10 @@ export const ROUTES: Route[] = [
   route('orgs.invitation.list', { method: 'get', path: '/api/v1/org/invitations', auth: 'user', query: pageQuery, tag: 'Members', summary: 'List invitations, newest first (pending, accepted, revoked, expired)' }),
   route('orgs.invitation.revoke', { method: 'delete', path: '/api/v1/org/invitations/{id}', auth: 'user', params: invitationId, status: 204, tag: 'Members', summary: 'Revoke a pending invitation: its token stops working' }),
   route('orgs.invitation.accept', { method: 'post', path: '/api/v1/invitations/accept', auth: 'user', body: invitationAcceptBody, tag: 'Members', summary: 'Accept an invitation with the token of its mail, signed in with an account of the invited address (else 403): you become a member with its role. Unknown token 404; used or revoked 409; expired 410' }),
+  // Upgrade requests: one pending per organization, decided later by a platform operator.
+  route('orgs.upgrade.create', { method: 'post', path: '/api/v1/org/upgrade-request', auth: 'user', body: upgradeRequestCreateBody, status: 201, idempotent: true, tag: 'Organization', summary: 'Ask for another plan (free, pro, enterprise), with a message of up to 2000 characters; owners and admins signed in. One pending request at a time (else 409); the plan the organization is on is 409. A platform operator approves or declines it; on approval the organization is on the new plan and its limits at once' }),
+  route('orgs.upgrade.list', { method: 'get', path: '/api/v1/org/upgrade-requests', auth: 'tenant', query: pageQuery, tag: 'Organization', summary: 'List the upgrade requests of the organization, newest first (pending, approved, declined)' }),
+  route('orgs.upgrade.get', { method: 'get', path: '/api/v1/org/upgrade-requests/{id}', auth: 'tenant', params: upgradeRequestId, tag: 'Organization', summary: 'Get an upgrade request: its status, and when and with what note it was decided' }),
   route('orgs.transfer.cancel', { method: 'post', path: '/api/v1/org/transfer-ownership/{id}/cancel', auth: 'user', params: ownershipTransferId, tag: 'Members', summary: 'Cancel the pending transfer (owner only). An expired request answers 410, a decided one 409' }),
 ];
 

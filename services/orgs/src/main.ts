@@ -1,5 +1,5 @@
 /**
- * The orgs service: organizations, members and roles, environments, usage.
+ * The orgs service: organizations, members and roles, environments, plans and upgrade requests, usage.
  *
  * The composition root: configuration, repositories, clients, domain and handlers are wired
  * in `start` below. `node services/orgs/dist/main.js` runs it alone (libs/runtime gives it its
@@ -23,10 +23,12 @@ import { Organizations } from './domain/organizations';
 import { EnvironmentRepository } from './repo/environment.repository';
 import { OwnershipTransfers } from './domain/ownership-transfers';
 import { Usage } from './domain/usage';
+import { UpgradeRequests } from './domain/upgrade-requests';
 import { InvitationRepository } from './repo/invitation.repository';
 import { MemberRepository } from './repo/member.repository';
 import { OrganizationRepository } from './repo/organization.repository';
 import { OwnershipTransferRepository } from './repo/ownership-transfer.repository';
+import { UpgradeRequestRepository } from './repo/upgrade-request.repository';
 import type { OrgsDb, OrgsTx } from './repo/tables';
 import { UsageRepository } from './repo/usage.repository';
 import { orgsHandlers } from './rpc/handlers';
@@ -40,7 +42,7 @@ export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
     outbox.start();
     const transact = transactor(db);
     const orgRepo = new OrganizationRepository(db);
-    const organizations = new Organizations(transact, orgRepo, clock);
+    const organizations = new Organizations(transact, orgRepo, config.plans, clock);
     const rpc = new RpcClient(bus);
     const memberRepo = new MemberRepository(db);
     const users = usersClient(rpc);
@@ -52,7 +54,8 @@ export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
     const addMember = (tx: OrgsTx, m: NewMember) => orgRepo.insertMember(m, tx);
     const invitations = new Invitations(transact, new InvitationRepository(db), memberRepo, addMember, users, orgName, facts, systemMail(outbox), clock);
     const usage = new Usage(new UsageRepository(db), usageOwners(new RpcClient(bus, { timeoutMs: USAGE_OWNER_TIMEOUT_MS })), config.plans, clock);
-    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers(organizations, members, environments, transfers, invitations, usage)), (s) => s.stop());
+    const upgrades = new UpgradeRequests(transact, new UpgradeRequestRepository(db), orgRepo, memberRepo, clock);
+    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers({ orgs: organizations, members, environments, transfers, invitations, upgrades, usage })), (s) => s.stop());
   },
 };
 

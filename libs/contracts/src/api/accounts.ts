@@ -4,6 +4,7 @@ import { emailAddress } from '../address';
 import { keyPermissionList, keyScopeSchema, permissionSchema, roleSchema } from '../permissions';
 import { idSchema } from '../ids';
 import { pageOf, pageQuery } from '../pagination';
+import { planSchema } from '../plans';
 import { isoTimestamp } from '../time';
 
 export const PASSWORD_MIN_LENGTH = 10;
@@ -25,7 +26,8 @@ export type OrganizationStatus = (typeof ORGANIZATION_STATUSES)[number];
 export const organization = z.object({
   id: idSchema('organization'),
   name: z.string(),
-  plan: z.string(),
+  /** What it may hold (contracts plans.ts); changed when a platform operator approves an upgrade request. */
+  plan: planSchema,
   /** paused: every send of the organization is refused (account_paused); mail still arrives. */
   status: z.enum(ORGANIZATION_STATUSES),
   default_env_id: idSchema('environment'),

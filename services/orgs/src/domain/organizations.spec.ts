@@ -3,7 +3,7 @@
  * tries race), pausing and renaming, environments of another organization. The store is an
  * in-memory stand-in with the repository's semantics (one organization per signup user).
  */
-import type { TenantContext } from '@mailroom/contracts';
+import { DEFAULT_PLAN_LIMITS, type PlanName, type TenantContext } from '@mailroom/contracts';
 import { ManualClock } from '@mailroom/platform';
 import type { EnvironmentRow, MembershipRow, OrganizationRepository, OrganizationRow } from '../repo/organization.repository';
 import type { OrgsTx } from '../repo/tables';
@@ -43,6 +43,14 @@ class MemoryOrgs implements Pick<OrganizationRepository, keyof OrganizationRepos
     Object.assign(o, { ...(set.name !== undefined ? { name: set.name } : {}), ...(set.status !== undefined ? { status: set.status } : {}), updated_at: set.now });
     return true;
   }
+  async lockPlan(orgId: string) {
+    return this.orgs.get(orgId)?.plan;
+  }
+  async setPlan(orgId: string, plan: PlanName, now: Date) {
+    const o = this.orgs.get(orgId);
+    if (o) Object.assign(o, { plan, updated_at: now });
+    return o !== undefined;
+  }
   async insertEnvironment(row: Omit<EnvironmentRow, 'created_at'> & { now: Date }): Promise<void> {
     this.envs.set(row.id, { id: row.id, org_id: row.org_id, name: row.name, is_default: row.is_default, created_at: row.now });
   }
@@ -65,7 +73,7 @@ function setup() {
   const clock = new ManualClock(new Date('2026-11-25T10:00:00.000Z'));
   // The stand-in store ignores the transaction it is handed; rollback is the database's job (integration tests).
   const transact: Transact = (work) => work({} as OrgsTx);
-  return { repo, clock, orgs: new Organizations(transact, repo, clock) };
+  return { repo, clock, orgs: new Organizations(transact, repo, DEFAULT_PLAN_LIMITS, clock) };
 }
 
 
@@ -116,5 +124,14 @@ describe('Organizations', () => {
     const b = await orgs.createForOwner('usr_2', 'B');
     expect(await orgs.environment(a.organization.id, a.environment.id)).toEqual(a.environment);
     await expect(orgs.environment(a.organization.id, b.environment.id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("answers an organization's plan and limits from the table, with the table", async () => {
+    const { orgs, repo, clock } = setup();
+    const { organization } = await orgs.createForOwner('usr_1', 'A');
+    expect(await orgs.limits(organization.id)).toEqual({ plan: 'free', limits: DEFAULT_PLAN_LIMITS.free, plans: DEFAULT_PLAN_LIMITS });
+    await repo.setPlan(organization.id, 'pro', clock.now());
+    expect(await orgs.limits(organization.id)).toMatchObject({ plan: 'pro', limits: DEFAULT_PLAN_LIMITS.pro });
+    await expect(orgs.limits('org_01m8a4vabhcrd4hxzk162k1ma9')).rejects.toMatchObject({ code: 'not_found' });
   });
 });

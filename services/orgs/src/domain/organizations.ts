@@ -1,5 +1,5 @@
 /** Organizations, their environments and memberships. */
-import { AppError, newId, type Environment, type Membership, type Organization, type OrganizationStatus, type TenantContext } from '@mailroom/contracts';
+import { AppError, newId, type Environment, type Membership, type Organization, type OrganizationLimits, type OrganizationStatus, type PlanTable, type TenantContext } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import type { OrganizationRepository, OrganizationRow, EnvironmentRow } from '../repo/organization.repository';
 import type { Transact } from './ports';
@@ -32,6 +32,8 @@ export class Organizations {
   constructor(
     private readonly transact: Transact,
     private readonly repo: Pick<OrganizationRepository, keyof OrganizationRepository>,
+    /** Every plan's limits (config.plans: the defaults under PLAN_<NAME>_LIMITS). */
+    private readonly plans: PlanTable,
     private readonly clock: Clock,
   ) {}
 
@@ -71,6 +73,13 @@ export class Organizations {
   async update(auth: TenantContext, req: { name?: string | undefined; status?: OrganizationStatus | undefined }): Promise<Organization> {
     if (!(await this.repo.update(auth.org_id, { ...req, now: this.clock.now() }))) throw AppError.notFound('organization');
     return this.get(auth.org_id);
+  }
+
+  /** For the services that create what plans limit: the organization's plan and limits, and the table (to name the plan that lifts one). */
+  async limits(orgId: string): Promise<OrganizationLimits> {
+    const row = await this.repo.findById(orgId);
+    if (!row) throw AppError.notFound('organization');
+    return { plan: row.plan, limits: this.plans[row.plan], plans: this.plans };
   }
 
   async environment(orgId: string, envId: string): Promise<Environment> {

@@ -1,6 +1,6 @@
 /** Queries of organizations, environments and members. Every tenant read filters on org_id. */
 import type { Executor, Kysely, Selectable } from '@mailroom/db';
-import type { OrganizationStatus } from '@mailroom/contracts';
+import type { OrganizationStatus, PlanName } from '@mailroom/contracts';
 import type { EnvironmentTable, MemberTable, OrganizationTable, OrgsDb } from './tables';
 
 export type OrganizationRow = Selectable<OrganizationTable> & { default_env_id: string };
@@ -46,6 +46,21 @@ export class OrganizationRepository {
       .set({ ...(set.name !== undefined ? { name: set.name } : {}), ...(set.status !== undefined ? { status: set.status } : {}), updated_at: set.now })
       .where('id', '=', orgId)
       .executeTakeFirst();
+    return res.numUpdatedRows > 0n;
+  }
+
+  /**
+   * The organization's plan, its row locked until the caller's transaction ends: what plans
+   * limit (environments, members) is counted and added one creation at a time per
+   * organization, and a change of plan waits for those under way. Undefined: no such organization.
+   */
+  async lockPlan(orgId: string, ex: Executor<OrgsDb>): Promise<PlanName | undefined> {
+    const row = await ex.selectFrom('organizations').select('plan').where('id', '=', orgId).forNoKeyUpdate().executeTakeFirst();
+    return row?.plan;
+  }
+
+  async setPlan(orgId: string, plan: PlanName, now: Date, ex: Executor<OrgsDb>): Promise<boolean> {
+    const res = await ex.updateTable('organizations').set({ plan, updated_at: now }).where('id', '=', orgId).executeTakeFirst();
     return res.numUpdatedRows > 0n;
   }
 

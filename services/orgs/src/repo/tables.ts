@@ -1,12 +1,12 @@
 import type { ColumnType, Generated, Transaction } from '@mailroom/db';
-import type { OrganizationStatus, Role } from '@mailroom/contracts';
+import type { OrganizationStatus, PlanName, Role } from '@mailroom/contracts';
 
 type Timestamp = ColumnType<Date, Date | undefined, Date>;
 
 export interface OrganizationTable {
   id: string;
   name: string;
-  plan: Generated<string>;
+  plan: Generated<PlanName>;
   status: Generated<OrganizationStatus>;
   signup_user_id: string | null;
   created_at: Timestamp;
@@ -72,6 +72,19 @@ export interface InvitationTable {
   member_id: string | null;
 }
 
+export interface UpgradeRequestTable {
+  id: string;
+  org_id: string;
+  plan: PlanName;
+  current_plan: PlanName;
+  message: string | null;
+  status: 'pending' | 'approved' | 'declined';
+  requested_by: string;
+  created_at: Date;
+  decided_at: Date | null;
+  decision_note: string | null;
+}
+
 export interface OrgsDb {
   organizations: OrganizationTable;
   environments: EnvironmentTable;
@@ -80,6 +93,7 @@ export interface OrgsDb {
   outbox: OutboxTable;
   ownership_transfers: OwnershipTransferTable;
   invitations: InvitationTable;
+  upgrade_requests: UpgradeRequestTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */

@@ -7,8 +7,19 @@ import type { Members } from '../domain/members';
 import type { Organizations } from '../domain/organizations';
 import type { OwnershipTransfers } from '../domain/ownership-transfers';
 import type { Usage } from '../domain/usage';
+import type { UpgradeRequests } from '../domain/upgrade-requests';
 
-export function orgsHandlers(orgs: Organizations, members: Members, environments: Environments, transfers: OwnershipTransfers, invitations: Invitations, usage: Usage): RpcHandlers<'orgs'> {
+export interface OrgsDomain {
+  orgs: Organizations;
+  members: Members;
+  environments: Environments;
+  transfers: OwnershipTransfers;
+  invitations: Invitations;
+  upgrades: UpgradeRequests;
+  usage: Usage;
+}
+
+export function orgsHandlers({ orgs, members, environments, transfers, invitations, upgrades, usage }: OrgsDomain): RpcHandlers<'orgs'> {
   return {
     'orgs.organization.createForOwner': async (req, { auth }) => {
       requireService(auth);
@@ -75,5 +86,13 @@ export function orgsHandlers(orgs: Organizations, members: Members, environments
       return {};
     },
     'orgs.invitation.accept': (req, { auth }) => invitations.accept(auth, req.token),
+    'orgs.upgrade.create': (req, { auth }) => upgrades.create(auth, req),
+    'orgs.upgrade.list': (req, { auth }) => upgrades.list(auth, req),
+    'orgs.upgrade.get': (req, { auth }) => upgrades.get(auth, req.id),
+    'orgs.upgrade.decide': (req, { auth }) => upgrades.decide(auth, req),
+    'orgs.organization.limits': async (req, { auth }) => {
+      requireService(auth);
+      return orgs.limits(req.org_id);
+    },
   };
 }
