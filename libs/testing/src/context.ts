@@ -53,6 +53,10 @@ export async function createTestContext(overrides: Record<string, string> = {}, 
     SMTP_PORT: '0',
     SMTP_HOST: '127.0.0.1',
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
+    // Every test's organization starts on the free plan: room for what tests and benchmarks
+    // make (lists paged over many inboxes, colleagues, environments). The plans' own tests
+    // set tight limits; the counting runs either way.
+    PLAN_FREE_LIMITS: 'inboxes=100000,domains=1000,members=1000,environments=1000,webhook_endpoints=1000',
     ...overrides,
   };
   // The namespace's streams and buckets, as the migrate step makes them (services may not).

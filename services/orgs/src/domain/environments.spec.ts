@@ -3,13 +3,14 @@
  * that the default environment's members are the organization's. The store is an in-memory
  * stand-in with the repositories' semantics (every query filters on org_id).
  */
-import { AppError, newId, type AuthContext, type Fact, type Role } from '@mailroom/contracts';
+import { AppError, DEFAULT_PLAN_LIMITS, newId, type AuthContext, type Fact, type PlanName, type Role } from '@mailroom/contracts';
 import { ManualClock } from '@mailroom/platform';
 import type { EnvironmentMemberRow, EnvironmentRepository, EnvironmentRow } from '../repo/environment.repository';
 import type { MemberRepository, MemberRow } from '../repo/member.repository';
 import type { OrgsTx } from '../repo/tables';
 import { deletionRefusal, Environments, maySeeEnvironment, membershipChangeRefusal, seesEveryEnvironment } from './environments';
 import type { EnvironmentFacts, Transact } from './ports';
+import { PlanGuard } from './plan-guard';
 import { refusalOf } from '@mailroom/testing';
 
 const staging = { name: 'staging', is_default: false };
@@ -71,6 +72,9 @@ class MemoryEnvironments implements Pick<EnvironmentRepository, keyof Environmen
   async find(orgId: string, envId: string) {
     return this.envs.find((e) => e.org_id === orgId && e.id === envId);
   }
+  async count(orgId: string) {
+    return this.envs.filter((e) => e.org_id === orgId).length;
+  }
   async insert(row: Omit<EnvironmentRow, 'is_default'>) {
     if (this.envs.some((e) => e.org_id === row.org_id && e.name === row.name)) return false;
     this.envs.push({ ...row, is_default: false });
@@ -124,6 +128,7 @@ function setup(contents = { inboxes: 0, api_keys: 0, webhook_endpoints: 0 }) {
   const memberRepo: Pick<MemberRepository, keyof MemberRepository> = {
     list: async (orgId, opts) => orgMembers.filter((m) => m.org_id === orgId && (!opts.after || m.id > opts.after)).sort((a, b) => a.id.localeCompare(b.id)).slice(0, opts.limit),
     find: async (orgId, id) => orgMembers.find((m) => m.org_id === orgId && m.id === id),
+    count: async (orgId) => orgMembers.filter((m) => m.org_id === orgId).length,
     lockActorAndMember: async () => [],
     findByUser: async (orgId, userId) => orgMembers.find((m) => m.org_id === orgId && m.user_id === userId),
     updateRole: async () => false,
@@ -141,7 +146,10 @@ function setup(contents = { inboxes: 0, api_keys: 0, webhook_endpoints: 0 }) {
   const transact: Transact = (work) => work({} as OrgsTx);
   const users = { profiles: async (ids: string[]) => ids.map((id) => ({ id, email: `${id}@example.com`, name: null })) };
   const counts = { count: async (_org: string, envId: string) => (asked.push(envId), contents) };
-  const environments = new Environments(transact, repo, memberRepo, users, counts, facts, clock);
+  // Each organization's plan (enterprise unless a test says otherwise: no limit), against the default table.
+  const plans = new Map<string, PlanName>();
+  const plan = new PlanGuard(DEFAULT_PLAN_LIMITS, async (orgId) => plans.get(orgId) ?? 'enterprise');
+  const environments = new Environments(transact, repo, memberRepo, users, counts, facts, plan, clock);
   const env = (name: string, is_default = false, org = ORG) => {
     const row: EnvironmentRow = { id: newId('environment'), org_id: org, name, is_default, created_at: clock.now() };
     repo.envs.push(row);
@@ -153,7 +161,7 @@ function setup(contents = { inboxes: 0, api_keys: 0, webhook_endpoints: 0 }) {
     return row;
   };
   const as = (m: MemberRow): AuthContext => ({ kind: 'user', user_id: m.user_id, session_id: 'ses_1', org_id: m.org_id, env_id: 'env_1', role: m.role });
-  return { environments, repo, env, person, as, memberFacts, deletions, asked };
+  return { environments, repo, env, person, as, memberFacts, deletions, asked, plans };
 }
 
 describe('Environments', () => {
@@ -204,6 +212,22 @@ describe('Environments', () => {
     expect((await refusalOf(s.environments.rename(s.as(owner), created.id, 'production'))).code).toBe('conflict');
     expect((await s.environments.rename(s.as(owner), created.id, 'qa')).name).toBe('qa');
     expect((await refusalOf(s.environments.create(s.as(member), { name: 'mine' }))).code).toBe('forbidden');
+  });
+
+  it('refuses one environment more than the plan holds (the default one counts), naming the plan that lifts it', async () => {
+    const s = setup();
+    s.plans.set(ORG, 'free');
+    s.env('production', true);
+    s.env('theirs', true, OTHER_ORG);
+    s.env('theirs too', false, OTHER_ORG);
+    const owner = s.person('owner');
+    await s.environments.create(s.as(owner), { name: 'staging' });
+    const refusal = await refusalOf(s.environments.create(s.as(owner), { name: 'qa' }));
+    expect(refusal).toMatchObject({ code: 'plan_limit', status: 403, message: 'the free plan allows 2 environments; the pro plan allows 10: ask for it with POST /api/v1/org/upgrade-request' });
+    expect(s.repo.envs.filter((e) => e.org_id === ORG).map((e) => e.name)).toEqual(['production', 'staging']);
+    // Once on pro, there is room again.
+    s.plans.set(ORG, 'pro');
+    expect((await s.environments.create(s.as(owner), { name: 'qa' })).name).toBe('qa');
   });
 
   it("goes by the role stored now, not the token's: a demoted admin manages nothing more", async () => {

@@ -7,7 +7,8 @@
  * - the default environment is every member's: nobody is added to or removed from it, and it
  *   is never deleted; an environment is deleted only once it holds no inbox, API key or
  *   webhook endpoint (asked of the services that own them);
- * - names are unique per organization;
+ * - names are unique per organization; the organization's plan limits how many it has (the
+ *   default one included), counted with the organization locked (PlanGuard);
  * - giving or taking an environment, and deleting one, are facts on ORGS_FACTS written with
  *   the change, so gateways stop a person acting in an environment within a second.
  */
@@ -31,6 +32,7 @@ import { z } from 'zod';
 import type { EnvironmentRepository, EnvironmentRow } from '../repo/environment.repository';
 import type { MemberRepository, MemberRow } from '../repo/member.repository';
 import type { EnvironmentContents, EnvironmentFacts, Transact, UsersPort } from './ports';
+import type { PlanGuard } from './plan-guard';
 import { toEnvironment } from './organizations';
 
 const envCursor = z.object({ after: idSchema('environment') });
@@ -84,13 +86,17 @@ export class Environments {
     private readonly users: UsersPort,
     private readonly contents: EnvironmentContents,
     private readonly facts: EnvironmentFacts,
+    private readonly plan: PlanGuard,
     private readonly clock: Clock,
   ) {}
 
   async create(auth: AuthContext, req: { name: string }): Promise<Environment> {
     const { org_id } = await this.manager(auth);
     const row = { id: newId('environment'), org_id, name: req.name, created_at: this.clock.now() };
-    if (!(await this.repo.insert(row))) throw new AppError('conflict', `the organization already has an environment named "${req.name}"`);
+    await this.transact(async (trx) => {
+      await this.plan.roomForOneMore(trx, org_id, 'environments', () => this.repo.count(org_id, trx));
+      if (!(await this.repo.insert(row, trx))) throw new AppError('conflict', `the organization already has an environment named "${req.name}"`);
+    });
     return toEnvironment({ ...row, is_default: false });
   }
 

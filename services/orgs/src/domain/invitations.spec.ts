@@ -3,13 +3,14 @@
  * mail only), replacement of a pending invitation, expiry with a moved clock, acceptance and
  * each of its refusals. The stores are in-memory stand-ins with the repositories' semantics.
  */
-import { newId, type AuthContext, type Fact, type Role, type SystemMail } from '@mailroom/contracts';
+import { DEFAULT_PLAN_LIMITS, newId, type AuthContext, type Fact, type PlanName, type Role, type SystemMail } from '@mailroom/contracts';
 import { ManualClock } from '@mailroom/platform';
 import type { InvitationRepository, InvitationRow } from '../repo/invitation.repository';
 import type { MemberRepository, MemberRow } from '../repo/member.repository';
 import type { OrgsTx } from '../repo/tables';
 import { Invitations, acceptRefusal, hashInvitationToken } from './invitations';
 import type { Transact } from './ports';
+import { PlanGuard } from './plan-guard';
 import { refusalOf } from '@mailroom/testing';
 
 const ORG = 'org_01m8a4vabhcrd4hxzk162k1ma9';
@@ -24,6 +25,9 @@ class MemoryStore implements Pick<InvitationRepository, keyof InvitationReposito
     if (this.invitations.some((r) => r.org_id === row.org_id && r.email === row.email && r.status === 'pending')) return false;
     this.invitations.push({ ...row });
     return true;
+  }
+  async countPending(orgId: string, now: Date) {
+    return this.invitations.filter((r) => r.org_id === orgId && r.status === 'pending' && r.expires_at > now).length;
   }
   async list(orgId: string, opts: { limit: number; before?: string | undefined }) {
     return this.invitations.filter((r) => r.org_id === orgId && (!opts.before || r.id < opts.before)).sort((a, b) => b.id.localeCompare(a.id)).slice(0, opts.limit);
@@ -49,8 +53,11 @@ class MemoryStore implements Pick<InvitationRepository, keyof InvitationReposito
   }
 }
 
-class MemberList implements Pick<MemberRepository, 'findByUser' | 'list'> {
+class MemberList implements Pick<MemberRepository, 'findByUser' | 'list' | 'count'> {
   constructor(private readonly store: MemoryStore) {}
+  async count(orgId: string) {
+    return this.store.members.filter((r) => r.org_id === orgId).length;
+  }
   async list(orgId: string, opts: { limit: number; after?: string | undefined }) {
     return this.store.members.filter((r) => r.org_id === orgId && (!opts.after || r.id > opts.after)).sort((a, b) => a.id.localeCompare(b.id)).slice(0, opts.limit);
   }
@@ -64,6 +71,8 @@ function setup() {
   const mails: SystemMail[] = [];
   const emails = new Map<string, string>();
   const transact: Transact = (work) => work({} as OrgsTx);
+  // Each organization's plan (enterprise unless a test says otherwise: no limit), against the default table.
+  const plans = new Map<string, PlanName>();
   const users = { profiles: async (ids: string[]) => ids.filter((id) => emails.has(id)).map((id) => ({ id, email: emails.get(id)!, name: null })) };
   const invitations = new Invitations(
     transact,
@@ -74,6 +83,7 @@ function setup() {
     async () => 'Acme',
     { changed: async (_tx, fact) => void announced.push(fact), kick: () => undefined },
     { queue: async (_tx, mail) => void mails.push(mail) },
+    new PlanGuard(DEFAULT_PLAN_LIMITS, async (orgId) => plans.get(orgId) ?? 'enterprise'),
     clock,
   );
   const person = (email: string) => {
@@ -88,7 +98,7 @@ function setup() {
   };
   const as = (userId: string, role: Role = 'owner', org = ORG): AuthContext => ({ kind: 'user', user_id: userId, session_id: 'ses_1', org_id: org, env_id: 'env_1', role });
   const tokenOf = (mail: SystemMail | undefined) => (mail?.template === 'invitation' ? mail.data.token : '');
-  return { store, clock, invitations, add, person, as, announced, mails, tokenOf };
+  return { store, clock, invitations, add, person, as, announced, mails, tokenOf, plans };
 }
 
 describe('Invitations', () => {
@@ -179,6 +189,40 @@ describe('Invitations', () => {
     expect((await refusalOf(invitations.revoke(as(other.user_id, 'owner', OTHER_ORG), made.id))).code).toBe('not_found');
     await invitations.revoke(as(owner.user_id), made.id);
     expect((await refusalOf(invitations.revoke(as(owner.user_id), made.id))).code).toBe('conflict');
+  });
+
+  it('counts pending invitations with the members under the plan: the one too many is refused, a resend and an expired one free their place', async () => {
+    const { invitations, add, as, plans, clock, store } = setup();
+    plans.set(ORG, 'free');
+    const owner = add('owner');
+    add('member', 'm@example.com', OTHER_ORG);
+    await invitations.create(as(owner.user_id), { email: 'a@example.com', role: 'member' });
+    await invitations.create(as(owner.user_id), { email: 'b@example.com', role: 'member' });
+    // The owner and two pending invitations fill the free plan's 3.
+    expect(await refusalOf(invitations.create(as(owner.user_id), { email: 'c@example.com', role: 'member' }))).toMatchObject({
+      code: 'plan_limit',
+      message: 'the free plan allows 3 members (pending invitations included); the pro plan allows 50: ask for it with POST /api/v1/org/upgrade-request',
+    });
+    // A resend replaces an invitation: it takes the place it frees.
+    expect((await invitations.create(as(owner.user_id), { email: 'b@example.com', role: 'admin' })).role).toBe('admin');
+    // An expired invitation holds no place.
+    clock.advance(7 * 86_400_000);
+    expect((await invitations.create(as(owner.user_id), { email: 'c@example.com', role: 'member' })).status).toBe('pending');
+    expect(store.invitations.filter((i) => i.email === 'c@example.com')).toHaveLength(1);
+  });
+
+  it('refuses an acceptance once the members alone fill the plan', async () => {
+    const { invitations, add, as, person, plans, mails, tokenOf } = setup();
+    const owner = add('owner');
+    await invitations.create(as(owner.user_id), { email: 'bob@example.com', role: 'member' });
+    // Members joined meanwhile (or the plan changed): three of them fill the free plan.
+    add('member');
+    add('viewer');
+    plans.set(ORG, 'free');
+    const bob = person('bob@example.com');
+    expect(await refusalOf(invitations.accept(as(bob, 'owner', OTHER_ORG), tokenOf(mails[0])))).toMatchObject({ code: 'plan_limit', status: 403 });
+    plans.set(ORG, 'pro');
+    expect(await invitations.accept(as(bob, 'owner', OTHER_ORG), tokenOf(mails[0]))).toMatchObject({ org_id: ORG, role: 'member' });
   });
 
   it('decides acceptance on the invitation as it stands', () => {

@@ -5,6 +5,9 @@
  * - the token is 32 random bytes, stored only as its SHA-256, sent once by mail (mail.system)
  *   and never returned by the API or logged;
  * - an invitation expires INVITATION_TTL_DAYS after it was made (410 `expired` on accept);
+ * - members and pending invitations together are limited by the organization's plan: a new
+ *   invitation is refused (403 plan_limit) when they fill it, and an acceptance when the
+ *   members alone do (an invitation replaced by a new one frees its place first);
  * - inviting an address that is a member's already is 409; inviting an address with a pending
  *   invitation replaces it (the old token stops working, a new mail goes out: a resend);
  * - accepting: unknown token 404; an account of another address 403 (compared without case);
@@ -32,6 +35,7 @@ import type { InvitationRepository, InvitationRow } from '../repo/invitation.rep
 import type { MemberRepository, MemberRow } from '../repo/member.repository';
 import type { OrgsTx } from '../repo/tables';
 import type { MembershipFacts, OrgNameOf, SystemMailPort, Transact, UsersPort } from './ports';
+import type { PlanGuard } from './plan-guard';
 
 const DAY_MS = 86_400_000;
 const cursor = z.object({ before: idSchema('invitation') });
@@ -84,12 +88,13 @@ export class Invitations {
   constructor(
     private readonly transact: Transact,
     private readonly invitations: Pick<InvitationRepository, keyof InvitationRepository>,
-    private readonly members: Pick<MemberRepository, 'findByUser' | 'list'>,
+    private readonly members: Pick<MemberRepository, 'findByUser' | 'list' | 'count'>,
     private readonly addMember: (tx: OrgsTx, member: NewMember) => Promise<void>,
     private readonly users: UsersPort,
     private readonly orgName: OrgNameOf,
     private readonly facts: MembershipFacts,
     private readonly mail: SystemMailPort,
+    private readonly plan: PlanGuard,
     private readonly clock: Clock,
   ) {}
 
@@ -105,6 +110,8 @@ export class Invitations {
       const now = this.clock.now();
       const previous = await this.invitations.lockPendingFor(user.org_id, req.email, trx);
       if (previous) await this.invitations.decide(user.org_id, previous.id, { status: 'revoked', at: now }, trx);
+      // After the replaced invitation is revoked: a resend at the limit takes the place it frees.
+      await this.plan.roomForOneMore(trx, user.org_id, 'members', async () => (await this.members.count(user.org_id, trx)) + (await this.invitations.countPending(user.org_id, now, trx)));
       const made: InvitationRow = {
         id: newId('invitation'),
         org_id: user.org_id,
@@ -169,6 +176,8 @@ export class Invitations {
       const refusal = acceptRefusal(row, this.clock.now());
       if (refusal) throw refusal;
       if (await this.members.findByUser(row.org_id, user.user_id, trx, true)) throw new AppError('conflict', 'you are a member of this organization already');
+      // The invitation held a place; the members alone must still leave one (the plan may have changed, members joined otherwise).
+      await this.plan.roomForOneMore(trx, row.org_id, 'members', () => this.members.count(row.org_id, trx));
       const now = this.clock.now();
       const member: NewMember = { id: newId('member'), org_id: row.org_id, user_id: user.user_id, role: row.role, now };
       await this.addMember(trx, member);

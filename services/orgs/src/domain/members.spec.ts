@@ -22,6 +22,9 @@ class MemoryMembers implements Pick<MemberRepository, keyof MemberRepository> {
   async find(orgId: string, id: string) {
     return this.rows.find((r) => r.org_id === orgId && r.id === id);
   }
+  async count(orgId: string) {
+    return this.rows.filter((r) => r.org_id === orgId).length;
+  }
   async lockActorAndMember(orgId: string, actorUserId: string, id: string) {
     return this.rows.filter((r) => r.org_id === orgId && (r.user_id === actorUserId || r.id === id)).map((r) => ({ ...r }));
   }

@@ -26,6 +26,12 @@ export class EnvironmentRepository {
     return q.orderBy('e.id', 'asc').limit(opts.limit).execute();
   }
 
+  /** The organization's environments, the default one included (what the plan's `environments` limit counts). */
+  async count(orgId: string, ex: Executor<OrgsDb> = this.db): Promise<number> {
+    const row = await ex.selectFrom('environments').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   find(orgId: string, envId: string, ex: Executor<OrgsDb> = this.db): Promise<EnvironmentRow | undefined> {
     return ex.selectFrom('environments').selectAll().where('org_id', '=', orgId).where('id', '=', envId).executeTakeFirst();
   }

@@ -20,6 +20,18 @@ export class InvitationRepository {
     return q.orderBy('id', 'desc').limit(opts.limit).execute();
   }
 
+  /** Pending invitations not expired at `now`: each holds a member's place under the plan. */
+  async countPending(orgId: string, now: Date, ex: Executor<OrgsDb> = this.db): Promise<number> {
+    const row = await ex
+      .selectFrom('invitations')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('org_id', '=', orgId)
+      .where('status', '=', 'pending')
+      .where('expires_at', '>', now)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   /** The pending invitation of an address (expired or not), locked until the caller's transaction ends. */
   lockPendingFor(orgId: string, email: string, ex: Executor<OrgsDb>): Promise<InvitationRow | undefined> {
     return ex.selectFrom('invitations').selectAll().where('org_id', '=', orgId).where('email', '=', email).where('status', '=', 'pending').forUpdate().executeTakeFirst();

@@ -15,6 +15,11 @@ export class MemberRepository {
     return q.orderBy('id', 'asc').limit(opts.limit).execute();
   }
 
+  async count(orgId: string, ex: Executor<OrgsDb> = this.db): Promise<number> {
+    const row = await ex.selectFrom('members').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   find(orgId: string, memberId: string, ex: Executor<OrgsDb> = this.db): Promise<MemberRow | undefined> {
     return ex.selectFrom('members').selectAll().where('org_id', '=', orgId).where('id', '=', memberId).executeTakeFirst();
   }
