@@ -10,6 +10,7 @@ import { transactor } from '@mailroom/db';
 import { RpcClient, openBucket, serveRpc } from '@mailroom/messaging';
 import { newId } from '@mailroom/contracts';
 import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
+import { planLimitsClient } from './clients/plan-limits.client';
 import { loadConfig, type MailboxConfig } from './config';
 import { startInboundConsumer } from './consumers/mail-inbound.consumer';
 import { InboundStore } from './domain/inbound';
@@ -47,9 +48,9 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       outbox,
       clock,
     );
-    const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN);
-    const messages = new Messages(transactor(db), messageRepo, inboxRepo, { has: async (rawId) => (await receivedBucket.info(rawId)) !== null });
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
+    const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN, transactor(db), planLimitsClient(rpc));
+    const messages = new Messages(transactor(db), messageRepo, inboxRepo, { has: async (rawId) => (await receivedBucket.info(rawId)) !== null });
     const sending = new Sending(
       inboxRepo,
       messageRepo,

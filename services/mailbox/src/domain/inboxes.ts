@@ -2,11 +2,14 @@
  * Inboxes: an address on MAIL_DOMAIN (custom domains join when the domains service
  * exists), unique case-insensitively across all tenants. A paused inbox still receives
  * mail; only its sending is refused (mail-send). A deleted inbox refuses mail at RCPT.
+ * The organization's plan limits its live inboxes, all environments together: counted under
+ * a lock on the organization in the transaction that adds the one more.
  */
-import { AppError, decodePageToken, encodePageToken, idSchema, newId, randomBytes, type Inbox, type Tenant } from '@mailroom/contracts';
+import { AppError, checkRoomForOneMore, decodePageToken, encodePageToken, idSchema, newId, randomBytes, type Inbox, type Tenant } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
+import type { PlanLimitsPort, Transact } from './ports';
 
 const cursor = z.object({ before: idSchema('inbox') });
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -38,6 +41,8 @@ export class Inboxes {
     private readonly repo: InboxRepository,
     private readonly clock: Clock,
     private readonly mailDomain: string,
+    private readonly transact: Transact,
+    private readonly plans: PlanLimitsPort,
   ) {}
 
   async create(t: Tenant, input: { username?: string | undefined; domain?: string | undefined; display_name?: string | undefined }): Promise<Inbox> {
@@ -47,26 +52,34 @@ export class Inboxes {
         details: [{ path: 'domain', message: 'not a domain of this service' }],
       });
     }
+    // Asked before the transaction: no database connection waits on the bus.
+    const { plan, plans } = await this.plans.of(t.org_id);
     const now = this.clock.now();
-    // A generated name is retried on the (unlikely) collision; a chosen one is a conflict.
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const username = input.username ?? generateUsername();
-      const row: Omit<InboxRow, 'deleted_at'> = {
-        id: newId('inbox'),
-        org_id: t.org_id,
-        env_id: t.env_id,
-        username,
-        domain,
-        address: `${username}@${domain}`,
-        display_name: input.display_name ?? null,
-        status: 'active',
-        created_at: now,
-        updated_at: now,
-      };
-      if (await this.repo.insert(row)) return toInbox({ ...row, deleted_at: null });
-      if (input.username) throw new AppError('conflict', `the address ${row.address} is taken; choose another username`);
-    }
-    throw new AppError('conflict', 'could not generate a free address; retry');
+    return this.transact(async (trx) => {
+      await checkRoomForOneMore(plans, plan, 'inboxes', async () => {
+        await this.repo.lockOrganization(t.org_id, trx);
+        return this.repo.countLiveInOrganization(t.org_id, trx);
+      });
+      // A generated name is retried on the (unlikely) collision; a chosen one is a conflict.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const username = input.username ?? generateUsername();
+        const row: Omit<InboxRow, 'deleted_at'> = {
+          id: newId('inbox'),
+          org_id: t.org_id,
+          env_id: t.env_id,
+          username,
+          domain,
+          address: `${username}@${domain}`,
+          display_name: input.display_name ?? null,
+          status: 'active',
+          created_at: now,
+          updated_at: now,
+        };
+        if (await this.repo.insert(row, trx)) return toInbox({ ...row, deleted_at: null });
+        if (input.username) throw new AppError('conflict', `the address ${row.address} is taken; choose another username`);
+      }
+      throw new AppError('conflict', 'could not generate a free address; retry');
+    });
   }
 
   /** How many live inboxes the environment holds (orgs asks before deleting an environment). */

@@ -1,5 +1,6 @@
 /** What the mailbox domain needs from outside it, as plain interfaces; the composition root passes the real ones. */
 import type { EventSink as EventSinkOf, Transact as TransactOf } from '@mailroom/platform';
+import type { OrganizationLimits } from '@mailroom/contracts';
 import type { MailboxTx } from '../repo/tables';
 
 /** One transaction of this service's schema (libs/db `transactor`). */
@@ -10,3 +11,7 @@ export interface ReceivedRaws {
 }
 /** Events and work items written with a transaction, published after it (libs/runtime `Outbox`). */
 export type EventSink = EventSinkOf<MailboxTx>;
+/** An organization's plan and what it may hold, asked of orgs (orgs.organization.limits). */
+export interface PlanLimitsPort {
+  of(orgId: string): Promise<OrganizationLimits>;
+}

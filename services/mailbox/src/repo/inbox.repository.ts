@@ -1,6 +1,6 @@
 /** Inboxes; every tenant read filters on org_id and env_id, and never sees deleted ones. */
 import type { Tenant } from '@mailroom/contracts';
-import type { Executor, Kysely, Selectable } from '@mailroom/db';
+import { sql, type Executor, type Kysely, type Selectable } from '@mailroom/db';
 import type { InboxTable, MailboxDb } from './tables';
 
 export type InboxRow = Selectable<InboxTable>;
@@ -11,6 +11,20 @@ export class InboxRepository {
   async insert(row: Omit<InboxRow, 'deleted_at'>, ex: Executor<MailboxDb> = this.db): Promise<boolean> {
     const result = await ex.insertInto('inboxes').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst();
     return result.numInsertedOrUpdatedRows === 1n;
+  }
+
+  /**
+   * Holds the organization's inbox creations one at a time until the transaction `trx` ends:
+   * the plan's count and the insert are made under it, so two at once cannot both see room.
+   */
+  async lockOrganization(orgId: string, trx: Executor<MailboxDb>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`mailbox.inboxes:${orgId}`}, 0))`.execute(trx);
+  }
+
+  /** Live inboxes of the whole organization, every environment (what the plan's `inboxes` limit counts). */
+  async countLiveInOrganization(orgId: string, ex: Executor<MailboxDb> = this.db): Promise<number> {
+    const row = await ex.selectFrom('inboxes').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
   /** Live inboxes of one environment (an environment is deleted only without any). */
