@@ -18,7 +18,7 @@ import { fork, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { connectTestBus, createTestContext, messageReceivedEvent } from '@mailroom/testing';
+import { connectTestBus, createTestContext, messageReceivedEvent, standInPlanLimits } from '@mailroom/testing';
 import { callRpc, publishEvent } from '@mailroom/messaging';
 import { newId } from '@mailroom/contracts';
 import { arg, percentile } from './common.mjs';
@@ -101,6 +101,8 @@ try {
   const procs = { webhooks: () => [webhooks.pid], receivers: () => [receivers.pid], postgres: () => pidsOf('postgres'), 'nats-server': () => pidsOf('nats-server') };
   // As the tests identity, which seals tenant contexts as the gateway does.
   const bus = await connectTestBus(ctx.env, 'tests', 'bench-webhooks');
+  // No orgs here: the made-up tenant's plan is answered by the bench (no limit).
+  standInPlanLimits(bus);
   const tenant = { org_id: newId('organization'), env_id: newId('environment') };
   const call = { auth: { kind: 'api_key', key_id: newId('apiKey'), ...tenant }, requestId: 'bench' };
   for (const port of ports) await callRpc(bus, 'webhooks.endpoint.create', { url: `http://127.0.0.1:${port}/hook` }, call);

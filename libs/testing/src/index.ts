@@ -17,6 +17,7 @@ export * from './template';
 export { setUpIntegrationRun } from './jest/global-setup';
 export * from './refusal';
 export * from './bus-auth';
+export * from './plan-limits';
 export * from './nats-server';
 export * from './programs';
 export * from './tls-files';

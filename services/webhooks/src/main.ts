@@ -9,9 +9,10 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { transactor } from '@mailroom/db';
 import { randomHex, SIGNALS } from '@mailroom/contracts';
-import { serveRpc } from '@mailroom/messaging';
+import { RpcClient, serveRpc } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
 import { runService, type ServiceModule } from '@mailroom/runtime';
+import { planLimitsClient } from './clients/plan-limits.client';
 import { loadConfig, type WebhooksConfig } from './config';
 import { streamEventHistory } from './consumers/event-history';
 import { runEventsConsumer } from './consumers/events.consumer';
@@ -90,6 +91,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
       urls: { allowHttp: config.MAILROOM_ENV !== 'production', ips },
       retries,
       maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS,
+      plans: planLimitsClient(new RpcClient(bus, { timeoutMs: 5_000 })),
       recoveries,
       runRecoveries: () => runner.kick(),
       wake,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createDb, sql, type Kysely } from '@mailroom/db';
 import { callRpc, publishEvent, type Bus } from '@mailroom/messaging';
 import { KEY_SCOPES, newId, type AuthContext } from '@mailroom/contracts';
-import { connectTestBus, createTestContext, messageReceivedEvent, waitFor, WebhookReceiver, type TestContext } from '@mailroom/testing';
+import { connectTestBus, createTestContext, messageReceivedEvent, standInPlanLimits, waitFor, WebhookReceiver, type TestContext } from '@mailroom/testing';
 import { slotShare } from '../src/delivery/dispatcher';
 
 const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
@@ -70,6 +70,8 @@ function tenantCall() {
 beforeAll(async () => {
   ctx = await createTestContext();
   bus = await connectTestBus(ctx.env);
+  // No orgs here: the made-up tenants' plans are answered by the test (no limit).
+  standInPlanLimits(bus);
   db = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: 'webhooks', max: 2 });
 });
 

@@ -5,11 +5,12 @@
  *   each, runs one at a time per endpoint, saves its progress as it goes, resumes after a
  *   shutdown or on another instance where it was, and ends with its endpoint (the
  *   end-to-end path through the real stream is in apps/all-in-one);
- * - updates and redeliveries racing with the endpoint's state.
+ * - updates and redeliveries racing with the endpoint's state;
+ * - creations racing for the environment's room and the organization's plan.
  */
 import path from 'node:path';
 import { createDb, sql, transactor, type Kysely } from '@mailroom/db';
-import { newId, type EventEnvelope, type Tenant } from '@mailroom/contracts';
+import { DEFAULT_PLAN_LIMITS, newId, type EventEnvelope, type OrganizationLimits, type Tenant } from '@mailroom/contracts';
 import { createLogger, DEVELOPMENT_ENCRYPTION_KEY, ManualClock, SecretBox } from '@mailroom/platform';
 import { createTestContext, genericPlanOf, messageReceivedEvent, migratedDb, waitFor, type TestContext } from '@mailroom/testing';
 import { Endpoints } from '../src/domain/endpoints';
@@ -85,8 +86,10 @@ class Stream implements EventHistory {
   }
 }
 
-/** A recovery world on its own clock (at minute 60) and stream, with one tenant. */
-function setup() {
+const unlimited: OrganizationLimits = { plan: 'enterprise', limits: DEFAULT_PLAN_LIMITS.enterprise, plans: DEFAULT_PLAN_LIMITS };
+
+/** A recovery world on its own clock (at minute 60) and stream, with one tenant (whose organization is on `limits`). */
+function setup(limits: OrganizationLimits = unlimited) {
   const clock = new ManualClock(at(60));
   const stream = new Stream();
   const t = tenant();
@@ -109,6 +112,7 @@ function setup() {
     box: new SecretBox(DEVELOPMENT_ENCRYPTION_KEY),
     urls: { allowHttp: true, ips: new IpPolicy() },
     maxEndpoints: 3,
+    plans: { of: async () => limits },
     runRecoveries: () => {},
     wake: () => {},
     changed: () => {},
@@ -275,6 +279,18 @@ describe('creation', () => {
     const [first] = await db.selectFrom('endpoints').select('id').where('org_id', '=', t.org_id).execute();
     await api.delete(t, first!.id);
     expect((await api.create(t, { url: 'https://again.example.com/' })).url).toBe('https://again.example.com/');
+  });
+
+  it("stops at the plan's endpoints for the whole organization, also when requests race from several environments", async () => {
+    const plans = { ...DEFAULT_PLAN_LIMITS, free: { ...DEFAULT_PLAN_LIMITS.free, webhook_endpoints: 4 } };
+    const { api, t } = setup({ plan: 'free', limits: plans.free, plans });
+    const envs = [t, { ...t, env_id: newId('environment') }, { ...t, env_id: newId('environment') }];
+    const results = await Promise.allSettled(Array.from({ length: 9 }, (_, i) => api.create(envs[i % 3]!, { url: `https://hooks${i}.example.com/` })));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(4);
+    for (const r of results.filter((x) => x.status === 'rejected')) {
+      expect(r.reason).toMatchObject({ code: 'plan_limit', status: 403, message: 'the free plan allows 4 webhook endpoints; the pro plan allows 50: ask for it with POST /api/v1/org/upgrade-request' });
+    }
+    expect(await db.selectFrom('endpoints').select('id').where('org_id', '=', t.org_id).execute()).toHaveLength(4);
   });
 });
 

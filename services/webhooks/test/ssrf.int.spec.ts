@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import net, { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { callRpc, publishEvent, type Bus } from '@mailroom/messaging';
 import { KEY_SCOPES, newId, type AuthContext } from '@mailroom/contracts';
-import { connectTestBus, bootServices, createTestContext, messageReceivedEvent, waitFor, WebhookReceiver, type BootedServices, type TestContext } from '@mailroom/testing';
+import { connectTestBus, bootServices, createTestContext, messageReceivedEvent, standInPlanLimits, waitFor, WebhookReceiver, type BootedServices, type TestContext } from '@mailroom/testing';
 import { IpPolicy } from '../src/domain/ip-policy';
 import { RESPONSE_KEEP_LIMIT, WebhookHttpClient, type PostResult } from '../src/delivery/http-client';
 import { webhooksService } from '../src/main';
@@ -270,6 +270,8 @@ describe('the service with the guard on', () => {
     ctx = await createTestContext({ WEBHOOK_POLL_INTERVAL_MS: '50' });
     svc = await bootServices([webhooksService], ctx.env);
     bus = await connectTestBus(ctx.env);
+    // No orgs here: the made-up tenant's plan is answered by the test (no limit).
+    standInPlanLimits(bus);
   });
 
   afterAll(async () => {

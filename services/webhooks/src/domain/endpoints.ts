@@ -2,10 +2,13 @@
  * The endpoints API of a tenant: create (the only answer with the secret), list, get,
  * update, delete; the delivery records of an endpoint; redelivery of one attempt's event
  * and recovery of a window of events. Every operation is scoped to the caller's org and
- * environment: another tenant's id is not found.
+ * environment: another tenant's id is not found. The organization's plan limits its
+ * endpoints, all environments together (403 plan_limit); WEBHOOK_MAX_ENDPOINTS bounds one
+ * environment's (409), each event going to every one of them.
  */
 import {
   AppError,
+  checkRoomForOneMore,
   EVENT_TYPES,
   decodePageToken,
   encodePageToken,
@@ -28,7 +31,7 @@ import type { RecoveryRepository, RecoveryRow } from '../repo/recovery.repositor
 import type { RetryPolicy } from './retry-policy';
 import { newWebhookSecret } from './signature';
 import { checkReceiverUrl, type UrlPolicyOptions } from './url-policy';
-import type { EndpointChanged, Transact, WakeDispatcher } from './ports';
+import type { EndpointChanged, PlanLimitsPort, Transact, WakeDispatcher } from './ports';
 
 export const DISABLED_BY_USER = 'disabled by a user';
 const DAY_MS = 86_400_000;
@@ -115,6 +118,8 @@ export interface EndpointsDeps {
   retries: RetryPolicy;
   /** Endpoints one environment may have (WEBHOOK_MAX_ENDPOINTS). */
   maxEndpoints: number;
+  /** The organization's plan limits (asked of orgs). */
+  plans: PlanLimitsPort;
   recoveries: RecoveryRepository;
   /** Has the recovery runner look for work now (a recovery was started). */
   runRecoveries: () => void;
@@ -142,9 +147,13 @@ export class Endpoints {
       created_at: now,
       updated_at: now,
     };
+    // Asked before the transaction: no database connection waits on the bus.
+    const { plan, plans } = await this.d.plans.of(t.org_id);
     await this.d.transact(async (trx) => {
+      await this.d.endpoints.lockOrganization(t.org_id, trx);
+      await checkRoomForOneMore(plans, plan, 'webhook_endpoints', () => this.d.endpoints.countInOrganization(t.org_id, trx));
       const max = this.d.maxEndpoints;
-      if ((await this.d.endpoints.countLocked(t, trx)) >= max) {
+      if ((await this.d.endpoints.count(t, trx)) >= max) {
         throw new AppError('conflict', `this environment has ${max} webhook endpoints, the most it can have; delete one first (one endpoint can subscribe to several event types)`);
       }
       await this.d.endpoints.insert(row, trx);

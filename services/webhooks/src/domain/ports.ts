@@ -1,7 +1,7 @@
 /** What the webhooks domain needs from outside it, as plain interfaces. */
 import type { EventSink as EventSinkOf, Transact as TransactOf } from '@mailroom/platform';
 import type { WebhooksTx } from '../repo/tables';
-import type { EventEnvelope } from '@mailroom/contracts';
+import type { EventEnvelope, OrganizationLimits } from '@mailroom/contracts';
 
 export interface EventHistory {
   /**
@@ -34,3 +34,7 @@ export type EndpointChanged = (endpointId: string, now: EndpointNow) => void;
 export type Transact = TransactOf<WebhooksTx>;
 /** Events and work items written with a transaction, published after it (libs/runtime `Outbox`). */
 export type EventSink = EventSinkOf<WebhooksTx>;
+/** An organization's plan and what it may hold, asked of orgs (orgs.organization.limits). */
+export interface PlanLimitsPort {
+  of(orgId: string): Promise<OrganizationLimits>;
+}

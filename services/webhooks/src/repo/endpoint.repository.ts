@@ -12,12 +12,17 @@ export class EndpointRepository {
   }
 
   /**
-   * How many endpoints the tenant has, counted under a lock on the tenant held until the
-   * transaction `trx` ends: two creations at once cannot both see room for one more.
+   * Holds the organization's endpoint creations one at a time until the transaction `trx`
+   * ends: the counts (the environment's, the organization's) and the insert are made under
+   * it, so two creations at once cannot both see room for one more.
    */
-  async countLocked(t: Tenant, trx: Executor<WebhooksDb>): Promise<number> {
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${t.org_id}:${t.env_id}`}, 0))`.execute(trx);
-    const row = await trx.selectFrom('endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).executeTakeFirstOrThrow();
+  async lockOrganization(orgId: string, trx: Executor<WebhooksDb>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${orgId}`}, 0))`.execute(trx);
+  }
+
+  /** Endpoints of the whole organization, every environment, disabled ones included (what the plan's `webhook_endpoints` limit counts). */
+  async countInOrganization(orgId: string, ex: Executor<WebhooksDb> = this.db): Promise<number> {
+    const row = await ex.selectFrom('endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
