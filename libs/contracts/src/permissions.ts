@@ -43,7 +43,7 @@ export type Permission = (typeof PERMISSION_NAMES)[number];
 /** What each permission allows (for refusals and the docs). */
 export const PERMISSIONS: Record<Permission, string> = {
   'org.read': 'read the organization',
-  'org.manage': 'change the organization (name, pause and resume)',
+  'org.manage': 'change the organization (name, pause and resume) and ask for another plan',
   'members.read': 'list or read the members of the organization',
   'members.manage': "change members' roles or remove members",
   'keys.read': 'list or read API keys',

@@ -1,7 +1,15 @@
 import { AppError } from './errors';
-import { DEFAULT_PLAN_LIMITS, allowsOneMore, checkRoomForOneMore, parsePlanLimits, planLimitError, planTableSchema, type PlanLimits } from './plans';
+import { DEFAULT_PLAN_LIMITS, allowsOneMore, checkRoomForOneMore, parsePlanLimits, planLimitError, planSchema, planTableSchema, type PlanLimits } from './plans';
 
 const free = DEFAULT_PLAN_LIMITS.free;
+
+describe('plan names', () => {
+  it('names the plans when one is unknown or missing', () => {
+    expect(planSchema.safeParse('gold').error?.issues[0]?.message).toBe('unknown plan "gold"; plans are free, pro, enterprise');
+    expect(planSchema.safeParse(undefined).error?.issues[0]?.message).toBe('give a plan: free, pro, enterprise');
+    expect(planSchema.parse('pro')).toBe('pro');
+  });
+});
 
 describe('plan limits from configuration', () => {
   it('reads counts and unlimited over the defaults, keeping the limits not named', () => {

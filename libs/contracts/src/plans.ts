@@ -10,7 +10,9 @@ import { z } from 'zod';
 import { AppError } from './errors';
 
 export const PLAN_NAMES = ['free', 'pro', 'enterprise'] as const;
-export const planSchema = z.enum(PLAN_NAMES, { error: (issue) => `unknown plan ${JSON.stringify(issue.input)}; plans are ${PLAN_NAMES.join(', ')}` });
+export const planSchema = z.enum(PLAN_NAMES, {
+  error: (issue) => (issue.input === undefined ? `give a plan: ${PLAN_NAMES.join(', ')}` : `unknown plan ${JSON.stringify(issue.input)}; plans are ${PLAN_NAMES.join(', ')}`),
+});
 export type PlanName = z.infer<typeof planSchema>;
 
 export const PLAN_LIMIT_NAMES = ['inboxes', 'domains', 'members', 'environments', 'webhook_endpoints'] as const;
