@@ -175,7 +175,7 @@ describe("a platform operator's decision", () => {
     expectPlanLimit(
       await t.api.post('/api/v1/inboxes', {}),
       'inboxes',
-      'the pro plan allows 3 inboxes; the enterprise plan allows any number of: ask for it with POST /api/v1/org/upgrade-request',
+      'the pro plan allows 3 inboxes; the enterprise plan has no limit: ask for it with POST /api/v1/org/upgrade-request',
       'limit 3 on the pro plan',
     );
     // Decided once: a second decision is a conflict and changes nothing.

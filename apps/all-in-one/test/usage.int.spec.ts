@@ -36,7 +36,8 @@ describe('usage of an organization', () => {
   });
   const { anon, api, env, tenant, signUp } = usePlatform({
     clock,
-    env: () => ({ MAIL_DOMAIN: DOMAIN, SMTP_PORT: String(smtpPort), RSPAMD_URL: 'off', SMTP_RELAY_URL: relay.url }),
+    // PLAN_FREE_LIMITS empty: the product's own free plan, not the test context's generous one.
+    env: () => ({ MAIL_DOMAIN: DOMAIN, SMTP_PORT: String(smtpPort), RSPAMD_URL: 'off', SMTP_RELAY_URL: relay.url, PLAN_FREE_LIMITS: '' }),
   });
   afterAll(async () => {
     await relay?.close();

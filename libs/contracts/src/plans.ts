@@ -73,7 +73,8 @@ export function planLimitError(table: Record<PlanName, PlanLimits>, plan: PlanNa
     const other = table[p][name];
     return other === null || (max !== null && other > max);
   });
-  const upgrade = lifts ? `; the ${lifts} plan allows ${table[lifts][name] ?? 'any number of'}: ask for it with POST /api/v1/org/upgrade-request` : '';
+  const more = (p: PlanName) => (table[p][name] === null ? 'has no limit' : `allows ${table[p][name]}`);
+  const upgrade = lifts ? `; the ${lifts} plan ${more(lifts)}: ask for it with POST /api/v1/org/upgrade-request` : '';
   return new AppError('plan_limit', `the ${plan} plan allows ${max ?? 'any number of'} ${NOUNS[name]}${upgrade}`, { details: [{ path: name, message: `limit ${max ?? 'none'} on the ${plan} plan` }] });
 }
 
