@@ -69,6 +69,9 @@ export async function startNats(opts: { dataDir: string; port: number; logFile: 
       '# Written by the launcher at each start.',
       `listen: 127.0.0.1:${opts.port}`,
       `jetstream { store_dir: ${JSON.stringify(store)} }`,
+      // A client has 10 s, not 2, from connecting to its signed CONNECT: a test worker on a busy
+      // machine can be that late, and the run then fails with "Authentication Timeout".
+      'authorization { timeout: 10 }',
       // Resolved against this file's directory.
       `include ${JSON.stringify(relative(store, join(auth, 'nats-auth.conf')))}`,
       '',

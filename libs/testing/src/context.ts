@@ -6,6 +6,7 @@
  */
 import { createDb, migrate, type Kysely } from '@mailroom/db';
 import { rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { provisionBus } from '@mailroom/messaging';
 import { connectTestBus, writeTestCredentials } from './bus-auth';
 import { createDatabase, dropDatabases, deleteStreams, newRunId, serverUrls } from './infra';
@@ -34,7 +35,9 @@ export interface TestContextOptions {
 export async function createTestContext(overrides: Record<string, string> = {}, opts: TestContextOptions = {}): Promise<TestContext> {
   const urls = serverUrls();
   const run = process.env.MAILROOM_TEST_RUN ?? newRunId();
-  const id = `${run}_${process.pid}_${++counter}`;
+  // jest loads this module afresh for each file a worker runs: the counter starts again, and
+  // the random part keeps a context left behind by a failed file from meeting the next one's.
+  const id = `${run}_${process.pid}_${++counter}${randomBytes(3).toString('hex')}`;
   const template = opts.database === 'empty' ? undefined : process.env[TEMPLATE_ENV];
   const databaseUrl = await createDatabase(urls.databaseUrl, id, template);
   const credentials = await writeTestCredentials(id);

@@ -142,6 +142,6 @@ export function operatorInclude(configDir: string): string {
 /** Writes `<dir>/server.conf` for a server on 127.0.0.1:<port> with the run's operator and JetStream in `dir`. */
 export function natsServerConfig(opts: { dir: string; port: number }): string {
   const file = join(opts.dir, 'server.conf');
-  writeFileSync(file, [`listen: 127.0.0.1:${opts.port}`, `jetstream { store_dir: ${JSON.stringify(opts.dir)} }`, operatorInclude(opts.dir), ''].join('\n'));
+  writeFileSync(file, [`listen: 127.0.0.1:${opts.port}`, `jetstream { store_dir: ${JSON.stringify(opts.dir)} }`, 'authorization { timeout: 10 }', operatorInclude(opts.dir), ''].join('\n'));
   return file;
 }
