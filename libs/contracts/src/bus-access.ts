@@ -26,6 +26,7 @@ export const CONSUMERS = {
   'mail-send--outbound': { stream: 'MAIL_OUTBOUND' },
   'mail-send--feedback': { stream: 'MAIL_FEEDBACK' },
   'mail-send--system': { stream: 'MAIL_SYSTEM' },
+  'mail-send--account': { stream: 'MAIL_ACCOUNT' },
   'webhooks--dispatch': { stream: 'EVENTS' },
 } as const satisfies Record<string, { stream: StreamName }>;
 export type ConsumerName = keyof typeof CONSUMERS;
@@ -82,7 +83,7 @@ export const BUS_ACCESS = {
   auth: {
     ...NONE,
     calls: ['orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.organization.get', 'orgs.environment.get'],
-    publishes: ['internal.auth.session.revoked', 'internal.auth.apikey.revoked'],
+    publishes: ['internal.auth.session.revoked', 'internal.auth.apikey.revoked', 'mail.account'],
     buckets: { replies: 'write' },
   },
   mailbox: {
@@ -103,7 +104,7 @@ export const BUS_ACCESS = {
     ...NONE,
     calls: ['orgs.organization.get'],
     publishes: (['message.sent', 'message.delivered', 'message.bounced', 'message.complained', 'message.rejected'] as const).map(eventSubject),
-    consumes: ['mail-send--outbound', 'mail-send--feedback', 'mail-send--system'],
+    consumes: ['mail-send--outbound', 'mail-send--feedback', 'mail-send--system', 'mail-send--account'],
     // Reads what mail-ingest received (reports), writes what it sends.
     buckets: { raw: 'read', sent: 'write', attachments: 'read', replies: 'write' },
   },

@@ -79,6 +79,14 @@ export const STREAMS = {
     duplicateWindowSeconds: 600,
     description: 'Mail from the platform itself awaiting composition from a template and hand-over (mail-send)',
   },
+  /** Work queue: mail about a person's account (verification codes, password resets), queued by auth, consumed by mail-send. */
+  MAIL_ACCOUNT: {
+    subjects: ['mail.account'],
+    retention: 'workqueue',
+    maxAgeSeconds: 0,
+    duplicateWindowSeconds: 600,
+    description: 'Account mail from auth (verification, password reset) awaiting composition and hand-over (mail-send)',
+  },
 } as const satisfies Record<string, StreamSpec>;
 
 /** Work queue subjects: one owner each. */
@@ -87,9 +95,10 @@ export const WORK = {
   outbound: 'mail.outbound',
   feedback: 'mail.feedback',
   system: 'mail.system',
+  account: 'mail.account',
 } as const;
 export type WorkSubject = (typeof WORK)[keyof typeof WORK];
-export const workSubjectSchema = z.enum([WORK.inbound, WORK.outbound, WORK.feedback, WORK.system]);
+export const workSubjectSchema = z.enum([WORK.inbound, WORK.outbound, WORK.feedback, WORK.system, WORK.account]);
 
 export type StreamName = keyof typeof STREAMS;
 
@@ -157,6 +166,7 @@ export const CONSUMABLE = {
   'mail.outbound': { stream: 'MAIL_OUTBOUND', schema: WORK_ITEMS['mail.outbound'] },
   'mail.feedback': { stream: 'MAIL_FEEDBACK', schema: WORK_ITEMS['mail.feedback'] },
   'mail.system': { stream: 'MAIL_SYSTEM', schema: WORK_ITEMS['mail.system'] },
+  'mail.account': { stream: 'MAIL_ACCOUNT', schema: WORK_ITEMS['mail.account'] },
   /** Every public event (a consumer may filter to some: ConsumerOptions.filterSubject). */
   'events.>': { stream: 'EVENTS', schema: eventEnvelope },
 } as const satisfies Record<string, { stream: StreamName; schema: z.ZodType }>;

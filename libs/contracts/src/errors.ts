@@ -5,10 +5,14 @@
 export const ERROR_CODES = {
   invalid_request: { status: 400 },
   invalid_json: { status: 400 },
+  /** A mailed code or link token that is wrong, used, replaced, expired or out of attempts (one answer for all). */
+  invalid_code: { status: 400 },
   unauthorized: { status: 401 },
   invalid_credentials: { status: 401 },
   token_expired: { status: 401 },
   forbidden: { status: 403 },
+  /** What a person may do only once their address is verified (inviting members). */
+  email_unverified: { status: 403 },
   /** One more of a resource than the organization's plan holds (contracts plans.ts). */
   plan_limit: { status: 403 },
   not_found: { status: 404 },

@@ -32,6 +32,7 @@ export const ID_PREFIXES = {
   invitation: 'inv',
   upgradeRequest: 'upr',
   systemMail: 'sml',
+  oneTimeCode: 'otc',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

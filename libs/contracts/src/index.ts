@@ -8,6 +8,7 @@ export * from './pagination';
 export * from './auth-context';
 export * from './rpc';
 export * from './api/accounts';
+export * from './api/verification';
 export * from './api/members';
 export * from './api/environments';
 export * from './api/mailbox';

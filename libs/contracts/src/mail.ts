@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { authResults, spamResult } from './api/mailbox';
 import { idSchema } from './ids';
 import { isoTimestamp } from './time';
-import { systemMail } from './system-mail';
+import { accountMail, systemMail } from './system-mail';
 
 /**
  * Local part of our VERP envelope senders: `bounces+<message id>-<mac>`. The SMTP edge routes
@@ -108,4 +108,5 @@ export const WORK_ITEMS = {
   'mail.outbound': outboundJob,
   'mail.feedback': feedbackMail,
   'mail.system': systemMail,
+  'mail.account': accountMail,
 } as const;

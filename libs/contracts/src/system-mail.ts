@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { emailAddress } from './address';
 import { invitationToken } from './api/ownership';
+import { emailVerificationToken, oneTimeCode, passwordResetToken } from './api/verification';
 import { idSchema } from './ids';
 import { roleSchema } from './permissions';
 import { isoTimestamp } from './time';
@@ -25,6 +26,17 @@ const transferFacts = z.object({
   recipient: z.enum(['owner', 'new_owner']),
 });
 
+/** A code and a link, each with its own expiry (account mail). Secrets: sent once in the mail, never stored or logged by mail-send. */
+const codeAndLink = <T extends z.ZodString>(token: T) =>
+  z.object({
+    code: oneTimeCode,
+    code_expires_at: isoTimestamp,
+    token,
+    /** The token inside a link to the web app (APP_URL). */
+    link: z.url({ protocol: /^https?$/ }),
+    link_expires_at: isoTimestamp,
+  });
+
 /** Every template and the data it needs. */
 export const SYSTEM_MAIL_TEMPLATES = {
   'ownership_transfer.requested': transferFacts.extend({ expires_at: isoTimestamp }),
@@ -39,6 +51,11 @@ export const SYSTEM_MAIL_TEMPLATES = {
     token: invitationToken,
     expires_at: isoTimestamp,
   }),
+  // Account mail (auth, work queue mail.account).
+  email_verification: codeAndLink(emailVerificationToken),
+  password_reset: codeAndLink(passwordResetToken),
+  /** A notice: the password was reset (by mail) or changed (signed in); every other session ended. */
+  password_changed: z.object({ how: z.enum(['reset', 'change']), changed_at: isoTimestamp }),
 } as const;
 export type SystemMailTemplate = keyof typeof SYSTEM_MAIL_TEMPLATES;
 
@@ -51,6 +68,7 @@ const item = <T extends SystemMailTemplate>(template: T) =>
     data: SYSTEM_MAIL_TEMPLATES[template],
   });
 
+/** What orgs queues (mail.system). */
 export const systemMail = z.discriminatedUnion('template', [
   item('ownership_transfer.requested'),
   item('ownership_transfer.accepted'),
@@ -58,3 +76,13 @@ export const systemMail = z.discriminatedUnion('template', [
   item('invitation'),
 ]);
 export type SystemMail = z.infer<typeof systemMail>;
+
+/**
+ * What auth queues (mail.account): a queue of its own, since a stored subject has one
+ * publisher, so that no other service can have a verification or reset mail sent.
+ */
+export const accountMail = z.discriminatedUnion('template', [item('email_verification'), item('password_reset'), item('password_changed')]);
+export type AccountMail = z.infer<typeof accountMail>;
+
+/** Any mail from the platform, as mail-send renders it. */
+export type PlatformMail = SystemMail | AccountMail;

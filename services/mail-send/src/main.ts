@@ -89,6 +89,7 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
     life.add('mail-send:outbound', await startOutboundConsumer(bus, sender, config.OUTBOUND_CONCURRENCY), (c) => c.stop());
     const systemMailer = new SystemMailer(new SystemMailRepository(db), provider, dkim, { address: config.SYSTEM_MAIL_FROM, name: config.SYSTEM_MAIL_FROM_NAME }, config.MAIL_DOMAIN, clock);
     life.add('mail-send:system', await startSystemMailConsumer(bus, systemMailer), (c) => c.stop());
+    life.add('mail-send:account', await startSystemMailConsumer(bus, systemMailer, 'mail.account'), (c) => c.stop());
     life.add('mail-send:feedback', await startFeedbackConsumer(bus, feedback, raw), (c) => c.stop());
     // The send log only needs the last minute; keep an hour for inspection.
     const prune = setInterval(() => void repo.pruneSendLog(new Date(clock.now().getTime() - 3_600_000)).catch(() => undefined), 60_000);

@@ -1,11 +1,17 @@
-/** Consumer of `mail.system`: acks once the mail is handed over (or given up), naks a temporary failure with backoff. */
+/**
+ * Consumers of the platform's own mail: `mail.system` (orgs) and `mail.account` (auth), one
+ * durable consumer each. Each acks once the mail is handed over (or given up), naks a
+ * temporary failure with backoff.
+ */
 import { backoffMs, runConsumer, type Bus, type RunningConsumer } from '@mailroom/messaging';
 import type { SystemMailer } from '../domain/system-mail/system-mailer';
 
-export function startSystemMailConsumer(bus: Bus, mailer: SystemMailer): Promise<RunningConsumer> {
+const QUEUES = { 'mail.system': 'mail-send--system', 'mail.account': 'mail-send--account' } as const;
+
+export function startSystemMailConsumer(bus: Bus, mailer: SystemMailer, subject: keyof typeof QUEUES = 'mail.system'): Promise<RunningConsumer> {
   return runConsumer(bus, {
-    subject: 'mail.system',
-    durable: 'mail-send--system',
+    subject,
+    durable: QUEUES[subject],
     concurrency: 4,
     ackWaitMs: 120_000,
     handler: async (mail, meta) => {

@@ -1,13 +1,13 @@
 /**
- * Mail from the platform itself (work queue mail.system): rendered from its template, sent
+ * Mail from the platform itself (work queues mail.system and mail.account): rendered from its template, sent
  * from the system address of the configuration (never one the caller names), DKIM-signed
  * with MAIL_DOMAIN's key, handed to the configured provider. Each mail id is sent once: a
  * redelivered item finds its row `sent`; temporary failures are retried from the queue, up
  * to MAX_ATTEMPTS hand-overs, then the mail is given up as failed. The data (an invitation's
- * token) is never stored or logged here: the row keeps the template and the recipient.
+ * token, a verification code) is never stored or logged here: the row keeps the template and the recipient.
  */
 import MailComposer from 'nodemailer/lib/mail-composer';
-import type { SystemMail } from '@mailroom/contracts';
+import type { PlatformMail } from '@mailroom/contracts';
 import type { Clock, Logger } from '@mailroom/platform';
 import { ProviderError, type MailProvider } from '../../providers/provider';
 import { signDkim, type DkimKey } from '../dkim';
@@ -40,7 +40,7 @@ export class SystemMailer {
   ) {}
 
   /** The message as it leaves: composed from the template, signed. */
-  async compose(mail: SystemMail): Promise<Buffer> {
+  async compose(mail: PlatformMail): Promise<Buffer> {
     const { subject, text, html } = renderSystemMail(mail);
     const now = this.clock.now();
     const composer = new MailComposer({
@@ -57,7 +57,7 @@ export class SystemMailer {
     return this.dkim ? signDkim(raw, this.dkim, now) : raw;
   }
 
-  async send(mail: SystemMail, logging: { readonly log: Logger }): Promise<SystemMailOutcome> {
+  async send(mail: PlatformMail, logging: { readonly log: Logger }): Promise<SystemMailOutcome> {
     const row = await this.log.claim({ id: mail.id, template: mail.template, to_address: mail.to, now: this.clock.now() });
     if (row.status !== 'sending') return 'already-done';
     const raw = await this.compose(mail);

@@ -1,10 +1,10 @@
 /** The system mail templates: each renders a subject, text and HTML; callers' values are escaped in the HTML. */
-import { newId, type SystemMail } from '@mailroom/contracts';
+import { newId, type PlatformMail } from '@mailroom/contracts';
 import { escapeHtml, renderSystemMail } from './templates';
 
 const transfer = { transfer_id: newId('ownershipTransfer'), org_name: 'Acme <Labs>', owner: 'Ada', new_owner: 'Grace & co' };
 const token = `mri_${'A'.repeat(43)}`;
-const mails: SystemMail[] = [
+const mails: PlatformMail[] = [
   { id: newId('systemMail'), to: 'grace@example.com', template: 'ownership_transfer.requested', data: { ...transfer, recipient: 'new_owner', expires_at: '2026-12-02T10:00:00.000Z' } },
   { id: newId('systemMail'), to: 'ada@example.com', template: 'ownership_transfer.requested', data: { ...transfer, recipient: 'owner', expires_at: '2026-12-02T10:00:00.000Z' } },
   { id: newId('systemMail'), to: 'ada@example.com', template: 'ownership_transfer.accepted', data: { ...transfer, recipient: 'owner' } },
@@ -13,15 +13,24 @@ const mails: SystemMail[] = [
   { id: newId('systemMail'), to: 'grace@example.com', template: 'ownership_transfer.cancelled', data: { ...transfer, recipient: 'new_owner' } },
   { id: newId('systemMail'), to: 'bob@example.com', template: 'invitation', data: { invitation_id: newId('invitation'), org_name: 'Acme', inviter: 'Ada', role: 'admin', token, expires_at: '2026-12-02T10:00:00.000Z' } },
 ];
+const expiries = { code_expires_at: '2026-12-02T10:15:00.000Z', link_expires_at: '2026-12-03T10:00:00.000Z' };
+const verification = { code: '012345', token: `mrv_${'V'.repeat(43)}`, link: `https://app.example.com/verify-email#token=mrv_${'V'.repeat(43)}&x="<y>"`, ...expiries };
+const reset = { code: '987654', token: `mrp_${'P'.repeat(43)}`, link: `https://app.example.com/reset-password#token=mrp_${'P'.repeat(43)}`, ...expiries };
+const accountMails: PlatformMail[] = [
+  { id: newId('systemMail'), to: 'ada@example.com', template: 'email_verification', data: verification },
+  { id: newId('systemMail'), to: 'ada@example.com', template: 'password_reset', data: reset },
+  { id: newId('systemMail'), to: 'ada@example.com', template: 'password_changed', data: { how: 'reset', changed_at: '2026-12-02T10:05:00.000Z' } },
+  { id: newId('systemMail'), to: 'ada@example.com', template: 'password_changed', data: { how: 'change', changed_at: '2026-12-02T10:05:00.000Z' } },
+];
 
 describe('system mail templates', () => {
   it('renders every template as subject, text and HTML, and escapes what callers give in the HTML', () => {
-    for (const m of mails) {
+    for (const m of [...mails, ...accountMails]) {
       const r = renderSystemMail(m);
       expect(r.subject.length).toBeGreaterThan(0);
       expect(r.text).toMatch(/Mailroom/);
       expect(r.html).toMatch(/^<!doctype html>/);
-      if (m.template !== 'invitation') {
+      if (m.template.startsWith('ownership_transfer.')) {
         expect(r.text).toContain('Acme <Labs>');
         expect(r.html).toContain('Acme &lt;Labs&gt;');
         expect(r.html).not.toContain('<Labs>');
@@ -39,6 +48,25 @@ describe('system mail templates', () => {
     expect(invite.text).toContain(token);
     expect(invite.text).toMatch(/as an admin/);
     expect(invite.html).toContain(`<code>${token}</code>`);
+  });
+
+  it('gives the code, the link and the token of account mail, with their expiries; the reset code stays out of the subject', () => {
+    const [verify, resetMail, afterReset, afterChange] = accountMails.map(renderSystemMail);
+    expect(verify!.subject).toBe('Your Mailroom verification code: 012345');
+    expect(verify!.text).toContain('Your code is 012345. It works once, until 2026-12-02 10:15 UTC.');
+    expect(verify!.text).toContain(`Or open this link: ${verification.link} (until 2026-12-03 10:00 UTC).`);
+    expect(verify!.text).toContain(`POST /api/v1/auth/verify-email with {"token": "${verification.token}"}`);
+    expect(verify!.html).toContain('<code>012345</code>');
+    // The link is a link, its characters escaped in the attribute and the text.
+    const escaped = escapeHtml(verification.link);
+    expect(verify!.html).toContain(`<a href="${escaped}">${escaped}</a>`);
+    expect(verify!.html).not.toContain('"<y>"');
+    expect(resetMail!.subject).toBe('Reset your Mailroom password');
+    expect(resetMail!.subject).not.toContain(reset.code);
+    expect(resetMail!.text).toContain(`POST /api/v1/auth/password/reset with {"token": "${reset.token}", "new_password": ...}`);
+    expect(resetMail!.text).toContain('Your code is 987654.');
+    expect(afterReset!.text).toMatch(/was reset .* on 2026-12-02 10:05 UTC\. Every session of the account was ended/);
+    expect(afterChange!.text).toMatch(/Every other session of the account was ended/);
   });
 
   it('escapes the five HTML characters', () => {

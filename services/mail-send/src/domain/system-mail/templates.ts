@@ -1,9 +1,10 @@
 /**
  * Every mail the platform sends on its own behalf, in one place: subject, plain text and
- * HTML per template of libs/contracts SYSTEM_MAIL_TEMPLATES. A template missing here fails
- * to compile. Values from callers (names, organization names) are escaped in the HTML.
+ * HTML per template of libs/contracts SYSTEM_MAIL_TEMPLATES (orgs' mail.system and auth's
+ * mail.account). A template missing here fails to compile. Values from callers (names,
+ * organization names, links) are escaped in the HTML.
  */
-import type { SystemMail, SystemMailTemplate } from '@mailroom/contracts';
+import type { PlatformMail, SystemMailTemplate } from '@mailroom/contracts';
 
 export interface RenderedMail {
   subject: string;
@@ -11,18 +12,21 @@ export interface RenderedMail {
   html: string;
 }
 
-type DataOf<T extends SystemMailTemplate> = Extract<SystemMail, { template: T }>['data'];
+type DataOf<T extends SystemMailTemplate> = Extract<PlatformMail, { template: T }>['data'];
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 }
 
-/** Text paragraphs as a plain mail and as simple HTML (one <p> per paragraph; `code` parts in <code>). */
-type Part = string | { code: string };
+/** Text paragraphs as a plain mail and as simple HTML (one <p> per paragraph; `code` parts in <code>, `link` parts as links). */
+type Part = string | { code: string } | { link: string };
+const asText = (x: Part) => (typeof x === 'string' ? x : 'code' in x ? x.code : x.link);
+const asHtml = (x: Part) =>
+  typeof x === 'string' ? escapeHtml(x) : 'code' in x ? `<code>${escapeHtml(x.code)}</code>` : `<a href="${escapeHtml(x.link)}">${escapeHtml(x.link)}</a>`;
 function mail(subject: string, paragraphs: Part[][]): RenderedMail {
-  const text = paragraphs.map((p) => p.map((x) => (typeof x === 'string' ? x : x.code)).join('')).join('\n\n');
-  const html = paragraphs.map((p) => `<p>${p.map((x) => (typeof x === 'string' ? escapeHtml(x) : `<code>${escapeHtml(x.code)}</code>`)).join('')}</p>`).join('\n');
+  const text = paragraphs.map((p) => p.map(asText).join('')).join('\n\n');
+  const html = paragraphs.map((p) => `<p>${p.map(asHtml).join('')}</p>`).join('\n');
   return {
     subject,
     text: `${text}\n\n-- \nMailroom\n`,
@@ -31,6 +35,16 @@ function mail(subject: string, paragraphs: Part[][]): RenderedMail {
 }
 
 const day = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+
+/** The code, the link and the API call with its token, each with its expiry; then what to do if it was not you. */
+function codeAndLink(d: DataOf<'email_verification' | 'password_reset'>, what: { call: string; extra?: string; notYou: string }): Part[][] {
+  return [
+    ['Your code is ', { code: d.code }, `. It works once, until ${day(d.code_expires_at)}.`],
+    ['Or open this link: ', { link: d.link }, ` (until ${day(d.link_expires_at)}).`],
+    ['With the API: ', { code: `POST ${what.call}` }, ` with {"token": "${d.token}"${what.extra ?? ''}}, or {"email": ..., "code": "${d.code}"${what.extra ?? ''}}.`],
+    [what.notYou],
+  ];
+}
 
 const TEMPLATES: { [T in SystemMailTemplate]: (data: DataOf<T>) => RenderedMail } = {
   'ownership_transfer.requested': (d) =>
@@ -60,9 +74,28 @@ const TEMPLATES: { [T in SystemMailTemplate]: (data: DataOf<T>) => RenderedMail 
       [{ code: d.token }],
       [`The invitation works once and expires on ${day(d.expires_at)}. If you did not expect it, ignore this mail.`],
     ]),
+  email_verification: (d) =>
+    mail(`Your Mailroom verification code: ${d.code}`, [
+      ['Confirm that this address is yours to finish setting up your Mailroom account.'],
+      ...codeAndLink(d, { call: '/api/v1/auth/verify-email', notYou: 'If you did not sign up for Mailroom, ignore this mail: nothing happens without the code.' }),
+    ]),
+  password_reset: (d) =>
+    mail('Reset your Mailroom password', [
+      ['Someone, hopefully you, asked to reset the password of the Mailroom account of this address. Choose a new one with the code or the link below; every session of the account then ends.'],
+      ...codeAndLink(d, { call: '/api/v1/auth/password/reset', extra: ', "new_password": ...', notYou: 'If it was not you, ignore this mail: your password stays as it is.' }),
+    ]),
+  password_changed: (d) =>
+    mail('Your Mailroom password was changed', [
+      [
+        d.how === 'reset'
+          ? `The password of your Mailroom account was reset with a code or link sent to this address, on ${day(d.changed_at)}. Every session of the account was ended.`
+          : `The password of your Mailroom account was changed by someone signed in to it, on ${day(d.changed_at)}. Every other session of the account was ended.`,
+      ],
+      ['If it was not you, reset your password at once (', { code: 'POST /api/v1/auth/password/reset-request' }, ') and check the API keys of your organizations.'],
+    ]),
 };
 
-export function renderSystemMail(m: SystemMail): RenderedMail {
+export function renderSystemMail(m: PlatformMail): RenderedMail {
   switch (m.template) {
     case 'ownership_transfer.requested':
       return TEMPLATES[m.template](m.data);
@@ -71,6 +104,12 @@ export function renderSystemMail(m: SystemMail): RenderedMail {
     case 'ownership_transfer.cancelled':
       return TEMPLATES[m.template](m.data);
     case 'invitation':
+      return TEMPLATES[m.template](m.data);
+    case 'email_verification':
+      return TEMPLATES[m.template](m.data);
+    case 'password_reset':
+      return TEMPLATES[m.template](m.data);
+    case 'password_changed':
       return TEMPLATES[m.template](m.data);
   }
 }
