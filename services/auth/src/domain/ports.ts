@@ -2,7 +2,7 @@
 import type { Transact as TransactOf } from '@mailroom/platform';
 import type { AuthTx } from '../repo/tables';
 import type { UserRepository } from '../repo/user.repository';
-import type { Environment, Membership, Organization } from '@mailroom/contracts';
+import type { AccountMail, Environment, Fact, Membership, Organization } from '@mailroom/contracts';
 
 export interface OrgsPort {
   createForOwner(ownerUserId: string, name: string): Promise<{ organization: Organization; environment: Environment }>;
@@ -27,3 +27,14 @@ export type Transact = TransactOf<AuthTx>;
 
 /** Users, sessions and refresh tokens as the domain uses them (repo/user.repository.ts). */
 export type Users = Pick<UserRepository, keyof UserRepository>;
+
+/**
+ * What a credential change writes beside itself, in its transaction (the outbox), published
+ * after the commit: account mail (mail.account) and session revocations (AUTH_FACTS).
+ */
+export interface AccountOutbox {
+  mail(tx: AuthTx, mail: AccountMail): Promise<void>;
+  sessionRevoked(tx: AuthTx, fact: Fact<'internal.auth.session.revoked'>): Promise<void>;
+  /** Publish what was committed now, not at the relay's next interval. */
+  kick(): void;
+}

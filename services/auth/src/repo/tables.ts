@@ -61,12 +61,38 @@ export interface ApiKeyTable {
   revoked_at: Date | null;
 }
 
+/** A verification or password reset mail's code and link token (migrations/20261127100100). */
+export interface OneTimeCodeTable {
+  id: string;
+  user_id: string;
+  purpose: 'email_verification' | 'password_reset';
+  email: string;
+  code_hash: Buffer;
+  token_hash: Buffer;
+  attempts: ColumnType<number, number | undefined, number>;
+  created_at: Date;
+  code_expires_at: Date;
+  token_expires_at: Date;
+  closed_at: Date | null;
+  closed_reason: 'used' | 'replaced' | null;
+}
+
+export interface OutboxTable {
+  id: string;
+  subject: string | null;
+  payload: string;
+  created_at: Timestamp;
+  published_at: Date | null;
+}
+
 export interface AuthDb {
   users: UserTable;
   sessions: SessionTable;
   refresh_tokens: RefreshTokenTable;
   signing_keys: SigningKeyTable;
   api_keys: ApiKeyTable;
+  one_time_codes: OneTimeCodeTable;
+  outbox: OutboxTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */

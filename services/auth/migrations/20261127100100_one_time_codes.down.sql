@@ -1,0 +1,1 @@
+drop table one_time_codes;

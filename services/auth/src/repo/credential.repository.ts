@@ -1,0 +1,20 @@
+/** What a verification or a password change writes on the account and its sessions. */
+import type { Executor, Kysely } from '@mailroom/db';
+import type { AuthDb } from './tables';
+
+export class CredentialRepository {
+  constructor(private readonly db: Kysely<AuthDb>) {}
+
+  /** The first verification's time stays. */
+  async markEmailVerified(userId: string, now: Date, ex: Executor<AuthDb> = this.db): Promise<void> {
+    await ex.updateTable('users').set({ email_verified_at: now, updated_at: now }).where('id', '=', userId).where('email_verified_at', 'is', null).execute();
+  }
+
+  /** Revokes every live session of the person but `except`; the ids of those it revoked. */
+  async revokeSessionsOf(userId: string, opts: { reason: string; now: Date; except?: string | undefined }, ex: Executor<AuthDb> = this.db): Promise<string[]> {
+    let q = ex.updateTable('sessions').set({ revoked_at: opts.now, revoked_reason: opts.reason }).where('user_id', '=', userId).where('revoked_at', 'is', null);
+    if (opts.except !== undefined) q = q.where('id', '!=', opts.except);
+    const rows = await q.returning('id').execute();
+    return rows.map((r) => r.id);
+  }
+}
