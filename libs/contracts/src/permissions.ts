@@ -135,6 +135,12 @@ export const ROUTE_ACCESS = {
   'DELETE /api/v1/user/me/sessions/{sessionId}': 'self',
   'POST /api/v1/user/me/sessions/revoke-all': 'self',
   'GET /api/v1/user/me/organizations': 'self',
+  // Verification and password reset start from a mail, signed out; resend and change are signed in.
+  'POST /api/v1/auth/verify-email': 'public',
+  'POST /api/v1/auth/password/reset-request': 'public',
+  'POST /api/v1/auth/password/reset': 'public',
+  'POST /api/v1/user/me/verify-email/resend': 'self',
+  'POST /api/v1/user/me/change-password': 'self',
   'POST /api/v1/keys': 'keys.manage',
   'GET /api/v1/keys': 'keys.read',
   'GET /api/v1/keys/{id}': 'keys.read',

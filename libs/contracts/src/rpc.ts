@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import * as a from './api/accounts';
+import * as v from './api/verification';
 import * as m from './api/mailbox';
 import * as mem from './api/members';
 import * as env from './api/environments';
@@ -38,6 +39,12 @@ export const RPC = {
   'auth.apikey.get': { request: a.idParam('apiKey'), response: a.apiKey },
   'auth.apikey.delete': { request: a.idParam('apiKey'), response: empty },
   'auth.apikey.verify': { request: z.object({ key: z.string().min(1).max(256) }), response: a.apiKeyVerification },
+  // auth: email verification and passwords
+  'auth.email.verify': { request: v.verifyEmailRequest, response: a.user },
+  'auth.email.resend': { request: empty, response: v.mailQueued },
+  'auth.password.resetRequest': { request: v.passwordResetRequest, response: v.mailQueued },
+  'auth.password.reset': { request: v.passwordResetBody, response: empty },
+  'auth.password.change': { request: v.passwordChangeBody, response: empty },
   /** Names and emails of people, for lists of members (services only; unknown ids are left out). */
   'auth.user.profiles': {
     request: z.object({ user_ids: z.array(idSchema('user')).max(mem.USER_PROFILES_MAX) }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envInt, envString, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
+import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envInt, envString, envUrl, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
 import { baseEnv } from '@mailroom/runtime';
 
 export const authConfigSchema = z
@@ -10,11 +10,15 @@ export const authConfigSchema = z
     AUTH_AUDIENCE: envString('mailroom-api'),
     ACCESS_TOKEN_TTL_SECONDS: envInt(900, { min: 60, max: 3600 }),
     REFRESH_TOKEN_TTL_SECONDS: envInt(30 * 86_400, { min: 3600 }),
-    /** 32 random bytes, base64: seals the token signing keys at rest. Required in production. */
+    /** The web app: verification and reset mails link to its /verify-email and /reset-password pages (the token in the fragment). */
+    APP_URL: envUrl('http://localhost:8080').pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })),
+    /** 32 random bytes, base64: seals the token signing keys at rest (and keys the mailed codes' hashes). Required in production. */
     SECRETS_ENCRYPTION_KEY: secretsKeyField,
   })
   .superRefine((c, ctx) => {
     checkSecretsKey(c, ctx);
+    // Links carry tokens: in production they must not travel in clear (nor point at localhost, the default).
+    if (c.MAILROOM_ENV === 'production' && !c.APP_URL.startsWith('https://')) ctx.addIssue({ code: 'custom', path: ['APP_URL'], message: 'must be an https URL in production (verification and reset links carry tokens)' });
   })
   .transform((c) => ({ ...c, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY }));
 

@@ -1,5 +1,6 @@
 /**
- * The auth service: users, sessions, access tokens and their keys, API keys.
+ * The auth service: users, sessions, access tokens and their keys, API keys, email
+ * verification and passwords.
  *
  * The composition root: configuration, repositories, clients, domain and handlers are wired
  * in `start` below. `node services/auth/dist/main.js` runs it alone (libs/runtime gives it its
@@ -9,17 +10,25 @@ import path from 'node:path';
 import { transactor } from '@mailroom/db';
 import { RpcClient, serveRpc } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
-import { runService, type ServiceModule } from '@mailroom/runtime';
+import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
+import { accountOutbox } from './clients/account-outbox.client';
+import { failureLimiter } from './clients/failure-limiter.client';
 import { orgsClient } from './clients/orgs.client';
 import { revocationsClient } from './clients/revocations.client';
 import { loadConfig, type AuthConfig } from './config';
 import { AccessTokens } from './domain/access-tokens';
 import { Accounts } from './domain/accounts';
 import { ApiKeys } from './domain/api-keys';
+import { EmailVerification } from './domain/email-verification';
+import { CodeHasher, OneTimeCodes } from './domain/one-time-codes';
+import { CHANGE_FAILURES, PasswordChange } from './domain/password-change';
+import { PasswordReset } from './domain/password-reset';
 import { Passwords } from './domain/passwords';
 import { Sessions } from './domain/sessions';
 import { UserOrganizations } from './domain/user-organizations';
 import { ApiKeyRepository } from './repo/api-key.repository';
+import { CredentialRepository } from './repo/credential.repository';
+import { OneTimeCodeRepository } from './repo/one-time-code.repository';
 import { SigningKeyRepository } from './repo/signing-key.repository';
 import type { AuthDb } from './repo/tables';
 import { UserRepository } from './repo/user.repository';
@@ -40,14 +49,28 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     });
     await tokens.init();
     const revocations = revocationsClient(bus, log);
+    const outbox = life.add('auth:outbox', new Outbox(db, bus, log), (o) => o.stop());
+    outbox.start();
     const users = new UserRepository(db);
-    const accounts = new Accounts(transact, users, new Passwords(), tokens, orgs, revocations, clock, {
-      refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
-    });
+    const passwords = new Passwords();
+    const credentialRepo = new CredentialRepository(db);
+    const account = accountOutbox(outbox);
+    const codes = new OneTimeCodes(new OneTimeCodeRepository(db), new CodeHasher(config.SECRETS_ENCRYPTION_KEY), config.APP_URL, clock);
+    const verification = new EmailVerification(transact, users, credentialRepo, codes, account, clock);
+    const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS }, verification);
     const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
     const organizations = new UserOrganizations(orgs);
     const apiKeys = new ApiKeys(new ApiKeyRepository(db), orgs, revocations, clock);
-    life.add('auth:rpc', serveRpc(bus, 'auth', authHandlers({ accounts, sessions, organizations, apiKeys, tokens })), (s) => s.stop());
+    const ttl = { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS };
+    const reset = new PasswordReset(transact, users, credentialRepo, passwords, codes, account, clock, {
+      ...ttl,
+      onError: (err) => log.error({ err }, 'password reset request failed; no mail was sent'),
+      onDropped: () => log.warn('password reset request dropped: too many are waiting'),
+    });
+    // Stopped after the operations (below), before the outbox: requests already answered are worked on.
+    life.add('auth:reset-requests', reset, (r) => r.settled());
+    const change = new PasswordChange(transact, users, credentialRepo, passwords, failureLimiter(CHANGE_FAILURES), account, clock, ttl);
+    life.add('auth:rpc', serveRpc(bus, 'auth', authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change })), (s) => s.stop());
   },
 };
 

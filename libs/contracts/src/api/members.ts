@@ -22,7 +22,7 @@ export const memberId = z.object({ id: idSchema('member') });
 /** The new role; `owner` changes hands only by ownership transfer. */
 export const memberUpdateBody = z.strictObject({ role: roleSchema });
 
-/** A person's account as other services see it (auth.user.profiles). */
-export const userProfile = z.object({ id: idSchema('user'), email: z.string(), name: z.string().nullable() });
+/** A person's account as other services see it (auth.user.profiles); orgs lets only verified people invite. */
+export const userProfile = z.object({ id: idSchema('user'), email: z.string(), name: z.string().nullable(), email_verified: z.boolean() });
 export type UserProfile = z.infer<typeof userProfile>;
 export const USER_PROFILES_MAX = 100;

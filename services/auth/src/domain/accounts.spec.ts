@@ -32,7 +32,7 @@ class MemoryUsers implements Users {
     return u && u.deleted_at === null ? u : undefined;
   }
   async findProfiles(ids: readonly string[]) {
-    return [...this.users.values()].filter((u) => ids.includes(u.id) && u.deleted_at === null).map(({ id, email, name }) => ({ id, email, name }));
+    return [...this.users.values()].filter((u) => ids.includes(u.id) && u.deleted_at === null).map(({ id, email, name, email_verified_at }) => ({ id, email, name, email_verified_at }));
   }
   async updateName(id: string, name: string | null, now: Date) {
     const u = this.users.get(id);
@@ -140,7 +140,10 @@ function setup() {
       return { token: `at:${c.sessionId}`, expiresIn: 900 };
     },
   };
-  const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, { refreshTokenTtlSeconds: 3_600 });
+  // Signup queues the verification mail in its transaction (email-verification.spec.ts has the rest).
+  const verificationMails: string[] = [];
+  const verification = { queueInSignup: async (_tx: AuthTx, user: { email: string }) => void verificationMails.push(user.email), kick: () => undefined };
+  const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, { refreshTokenTtlSeconds: 3_600 }, verification);
   const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: 900 });
   return {
     accounts,
@@ -148,6 +151,7 @@ function setup() {
     users,
     clock,
     revoked,
+    verificationMails,
     issued,
     announcer,
     endMemberships: () => (memberships = []),
@@ -162,9 +166,10 @@ const ada = { email: 'ada@example.com', password: 'correct horse battery' };
 
 describe('Accounts', () => {
   it('signs up once per email, and logs in with the password only', async () => {
-    const { accounts, users } = setup();
+    const { accounts, users, verificationMails } = setup();
     const first = await accounts.signup(ada, {});
-    expect(first).toMatchObject({ user: { email: ada.email }, organization: { id: ORG.id }, token_type: 'Bearer', refresh_token: expect.stringMatching(/^mrt_/) });
+    expect(first).toMatchObject({ user: { email: ada.email, email_verified: false }, organization: { id: ORG.id }, token_type: 'Bearer', refresh_token: expect.stringMatching(/^mrt_/) });
+    expect(verificationMails).toEqual([ada.email]);
     await expect(accounts.signup(ada, {})).rejects.toMatchObject({ code: 'email_taken' });
     expect(users.users.size).toBe(1);
     await expect(accounts.login({ ...ada, password: 'wrong' }, {})).rejects.toMatchObject({ code: 'invalid_credentials' });
@@ -235,7 +240,7 @@ describe('Accounts', () => {
   it('gives other services the names and emails of live accounts, leaving unknown ids out', async () => {
     const { accounts } = setup();
     const { user } = await accounts.signup({ ...ada, name: 'Ada' }, {});
-    expect(await accounts.profiles([user.id, user.id, 'usr_01m8a4vabhcrd4hxzk162k1ma9'])).toEqual([{ id: user.id, email: ada.email, name: 'Ada' }]);
+    expect(await accounts.profiles([user.id, user.id, 'usr_01m8a4vabhcrd4hxzk162k1ma9'])).toEqual([{ id: user.id, email: ada.email, name: 'Ada', email_verified: false }]);
     expect(await accounts.profiles([])).toEqual([]);
   });
 

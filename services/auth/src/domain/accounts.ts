@@ -4,10 +4,11 @@
  * person's profile. A session belongs to one active organization; its access tokens carry
  * that organization, its default environment and the person's role in it.
  */
-import { AppError, newId, type Membership, type SessionResponse, type User } from '@mailroom/contracts';
+import { AppError, newId, type Membership, type SessionResponse, type User, type UserProfile } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
 import type { SessionRow, UserRow } from '../repo/user.repository';
 import type { AccessTokens } from './access-tokens';
+import type { EmailVerification } from './email-verification';
 import type { Passwords } from './passwords';
 import type { ClientInfo, OrgsPort, RevocationPort, Transact, Users } from './ports';
 import { isLive, recordedClient, revocationFact, type Caller } from './sessions';
@@ -41,6 +42,7 @@ export class Accounts {
     private readonly revocations: RevocationPort,
     private readonly clock: Clock,
     private readonly settings: AccountSettings,
+    private readonly verification: Pick<EmailVerification, 'queueInSignup' | 'kick'>,
   ) {}
 
   async signup(input: { email: string; password: string; name?: string | undefined }, client: ClientInfo): Promise<SessionResponse> {
@@ -56,8 +58,10 @@ export class Accounts {
       // Inside the transaction: if the organization cannot be made, no account is left behind.
       const result = await this.orgs.createForOwner(userId, input.name ? `${input.name}'s organization` : `${input.email.split('@')[0]}'s organization`);
       await this.insertSession(trx, { sessionId, userId, orgId: result.organization.id, refresh, now, client });
+      await this.verification.queueInSignup(trx, { id: userId, email: input.email });
       return result;
     });
+    this.verification.kick();
     const user = await this.users.findLiveById(userId);
     if (!user) throw new AppError('internal_error', 'user vanished after signup');
     const access = await this.tokens.issue({ userId, sessionId, orgId: created.organization.id, envId: created.environment.id, role: 'owner' });
@@ -165,9 +169,9 @@ export class Accounts {
   }
 
   /** Names and emails of live accounts among `ids` (for other services' lists); unknown ids are left out. */
-  async profiles(ids: readonly string[]): Promise<{ id: string; email: string; name: string | null }[]> {
+  async profiles(ids: readonly string[]): Promise<UserProfile[]> {
     const rows = await this.users.findProfiles([...new Set(ids)]);
-    return rows.map((r) => ({ id: r.id, email: r.email, name: r.name }));
+    return rows.map((r) => ({ id: r.id, email: r.email, name: r.name, email_verified: r.email_verified_at !== null }));
   }
 
   /** Revokes in the database, then tells every gateway; repeating it repeats the announcement. */

@@ -84,9 +84,11 @@ export function codeAccepted(row: Pick<OneTimeCodeRow, 'id' | 'code_hash' | 'att
   return matches && row.closed_at === null && row.attempts <= MAX_CODE_ATTEMPTS && now.getTime() < row.code_expires_at.getTime();
 }
 
-/** Why the link token of this row does not work now; undefined when it does. */
+const UNKNOWN_LINK = 'this link is unknown, was used already, or a newer mail replaced it; ask for a new mail';
+
+/** Why the link token of this row (undefined: no row has it) does not work now; undefined when it does. */
 export function tokenRefusal(row: Pick<OneTimeCodeRow, 'token_expires_at' | 'closed_at'> | undefined, now: Date): AppError | undefined {
-  if (!row || row.closed_at !== null) return new AppError('invalid_code', 'this link is unknown, was used already, or a newer mail replaced it; ask for a new mail');
+  if (!row || row.closed_at !== null) return new AppError('invalid_code', UNKNOWN_LINK);
   if (now.getTime() >= row.token_expires_at.getTime()) return new AppError('expired', `this link expired at ${row.token_expires_at.toISOString()}; ask for a new mail`);
   return undefined;
 }
@@ -147,8 +149,9 @@ export class OneTimeCodes {
   /** The open code a link token names; invalid_code or expired otherwise. */
   async byToken(purpose: CodePurpose, token: string): Promise<OneTimeCodeRow> {
     const row = await this.codes.findByTokenHash(purpose, this.hasher.token(token));
+    if (!row) throw new AppError('invalid_code', UNKNOWN_LINK);
     const refusal = tokenRefusal(row, this.clock.now());
-    if (refusal || !row) throw refusal ?? new AppError('invalid_code', 'this link is unknown');
+    if (refusal) throw refusal;
     return row;
   }
 

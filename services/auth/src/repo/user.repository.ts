@@ -28,9 +28,9 @@ export class UserRepository {
   }
 
   /** Live accounts among these ids (names and emails for lists of members). */
-  findProfiles(ids: readonly string[], ex: Executor<AuthDb> = this.db): Promise<Pick<UserRow, 'id' | 'email' | 'name'>[]> {
+  findProfiles(ids: readonly string[], ex: Executor<AuthDb> = this.db): Promise<Pick<UserRow, 'id' | 'email' | 'name' | 'email_verified_at'>[]> {
     if (ids.length === 0) return Promise.resolve([]);
-    return ex.selectFrom('users').select(['id', 'email', 'name']).where('id', 'in', ids).where('deleted_at', 'is', null).execute();
+    return ex.selectFrom('users').select(['id', 'email', 'name', 'email_verified_at']).where('id', 'in', ids).where('deleted_at', 'is', null).execute();
   }
 
   /** The account after the change; undefined when it is not live. */

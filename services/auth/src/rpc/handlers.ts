@@ -7,6 +7,9 @@ import type { ApiKeys } from '../domain/api-keys';
 import type { Sessions } from '../domain/sessions';
 import type { UserOrganizations } from '../domain/user-organizations';
 import { clientInfo } from './client-info';
+import type { EmailVerification } from '../domain/email-verification';
+import type { PasswordChange } from '../domain/password-change';
+import type { PasswordReset } from '../domain/password-reset';
 
 function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
   if (auth.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
@@ -19,9 +22,13 @@ export interface AuthDomain {
   organizations: UserOrganizations;
   apiKeys: ApiKeys;
   tokens: AccessTokens;
+  /** Verification and passwords (domain/email-verification.ts, password-reset.ts, password-change.ts). */
+  verification: EmailVerification;
+  reset: PasswordReset;
+  change: PasswordChange;
 }
 
-export function authHandlers({ accounts, sessions, organizations, apiKeys, tokens }: AuthDomain): RpcHandlers<'auth'> {
+export function authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change }: AuthDomain): RpcHandlers<'auth'> {
   return {
     'auth.user.signup': (req, { client }) => accounts.signup(req, clientInfo(client)),
     'auth.user.login': (req, { client }) => accounts.login(req, clientInfo(client)),
@@ -40,6 +47,24 @@ export function authHandlers({ accounts, sessions, organizations, apiKeys, token
       return {};
     },
     'auth.session.revokeAll': async (_req, { auth }) => sessions.revokeOthers(userOf(auth)),
+    'auth.email.verify': (req) => verification.verify(req),
+    'auth.email.resend': async (_req, { auth }) => {
+      await verification.resend(userOf(auth).user_id);
+      return {};
+    },
+    // The same answer for every address, given before the address is looked up.
+    'auth.password.resetRequest': async (req) => {
+      reset.request(req.email);
+      return {};
+    },
+    'auth.password.reset': async (req) => {
+      await reset.reset(req);
+      return {};
+    },
+    'auth.password.change': async (req, { auth }) => {
+      await change.change(userOf(auth), req);
+      return {};
+    },
     'auth.jwks.get': async () => {
       const { keys } = await tokens.jwks();
       return { keys: keys.map((k) => ({ ...k, kty: String(k.kty), kid: String(k.kid), alg: String(k.alg) })) };

@@ -144,7 +144,7 @@ function setup(contents = { inboxes: 0, api_keys: 0, webhook_endpoints: 0 }) {
   };
   // The stand-in store ignores the transaction; rollback is the database's job (integration tests).
   const transact: Transact = (work) => work({} as OrgsTx);
-  const users = { profiles: async (ids: string[]) => ids.map((id) => ({ id, email: `${id}@example.com`, name: null })) };
+  const users = { profiles: async (ids: string[]) => ids.map((id) => ({ id, email: `${id}@example.com`, name: null, email_verified: true })) };
   const counts = { count: async (_org: string, envId: string) => (asked.push(envId), contents) };
   // Each organization's plan (enterprise unless a test says otherwise: no limit), against the default table.
   const plans = new Map<string, PlanName>();

@@ -73,7 +73,8 @@ function setup() {
   const transact: Transact = (work) => work({} as OrgsTx);
   // Each organization's plan (enterprise unless a test says otherwise: no limit), against the default table.
   const plans = new Map<string, PlanName>();
-  const users = { profiles: async (ids: string[]) => ids.filter((id) => emails.has(id)).map((id) => ({ id, email: emails.get(id)!, name: null })) };
+  const unverified = new Set<string>();
+  const users = { profiles: async (ids: string[]) => ids.filter((id) => emails.has(id)).map((id) => ({ id, email: emails.get(id)!, name: null, email_verified: !unverified.has(id) })) };
   const invitations = new Invitations(
     transact,
     store,
@@ -98,7 +99,7 @@ function setup() {
   };
   const as = (userId: string, role: Role = 'owner', org = ORG): AuthContext => ({ kind: 'user', user_id: userId, session_id: 'ses_1', org_id: org, env_id: 'env_1', role });
   const tokenOf = (mail: SystemMail | undefined) => (mail?.template === 'invitation' ? mail.data.token : '');
-  return { store, clock, invitations, add, person, as, announced, mails, tokenOf, plans };
+  return { store, clock, invitations, add, person, as, announced, mails, tokenOf, plans, unverified };
 }
 
 describe('Invitations', () => {
@@ -125,6 +126,16 @@ describe('Invitations', () => {
     // The token's role says admin, the membership says member now: the membership wins.
     expect((await refusalOf(invitations.create(as(member.user_id, 'admin'), { email: 'x@example.com', role: 'viewer' }))).code).toBe('forbidden');
     expect(await refusalOf(invitations.create(as(add('admin').user_id, 'admin'), { email: 'taken@example.com', role: 'admin' }))).toMatchObject({ code: 'conflict', message: expect.stringMatching(/member of this organization already/) });
+  });
+
+  it('refuses an inviter whose address is not verified yet, and lets them once it is', async () => {
+    const { invitations, add, as, mails, unverified } = setup();
+    const owner = add('owner');
+    unverified.add(owner.user_id);
+    expect(await refusalOf(invitations.create(as(owner.user_id), { email: 'bob@example.com', role: 'member' }))).toMatchObject({ code: 'email_unverified', message: expect.stringMatching(/verify your email address/) });
+    expect(mails).toEqual([]);
+    unverified.delete(owner.user_id);
+    expect(await invitations.create(as(owner.user_id), { email: 'bob@example.com', role: 'member' })).toMatchObject({ status: 'pending' });
   });
 
   it('answers 409, not a failure, when another invitation of the same new address is made at the same moment', async () => {

@@ -8,6 +8,7 @@
  * - members and pending invitations together are limited by the organization's plan: a new
  *   invitation is refused (403 plan_limit) when they fill it, and an acceptance when the
  *   members alone do (an invitation replaced by a new one frees its place first);
+ * - only a person whose address is verified (auth) may invite (403 `email_unverified`);
  * - inviting an address that is a member's already is 409; inviting an address with a pending
  *   invitation replaces it (the old token stops working, a new mail goes out: a resend);
  * - accepting: unknown token 404; an account of another address 403 (compared without case);
@@ -102,6 +103,8 @@ export class Invitations {
     const user = userOf(authorize(auth, 'members.manage'));
     if (await this.isMember(user.org_id, req.email)) throw new AppError('conflict', `${req.email} is a member of this organization already`);
     const inviter = (await this.users.profiles([user.user_id]))[0];
+    // Who invites is someone whose address is theirs (auth's verification): no invitations from throwaway accounts.
+    if (!inviter?.email_verified) throw new AppError('email_unverified', 'verify your email address before inviting members: use the code or link of the verification mail (POST /api/v1/auth/verify-email; another mail: POST /api/v1/user/me/verify-email/resend)');
     const { token, hash } = newInvitationToken();
     const row = await this.transact(async (trx) => {
       // The inviter's role as it is now (a token's may be a second old).

@@ -57,7 +57,7 @@ function setup() {
   };
   // The stand-in store ignores the transaction; rollback is the database's job (integration tests).
   const transact: Transact = (work) => work({} as OrgsTx);
-  const users = { profiles: async (ids: string[]) => ids.map((id) => ({ id, email: `${id}@example.com`, name: `Name of ${id}` })) };
+  const users = { profiles: async (ids: string[]) => ids.map((id) => ({ id, email: `${id}@example.com`, name: `Name of ${id}`, email_verified: true })) };
   const members = new Members(transact, repo, users, facts, clock);
   const add = (role: Role, org = ORG) => {
     const row: MemberRow = { id: newId('member'), org_id: org, user_id: newId('user'), role, created_at: clock.now() };

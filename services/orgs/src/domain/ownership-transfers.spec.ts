@@ -55,7 +55,7 @@ function setup() {
   const announced: Fact<'internal.orgs.member.changed'>[] = [];
   const mails: SystemMail[] = [];
   const transact: Transact = (work) => work({} as OrgsTx);
-  const users = { profiles: async (ids: string[]) => ids.map((id) => ({ id, email: `${id}@example.com`, name: null })) };
+  const users = { profiles: async (ids: string[]) => ids.map((id) => ({ id, email: `${id}@example.com`, name: null, email_verified: true })) };
   const transfers = new OwnershipTransfers(
     transact,
     store,
