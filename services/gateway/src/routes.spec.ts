@@ -63,6 +63,19 @@ describe('webhooks routes', () => {
   });
 });
 
+describe('verification and password routes', () => {
+  it('serve the spec paths without a credential, and ours for a signed-in person only', () => {
+    const routed = new Map(ROUTES.filter((r) => r.op?.startsWith('auth.email.') || r.op?.startsWith('auth.password.')).map((r) => [r.op, [`${r.method.toUpperCase()} ${r.path}`, r.auth, accessOf(r), r.status ?? 200]]));
+    expect(Object.fromEntries(routed)).toEqual({
+      'auth.email.verify': ['POST /api/v1/auth/verify-email', 'none', 'public', 200],
+      'auth.email.resend': ['POST /api/v1/user/me/verify-email/resend', 'user', 'self', 202],
+      'auth.password.resetRequest': ['POST /api/v1/auth/password/reset-request', 'none', 'public', 202],
+      'auth.password.reset': ['POST /api/v1/auth/password/reset', 'none', 'public', 204],
+      'auth.password.change': ['POST /api/v1/user/me/change-password', 'user', 'self', 204],
+    });
+  });
+});
+
 describe('route()', () => {
   const inboxId = z.object({ id: idSchema('inbox') });
   const meta = { method: 'post', path: '/x/{id}', auth: 'tenant', tag: 'T', summary: 's' } as const;
