@@ -35,7 +35,6 @@ const { anon, env, dns } = usePlatform({
     DKIM_PRIVATE_KEY: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     DKIM_SELECTOR: 'mailroom',
     APP_URL,
-    RATE_LIMIT_ANONYMOUS_PER_MINUTE: '1000',
   }),
   dns: [{ name: `mailroom._domainkey.${DOMAIN}`, type: 'TXT', text: `v=DKIM1; k=rsa; p=${publicKey.export({ type: 'spki', format: 'der' }).toString('base64')}` }],
 });
