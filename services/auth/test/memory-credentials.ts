@@ -1,8 +1,9 @@
 /**
  * In-memory stand-ins, for unit specs, of what verification and password changes use: the
  * users, sessions and one-time codes (with the repositories' semantics: one open code per
- * person and purpose, an attempt counted only on an open code of a live account of that
- * address, a code used once) and the outbox (mails and revocation facts as written).
+ * person and purpose, an attempt counted only on a live code (open, unexpired, attempts
+ * left) of a live account of that address, a code used once) and the outbox (mails and
+ * revocation facts as written).
  */
 import type { AccountMail, Fact } from '@mailroom/contracts';
 import { ManualClock } from '@mailroom/platform';
@@ -71,9 +72,11 @@ export class MemoryCredentials
     const row = this.codes.find((c) => c.purpose === purpose && c.token_hash.equals(tokenHash));
     return row && { ...row };
   }
-  async countAttempt(purpose: CodePurpose, email: string) {
+  async countAttempt(purpose: CodePurpose, email: string, live: { attemptsBelow: number; now: Date }) {
     const user = await this.findLiveByEmail(email);
-    const row = user && this.codes.find((c) => c.user_id === user.id && c.purpose === purpose && c.email === email && c.closed_at === null);
+    const row =
+      user &&
+      this.codes.find((c) => c.user_id === user.id && c.purpose === purpose && c.email === email && c.closed_at === null && c.attempts < live.attemptsBelow && c.code_expires_at > live.now);
     if (!row) return undefined;
     row.attempts += 1;
     return { ...row };

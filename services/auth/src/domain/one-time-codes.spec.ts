@@ -115,6 +115,8 @@ describe('OneTimeCodes', () => {
     const second = await again.issue();
     for (let i = 0; i < MAX_CODE_ATTEMPTS; i++) await expect(again.codes.byCode('password_reset', 'ada@example.com', other(second.code))).rejects.toMatchObject({ code: 'invalid_code' });
     await expect(again.codes.byCode('password_reset', 'ada@example.com', second.code)).rejects.toMatchObject({ code: 'invalid_code' });
+    // A dead code is not written to again: attempts at it cost what attempts at an unknown address do.
+    expect(again.store.codes[0]!.attempts).toBe(MAX_CODE_ATTEMPTS);
     // The link of the same mail still works: guesses at the code do not lock the person out of it.
     expect((await again.codes.byToken('password_reset', second.token)).id).toBe(again.store.codes[0]!.id);
   });

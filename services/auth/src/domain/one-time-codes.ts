@@ -7,7 +7,7 @@
  * - a code expires 15 minutes after it was made; a link 24 hours (verification) or 30 minutes
  *   (reset) after; both end once either was used, or once a newer mail replaced them;
  * - a code takes 5 attempts, counted before the comparison and whatever the outcome, then
- *   is dead (the link still works); comparisons are constant-time;
+ *   is dead (the link still works) and no longer written to; comparisons are constant-time;
  * - a new code is made at most once a minute and 5 times an hour per person and purpose.
  */
 import { createHmac, createSecretKey, randomInt, timingSafeEqual, type KeyObject } from 'node:crypto';
@@ -161,8 +161,9 @@ export class OneTimeCodes {
    * is the same answer after the same comparison.
    */
   async byCode(purpose: CodePurpose, email: string, code: string): Promise<OneTimeCodeRow> {
-    const row = await this.codes.countAttempt(purpose, email);
     const now = this.clock.now();
+    // Only a live code is counted (and written): past its attempts or its time it is as good as none.
+    const row = await this.codes.countAttempt(purpose, email, { attemptsBelow: MAX_CODE_ATTEMPTS, now });
     if (!row) {
       this.hasher.codeMatches(NO_ROW.id, code, NO_ROW.code_hash);
       throw new AppError('invalid_code', WRONG_CODE);

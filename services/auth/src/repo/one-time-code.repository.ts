@@ -44,17 +44,20 @@ export class OneTimeCodeRepository {
 
   /**
    * Counts one attempt at the open code of this purpose sent to `email`, for the live account
-   * of that address, and returns the row as it is after; undefined when there is none. The
-   * count is taken before the code is compared, in its own statement: a wrong guess counts
-   * whatever becomes of the request, and concurrent guesses each count.
+   * of that address, while it has attempts left and has not expired (the caller's limits),
+   * and returns the row as it is after; undefined when there is none. The count is taken
+   * before the code is compared, in its own statement: a wrong guess counts whatever becomes
+   * of the request, and concurrent guesses each count. A dead code is not written to again.
    */
-  countAttempt(purpose: CodePurpose, email: string, ex: Executor<AuthDb> = this.db): Promise<OneTimeCodeRow | undefined> {
+  countAttempt(purpose: CodePurpose, email: string, live: { attemptsBelow: number; now: Date }, ex: Executor<AuthDb> = this.db): Promise<OneTimeCodeRow | undefined> {
     return ex
       .updateTable('one_time_codes')
       .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
       .where('purpose', '=', purpose)
       .where('email', '=', email)
       .where('closed_at', 'is', null)
+      .where('attempts', '<', live.attemptsBelow)
+      .where('code_expires_at', '>', live.now)
       .where('user_id', 'in', (eb) => eb.selectFrom('users').select('id').where('email', '=', email).where('deleted_at', 'is', null))
       .returningAll()
       .executeTakeFirst();
