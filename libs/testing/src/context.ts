@@ -56,6 +56,9 @@ export async function createTestContext(overrides: Record<string, string> = {}, 
     SMTP_PORT: '0',
     SMTP_HOST: '127.0.0.1',
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
+    // Mail leaves only through a relay the test names: the platform's own mail (a signup's
+    // verification code) must never reach a machine's real MTA on port 25. Port 1 refuses.
+    SMTP_RELAY_URL: 'smtp://127.0.0.1:1',
     // Every test's organization starts on the free plan: room for what tests and benchmarks
     // make (lists paged over many inboxes, colleagues, environments). The plans' own tests
     // set tight limits; the counting runs either way.
