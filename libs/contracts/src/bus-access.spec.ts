@@ -1,4 +1,4 @@
-import { BUS_ACCESS, BUS_IDENTITIES, CONSUMERS, KV_BUCKETS, PUBLISHED_SUBJECTS, SERVICE_ONLY_OPERATIONS, UNPUBLISHED, type BusAccess } from './bus-access';
+import { BUS_ACCESS, BUS_IDENTITIES, CONSUMERS, KV_BUCKETS, consumerFilter, PUBLISHED_SUBJECTS, SERVICE_ONLY_OPERATIONS, UNPUBLISHED, type BusAccess } from './bus-access';
 import { CONSUMABLE, SIGNALS, STREAMS } from './bus';
 import { OBJECT_BUCKETS } from './mail';
 import { RPC, rpcServiceOf, type RpcName } from './rpc';
@@ -33,6 +33,15 @@ describe('the bus access table covers the catalog', () => {
 
   it.each(Object.keys(CONSUMERS))('consumer %s belongs to exactly one identity', (consumer) => {
     expect(who((a) => a.consumes)(consumer)).toHaveLength(1);
+  });
+
+  const filtered = Object.entries(CONSUMERS).flatMap(([name, c]) => {
+    const filter = consumerFilter(name);
+    return filter ? [[name, c.stream, filter] as const] : [];
+  });
+  it.each(filtered)('consumer %s reads of %s a subject stored there (%s)', (_name, stream, filter) => {
+    expect(PUBLISHED_SUBJECTS).toContain(filter);
+    expect(STREAMS[stream].subjects.some((p) => p === filter || (p.endsWith('.>') && filter.startsWith(p.slice(0, -1))))).toBe(true);
   });
 
   it.each(Object.keys(STREAMS))('stream %s is read by someone', (stream) => {

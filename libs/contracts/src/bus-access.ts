@@ -20,7 +20,16 @@ export const KV_BUCKETS = {
 export type KvBucketName = keyof typeof KV_BUCKETS;
 export type ObjectBucketName = keyof typeof OBJECT_BUCKETS;
 
-/** Durable consumers: name -> the stream it reads and an optional filter (un-prefixed). */
+export interface ConsumerSpec {
+  stream: StreamName;
+  /**
+   * The one subject (un-prefixed) it reads of its stream, when not all of them: the consumer
+   * is made with this filter, and its identity holds the seal key of this subject alone.
+   */
+  filter?: string;
+}
+
+/** Durable consumers: name -> the stream it reads and an optional filter. */
 export const CONSUMERS = {
   'mailbox--inbound': { stream: 'MAIL_INBOUND' },
   'mail-send--outbound': { stream: 'MAIL_OUTBOUND' },
@@ -28,8 +37,19 @@ export const CONSUMERS = {
   'mail-send--system': { stream: 'MAIL_SYSTEM' },
   'mail-send--account': { stream: 'MAIL_ACCOUNT' },
   'webhooks--dispatch': { stream: 'EVENTS' },
-} as const satisfies Record<string, { stream: StreamName }>;
+  // The owners of what an environment holds remove it when the environment is deleted.
+  'auth--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
+  'mailbox--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
+  'webhooks--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
+} as const satisfies Record<string, ConsumerSpec>;
 export type ConsumerName = keyof typeof CONSUMERS;
+
+const CONSUMER_SPECS = new Map<string, ConsumerSpec>(Object.entries(CONSUMERS));
+
+/** The catalogued filter of a durable consumer; undefined for one that reads its whole stream, or one not catalogued. */
+export function consumerFilter(durable: string): string | undefined {
+  return CONSUMER_SPECS.get(durable)?.filter;
+}
 
 export const BUS_IDENTITIES = ['orgs', 'auth', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'gateway', 'migrate'] as const;
 export type BusIdentity = (typeof BUS_IDENTITIES)[number];
@@ -84,13 +104,15 @@ export const BUS_ACCESS = {
     ...NONE,
     calls: ['orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.organization.get', 'orgs.environment.get'],
     publishes: ['internal.auth.session.revoked', 'internal.auth.apikey.revoked', 'mail.account'],
+    consumes: ['auth--environment-deleted'],
     buckets: { replies: 'write' },
   },
   mailbox: {
     ...NONE,
-    calls: ['mail-send.outbound.check', 'orgs.organization.limits'],
+    // orgs.environment.get: a deletion fact is believed once orgs no longer knows the environment.
+    calls: ['mail-send.outbound.check', 'orgs.organization.limits', 'orgs.environment.get'],
     publishes: [eventSubject('message.received'), 'mail.outbound'],
-    consumes: ['mailbox--inbound'],
+    consumes: ['mailbox--inbound', 'mailbox--environment-deleted'],
     // Reads what mail-ingest stored; writes the small raws that came inside their work item.
     buckets: { raw: 'read', received: 'write', attachments: 'write', replies: 'write' },
   },
@@ -110,8 +132,8 @@ export const BUS_ACCESS = {
   },
   webhooks: {
     ...NONE,
-    calls: ['orgs.organization.limits'],
-    consumes: ['webhooks--dispatch'],
+    calls: ['orgs.organization.limits', 'orgs.environment.get'],
+    consumes: ['webhooks--dispatch', 'webhooks--environment-deleted'],
     follows: ['EVENTS'],
     buckets: { replies: 'write' },
     signals: [SIGNALS.webhooksWake],

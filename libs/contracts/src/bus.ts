@@ -39,13 +39,18 @@ export const STREAMS = {
     duplicateWindowSeconds: 120,
     description: 'Auth facts: session and API key revocations',
   },
-  /** Facts of the orgs service other services react to (membership changes); short-lived. */
+  /**
+   * Facts of the orgs service other services react to (membership changes, environments
+   * deleted). Kept a week: the gateway replays only its last hour or so, but the owners of an
+   * environment's resources consume its deletion with durable consumers, and a fact that ages
+   * out before a service that was down reads it would leave that environment open there.
+   */
   ORGS_FACTS: {
     subjects: ['internal.orgs.>'],
     retention: 'limits',
-    maxAgeSeconds: 3_600,
+    maxAgeSeconds: 7 * DAY,
     duplicateWindowSeconds: 120,
-    description: 'Orgs facts: members removed and roles changed',
+    description: 'Orgs facts: members removed and roles changed, environments deleted',
   },
   /** Work queue: accepted inbound mail, one item per SMTP transaction, consumed by mailbox. */
   MAIL_INBOUND: {
@@ -169,6 +174,8 @@ export const CONSUMABLE = {
   'mail.account': { stream: 'MAIL_ACCOUNT', schema: WORK_ITEMS['mail.account'] },
   /** Every public event (a consumer may filter to some: ConsumerOptions.filterSubject). */
   'events.>': { stream: 'EVENTS', schema: eventEnvelope },
+  /** One fact of ORGS_FACTS: its consumers are filtered to it (contracts CONSUMERS). */
+  'internal.orgs.environment.deleted': { stream: 'ORGS_FACTS', schema: FACTS['internal.orgs.environment.deleted'] },
 } as const satisfies Record<string, { stream: StreamName; schema: z.ZodType }>;
 
 export type ConsumableSubject = keyof typeof CONSUMABLE;

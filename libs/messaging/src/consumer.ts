@@ -8,7 +8,7 @@
  */
 import { AckPolicy, DeliverPolicy, JetStreamApiError, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
-import { AppError, CONSUMED, type ConsumableSubject, type ConsumedPayload, type ConsumerName } from '@mailroom/contracts';
+import { AppError, CONSUMED, consumerFilter, type ConsumableSubject, type ConsumedPayload, type ConsumerName } from '@mailroom/contracts';
 import type { Level, Logger } from 'pino';
 import type { Bus } from './bus';
 import { decodeJson } from './codec';
@@ -32,7 +32,7 @@ export interface ConsumerOptions<S extends ConsumableSubject> {
   subject: S;
   /** `<service>--<what>`, from the catalog (contracts CONSUMERS), which grants it on the bus; `test--` ones exist only in tests. */
   durable: ConsumerName | `test--${string}`;
-  /** Un-prefixed subject filter (one: NATS 2.9 has no multi-filter consumers); default: the whole stream. */
+  /** Un-prefixed subject filter (one: NATS 2.9 has no multi-filter consumers); default: the catalog's (contracts CONSUMERS), else the whole stream. */
   filterSubject?: string;
   handler: (payload: ConsumedPayload<S>, meta: MessageMeta) => Promise<Outcome | void>;
   concurrency?: number;
@@ -64,13 +64,14 @@ export function backoffMs(deliveryCount: number, maxMs = 300_000): number {
 export async function ensureConsumer(bus: Bus, opts: Pick<ConsumerOptions<ConsumableSubject>, 'subject' | 'durable' | 'filterSubject' | 'ackWaitMs' | 'maxDeliver' | 'deliverPolicy'>): Promise<void> {
   const stream = bus.ns.stream(CONSUMED[opts.subject].stream);
   const durable = bus.ns.consumer(opts.durable);
+  const filter = opts.filterSubject ?? consumerFilter(opts.durable);
   const config: Partial<ConsumerConfig> = {
     durable_name: durable,
     ack_policy: AckPolicy.Explicit,
     ack_wait: nanos(opts.ackWaitMs ?? 30_000),
     max_deliver: opts.maxDeliver ?? -1,
     deliver_policy: opts.deliverPolicy === 'new' ? DeliverPolicy.New : DeliverPolicy.All,
-    ...(opts.filterSubject ? { filter_subject: bus.ns.subject(opts.filterSubject) } : {}),
+    ...(filter ? { filter_subject: bus.ns.subject(filter) } : {}),
   };
   try {
     await bus.jsm.consumers.info(stream, durable);

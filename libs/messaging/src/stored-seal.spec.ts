@@ -31,7 +31,9 @@ describe('stored seals', () => {
 
   it('gives an identity the keys of what it publishes and reads, and nothing else', () => {
     expect(sealedSubjectsOf('mail-ingest').sort()).toEqual(['mail.feedback', 'mail.inbound']);
-    expect(sealedSubjectsOf('mailbox').sort()).toEqual(['events.message.received', 'mail.inbound', 'mail.outbound']);
+    expect(sealedSubjectsOf('mailbox').sort()).toEqual(['events.message.received', 'internal.orgs.environment.deleted', 'mail.inbound', 'mail.outbound']);
+    // A consumer filtered to one fact holds that fact's key, not those of the rest of its stream.
+    expect(sealedSubjectsOf('auth').sort()).toEqual(['internal.auth.apikey.revoked', 'internal.auth.session.revoked', 'internal.orgs.environment.deleted', 'mail.account']);
     expect(sealedSubjectsOf('webhooks')).toEqual(expect.arrayContaining(PUBLISHED_SUBJECTS.filter((s) => s.startsWith('events.'))));
     expect(sealedSubjectsOf('webhooks').some((s) => s.startsWith('mail.'))).toBe(false);
     expect(sealedSubjectsOf('gateway').sort()).toEqual(PUBLISHED_SUBJECTS.filter((s) => s.startsWith('internal.')).sort());

@@ -8,7 +8,7 @@
  * can write could have them stored as `mail.inbound`. Without the key, they are refused.
  */
 import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
-import { BUS_ACCESS, CONSUMERS, PUBLISHED_SUBJECTS, STREAMS, type BusIdentity, type StreamName } from '@mailroom/contracts';
+import { BUS_ACCESS, CONSUMERS, PUBLISHED_SUBJECTS, STREAMS, consumerFilter, type BusIdentity, type StreamName } from '@mailroom/contracts';
 
 export interface StoredSeal {
   /** The header value for `data` published on `subject` (un-prefixed; `wire`: as published); undefined without its key. */
@@ -30,11 +30,18 @@ function subjectsOf(stream: StreamName): string[] {
   return PUBLISHED_SUBJECTS.filter((s) => STREAMS[stream].subjects.some((p) => matches(p, s)));
 }
 
-/** The stored subjects an identity publishes or reads: the keys it holds. */
+/**
+ * The stored subjects an identity publishes or reads: the keys it holds. A filtered consumer
+ * reads one subject of its stream, and gets that key alone: the more identities hold a key,
+ * the more could forge what the others read.
+ */
 export function sealedSubjectsOf(identity: BusIdentity): string[] {
   const access = BUS_ACCESS[identity];
-  const read = [...access.consumes.map((c) => CONSUMERS[c].stream as StreamName), ...access.follows].flatMap(subjectsOf);
-  return [...new Set([...access.publishes, ...read])];
+  const consumed = access.consumes.flatMap((c) => {
+    const filter = consumerFilter(c);
+    return filter ? PUBLISHED_SUBJECTS.filter((s) => matches(filter, s)) : subjectsOf(CONSUMERS[c].stream);
+  });
+  return [...new Set([...access.publishes, ...consumed, ...access.follows.flatMap(subjectsOf)])];
 }
 
 const HEADER = /^[A-Za-z0-9_-]{43}$/;
