@@ -1,3 +1,4 @@
 export * from './service-module';
 export * from './run';
 export * from './outbox';
+export * from './environment-deletions';
