@@ -38,3 +38,12 @@ export interface EventSink<Tx> {
   /** Publishes what was committed now, not at the next interval. */
   kick(): void;
 }
+
+/**
+ * The environments a service learnt were deleted (libs/runtime `DeletedEnvironments`): its
+ * creations refuse them, and the removal of what one held commits with its record.
+ */
+export interface EnvironmentTombstones<Tx> {
+  /** Records the environment as deleted in `tx`, holding off this service's creations until `tx` ends; false when it was recorded before. */
+  record(tx: Tx, env: { org_id: string; env_id: string; deleted_at: Date }): Promise<boolean>;
+}
