@@ -21,3 +21,4 @@ export * from './plan-limits';
 export * from './nats-server';
 export * from './programs';
 export * from './tls-files';
+export * from './memory-transact';

@@ -10,11 +10,12 @@ import path from 'node:path';
 import { transactor } from '@mailroom/db';
 import { RpcClient, serveRpc } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
-import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
+import { DeletedEnvironments, Outbox, runService, type ServiceModule } from '@mailroom/runtime';
 import { accountOutbox } from './clients/account-outbox.client';
 import { failureLimiter } from './clients/failure-limiter.client';
 import { orgsClient } from './clients/orgs.client';
 import { revocationsClient } from './clients/revocations.client';
+import { startEnvironmentDeletedConsumer } from './consumers/environment-deleted.consumer';
 import { loadConfig, type AuthConfig } from './config';
 import { AccessTokens } from './domain/access-tokens';
 import { Accounts } from './domain/accounts';
@@ -60,7 +61,7 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS }, verification);
     const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
     const organizations = new UserOrganizations(orgs);
-    const apiKeys = new ApiKeys(new ApiKeyRepository(db), orgs, revocations, clock);
+    const apiKeys = new ApiKeys(transact, new ApiKeyRepository(db), new DeletedEnvironments<AuthDb>(), orgs, revocations, clock);
     const ttl = { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS };
     const reset = new PasswordReset(transact, users, credentialRepo, passwords, codes, account, clock, {
       ...ttl,
@@ -71,6 +72,7 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     life.add('auth:reset-requests', reset, (r) => r.settled());
     const change = new PasswordChange(transact, users, credentialRepo, passwords, failureLimiter(CHANGE_FAILURES), account, clock, ttl);
     life.add('auth:rpc', serveRpc(bus, 'auth', authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change })), (s) => s.stop());
+    life.add('auth:environment-deleted', await startEnvironmentDeletedConsumer(bus, apiKeys), (c) => c.stop());
   },
 };
 

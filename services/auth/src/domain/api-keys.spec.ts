@@ -1,4 +1,10 @@
-import { newApiKeySecret, randomBase62, scopeOf } from './api-keys';
+import { newId, type TenantContext } from '@mailroom/contracts';
+import { ManualClock } from '@mailroom/platform';
+import { memoryTransact, refusalOf } from '@mailroom/testing';
+import type { ApiKeyRepository, ApiKeyRow } from '../repo/api-key.repository';
+import type { AuthDb } from '../repo/tables';
+import { ApiKeys, newApiKeySecret, randomBase62, scopeOf } from './api-keys';
+import type { DeletedEnvironments, OrgsPort, RevocationPort } from './ports';
 
 describe('API key secrets', () => {
   it('are mr_ and 43 base62 characters, all different', () => {
@@ -27,5 +33,109 @@ describe('API key permission sets', () => {
     expect(() => scopeOf({ scope: 'custom' })).toThrow(expect.objectContaining({ code: 'invalid_request' }));
     expect(() => scopeOf({ scope: 'read_only', permissions: ['mail.read'] })).toThrow(expect.objectContaining({ code: 'invalid_request' }));
     expect(() => scopeOf({ permissions: ['keys.manage'] })).toThrow(expect.objectContaining({ code: 'invalid_request', message: expect.stringMatching(/cannot hold keys.manage/) }));
+  });
+});
+
+/** The repositories' semantics in memory: a key is inserted only outside a deleted environment, every query filters on org_id. */
+class MemoryKeys implements Pick<ApiKeyRepository, keyof ApiKeyRepository> {
+  rows: ApiKeyRow[] = [];
+  constructor(private readonly deleted: MemoryDeletedEnvironments) {}
+  async countLive(orgId: string, envId: string) {
+    return this.rows.filter((r) => r.org_id === orgId && r.env_id === envId && !r.revoked_at).length;
+  }
+  async insert(row: Omit<ApiKeyRow, 'last_used_at' | 'revoked_at'>) {
+    if (this.deleted.has(row.org_id, row.env_id)) return false;
+    this.rows.push({ ...row, last_used_at: null, revoked_at: null });
+    return true;
+  }
+  async findLiveByHash(hash: Buffer) {
+    return this.rows.find((r) => r.key_hash.equals(hash) && !r.revoked_at);
+  }
+  async touch() {}
+  async findLive(orgId: string, id: string) {
+    return this.rows.find((r) => r.org_id === orgId && r.id === id && !r.revoked_at);
+  }
+  async listLive(orgId: string) {
+    return this.rows.filter((r) => r.org_id === orgId && !r.revoked_at);
+  }
+  async revokeAllIn(orgId: string, envId: string, now: Date) {
+    const live = this.rows.filter((r) => r.org_id === orgId && r.env_id === envId && !r.revoked_at);
+    for (const r of live) r.revoked_at = now;
+    return live.map((r) => r.id);
+  }
+  async revoke(orgId: string, id: string, now: Date) {
+    const row = await this.findLive(orgId, id);
+    if (row) row.revoked_at = now;
+    return row !== undefined;
+  }
+}
+
+class MemoryDeletedEnvironments implements DeletedEnvironments {
+  private readonly envs = new Set<string>();
+  has(orgId: string, envId: string) {
+    return this.envs.has(`${orgId}/${envId}`);
+  }
+  async record(_tx: unknown, env: { org_id: string; env_id: string }) {
+    if (this.has(env.org_id, env.env_id)) return false;
+    this.envs.add(`${env.org_id}/${env.env_id}`);
+    return true;
+  }
+}
+
+describe('API keys of a deleted environment', () => {
+  const org = newId('organization');
+  const staging = newId('environment');
+  const production = newId('environment');
+  const owner = (envId: string): TenantContext => ({ kind: 'user', user_id: newId('user'), session_id: newId('session'), org_id: org, env_id: envId, role: 'owner' });
+  const fact = { org_id: org, env_id: staging, deleted_at: '2026-01-01T00:00:00.000Z' };
+
+  function setUp() {
+    const deleted = new MemoryDeletedEnvironments();
+    const repo = new MemoryKeys(deleted);
+    const announced: { key_id: string; org_id: string }[] = [];
+    const revocations: RevocationPort = { sessionRevoked: async () => {}, apiKeyRevoked: async (f) => void announced.push(f) };
+    const orgs: OrgsPort = {
+      createForOwner: async () => Promise.reject(new Error('not used')),
+      memberships: async () => [],
+      organization: async () => Promise.reject(new Error('not used')),
+      environment: async () => Promise.reject(new Error('not used')),
+    };
+    const keys = new ApiKeys(memoryTransact<AuthDb>(), repo, deleted, orgs, revocations, new ManualClock());
+    return { keys, repo, announced };
+  }
+
+  it('revokes the live keys of the environment and announces each, leaving other environments and organizations alone', async () => {
+    const { keys, repo, announced } = setUp();
+    const a = await keys.create(owner(staging), { name: 'a' });
+    const b = await keys.create(owner(staging), { name: 'b' });
+    const kept = await keys.create(owner(production), { name: 'production' });
+    // The same environment id under another organization is another tenant's: untouched.
+    const otherOrg = newId('organization');
+    await keys.create({ ...owner(staging), org_id: otherOrg }, { name: 'theirs' });
+
+    expect(await keys.environmentDeleted(fact)).toEqual({ removed: 2 });
+    expect(announced.map((f) => f.key_id).sort()).toEqual([a.id, b.id].sort());
+    expect(announced.every((f) => f.org_id === org)).toBe(true);
+    await expect(keys.verify(a.key)).rejects.toMatchObject({ code: 'unauthorized' });
+    expect(await keys.verify(kept.key)).toMatchObject({ key_id: kept.id, env_id: production });
+    expect(await repo.countLive(otherOrg, staging)).toBe(1);
+  });
+
+  it('refuses a key in it afterwards as an environment that is not there (404)', async () => {
+    const { keys } = setUp();
+    await keys.environmentDeleted(fact);
+    const refusal = await refusalOf(keys.create(owner(staging), { name: 'late' }));
+    expect([refusal.code, refusal.message]).toEqual(['not_found', 'environment not found']);
+    expect(await keys.create(owner(production), { name: 'fine' })).toMatchObject({ env_id: production });
+  });
+
+  it('changes nothing when the fact comes again', async () => {
+    const { keys, repo, announced } = setUp();
+    await keys.create(owner(staging), { name: 'a' });
+    await keys.environmentDeleted(fact);
+    const before = structuredClone(repo.rows);
+    expect(await keys.environmentDeleted(fact)).toEqual({ removed: 0 });
+    expect(repo.rows).toEqual(before);
+    expect(announced).toHaveLength(1);
   });
 });

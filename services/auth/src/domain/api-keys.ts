@@ -3,14 +3,15 @@
  * A key is bound to one organization and one environment, and holds a permission set: a
  * named scope (full, read_only, send_only) or an explicit list (libs/contracts
  * permissions.ts). People with keys.manage (owner, admin) create and revoke them; keys
- * cannot manage keys.
+ * cannot manage keys. When orgs deletes an environment, its keys are revoked, and no key is
+ * created in it afterwards (404, as for any environment that is not there).
  */
 import { randomBytes } from 'node:crypto';
-import { AppError, authorize, decodePageToken, encodePageToken, idSchema, keyPermissions, KEY_PERMISSIONS, newId, type ApiKey, type KeyScope, type Permission, type TenantContext } from '@mailroom/contracts';
+import { AppError, authorize, decodePageToken, encodePageToken, idSchema, keyPermissions, KEY_PERMISSIONS, newId, type ApiKey, type Fact, type KeyScope, type Permission, type TenantContext } from '@mailroom/contracts';
 import { sha256, type Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { ApiKeyPublicRow, ApiKeyRepository } from '../repo/api-key.repository';
-import type { OrgsPort, RevocationPort } from './ports';
+import type { DeletedEnvironments, OrgsPort, RevocationPort, Transact } from './ports';
 
 export const API_KEY_PREFIX = 'mr_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -76,7 +77,9 @@ function manager(ctx: TenantContext, permission: 'keys.read' | 'keys.manage'): E
 
 export class ApiKeys {
   constructor(
-    private readonly repo: ApiKeyRepository,
+    private readonly transact: Transact,
+    private readonly repo: Pick<ApiKeyRepository, keyof ApiKeyRepository>,
+    private readonly deleted: DeletedEnvironments,
     private readonly orgs: OrgsPort,
     private readonly revocations: RevocationPort,
     private readonly clock: Clock,
@@ -104,7 +107,9 @@ export class ApiKeys {
       created_by: user.user_id,
       created_at: now,
     };
-    await this.repo.insert(row);
+    // A stale gateway (or one in the instant before orgs' fact arrives) may still let a request
+    // act in an environment orgs deleted: the insert is refused once its deletion is recorded here.
+    if (!(await this.repo.insert(row))) throw AppError.notFound('environment');
     return { ...toApiKey({ ...row, last_used_at: null }), key };
   }
 
@@ -138,6 +143,21 @@ export class ApiKeys {
     const user = manager(ctx, 'keys.manage');
     if (!(await this.repo.revoke(user.org_id, id, this.clock.now()))) throw AppError.notFound('API key');
     await this.revocations.apiKeyRevoked({ key_id: id, org_id: user.org_id });
+  }
+
+  /**
+   * Orgs deleted an environment: its live keys are revoked with the record of the deletion,
+   * in one transaction (a key created before it is revoked, one after is refused), then
+   * announced so gateways drop them from their caches at once. A fact read again revokes and
+   * announces nothing.
+   */
+  async environmentDeleted(fact: Fact<'internal.orgs.environment.deleted'>): Promise<{ removed: number }> {
+    const revoked = await this.transact(async (trx) => {
+      await this.deleted.record(trx, { org_id: fact.org_id, env_id: fact.env_id, deleted_at: new Date(fact.deleted_at) });
+      return this.repo.revokeAllIn(fact.org_id, fact.env_id, this.clock.now(), trx);
+    });
+    for (const key_id of revoked) await this.revocations.apiKeyRevoked({ key_id, org_id: fact.org_id });
+    return { removed: revoked.length };
   }
 
   /** For the gateway: which org and environment a presented key acts in, and what it may do there. */

@@ -1,5 +1,5 @@
 /** What the auth domain needs from the rest of the platform, as plain interfaces. */
-import type { Transact as TransactOf } from '@mailroom/platform';
+import type { EnvironmentTombstones, Transact as TransactOf } from '@mailroom/platform';
 import type { AuthTx } from '../repo/tables';
 import type { UserRepository } from '../repo/user.repository';
 import type { AccountMail, Environment, Fact, Membership, Organization } from '@mailroom/contracts';
@@ -24,6 +24,9 @@ export interface ClientInfo {
 
 /** One transaction of this service's schema (libs/db `transactor`). */
 export type Transact = TransactOf<AuthTx>;
+
+/** Environments orgs deleted, recorded in this schema (libs/runtime `DeletedEnvironments`). */
+export type DeletedEnvironments = EnvironmentTombstones<AuthTx>;
 
 /** Users, sessions and refresh tokens as the domain uses them (repo/user.repository.ts). */
 export type Users = Pick<UserRepository, keyof UserRepository>;

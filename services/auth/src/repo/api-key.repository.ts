@@ -21,8 +21,32 @@ export class ApiKeyRepository {
     return Number(row.n);
   }
 
-  insert(row: Omit<ApiKeyRow, 'last_used_at' | 'revoked_at'>, ex: Executor<AuthDb> = this.db) {
-    return ex.insertInto('api_keys').values(row).execute();
+  /**
+   * Inserts the key unless its environment is recorded as deleted (deleted_environments), in
+   * one statement: false when it is, and nothing was inserted.
+   */
+  async insert(row: Omit<ApiKeyRow, 'last_used_at' | 'revoked_at'>, ex: Executor<AuthDb> = this.db): Promise<boolean> {
+    const res = await ex
+      .insertInto('api_keys')
+      .columns(['id', 'org_id', 'env_id', 'name', 'key_hash', 'key_prefix', 'scope', 'permissions', 'created_by', 'created_at'])
+      .expression(
+        ex
+          .selectNoFrom((eb) => [
+            eb.val(row.id).as('id'),
+            eb.val(row.org_id).as('org_id'),
+            eb.val(row.env_id).as('env_id'),
+            eb.val(row.name).as('name'),
+            eb.val(row.key_hash).as('key_hash'),
+            eb.val(row.key_prefix).as('key_prefix'),
+            eb.val(row.scope).as('scope'),
+            eb.val(row.permissions).as('permissions'),
+            eb.val(row.created_by).as('created_by'),
+            eb.val(row.created_at).as('created_at'),
+          ])
+          .where((eb) => eb.not(eb.exists(eb.selectFrom('deleted_environments').select('env_id').where('org_id', '=', row.org_id).where('env_id', '=', row.env_id)))),
+      )
+      .executeTakeFirst();
+    return res.numInsertedOrUpdatedRows === 1n;
   }
 
   findLiveByHash(hash: Buffer, ex: Executor<AuthDb> = this.db): Promise<Pick<ApiKeyRow, 'id' | 'org_id' | 'env_id' | 'scope' | 'permissions'> | undefined> {
@@ -35,8 +59,8 @@ export class ApiKeyRepository {
   }
 
   /** Records use at most once a minute per key, so verification stays a read most of the time. */
-  touch(id: string, now: Date, ex: Executor<AuthDb> = this.db) {
-    return ex
+  async touch(id: string, now: Date, ex: Executor<AuthDb> = this.db): Promise<void> {
+    await ex
       .updateTable('api_keys')
       .set({ last_used_at: now })
       .where('id', '=', id)
@@ -60,6 +84,19 @@ export class ApiKeyRepository {
     if (opts.before) q = q.where('id', '<', opts.before);
     if (opts.envId) q = q.where('env_id', '=', opts.envId);
     return q.orderBy('id', 'desc').limit(opts.limit).execute();
+  }
+
+  /** Revokes every live key of one environment; the ids of those it revoked. */
+  async revokeAllIn(orgId: string, envId: string, now: Date, ex: Executor<AuthDb> = this.db): Promise<string[]> {
+    const rows = await ex
+      .updateTable('api_keys')
+      .set({ revoked_at: now })
+      .where('org_id', '=', orgId)
+      .where('env_id', '=', envId)
+      .where('revoked_at', 'is', null)
+      .returning('id')
+      .execute();
+    return rows.map((r) => r.id);
   }
 
   async revoke(orgId: string, id: string, now: Date, ex: Executor<AuthDb> = this.db): Promise<boolean> {

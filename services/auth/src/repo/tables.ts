@@ -85,6 +85,13 @@ export interface OutboxTable {
   published_at: Date | null;
 }
 
+/** Environments orgs deleted: no key is made in them (libs/runtime deleted-environments.ts). */
+export interface DeletedEnvironmentTable {
+  env_id: string;
+  org_id: string;
+  deleted_at: Date;
+}
+
 export interface AuthDb {
   users: UserTable;
   sessions: SessionTable;
@@ -93,6 +100,7 @@ export interface AuthDb {
   api_keys: ApiKeyTable;
   one_time_codes: OneTimeCodeTable;
   outbox: OutboxTable;
+  deleted_environments: DeletedEnvironmentTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */

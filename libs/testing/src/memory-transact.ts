@@ -1,0 +1,20 @@
+/**
+ * The Transact port for unit tests of domain code whose repositories are in-memory stand-ins:
+ * it opens real transaction objects on a database that is never reached (kysely's
+ * DummyDriver), which the stand-ins ignore. Rolling back is the database's job, tested by the
+ * integration specs.
+ */
+import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type Transaction } from 'kysely';
+import type { Transact } from '@mailroom/platform';
+
+export function memoryTransact<DB>(): Transact<Transaction<DB>> {
+  const db = new Kysely<DB>({
+    dialect: {
+      createAdapter: () => new PostgresAdapter(),
+      createDriver: () => new DummyDriver(),
+      createIntrospector: (k) => new PostgresIntrospector(k),
+      createQueryCompiler: () => new PostgresQueryCompiler(),
+    },
+  });
+  return (work) => db.transaction().execute(work);
+}
