@@ -9,9 +9,10 @@ import path from 'node:path';
 import { transactor } from '@mailroom/db';
 import { RpcClient, openBucket, serveRpc } from '@mailroom/messaging';
 import { newId } from '@mailroom/contracts';
-import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
+import { DeletedEnvironments, Outbox, runService, type ServiceModule } from '@mailroom/runtime';
 import { planLimitsClient } from './clients/plan-limits.client';
 import { loadConfig, type MailboxConfig } from './config';
+import { startEnvironmentDeletedConsumer } from './consumers/environment-deleted.consumer';
 import { startInboundConsumer } from './consumers/mail-inbound.consumer';
 import { InboundStore } from './domain/inbound';
 import { Inboxes } from './domain/inboxes';
@@ -49,7 +50,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       clock,
     );
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
-    const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN, transactor(db), planLimitsClient(rpc));
+    const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN, transactor(db), planLimitsClient(rpc), new DeletedEnvironments<MailboxDb>());
     const messages = new Messages(transactor(db), messageRepo, inboxRepo, { has: async (rawId) => (await receivedBucket.info(rawId)) !== null });
     const sending = new Sending(
       inboxRepo,
@@ -61,6 +62,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
     );
     life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending, new MailboxUsage(inboxRepo, messageRepo))), (s) => s.stop());
     life.add('mailbox:inbound', await startInboundConsumer(bus, store, config.INBOUND_CONCURRENCY), (c) => c.stop());
+    life.add('mailbox:environment-deleted', await startEnvironmentDeletedConsumer(bus, inboxes), (c) => c.stop());
   },
 };
 

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { transactor, type Kysely } from '@mailroom/db';
 import { DEFAULT_PLAN_LIMITS, newId, type OrganizationLimits, type Tenant } from '@mailroom/contracts';
 import { ManualClock } from '@mailroom/platform';
+import { DeletedEnvironments } from '@mailroom/runtime';
 import { createTestContext, migratedDb, type TestContext } from '@mailroom/testing';
 import { Inboxes } from '../src/domain/inboxes';
 import { InboxRepository } from '../src/repo/inbox.repository';
@@ -29,9 +30,14 @@ const plans = { ...DEFAULT_PLAN_LIMITS, free: { ...DEFAULT_PLAN_LIMITS.free, inb
 
 function inboxes(answer: OrganizationLimits = { plan: 'free', limits: plans.free, plans }) {
   const asked: string[] = [];
-  const api = new Inboxes(new InboxRepository(db), new ManualClock(new Date('2026-11-26T10:00:00.000Z')), 'agents.test', transactor(db), {
-    of: async (orgId) => (asked.push(orgId), answer),
-  });
+  const api = new Inboxes(
+    new InboxRepository(db),
+    new ManualClock(new Date('2026-11-26T10:00:00.000Z')),
+    'agents.test',
+    transactor(db),
+    { of: async (orgId) => (asked.push(orgId), answer) },
+    new DeletedEnvironments<MailboxDb>(),
+  );
   return { api, asked };
 }
 

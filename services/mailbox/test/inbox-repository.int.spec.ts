@@ -1,11 +1,13 @@
 /**
  * Which inbox an address belonged to at a moment, against the real server: the inbound
  * consumer asks this for mail the edge accepted (from its recipient cache) for an inbox
- * deleted before the mail arrived.
+ * deleted before the mail arrived. And what stops a new inbox: its address, or its
+ * environment recorded as deleted.
  */
 import path from 'node:path';
-import type { Kysely } from '@mailroom/db';
+import { withTransaction, type Kysely } from '@mailroom/db';
 import { newId } from '@mailroom/contracts';
+import { DeletedEnvironments } from '@mailroom/runtime';
 import { createTestContext, migratedDb, type TestContext } from '@mailroom/testing';
 import { InboxRepository } from '../src/repo/inbox.repository';
 import type { MailboxDb } from '../src/repo/tables';
@@ -51,4 +53,29 @@ it('answers the inbox whose lifetime holds the moment, deleted since or not, and
   expect((await repo.ownerAt('reuse@agents.test', at(29)))?.id).toBe(b);
   expect((await repo.ownerAt('reuse@agents.test', at(50)))?.id).toBe(c);
   expect(await repo.ownerAt('nobody@agents.test', at(50))).toBeUndefined();
+});
+
+it('inserts an inbox unless its address is live or its environment was deleted, and says which', async () => {
+  const t = { org_id: 'org_e', env_id: 'env_e' };
+  const row = (username: string, tenant = t) => ({
+    id: newId('inbox'),
+    ...tenant,
+    username,
+    domain: 'agents.test',
+    address: `${username}@agents.test`,
+    display_name: null,
+    status: 'active' as const,
+    created_at: at(0),
+    updated_at: at(0),
+  });
+  expect(await repo.insert(row('fresh'))).toBe('inserted');
+  expect(await repo.insert(row('fresh', { org_id: 'org_f', env_id: 'env_f' }))).toBe('address_taken');
+  await withTransaction(db, (trx) => new DeletedEnvironments<MailboxDb>().record(trx, { ...t, deleted_at: at(1) }));
+  expect(await repo.insert(row('later'))).toBe('environment_deleted');
+  // Both at once: the environment is the answer.
+  expect(await repo.insert(row('fresh'))).toBe('environment_deleted');
+  // The same environment id under another organization is not deleted.
+  expect(await repo.insert(row('elsewhere', { org_id: 'org_g', env_id: 'env_e' }))).toBe('inserted');
+  expect(await repo.softDeleteAllIn(t, at(2))).toHaveLength(1);
+  expect(await repo.countLive(t)).toBe(0);
 });

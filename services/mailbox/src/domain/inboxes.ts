@@ -3,13 +3,15 @@
  * exists), unique case-insensitively across all tenants. A paused inbox still receives
  * mail; only its sending is refused (mail-send). A deleted inbox refuses mail at RCPT.
  * The organization's plan limits its live inboxes, all environments together: counted under
- * a lock on the organization in the transaction that adds the one more.
+ * a lock on the organization in the transaction that adds the one more. When orgs deletes an
+ * environment, its inboxes are deleted as one is (their mail goes with them), and no inbox is
+ * created in it afterwards (404, as for any environment not there).
  */
-import { AppError, checkRoomForOneMore, decodePageToken, encodePageToken, idSchema, newId, randomBytes, type Inbox, type Tenant } from '@mailroom/contracts';
+import { AppError, checkRoomForOneMore, decodePageToken, encodePageToken, idSchema, newId, randomBytes, type Fact, type Inbox, type Tenant } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
-import type { PlanLimitsPort, Transact } from './ports';
+import type { DeletedEnvironments, PlanLimitsPort, Transact } from './ports';
 
 const cursor = z.object({ before: idSchema('inbox') });
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -38,11 +40,12 @@ export function invalidPageToken(): AppError {
 
 export class Inboxes {
   constructor(
-    private readonly repo: InboxRepository,
+    private readonly repo: Pick<InboxRepository, keyof InboxRepository>,
     private readonly clock: Clock,
     private readonly mailDomain: string,
     private readonly transact: Transact,
     private readonly plans: PlanLimitsPort,
+    private readonly deleted: DeletedEnvironments,
   ) {}
 
   async create(t: Tenant, input: { username?: string | undefined; domain?: string | undefined; display_name?: string | undefined }): Promise<Inbox> {
@@ -75,7 +78,11 @@ export class Inboxes {
           created_at: now,
           updated_at: now,
         };
-        if (await this.repo.insert(row, trx)) return toInbox({ ...row, deleted_at: null });
+        const inserted = await this.repo.insert(row, trx);
+        if (inserted === 'inserted') return toInbox({ ...row, deleted_at: null });
+        // A stale gateway (or one in the instant before orgs' fact arrives) may still let a request
+        // act in an environment orgs deleted: the insert is refused once its deletion is recorded here.
+        if (inserted === 'environment_deleted') throw AppError.notFound('environment');
         if (input.username) throw new AppError('conflict', `the address ${row.address} is taken; choose another username`);
       }
       throw new AppError('conflict', 'could not generate a free address; retry');
@@ -121,6 +128,19 @@ export class Inboxes {
 
   async delete(t: Tenant, id: string): Promise<void> {
     if (!(await this.repo.softDelete(t, id, this.clock.now()))) throw AppError.notFound('inbox');
+  }
+
+  /**
+   * Orgs deleted an environment: its live inboxes are deleted with the record of the deletion,
+   * in one transaction (an inbox created before it is deleted, one after is refused), as
+   * `delete` deletes one. A fact read again deletes nothing.
+   */
+  async environmentDeleted(fact: Fact<'internal.orgs.environment.deleted'>): Promise<{ removed: number }> {
+    const removed = await this.transact(async (trx) => {
+      await this.deleted.record(trx, { org_id: fact.org_id, env_id: fact.env_id, deleted_at: new Date(fact.deleted_at) });
+      return this.repo.softDeleteAllIn({ org_id: fact.org_id, env_id: fact.env_id }, this.clock.now(), trx);
+    });
+    return { removed: removed.length };
   }
 
   /** For the SMTP edge's RCPT check. */

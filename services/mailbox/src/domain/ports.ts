@@ -1,5 +1,5 @@
 /** What the mailbox domain needs from outside it, as plain interfaces; the composition root passes the real ones. */
-import type { EventSink as EventSinkOf, Transact as TransactOf } from '@mailroom/platform';
+import type { EnvironmentTombstones, EventSink as EventSinkOf, Transact as TransactOf } from '@mailroom/platform';
 import type { OrganizationLimits } from '@mailroom/contracts';
 import type { MailboxTx } from '../repo/tables';
 
@@ -15,3 +15,5 @@ export type EventSink = EventSinkOf<MailboxTx>;
 export interface PlanLimitsPort {
   of(orgId: string): Promise<OrganizationLimits>;
 }
+/** Environments orgs deleted, recorded in this schema (libs/runtime `DeletedEnvironments`). */
+export type DeletedEnvironments = EnvironmentTombstones<MailboxTx>;

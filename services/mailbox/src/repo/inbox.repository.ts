@@ -7,10 +7,41 @@ export type InboxRow = Selectable<InboxTable>;
 export class InboxRepository {
   constructor(private readonly db: Kysely<MailboxDb>) {}
 
-  /** false: a live inbox has this address (the only unique key a new id can meet). */
-  async insert(row: Omit<InboxRow, 'deleted_at'>, ex: Executor<MailboxDb> = this.db): Promise<boolean> {
-    const result = await ex.insertInto('inboxes').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst();
-    return result.numInsertedOrUpdatedRows === 1n;
+  /**
+   * Inserts the inbox unless its environment is recorded as deleted (deleted_environments) or
+   * a live inbox has its address (the only unique key a new id can meet), in one statement;
+   * what stopped it otherwise.
+   */
+  async insert(row: Omit<InboxRow, 'deleted_at'>, ex: Executor<MailboxDb> = this.db): Promise<'inserted' | 'address_taken' | 'environment_deleted'> {
+    const result = await ex
+      .with('gone', (db) => db.selectFrom('deleted_environments').select('env_id').where('org_id', '=', row.org_id).where('env_id', '=', row.env_id))
+      .with('inserted', (db) =>
+        db
+          .insertInto('inboxes')
+          .columns(['id', 'org_id', 'env_id', 'username', 'domain', 'address', 'display_name', 'status', 'created_at', 'updated_at'])
+          .expression(
+            db
+              .selectNoFrom((eb) => [
+                eb.val(row.id).as('id'),
+                eb.val(row.org_id).as('org_id'),
+                eb.val(row.env_id).as('env_id'),
+                eb.val(row.username).as('username'),
+                eb.val(row.domain).as('domain'),
+                eb.val(row.address).as('address'),
+                eb.val(row.display_name).as('display_name'),
+                eb.val(row.status).as('status'),
+                eb.val(row.created_at).as('created_at'),
+                eb.val(row.updated_at).as('updated_at'),
+              ])
+              .where((eb) => eb.not(eb.exists(eb.selectFrom('gone').select('env_id')))),
+          )
+          .onConflict((oc) => oc.doNothing())
+          .returning('id'),
+      )
+      .selectNoFrom((eb) => [eb.exists(eb.selectFrom('inserted').select('id')).as('inserted'), eb.exists(eb.selectFrom('gone').select('env_id')).as('gone')])
+      .executeTakeFirstOrThrow();
+    if (result.inserted) return 'inserted';
+    return result.gone ? 'environment_deleted' : 'address_taken';
   }
 
   /**
@@ -90,6 +121,19 @@ export class InboxRepository {
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     return res.numUpdatedRows > 0n;
+  }
+
+  /** Deletes every live inbox of one environment as softDelete does one; the ids of those it deleted. */
+  async softDeleteAllIn(t: Tenant, now: Date, ex: Executor<MailboxDb> = this.db): Promise<string[]> {
+    const rows = await ex
+      .updateTable('inboxes')
+      .set({ deleted_at: now, updated_at: now })
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('deleted_at', 'is', null)
+      .returning('id')
+      .execute();
+    return rows.map((r) => r.id);
   }
 
   /** For the SMTP edge: the live inbox behind an address, whoever owns it. */

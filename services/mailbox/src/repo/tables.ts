@@ -85,12 +85,20 @@ export interface MessageLabelTable {
   created_at: Timestamp;
 }
 
+/** Environments orgs deleted: no inbox is made in them (libs/runtime deleted-environments.ts). */
+export interface DeletedEnvironmentTable {
+  env_id: string;
+  org_id: string;
+  deleted_at: Date;
+}
+
 export interface MailboxDb {
   inboxes: InboxTable;
   threads: ThreadTable;
   messages: MessageTable;
   attachments: AttachmentTable;
   message_labels: MessageLabelTable;
+  deleted_environments: DeletedEnvironmentTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */

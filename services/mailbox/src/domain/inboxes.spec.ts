@@ -1,0 +1,137 @@
+/**
+ * Inboxes of a deleted environment, without a database: deleted with the record of the
+ * deletion, refused afterwards, and a fact read again changes nothing. The store is an
+ * in-memory stand-in with the repository's semantics (every query filters on the tenant).
+ */
+import { DEFAULT_PLAN_LIMITS, newId, type Tenant } from '@mailroom/contracts';
+import { ManualClock } from '@mailroom/platform';
+import { memoryTransact, refusalOf } from '@mailroom/testing';
+import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
+import type { MailboxDb } from '../repo/tables';
+import { Inboxes } from './inboxes';
+import type { DeletedEnvironments, PlanLimitsPort } from './ports';
+
+class MemoryDeletedEnvironments implements DeletedEnvironments {
+  private readonly envs = new Set<string>();
+  has(t: Tenant) {
+    return this.envs.has(`${t.org_id}/${t.env_id}`);
+  }
+  async record(_tx: unknown, env: Tenant) {
+    if (this.has(env)) return false;
+    this.envs.add(`${env.org_id}/${env.env_id}`);
+    return true;
+  }
+}
+
+class MemoryInboxes implements Pick<InboxRepository, keyof InboxRepository> {
+  rows: InboxRow[] = [];
+  constructor(private readonly deleted: MemoryDeletedEnvironments) {}
+  private live(t: Tenant) {
+    return this.rows.filter((r) => r.org_id === t.org_id && r.env_id === t.env_id && !r.deleted_at);
+  }
+  async insert(row: Omit<InboxRow, 'deleted_at'>): Promise<'inserted' | 'address_taken' | 'environment_deleted'> {
+    if (this.deleted.has(row)) return 'environment_deleted';
+    if (this.rows.some((r) => r.address === row.address && !r.deleted_at)) return 'address_taken';
+    this.rows.push({ ...row, deleted_at: null });
+    return 'inserted';
+  }
+  async countLive(t: Tenant) {
+    return this.live(t).length;
+  }
+  async lockOrganization() {}
+  async countLiveInOrganization(orgId: string) {
+    return this.rows.filter((r) => r.org_id === orgId && !r.deleted_at).length;
+  }
+  async countLiveInOrg(orgId: string) {
+    return this.countLiveInOrganization(orgId);
+  }
+  async find(t: Tenant, id: string) {
+    return this.live(t).find((r) => r.id === id);
+  }
+  async list(t: Tenant, limit: number) {
+    return this.live(t).slice(0, limit);
+  }
+  async update(t: Tenant, id: string, set: Partial<Pick<InboxRow, 'display_name' | 'status'>>, now: Date) {
+    const row = await this.find(t, id);
+    if (row) Object.assign(row, set, { updated_at: now });
+    return row;
+  }
+  async softDelete(t: Tenant, id: string, now: Date) {
+    const row = await this.find(t, id);
+    if (row) Object.assign(row, { deleted_at: now, updated_at: now });
+    return row !== undefined;
+  }
+  async softDeleteAllIn(t: Tenant, now: Date) {
+    const live = this.live(t);
+    for (const row of live) Object.assign(row, { deleted_at: now, updated_at: now });
+    return live.map((r) => r.id);
+  }
+  async findLiveByAddress(address: string) {
+    return this.rows.find((r) => r.address === address && !r.deleted_at);
+  }
+  async ownerAt() {
+    return undefined;
+  }
+  async findAnyById(id: string) {
+    return this.rows.find((r) => r.id === id);
+  }
+}
+
+const org = newId('organization');
+const staging: Tenant = { org_id: org, env_id: newId('environment') };
+const production: Tenant = { org_id: org, env_id: newId('environment') };
+const fact = { ...staging, deleted_at: '2026-01-01T00:00:00.000Z' };
+
+function setUp() {
+  const deleted = new MemoryDeletedEnvironments();
+  const repo = new MemoryInboxes(deleted);
+  // Plans that leave room: the limit is not what these tests are about.
+  const plans: PlanLimitsPort = { of: async () => ({ plan: 'enterprise', limits: DEFAULT_PLAN_LIMITS.enterprise, plans: DEFAULT_PLAN_LIMITS }) };
+  return { repo, inboxes: new Inboxes(repo, new ManualClock(), 'agents.test', memoryTransact<MailboxDb>(), plans, deleted) };
+}
+
+describe('inboxes of a deleted environment', () => {
+  it('are deleted as one inbox is, leaving other environments and organizations alone', async () => {
+    const { repo, inboxes } = setUp();
+    const a = await inboxes.create(staging, { username: 'a' });
+    await inboxes.create(staging, {});
+    const kept = await inboxes.create(production, { username: 'kept' });
+    const theirs = await inboxes.create({ org_id: newId('organization'), env_id: staging.env_id }, { username: 'theirs' });
+
+    expect(await inboxes.environmentDeleted(fact)).toEqual({ removed: 2 });
+    await expect(inboxes.get(staging, a.inbox_id)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(inboxes.resolve(a.address)).rejects.toMatchObject({ code: 'not_found' });
+    // Deleted rows stay (their mail goes with them, as for a deleted inbox).
+    expect((await repo.findAnyById(a.inbox_id))?.deleted_at).toBeInstanceOf(Date);
+    expect(await inboxes.resolve(kept.address)).toMatchObject({ inbox_id: kept.inbox_id });
+    expect(await inboxes.resolve(theirs.address)).toMatchObject({ inbox_id: theirs.inbox_id });
+  });
+
+  it('are refused afterwards as an environment that is not there (404), a chosen address or not', async () => {
+    const { inboxes } = setUp();
+    await inboxes.environmentDeleted(fact);
+    for (const input of [{}, { username: 'late' }]) {
+      const refusal = await refusalOf(inboxes.create(staging, input));
+      expect([refusal.code, refusal.message]).toEqual(['not_found', 'environment not found']);
+    }
+    expect(await inboxes.create(production, { username: 'late' })).toMatchObject({ address: 'late@agents.test' });
+  });
+
+  it('change nothing when the fact comes again', async () => {
+    const { repo, inboxes } = setUp();
+    await inboxes.create(staging, { username: 'a' });
+    await inboxes.environmentDeleted(fact);
+    const before = structuredClone(repo.rows);
+    expect(await inboxes.environmentDeleted(fact)).toEqual({ removed: 0 });
+    expect(repo.rows).toEqual(before);
+  });
+});
+
+describe('creating an inbox', () => {
+  it('answers a taken chosen address with a conflict, not a missing environment', async () => {
+    const { inboxes } = setUp();
+    await inboxes.create(staging, { username: 'taken' });
+    const refusal = await refusalOf(inboxes.create(production, { username: 'taken' }));
+    expect(refusal.code).toBe('conflict');
+  });
+});
