@@ -11,9 +11,10 @@ import { transactor } from '@mailroom/db';
 import { randomHex, SIGNALS } from '@mailroom/contracts';
 import { RpcClient, serveRpc } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
-import { runService, type ServiceModule } from '@mailroom/runtime';
+import { DeletedEnvironments, runService, type ServiceModule } from '@mailroom/runtime';
 import { planLimitsClient } from './clients/plan-limits.client';
 import { loadConfig, type WebhooksConfig } from './config';
+import { startEnvironmentDeletedConsumer } from './consumers/environment-deleted.consumer';
 import { streamEventHistory } from './consumers/event-history';
 import { runEventsConsumer } from './consumers/events.consumer';
 import { Dispatcher } from './delivery/dispatcher';
@@ -86,6 +87,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
       transact,
       endpoints: endpointRepo,
       deliveries,
+      deleted: new DeletedEnvironments<WebhooksDb>(),
       box,
       clock,
       urls: { allowHttp: config.MAILROOM_ENV !== 'production', ips },
@@ -114,6 +116,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
       await runEventsConsumer(bus, { deliveries, clock, maxAttempts: retries.maxAttempts, dispatcher, concurrency: 256 }),
       (c) => c.stop(),
     );
+    life.add('webhooks:environment-deleted', await startEnvironmentDeletedConsumer(bus, endpoints), (c) => c.stop());
   },
 };
 

@@ -7,11 +7,13 @@
  *   end-to-end path through the real stream is in apps/all-in-one);
  * - updates and redeliveries racing with the endpoint's state;
  * - creations racing for the environment's room and the organization's plan.
+ * - the deletion of an environment: its endpoints go with their queued deliveries.
  */
 import path from 'node:path';
 import { createDb, sql, transactor, type Kysely } from '@mailroom/db';
 import { DEFAULT_PLAN_LIMITS, newId, type EventEnvelope, type OrganizationLimits, type Tenant } from '@mailroom/contracts';
 import { createLogger, DEVELOPMENT_ENCRYPTION_KEY, ManualClock, SecretBox } from '@mailroom/platform';
+import { DeletedEnvironments } from '@mailroom/runtime';
 import { createTestContext, genericPlanOf, messageReceivedEvent, migratedDb, waitFor, type TestContext } from '@mailroom/testing';
 import { Endpoints } from '../src/domain/endpoints';
 import { RetryPolicy } from '../src/domain/retry-policy';
@@ -107,6 +109,7 @@ function setup(limits: OrganizationLimits = unlimited) {
     transact: transactor(db),
     endpoints,
     deliveries,
+    deleted: new DeletedEnvironments<WebhooksDb>(),
     recoveries,
     clock,
     box: new SecretBox(DEVELOPMENT_ENCRYPTION_KEY),
@@ -310,6 +313,25 @@ describe('usage', () => {
     const plan = await genericPlanOf(db, (trx) => repo.countInOrg(org, trx), [org]);
     expect(plan).toMatch(/endpoints_by_tenant/);
     expect(plan).not.toMatch(/Seq Scan/);
+  });
+});
+
+describe('a deleted environment', () => {
+  it('loses its endpoints and their queued deliveries, refuses new ones, and changes nothing when the fact comes again', async () => {
+    const { api, t } = setup();
+    const deliveries = new DeliveryRepository(db);
+    const [a, b] = [await endpoint(t), await endpoint(t)];
+    const kept = await endpoint({ org_id: t.org_id, env_id: newId('environment') });
+    const theirs = await endpoint({ org_id: newId('organization'), env_id: t.env_id });
+    for (const e of [a, b, kept, theirs]) expect(await deliveries.queueManual({ endpoint_id: e, event_id: newId('event'), now: t0 })).toBe(true);
+    const fact = { ...t, deleted_at: t0.toISOString() };
+    expect(await api.environmentDeleted(fact)).toEqual({ removed: 2 });
+    const left = async () => (await db.selectFrom('jobs').select('endpoint_id').where('endpoint_id', 'in', [a, b, kept, theirs]).execute()).map((j) => j.endpoint_id).sort();
+    expect(await left()).toEqual([kept, theirs].sort());
+    expect(await db.selectFrom('endpoints').select('id').where('id', 'in', [a, b]).execute()).toEqual([]);
+    await expect(api.create(t, { url: 'https://late.example.com/' })).rejects.toMatchObject({ code: 'not_found', message: 'environment not found' });
+    expect(await api.environmentDeleted(fact)).toEqual({ removed: 0 });
+    expect(await left()).toEqual([kept, theirs].sort());
   });
 });
 

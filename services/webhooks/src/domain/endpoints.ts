@@ -5,6 +5,8 @@
  * environment: another tenant's id is not found. The organization's plan limits its
  * endpoints, all environments together (403 plan_limit); WEBHOOK_MAX_ENDPOINTS bounds one
  * environment's (409), each event going to every one of them.
+ * When orgs deletes an environment, its endpoints are deleted as one is, and none is created
+ * in it afterwards (404, as for any environment that is not there).
  */
 import {
   AppError,
@@ -21,17 +23,19 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointCreated,
   type WebhookRecovery,
+  type Fact,
   type Tenant,
 } from '@mailroom/contracts';
 import type { Clock, SecretBox } from '@mailroom/platform';
 import { z } from 'zod';
 import type { AttemptRow, DeliveryRepository, StoredEvent } from '../repo/delivery.repository';
+import type { WebhooksTx } from '../repo/tables';
 import type { EndpointRepository, EndpointRow } from '../repo/endpoint.repository';
 import type { RecoveryRepository, RecoveryRow } from '../repo/recovery.repository';
 import type { RetryPolicy } from './retry-policy';
 import { newWebhookSecret } from './signature';
 import { checkReceiverUrl, type UrlPolicyOptions } from './url-policy';
-import type { EndpointChanged, PlanLimitsPort, Transact, WakeDispatcher } from './ports';
+import type { DeletedEnvironments, EndpointChanged, PlanLimitsPort, Transact, WakeDispatcher } from './ports';
 
 export const DISABLED_BY_USER = 'disabled by a user';
 const DAY_MS = 86_400_000;
@@ -110,8 +114,10 @@ function badToken(): AppError {
 
 export interface EndpointsDeps {
   transact: Transact;
-  endpoints: EndpointRepository;
-  deliveries: DeliveryRepository;
+  endpoints: Pick<EndpointRepository, keyof EndpointRepository>;
+  deliveries: Pick<DeliveryRepository, 'cancelPending' | 'deleteForEndpoint' | 'deleteAttempts' | 'listAttempts' | 'findAttempt' | 'queueManual'>;
+  /** Environments orgs deleted: endpoints are not created in them. */
+  deleted: DeletedEnvironments;
   box: SecretBox;
   clock: Clock;
   urls: UrlPolicyOptions;
@@ -120,7 +126,7 @@ export interface EndpointsDeps {
   maxEndpoints: number;
   /** The organization's plan limits (asked of orgs). */
   plans: PlanLimitsPort;
-  recoveries: RecoveryRepository;
+  recoveries: Pick<RecoveryRepository, 'start' | 'find'>;
   /** Has the recovery runner look for work now (a recovery was started). */
   runRecoveries: () => void;
   wake: WakeDispatcher;
@@ -156,7 +162,9 @@ export class Endpoints {
       if ((await this.d.endpoints.count(t, trx)) >= max) {
         throw new AppError('conflict', `this environment has ${max} webhook endpoints, the most it can have; delete one first (one endpoint can subscribe to several event types)`);
       }
-      await this.d.endpoints.insert(row, trx);
+      // A stale gateway (or one in the instant before orgs' fact arrives) may still let a request
+      // act in an environment orgs deleted: the insert is refused once its deletion is recorded here.
+      if (!(await this.d.endpoints.insert(row, trx))) throw AppError.notFound('environment');
     });
     return { ...toEndpoint({ ...row, disabled: false, disabled_reason: null, disabled_at: null, consecutive_failures: 0 }), secret };
   }
@@ -221,15 +229,41 @@ export class Endpoints {
 
   async delete(t: Tenant, id: string): Promise<void> {
     const deleted = await this.d.transact(async (trx) => {
-      // A delivery a concurrent fan-out adds after this is dropped when claimed or recorded: its endpoint is gone.
-      // Those already queued by a dispatcher are dropped once committed (below), or at its next record (other instances).
       if (!(await this.d.endpoints.delete(t, id, trx))) return false;
-      await this.d.deliveries.deleteForEndpoint(id, trx);
-      await this.d.deliveries.deleteAttempts(id, trx);
+      await this.deleteDeliveries([id], trx);
       return true;
     });
     if (!deleted) throw AppError.notFound('webhook endpoint');
     this.d.changed(id, undefined);
+  }
+
+  /**
+   * Orgs deleted an environment: its endpoints are deleted with the record of the deletion, in
+   * one transaction (an endpoint created before it is deleted, one after is refused), as
+   * `delete` deletes one. A fact read again deletes nothing.
+   */
+  async environmentDeleted(fact: Fact<'internal.orgs.environment.deleted'>): Promise<{ removed: number }> {
+    const ids = await this.d.transact(async (trx) => {
+      await this.d.deleted.record(trx, { org_id: fact.org_id, env_id: fact.env_id, deleted_at: new Date(fact.deleted_at) });
+      const deleted = await this.d.endpoints.deleteAllIn({ org_id: fact.org_id, env_id: fact.env_id }, trx);
+      await this.deleteDeliveries(deleted, trx);
+      return deleted;
+    });
+    for (const id of ids) this.d.changed(id, undefined);
+    return { removed: ids.length };
+  }
+
+  /**
+   * What goes with deleted endpoints, in their transaction: their queued deliveries and their
+   * attempts. A delivery a concurrent fan-out adds after this is dropped when claimed or
+   * recorded: its endpoint is gone. Those already queued by a dispatcher are dropped once
+   * the deletion is committed (`changed`), or at its next record (other instances).
+   */
+  private async deleteDeliveries(endpointIds: string[], trx: WebhooksTx): Promise<void> {
+    for (const id of endpointIds) {
+      await this.d.deliveries.deleteForEndpoint(id, trx);
+      await this.d.deliveries.deleteAttempts(id, trx);
+    }
   }
 
   async deliveries(t: Tenant, id: string, q: { limit: number; page_token?: string | undefined }): Promise<{ data: WebhookDelivery[]; next_page_token: string | null }> {

@@ -1,5 +1,5 @@
 /** What the webhooks domain needs from outside it, as plain interfaces. */
-import type { EventSink as EventSinkOf, Transact as TransactOf } from '@mailroom/platform';
+import type { EnvironmentTombstones, EventSink as EventSinkOf, Transact as TransactOf } from '@mailroom/platform';
 import type { WebhooksTx } from '../repo/tables';
 import type { EventEnvelope, OrganizationLimits } from '@mailroom/contracts';
 
@@ -38,3 +38,5 @@ export type EventSink = EventSinkOf<WebhooksTx>;
 export interface PlanLimitsPort {
   of(orgId: string): Promise<OrganizationLimits>;
 }
+/** Environments orgs deleted, recorded in this schema (libs/runtime `DeletedEnvironments`). */
+export type DeletedEnvironments = EnvironmentTombstones<WebhooksTx>;

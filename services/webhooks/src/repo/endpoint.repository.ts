@@ -7,8 +7,31 @@ export type EndpointRow = Selectable<EndpointTable>;
 export class EndpointRepository {
   constructor(private readonly db: Kysely<WebhooksDb>) {}
 
-  async insert(row: Omit<EndpointRow, 'disabled' | 'disabled_reason' | 'disabled_at' | 'consecutive_failures'>, ex: Executor<WebhooksDb> = this.db): Promise<void> {
-    await ex.insertInto('endpoints').values(row).execute();
+  /**
+   * Inserts the endpoint unless its environment is recorded as deleted (deleted_environments),
+   * in one statement: false when it is, and nothing was inserted.
+   */
+  async insert(row: Omit<EndpointRow, 'disabled' | 'disabled_reason' | 'disabled_at' | 'consecutive_failures'>, ex: Executor<WebhooksDb> = this.db): Promise<boolean> {
+    const res = await ex
+      .insertInto('endpoints')
+      .columns(['id', 'org_id', 'env_id', 'url', 'event_types', 'description', 'secret_sealed', 'created_at', 'updated_at'])
+      .expression(
+        ex
+          .selectNoFrom((eb) => [
+            eb.val(row.id).as('id'),
+            eb.val(row.org_id).as('org_id'),
+            eb.val(row.env_id).as('env_id'),
+            eb.val(row.url).as('url'),
+            eb.val(row.event_types).as('event_types'),
+            eb.val(row.description).as('description'),
+            eb.val(row.secret_sealed).as('secret_sealed'),
+            eb.val(row.created_at).as('created_at'),
+            eb.val(row.updated_at).as('updated_at'),
+          ])
+          .where((eb) => eb.not(eb.exists(eb.selectFrom('deleted_environments').select('env_id').where('org_id', '=', row.org_id).where('env_id', '=', row.env_id)))),
+      )
+      .executeTakeFirst();
+    return res.numInsertedOrUpdatedRows === 1n;
   }
 
   /**
@@ -77,6 +100,12 @@ export class EndpointRepository {
       .where('id', '=', id)
       .returningAll()
       .executeTakeFirst();
+  }
+
+  /** Deletes every endpoint of one environment; the ids of those it deleted. */
+  async deleteAllIn(t: Tenant, ex: Executor<WebhooksDb> = this.db): Promise<string[]> {
+    const rows = await ex.deleteFrom('endpoints').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).returning('id').execute();
+    return rows.map((r) => r.id);
   }
 
   async delete(t: Tenant, id: string, ex: Executor<WebhooksDb> = this.db): Promise<boolean> {

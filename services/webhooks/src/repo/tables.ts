@@ -94,6 +94,13 @@ export interface RecoveryTable {
   finished_at: Date | null;
 }
 
+/** Environments orgs deleted: no endpoint is made in them (libs/runtime deleted-environments.ts). */
+export interface DeletedEnvironmentTable {
+  env_id: string;
+  org_id: string;
+  deleted_at: Date;
+}
+
 export interface WebhooksDb {
   recoveries: RecoveryTable;
   endpoints: EndpointTable;
@@ -101,6 +108,7 @@ export interface WebhooksDb {
   jobs: JobTable;
   attempts: AttemptTable;
   workers: WorkerTable;
+  deleted_environments: DeletedEnvironmentTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */
