@@ -18,3 +18,16 @@ export function memoryTransact<DB>(): Transact<Transaction<DB>> {
   });
   return (work) => db.transaction().execute(work);
 }
+
+/** The record of deleted environments (libs/runtime DeletedEnvironments) for the same unit tests. */
+export class MemoryDeletedEnvironments {
+  private readonly envs = new Set<string>();
+  has(orgId: string, envId: string): boolean {
+    return this.envs.has(`${orgId}/${envId}`);
+  }
+  async record(_tx: unknown, env: { org_id: string; env_id: string }): Promise<boolean> {
+    if (this.has(env.org_id, env.env_id)) return false;
+    this.envs.add(`${env.org_id}/${env.env_id}`);
+    return true;
+  }
+}

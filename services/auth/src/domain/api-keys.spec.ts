@@ -1,10 +1,10 @@
 import { newId, type TenantContext } from '@mailroom/contracts';
 import { ManualClock } from '@mailroom/platform';
-import { memoryTransact, refusalOf } from '@mailroom/testing';
+import { MemoryDeletedEnvironments, memoryTransact, refusalOf } from '@mailroom/testing';
 import type { ApiKeyRepository, ApiKeyRow } from '../repo/api-key.repository';
 import type { AuthDb } from '../repo/tables';
 import { ApiKeys, newApiKeySecret, randomBase62, scopeOf } from './api-keys';
-import type { DeletedEnvironments, OrgsPort, RevocationPort } from './ports';
+import type { OrgsPort, RevocationPort } from './ports';
 
 describe('API key secrets', () => {
   it('are mr_ and 43 base62 characters, all different', () => {
@@ -67,18 +67,6 @@ class MemoryKeys implements Pick<ApiKeyRepository, keyof ApiKeyRepository> {
     const row = await this.findLive(orgId, id);
     if (row) row.revoked_at = now;
     return row !== undefined;
-  }
-}
-
-class MemoryDeletedEnvironments implements DeletedEnvironments {
-  private readonly envs = new Set<string>();
-  has(orgId: string, envId: string) {
-    return this.envs.has(`${orgId}/${envId}`);
-  }
-  async record(_tx: unknown, env: { org_id: string; env_id: string }) {
-    if (this.has(env.org_id, env.env_id)) return false;
-    this.envs.add(`${env.org_id}/${env.env_id}`);
-    return true;
   }
 }
 

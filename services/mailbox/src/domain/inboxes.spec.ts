@@ -5,23 +5,11 @@
  */
 import { DEFAULT_PLAN_LIMITS, newId, type Tenant } from '@mailroom/contracts';
 import { ManualClock } from '@mailroom/platform';
-import { memoryTransact, refusalOf } from '@mailroom/testing';
+import { MemoryDeletedEnvironments, memoryTransact, refusalOf } from '@mailroom/testing';
 import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
 import type { MailboxDb } from '../repo/tables';
 import { Inboxes } from './inboxes';
-import type { DeletedEnvironments, PlanLimitsPort } from './ports';
-
-class MemoryDeletedEnvironments implements DeletedEnvironments {
-  private readonly envs = new Set<string>();
-  has(t: Tenant) {
-    return this.envs.has(`${t.org_id}/${t.env_id}`);
-  }
-  async record(_tx: unknown, env: Tenant) {
-    if (this.has(env)) return false;
-    this.envs.add(`${env.org_id}/${env.env_id}`);
-    return true;
-  }
-}
+import type { PlanLimitsPort } from './ports';
 
 class MemoryInboxes implements Pick<InboxRepository, keyof InboxRepository> {
   rows: InboxRow[] = [];
@@ -30,7 +18,7 @@ class MemoryInboxes implements Pick<InboxRepository, keyof InboxRepository> {
     return this.rows.filter((r) => r.org_id === t.org_id && r.env_id === t.env_id && !r.deleted_at);
   }
   async insert(row: Omit<InboxRow, 'deleted_at'>): Promise<'inserted' | 'address_taken' | 'environment_deleted'> {
-    if (this.deleted.has(row)) return 'environment_deleted';
+    if (this.deleted.has(row.org_id, row.env_id)) return 'environment_deleted';
     if (this.rows.some((r) => r.address === row.address && !r.deleted_at)) return 'address_taken';
     this.rows.push({ ...row, deleted_at: null });
     return 'inserted';

@@ -7,25 +7,13 @@
  */
 import { DEFAULT_PLAN_LIMITS, newId, type Tenant } from '@mailroom/contracts';
 import { DEVELOPMENT_ENCRYPTION_KEY, ManualClock, SecretBox } from '@mailroom/platform';
-import { memoryTransact, refusalOf } from '@mailroom/testing';
+import { MemoryDeletedEnvironments, memoryTransact, refusalOf } from '@mailroom/testing';
 import type { EndpointRepository, EndpointRow } from '../repo/endpoint.repository';
 import type { WebhooksDb } from '../repo/tables';
 import { Endpoints, type EndpointsDeps } from './endpoints';
 import { IpPolicy } from './ip-policy';
-import type { DeletedEnvironments, EndpointNow } from './ports';
+import type { EndpointNow } from './ports';
 import { RetryPolicy } from './retry-policy';
-
-class MemoryDeletedEnvironments implements DeletedEnvironments {
-  private readonly envs = new Set<string>();
-  has(t: Tenant) {
-    return this.envs.has(`${t.org_id}/${t.env_id}`);
-  }
-  async record(_tx: unknown, env: Tenant) {
-    if (this.has(env)) return false;
-    this.envs.add(`${env.org_id}/${env.env_id}`);
-    return true;
-  }
-}
 
 class MemoryEndpoints implements Pick<EndpointRepository, keyof EndpointRepository> {
   rows: EndpointRow[] = [];
@@ -34,7 +22,7 @@ class MemoryEndpoints implements Pick<EndpointRepository, keyof EndpointReposito
     return this.rows.filter((r) => r.org_id === t.org_id && r.env_id === t.env_id);
   }
   async insert(row: Omit<EndpointRow, 'disabled' | 'disabled_reason' | 'disabled_at' | 'consecutive_failures'>) {
-    if (this.deleted.has(row)) return false;
+    if (this.deleted.has(row.org_id, row.env_id)) return false;
     this.rows.push({ ...row, disabled: false, disabled_reason: null, disabled_at: null, consecutive_failures: 0 });
     return true;
   }
