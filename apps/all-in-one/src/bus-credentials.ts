@@ -5,10 +5,11 @@
  * (exit 1), never a stack trace.
  */
 import { BUS_IDENTITIES, type BusIdentity } from '@mailroom/contracts';
-import { Namespace, reissueIdentity, writeBusCredentials } from '@mailroom/messaging';
+import { Namespace, refreshStaleIdentities, reissueIdentity, writeBusCredentials } from '@mailroom/messaging';
 
 export const BUS_USAGE = `usage: bus-credentials <dir> [--namespace <ns>] [--force]
        bus-credentials <dir> --reissue <identity> [--namespace <ns>]
+       bus-credentials <dir> --refresh [--namespace <ns>]
   Writes a new NATS operator into <dir>: nats-auth.conf (include it in nats-server's
   configuration), operator.nk, system.nk, account.nk and bus-master.key (keep them offline),
   one <identity>.creds, <identity>.seal-key and <identity>.subject-keys per identity
@@ -18,13 +19,15 @@ export const BUS_USAGE = `usage: bus-credentials <dir> [--namespace <ns>] [--for
   --force      replace existing credentials (every service then needs its new file)
   --reissue    a new credential for one identity from the kept keys; the old one is revoked
                in a new nats-auth.conf once nats-server reloads it (kill -HUP)
+  --refresh    after an upgrade: mint again, from the kept keys, the creds and subject keys
+               the new permission table changed (no server change needed)
 `;
 
 export class UsageError extends Error {}
 
 export type BusCommand =
   | { help: true }
-  | { help: false; dir: string; namespace: string; force: boolean; reissue?: BusIdentity };
+  | { help: false; dir: string; namespace: string; force: boolean; refresh: boolean; reissue?: BusIdentity };
 
 /** The arguments after `bus-credentials`, checked; throws UsageError naming what is wrong. */
 export function parseBusArgs(args: string[]): BusCommand {
@@ -33,6 +36,7 @@ export function parseBusArgs(args: string[]): BusCommand {
   if (!dir || dir.startsWith('--')) throw new UsageError('bus-credentials needs the directory to write to');
   let namespace = '';
   let force = false;
+  let refresh = false;
   let reissue: BusIdentity | undefined;
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i]!;
@@ -42,6 +46,7 @@ export function parseBusArgs(args: string[]): BusCommand {
       return v;
     };
     if (flag === '--force') force = true;
+    else if (flag === '--refresh') refresh = true;
     else if (flag === '--namespace') namespace = value();
     else if (flag === '--reissue') {
       const identity = value();
@@ -54,8 +59,8 @@ export function parseBusArgs(args: string[]): BusCommand {
   } catch {
     throw new UsageError(`--namespace takes letters, digits, _ and - only, not "${namespace}"`);
   }
-  if (reissue && force) throw new UsageError('--reissue and --force do not go together: --force replaces every credential');
-  return { help: false, dir, namespace, force, ...(reissue ? { reissue } : {}) };
+  if ([force, refresh, reissue !== undefined].filter(Boolean).length > 1) throw new UsageError('--force, --refresh and --reissue do not go together: --force replaces every credential, --refresh and --reissue keep the keys');
+  return { help: false, dir, namespace, force, refresh, ...(reissue ? { reissue } : {}) };
 }
 
 export async function busCredentials(args: string[]): Promise<void> {
@@ -70,8 +75,13 @@ export async function busCredentials(args: string[]): Promise<void> {
     process.stdout.write(BUS_USAGE);
     return;
   }
-  const { dir, namespace, force, reissue } = command;
+  const { dir, namespace, force, refresh, reissue } = command;
   try {
+    if (refresh) {
+      const files = await refreshStaleIdentities(dir, { namespace });
+      process.stdout.write(files.length ? `wrote ${files.join(', ')} in ${dir}: give each service its new files, then restart it\n` : `${dir} is up to the permission table: nothing to write\n`);
+      return;
+    }
     if (reissue) {
       const files = await reissueIdentity(dir, reissue, { namespace });
       process.stdout.write(`wrote ${files.join(', ')} in ${dir}: give ${reissue} its new credential, put the new nats-auth.conf where nats-server reads it and reload it (kill -HUP) to revoke the old one\n`);

@@ -53,7 +53,7 @@ export async function ensureNatsAuth(dataDir: string, say: (line: string) => voi
     return dir;
   }
   const refreshed = await refreshStaleIdentities(dir);
-  if (refreshed.length > 0) say(`bus credentials of ${refreshed.join(', ')} minted again: the permission table changed`);
+  if (refreshed.length > 0) say(`bus credentials brought up to the permission table: ${refreshed.join(', ')}`);
   return dir;
 }
 

@@ -97,7 +97,7 @@ describe('reissuing one identity', () => {
 });
 
 describe('refreshing creds after the permission table changed', () => {
-  it('mints again, with the kept account key, only the identities whose creds differ from the table', async () => {
+  it('mints again, with the kept keys, only the creds and subject keys that differ from the table', async () => {
     await writeBusCredentials(dir);
     const account = readAccountKey(dir);
     const ns = new Namespace('');
@@ -105,7 +105,11 @@ describe('refreshing creds after the permission table changed', () => {
     // As written by an earlier version: one operation fewer, and the answer window of then.
     writeFileSync(join(dir, 'webhooks.creds'), await mintCreds(account, ns.consumer('webhooks'), { ...table, pub: { ...table.pub, allow: table.pub.allow.slice(1) }, resp: { max: 1, ttl: 0 } }));
     const mailbox = readFileSync(join(dir, 'mailbox.creds'), 'utf8');
-    expect(await refreshStaleIdentities(dir)).toEqual(['webhooks']);
+    // A stored subject added since: its key was missing from the identity's file.
+    const keys = readFileSync(join(dir, 'auth.subject-keys'), 'utf8');
+    writeFileSync(join(dir, 'auth.subject-keys'), keys.split('\n').slice(1).join('\n'));
+    expect(await refreshStaleIdentities(dir)).toEqual(['auth.subject-keys', 'webhooks.creds']);
+    expect(readFileSync(join(dir, 'auth.subject-keys'), 'utf8')).toBe(keys);
     const { uc } = await parseCreds((await readBusIdentity(dir, 'webhooks')).creds);
     expect(uc.iss).toBe(account.getPublicKey());
     expect(uc.nats.pub?.allow).toEqual(table.pub.allow);

@@ -200,14 +200,17 @@ function permissionsOf(jwt: string): string {
 }
 
 /**
- * Mints again, with the kept account key, each identity whose creds no longer carry what the
- * permission table gives it (an upgrade added an operation, a subject or a limit): the server
- * admits the new creds without a change. The replaced creds are not revoked; they only ever
- * held what an earlier version of the table gave. For the launcher's own directory; a
- * deployment reissues (`bus-credentials --reissue`). Returns the identities minted again.
+ * Brings a credentials directory up to the permission table after an upgrade: each identity
+ * whose creds no longer carry what the table gives it (an operation, a subject, a limit added
+ * or changed) is minted again with the kept account key, which the server admits without a
+ * change; each whose subject keys miss a stored subject it now publishes or reads gets them,
+ * derived from the kept bus-master.key. The replaced creds are not revoked: they only held
+ * what an earlier table gave. Returns the files written.
  */
-export async function refreshStaleIdentities(dir: string, opts: { namespace?: string } = {}): Promise<BusIdentity[]> {
+export async function refreshStaleIdentities(dir: string, opts: { namespace?: string } = {}): Promise<string[]> {
   const account = readAccountKey(dir);
+  const busMaster = readKeys(join(dir, 'bus-master.key'))[0];
+  if (!busMaster) throw new Error(`${join(dir, 'bus-master.key')} is missing: a credentials directory as bus-credentials writes it is needed`);
   const ns = new Namespace(opts.namespace ?? '');
   const files: Record<string, string> = {};
   for (const identity of BUS_IDENTITIES) {
@@ -215,9 +218,12 @@ export async function refreshStaleIdentities(dir: string, opts: { namespace?: st
     const fresh = await mintCreds(account, ns.consumer(identity), busPermissions(identity, ns));
     const { jwt } = await parseCreds(encoder.encode(fresh));
     if (permissionsOf(current.jwt) !== permissionsOf(jwt)) files[`${identity}.creds`] = fresh;
+    const keysFile = join(dir, `${identity}.subject-keys`);
+    const keys = subjectKeysFile(busMaster, sealedSubjectsOf(identity));
+    if (!existsSync(keysFile) || readFileSync(keysFile, 'utf8') !== keys) files[`${identity}.subject-keys`] = keys;
   }
   writeSecretFiles(dir, files);
-  return Object.keys(files).map((f) => f.replace(/\.creds$/, '') as BusIdentity);
+  return Object.keys(files);
 }
 
 export interface BusIdentityFiles {
