@@ -7,7 +7,7 @@
  * created in it afterwards (404, as for any environment that is not there).
  */
 import { randomBytes } from 'node:crypto';
-import { AppError, authorize, decodePageToken, encodePageToken, idSchema, keyPermissions, KEY_PERMISSIONS, newId, type ApiKey, type Fact, type KeyScope, type Permission, type TenantContext } from '@mailroom/contracts';
+import { AppError, authorize, encodePageToken, pageCursor, idSchema, keyPermissions, KEY_PERMISSIONS, newId, type ApiKey, type Fact, type KeyScope, type Permission, type TenantContext } from '@mailroom/contracts';
 import { sha256, type Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { ApiKeyPublicRow, ApiKeyRepository } from '../repo/api-key.repository';
@@ -115,12 +115,7 @@ export class ApiKeys {
 
   async list(ctx: TenantContext, q: { limit: number; page_token?: string | undefined }): Promise<{ data: ApiKey[]; next_page_token: string | null }> {
     const user = manager(ctx, 'keys.read');
-    let before: string | undefined;
-    if (q.page_token) {
-      const c = decodePageToken(q.page_token, cursor);
-      if (!c) throw new AppError('invalid_request', 'page_token is not valid', { details: [{ path: 'page_token', message: 'not a token from this list' }] });
-      before = c.before;
-    }
+    const before = pageCursor(q.page_token, cursor)?.before;
     const rows = await this.repo.listLive(user.org_id, { limit: q.limit + 1, ...(before ? { before } : {}) });
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);

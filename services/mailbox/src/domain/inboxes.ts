@@ -7,7 +7,7 @@
  * environment, its inboxes are deleted as one is (their mail goes with them), and no inbox is
  * created in it afterwards (404, as for any environment not there).
  */
-import { AppError, checkRoomForOneMore, decodePageToken, encodePageToken, idSchema, newId, randomBytes, type Fact, type Inbox, type Tenant } from '@mailroom/contracts';
+import { AppError, checkRoomForOneMore, encodePageToken, pageCursor, idSchema, newId, randomBytes, type Fact, type Inbox, type Tenant } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
@@ -32,10 +32,6 @@ export function generateUsername(): string {
   let out = 'agent-';
   for (const b of randomBytes(10)) out += ALPHABET[b & 31];
   return out;
-}
-
-export function invalidPageToken(): AppError {
-  return new AppError('invalid_request', 'page_token is not valid', { details: [{ path: 'page_token', message: 'not a token from this list' }] });
 }
 
 export class Inboxes {
@@ -101,12 +97,7 @@ export class Inboxes {
   }
 
   async list(t: Tenant, q: { limit: number; page_token?: string | undefined }): Promise<{ data: Inbox[]; next_page_token: string | null }> {
-    let before: string | undefined;
-    if (q.page_token) {
-      const c = decodePageToken(q.page_token, cursor);
-      if (!c) throw invalidPageToken();
-      before = c.before;
-    }
+    const before = pageCursor(q.page_token, cursor)?.before;
     const rows = await this.repo.list(t, q.limit + 1, before);
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);

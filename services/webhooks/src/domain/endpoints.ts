@@ -12,7 +12,7 @@ import {
   AppError,
   checkRoomForOneMore,
   EVENT_TYPES,
-  decodePageToken,
+  pageCursor,
   encodePageToken,
   idSchema,
   newId,
@@ -108,10 +108,6 @@ export function storedEvent(envelope: EventEnvelope): StoredEvent {
 const endpointCursor = z.object({ before: idSchema('webhookEndpoint') });
 const deliveryCursor = z.object({ before: idSchema('delivery') });
 
-function badToken(): AppError {
-  return new AppError('invalid_request', 'page_token is not valid', { details: [{ path: 'page_token', message: 'not a token from this list' }] });
-}
-
 export interface EndpointsDeps {
   transact: Transact;
   endpoints: Pick<EndpointRepository, keyof EndpointRepository>;
@@ -170,12 +166,7 @@ export class Endpoints {
   }
 
   async list(t: Tenant, q: { limit: number; page_token?: string | undefined }): Promise<{ data: WebhookEndpoint[]; next_page_token: string | null }> {
-    let before: string | undefined;
-    if (q.page_token) {
-      const c = decodePageToken(q.page_token, endpointCursor);
-      if (!c) throw badToken();
-      before = c.before;
-    }
+    const before = pageCursor(q.page_token, endpointCursor)?.before;
     const rows = await this.d.endpoints.list(t, { limit: q.limit + 1, before });
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);
@@ -268,12 +259,7 @@ export class Endpoints {
 
   async deliveries(t: Tenant, id: string, q: { limit: number; page_token?: string | undefined }): Promise<{ data: WebhookDelivery[]; next_page_token: string | null }> {
     await this.require(t, id);
-    let before: string | undefined;
-    if (q.page_token) {
-      const c = decodePageToken(q.page_token, deliveryCursor);
-      if (!c) throw badToken();
-      before = c.before;
-    }
+    const before = pageCursor(q.page_token, deliveryCursor)?.before;
     const rows = await this.d.deliveries.listAttempts(t, id, { limit: q.limit + 1, before });
     const page = rows.slice(0, q.limit);
     const last = page.at(-1);
