@@ -104,7 +104,7 @@ try {
   // No orgs here: the made-up tenant's plan is answered by the bench (no limit).
   standInPlanLimits(bus);
   const tenant = { org_id: newId('organization'), env_id: newId('environment') };
-  const call = { auth: { kind: 'api_key', key_id: newId('apiKey'), ...tenant }, requestId: 'bench' };
+  const call = { auth: { kind: 'api_key', key_id: newId('apiKey'), ...tenant, permissions: ['webhooks.manage'] }, requestId: 'bench' };
   for (const port of ports) await callRpc(bus, 'webhooks.endpoint.create', { url: `http://127.0.0.1:${port}/hook` }, call);
 
   async function publishAll(events, pace) {
