@@ -148,6 +148,7 @@ export class Authenticator {
     });
     // A long replay does not hold the start: until it ends, user tokens answer 503 and /readyz fails.
     await Promise.race([replayed, new Promise((r) => setTimeout(r, 5_000).unref())]);
+    if (!this.replayed) this.log.warn('recent revocations and membership changes still being read after 5 s: user tokens answer 503 until then');
     await this.loadJwks().catch((err: unknown) => this.log.warn({ err }, 'JWKS not loaded yet; will retry on first token'));
     this.timer = setInterval(() => {
       this.sweep();
