@@ -6,6 +6,7 @@
 import type { CredentialRepository } from '../repo/credential.repository';
 import type { AuthTx } from '../repo/tables';
 import type { AccountOutbox } from './ports';
+import { revocationFact } from './sessions';
 
 export async function endSessions(
   tx: AuthTx,
@@ -14,8 +15,6 @@ export async function endSessions(
   opts: { reason: string; now: Date; except?: string | undefined },
 ): Promise<number> {
   const ended = await deps.credentials.revokeSessionsOf(userId, opts, tx);
-  // No access token of these sessions outlives this: gateways may forget them after it.
-  const validUntil = new Date(opts.now.getTime() + deps.accessTokenTtlSeconds * 1000).toISOString();
-  for (const sessionId of ended) await deps.outbox.sessionRevoked(tx, { session_id: sessionId, user_id: userId, tokens_valid_until: validUntil });
+  for (const id of ended) await deps.outbox.sessionRevoked(tx, revocationFact({ id, user_id: userId }, opts.now, deps.accessTokenTtlSeconds));
   return ended.length;
 }
