@@ -27,11 +27,8 @@ class MemoryInboxes implements Pick<InboxRepository, keyof InboxRepository> {
     return this.live(t).length;
   }
   async lockOrganization() {}
-  async countLiveInOrganization(orgId: string) {
-    return this.rows.filter((r) => r.org_id === orgId && !r.deleted_at).length;
-  }
   async countLiveInOrg(orgId: string) {
-    return this.countLiveInOrganization(orgId);
+    return this.rows.filter((r) => r.org_id === orgId && !r.deleted_at).length;
   }
   async find(t: Tenant, id: string) {
     return this.live(t).find((r) => r.id === id);

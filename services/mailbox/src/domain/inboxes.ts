@@ -57,7 +57,7 @@ export class Inboxes {
     return this.transact(async (trx) => {
       await checkRoomForOneMore(plans, plan, 'inboxes', async () => {
         await this.repo.lockOrganization(t.org_id, trx);
-        return this.repo.countLiveInOrganization(t.org_id, trx);
+        return this.repo.countLiveInOrg(t.org_id, trx);
       });
       // A generated name is retried on the (unlikely) collision; a chosen one is a conflict.
       for (let attempt = 0; attempt < 3; attempt++) {

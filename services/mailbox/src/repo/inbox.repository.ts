@@ -52,12 +52,6 @@ export class InboxRepository {
     await sql`select pg_advisory_xact_lock(hashtextextended(${`mailbox.inboxes:${orgId}`}, 0))`.execute(trx);
   }
 
-  /** Live inboxes of the whole organization, every environment (what the plan's `inboxes` limit counts). */
-  async countLiveInOrganization(orgId: string, ex: Executor<MailboxDb> = this.db): Promise<number> {
-    const row = await ex.selectFrom('inboxes').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
   /** Live inboxes of one environment (an environment is deleted only without any). */
   async countLive(t: Tenant, ex: Executor<MailboxDb> = this.db): Promise<number> {
     const row = await ex
@@ -70,7 +64,7 @@ export class InboxRepository {
     return Number(row.n);
   }
 
-  /** Live inboxes of the organization, every environment (its usage; index inboxes_by_tenant). */
+  /** Live inboxes of the organization, every environment: what the plan's `inboxes` limit and the usage count (index inboxes_by_tenant). */
   async countLiveInOrg(orgId: string, ex: Executor<MailboxDb> = this.db): Promise<number> {
     const row = await ex
       .selectFrom('inboxes')

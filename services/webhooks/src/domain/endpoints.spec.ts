@@ -27,11 +27,8 @@ class MemoryEndpoints implements Pick<EndpointRepository, keyof EndpointReposito
     return true;
   }
   async lockOrganization() {}
-  async countInOrganization(orgId: string) {
-    return this.rows.filter((r) => r.org_id === orgId).length;
-  }
   async countInOrg(orgId: string) {
-    return this.countInOrganization(orgId);
+    return this.rows.filter((r) => r.org_id === orgId).length;
   }
   async count(t: Tenant) {
     return this.of(t).length;

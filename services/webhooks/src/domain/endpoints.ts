@@ -153,7 +153,7 @@ export class Endpoints {
     const { plan, plans } = await this.d.plans.of(t.org_id);
     await this.d.transact(async (trx) => {
       await this.d.endpoints.lockOrganization(t.org_id, trx);
-      await checkRoomForOneMore(plans, plan, 'webhook_endpoints', () => this.d.endpoints.countInOrganization(t.org_id, trx));
+      await checkRoomForOneMore(plans, plan, 'webhook_endpoints', () => this.d.endpoints.countInOrg(t.org_id, trx));
       const max = this.d.maxEndpoints;
       if ((await this.d.endpoints.count(t, trx)) >= max) {
         throw new AppError('conflict', `this environment has ${max} webhook endpoints, the most it can have; delete one first (one endpoint can subscribe to several event types)`);

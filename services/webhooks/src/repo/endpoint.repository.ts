@@ -43,19 +43,13 @@ export class EndpointRepository {
     await sql`select pg_advisory_xact_lock(hashtextextended(${`webhook-endpoints:${orgId}`}, 0))`.execute(trx);
   }
 
-  /** Endpoints of the whole organization, every environment, disabled ones included (what the plan's `webhook_endpoints` limit counts). */
-  async countInOrganization(orgId: string, ex: Executor<WebhooksDb> = this.db): Promise<number> {
-    const row = await ex.selectFrom('endpoints').select((eb) => eb.fn.countAll<number>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
   /** Endpoints of one environment, disabled ones included (an environment is deleted only without any). */
   async count(t: Tenant, ex: Executor<WebhooksDb> = this.db): Promise<number> {
     const row = await ex.selectFrom('endpoints').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).executeTakeFirstOrThrow();
     return Number(row.n);
   }
 
-  /** Endpoints of the organization, every environment, disabled ones included (its usage; index endpoints_by_tenant). */
+  /** Endpoints of the organization, every environment, disabled ones included: what the plan's `webhook_endpoints` limit and the usage count (index endpoints_by_tenant). */
   async countInOrg(orgId: string, ex: Executor<WebhooksDb> = this.db): Promise<number> {
     const row = await ex.selectFrom('endpoints').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow();
     return Number(row.n);
