@@ -10,9 +10,9 @@
  *   is dead (the link still works) and no longer written to; comparisons are constant-time;
  * - a new code is made at most once a minute and 5 times an hour per person and purpose.
  */
-import { createHmac, createSecretKey, randomInt, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, randomInt, type KeyObject } from 'node:crypto';
 import { AppError, newId } from '@mailroom/contracts';
-import { randomToken, sha256, type Clock } from '@mailroom/platform';
+import { constantTimeEqual, randomToken, sha256, type Clock } from '@mailroom/platform';
 import type { CodePurpose, OneTimeCodeRepository, OneTimeCodeRow } from '../repo/one-time-code.repository';
 import type { AuthTx } from '../repo/tables';
 
@@ -70,8 +70,7 @@ export class CodeHasher {
 
   /** Constant-time; a row whose stored hash is malformed matches nothing. */
   codeMatches(rowId: string, code: string, stored: Buffer): boolean {
-    const given = this.code(rowId, code);
-    return stored.length === given.length && timingSafeEqual(given, stored);
+    return constantTimeEqual(this.code(rowId, code), stored);
   }
 }
 

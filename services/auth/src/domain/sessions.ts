@@ -5,7 +5,7 @@
  * refused by refresh, which reads the session.
  */
 import { z } from 'zod';
-import { AppError, encodePageToken, pageCursor, type Session } from '@mailroom/contracts';
+import { AppError, encodePageToken, idSchema, pageCursor, type Session } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import type { AuthTx } from '../repo/tables';
 import type { SessionRow } from '../repo/user.repository';
@@ -43,7 +43,7 @@ export interface SessionSettings {
   accessTokenTtlSeconds: number;
 }
 
-const cursor = z.object({ before: z.string() });
+const cursor = z.object({ before: idSchema('session') });
 
 function toSession(row: SessionRow, caller: Caller): Session {
   return {
