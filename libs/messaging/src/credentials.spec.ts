@@ -117,5 +117,9 @@ describe('refreshing creds after the permission table changed', () => {
     expect(readFileSync(join(dir, 'mailbox.creds'), 'utf8')).toBe(mailbox);
     expect(statSync(join(dir, 'webhooks.creds')).mode & 0o777).toBe(0o600);
     expect(await refreshStaleIdentities(dir)).toEqual([]);
+    // An identity an upgrade added: its creds are written.
+    rmSync(join(dir, 'orgs.creds'));
+    expect(await refreshStaleIdentities(dir)).toEqual(['orgs.creds']);
+    expect((await parseCreds((await readBusIdentity(dir, 'orgs')).creds)).uc.iss).toBe(account.getPublicKey());
   });
 });

@@ -214,10 +214,11 @@ export async function refreshStaleIdentities(dir: string, opts: { namespace?: st
   const ns = new Namespace(opts.namespace ?? '');
   const files: Record<string, string> = {};
   for (const identity of BUS_IDENTITIES) {
-    const current = await parseCreds(readFileSync(join(dir, `${identity}.creds`)));
+    const credsFile = join(dir, `${identity}.creds`);
     const fresh = await mintCreds(account, ns.consumer(identity), busPermissions(identity, ns));
-    const { jwt } = await parseCreds(encoder.encode(fresh));
-    if (permissionsOf(current.jwt) !== permissionsOf(jwt)) files[`${identity}.creds`] = fresh;
+    // An identity the upgrade added has no creds yet.
+    const current = existsSync(credsFile) ? (await parseCreds(readFileSync(credsFile))).jwt : undefined;
+    if (current === undefined || permissionsOf(current) !== permissionsOf((await parseCreds(encoder.encode(fresh))).jwt)) files[`${identity}.creds`] = fresh;
     const keysFile = join(dir, `${identity}.subject-keys`);
     const keys = subjectKeysFile(busMaster, sealedSubjectsOf(identity));
     if (!existsSync(keysFile) || readFileSync(keysFile, 'utf8') !== keys) files[`${identity}.subject-keys`] = keys;
