@@ -25,6 +25,7 @@ import { CodeHasher, OneTimeCodes } from './domain/one-time-codes';
 import { CHANGE_FAILURES, PasswordChange } from './domain/password-change';
 import { PasswordReset } from './domain/password-reset';
 import { Passwords } from './domain/passwords';
+import { SessionStart } from './domain/session-start';
 import { Sessions } from './domain/sessions';
 import { UserOrganizations } from './domain/user-organizations';
 import { ApiKeyRepository } from './repo/api-key.repository';
@@ -58,7 +59,8 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const account = accountOutbox(outbox);
     const codes = new OneTimeCodes(new OneTimeCodeRepository(db), new CodeHasher(config.SECRETS_ENCRYPTION_KEY), config.APP_URL, clock);
     const verification = new EmailVerification(transact, users, credentialRepo, codes, account, clock);
-    const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS }, verification);
+    const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS });
+    const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification);
     const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
     const organizations = new UserOrganizations(orgs);
     const apiKeys = new ApiKeys(transact, new ApiKeyRepository(db), new DeletedEnvironments<AuthDb>(), orgs, revocations, clock);

@@ -11,6 +11,7 @@ import type { RefreshTokenRow, SessionRow, UserRow } from '../repo/user.reposito
 import type { AuthTx } from '../repo/tables';
 import type { AccessTokenClaims } from './access-tokens';
 import { Accounts } from './accounts';
+import { SessionStart } from './session-start';
 import type { OrgsPort, RevocationPort, Transact, Users } from './ports';
 import { Sessions, USER_AGENT_MAX_LENGTH } from './sessions';
 
@@ -143,7 +144,8 @@ function setup() {
   // Signup queues the verification mail in its transaction (email-verification.spec.ts has the rest).
   const verificationMails: string[] = [];
   const verification = { queueInSignup: async (_tx: AuthTx, user: { email: string }) => void verificationMails.push(user.email), kick: () => undefined };
-  const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, { refreshTokenTtlSeconds: 3_600 }, verification);
+  const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: 3_600 });
+  const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification);
   const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: 900 });
   return {
     accounts,

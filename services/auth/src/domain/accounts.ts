@@ -4,31 +4,16 @@
  * person's profile. A session belongs to one active organization; its access tokens carry
  * that organization, its default environment and the person's role in it.
  */
-import { AppError, newId, type Membership, type SessionResponse, type User, type UserProfile } from '@mailroom/contracts';
+import { AppError, newId, type SessionResponse, type User, type UserProfile } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
-import type { SessionRow, UserRow } from '../repo/user.repository';
+import type { SessionRow } from '../repo/user.repository';
 import type { AccessTokens } from './access-tokens';
 import type { EmailVerification } from './email-verification';
 import type { Passwords } from './passwords';
 import type { ClientInfo, OrgsPort, RevocationPort, Transact, Users } from './ports';
+import { REFRESH_TOKEN_PREFIX, tokenFields, type SessionStart } from './session-start';
 import { isLive, recordedClient, revocationFact, type Caller } from './sessions';
-
-export const REFRESH_TOKEN_PREFIX = 'mrt_';
-
-export interface AccountSettings {
-  refreshTokenTtlSeconds: number;
-}
-
-export function toUser(row: UserRow): User {
-  return {
-    id: row.id,
-    email: row.email,
-    name: row.name,
-    email_verified: row.email_verified_at !== null,
-    created_at: row.created_at.toISOString(),
-    updated_at: row.updated_at.toISOString(),
-  };
-}
+import { toUser } from './users';
 
 const INVALID_CREDENTIALS = 'email or password is incorrect';
 
@@ -41,7 +26,7 @@ export class Accounts {
     private readonly orgs: OrgsPort,
     private readonly revocations: RevocationPort,
     private readonly clock: Clock,
-    private readonly settings: AccountSettings,
+    private readonly start: SessionStart,
     private readonly verification: Pick<EmailVerification, 'queueInSignup' | 'kick'>,
   ) {}
 
@@ -57,7 +42,7 @@ export class Accounts {
       }
       // Inside the transaction: if the organization cannot be made, no account is left behind.
       const result = await this.orgs.createForOwner(userId, input.name ? `${input.name}'s organization` : `${input.email.split('@')[0]}'s organization`);
-      await this.insertSession(trx, { sessionId, userId, orgId: result.organization.id, refresh, now, client });
+      await this.start.insert(trx, { sessionId, userId, orgId: result.organization.id, refresh, now, client });
       await this.verification.queueInSignup(trx, { id: userId, email: input.email });
       return result;
     });
@@ -75,13 +60,7 @@ export class Accounts {
     if (user.password_hash && this.passwords.needsRehash(user.password_hash)) {
       await this.users.updatePasswordHash(user.id, await this.passwords.hash(input.password), this.clock.now());
     }
-    const membership = (await this.orgs.memberships(user.id))[0];
-    if (!membership) throw new AppError('forbidden', 'this account belongs to no organization');
-    const now = this.clock.now();
-    const refresh = randomToken(REFRESH_TOKEN_PREFIX);
-    const sessionId = newId('session');
-    await this.transact((trx) => this.insertSession(trx, { sessionId, userId: user.id, orgId: membership.org_id, refresh, now, client }));
-    return this.sessionResponse(user, sessionId, membership, refresh);
+    return this.start.open(user, client);
   }
 
   /**
@@ -112,7 +91,7 @@ export class Accounts {
     const seen = recordedClient(client);
     const won = await this.transact(async (trx) => {
       if (!(await this.users.useRefreshToken(hash, now, trx))) return false;
-      const expiresAt = this.refreshExpiry(now);
+      const expiresAt = this.start.refreshExpiry(now);
       await this.users.insertRefreshToken({ token_hash: sha256(next), session_id: session.id, created_at: now, expires_at: expiresAt }, trx);
       // "Last used" is the last time tokens were issued: gateways check access tokens on their own.
       const use = { now, expiresAt, ip: seen.ip ?? session.ip, userAgent: seen.userAgent ?? session.user_agent };
@@ -125,7 +104,7 @@ export class Accounts {
       await this.revoke(session, 'refresh_token_reuse');
       throw new AppError('unauthorized', 'refresh token was already used; the session has been revoked for safety, log in again');
     }
-    return this.sessionResponse(user, session.id, membership, next);
+    return this.start.respond(user, session.id, membership, next);
   }
 
   /**
@@ -143,10 +122,7 @@ export class Accounts {
     // Not a member and no such organization answer alike: another organization's existence is not told.
     const membership = (await this.orgs.memberships(user.id)).find((m) => m.org_id === orgId);
     if (!membership) throw AppError.notFound('organization');
-    const refresh = randomToken(REFRESH_TOKEN_PREFIX);
-    const sessionId = newId('session');
-    await this.transact((trx) => this.insertSession(trx, { sessionId, userId: user.id, orgId: membership.org_id, refresh, now, client }));
-    return this.sessionResponse(user, sessionId, membership, refresh);
+    return this.start.open(user, client, membership);
   }
 
   async logout(sessionId: string): Promise<void> {
@@ -180,42 +156,4 @@ export class Accounts {
     await this.users.revokeSession(session.id, reason, now);
     await this.revocations.sessionRevoked(revocationFact(session, now, this.tokens.settings.ttlSeconds));
   }
-
-  private refreshExpiry(now: Date): Date {
-    return new Date(now.getTime() + this.settings.refreshTokenTtlSeconds * 1000);
-  }
-
-  private async insertSession(
-    trx: Parameters<Users['insertSession']>[1],
-    s: { sessionId: string; userId: string; orgId: string; refresh: string; now: Date; client: ClientInfo },
-  ): Promise<void> {
-    const expiresAt = this.refreshExpiry(s.now);
-    const seen = recordedClient(s.client);
-    await this.users.insertSession(
-      {
-        id: s.sessionId,
-        user_id: s.userId,
-        org_id: s.orgId,
-        created_at: s.now,
-        last_refreshed_at: s.now,
-        expires_at: expiresAt,
-        ip: seen.ip,
-        user_agent: seen.userAgent,
-      },
-      trx,
-    );
-    await this.users.insertRefreshToken({ token_hash: sha256(s.refresh), session_id: s.sessionId, created_at: s.now, expires_at: expiresAt }, trx);
-  }
-
-  private async sessionResponse(user: UserRow, sessionId: string, membership: Membership, refresh: string): Promise<SessionResponse> {
-    const [organization, access] = await Promise.all([
-      this.orgs.organization(membership.org_id),
-      this.tokens.issue({ userId: user.id, sessionId, orgId: membership.org_id, envId: membership.default_env_id, role: membership.role }),
-    ]);
-    return { user: toUser(user), organization, ...tokenFields(access, refresh) };
-  }
-}
-
-function tokenFields(access: { token: string; expiresIn: number }, refresh: string) {
-  return { access_token: access.token, refresh_token: refresh, token_type: 'Bearer' as const, expires_in: access.expiresIn };
 }

@@ -10,7 +10,7 @@ import type { Clock } from '@mailroom/platform';
 import type { OneTimeCodeRow } from '../repo/one-time-code.repository';
 import type { AuthTx } from '../repo/tables';
 import type { CredentialRepository } from '../repo/credential.repository';
-import { toUser } from './accounts';
+import { toUser } from './users';
 import type { IssuedCode, OneTimeCodes } from './one-time-codes';
 import type { AccountOutbox, Transact, Users } from './ports';
 

@@ -1,0 +1,91 @@
+/**
+ * Opening a session once a person has proved who they are (a password, and later a second
+ * factor or an outside provider): the session row and its first refresh token, then the
+ * answer of login with an access token for the session's organization.
+ */
+import { AppError, newId, type Membership, type SessionResponse } from '@mailroom/contracts';
+import { randomToken, sha256, type Clock } from '@mailroom/platform';
+import type { UserRow } from '../repo/user.repository';
+import type { AccessTokens } from './access-tokens';
+import type { ClientInfo, OrgsPort, Transact, Users } from './ports';
+import { recordedClient } from './sessions';
+import { toUser } from './users';
+
+export const REFRESH_TOKEN_PREFIX = 'mrt_';
+
+export interface SessionStartSettings {
+  refreshTokenTtlSeconds: number;
+}
+
+/** What a new session is made of; `refresh` is the clear refresh token, stored only as its hash. */
+export interface NewSession {
+  sessionId: string;
+  userId: string;
+  orgId: string;
+  refresh: string;
+  now: Date;
+  client: ClientInfo;
+}
+
+export function tokenFields(access: { token: string; expiresIn: number }, refresh: string) {
+  return { access_token: access.token, refresh_token: refresh, token_type: 'Bearer' as const, expires_in: access.expiresIn };
+}
+
+export class SessionStart {
+  constructor(
+    private readonly transact: Transact,
+    private readonly users: Users,
+    private readonly tokens: Pick<AccessTokens, 'issue'>,
+    private readonly orgs: OrgsPort,
+    private readonly clock: Clock,
+    private readonly settings: SessionStartSettings,
+  ) {}
+
+  /**
+   * A new session of `user` in `membership`'s organization, or in the first organization the
+   * person belongs to when none is named.
+   */
+  async open(user: UserRow, client: ClientInfo, membership?: Membership): Promise<SessionResponse> {
+    const acting = membership ?? (await this.orgs.memberships(user.id))[0];
+    if (!acting) throw new AppError('forbidden', 'this account belongs to no organization');
+    const refresh = randomToken(REFRESH_TOKEN_PREFIX);
+    const sessionId = newId('session');
+    const now = this.clock.now();
+    await this.transact((trx) => this.insert(trx, { sessionId, userId: user.id, orgId: acting.org_id, refresh, now, client }));
+    return this.respond(user, sessionId, acting, refresh);
+  }
+
+  /** Writes the session and its first refresh token in `trx`. */
+  async insert(trx: Parameters<Users['insertSession']>[1], s: NewSession): Promise<void> {
+    const expiresAt = this.refreshExpiry(s.now);
+    const seen = recordedClient(s.client);
+    await this.users.insertSession(
+      {
+        id: s.sessionId,
+        user_id: s.userId,
+        org_id: s.orgId,
+        created_at: s.now,
+        last_refreshed_at: s.now,
+        expires_at: expiresAt,
+        ip: seen.ip,
+        user_agent: seen.userAgent,
+      },
+      trx,
+    );
+    await this.users.insertRefreshToken({ token_hash: sha256(s.refresh), session_id: s.sessionId, created_at: s.now, expires_at: expiresAt }, trx);
+  }
+
+  /** The answer of login for a session: the person, the organization and a token pair. */
+  async respond(user: UserRow, sessionId: string, membership: Membership, refresh: string): Promise<SessionResponse> {
+    const [organization, access] = await Promise.all([
+      this.orgs.organization(membership.org_id),
+      this.tokens.issue({ userId: user.id, sessionId, orgId: membership.org_id, envId: membership.default_env_id, role: membership.role }),
+    ]);
+    return { user: toUser(user), organization, ...tokenFields(access, refresh) };
+  }
+
+  /** When a refresh token issued at `now` stops working. */
+  refreshExpiry(now: Date): Date {
+    return new Date(now.getTime() + this.settings.refreshTokenTtlSeconds * 1000);
+  }
+}
