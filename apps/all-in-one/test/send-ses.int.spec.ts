@@ -2,12 +2,14 @@
  * Sending through Amazon SES, against a fake SES API and SNS on loopback (real HTTP, real
  * signatures): the SESv2 raw send carries our signed bytes, every envelope recipient and our
  * message tag; what became of the message comes back as SNS notifications to the gateway's
- * provider endpoint, checked (signature, topic) and applied once.
+ * provider endpoint, checked (signature, topic) and applied once. A complaint about the
+ * platform's own mail stops the platform mailing the address.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import nodemailer from 'nodemailer';
 import { simpleParser } from 'mailparser';
 import type { EnvelopeOf } from '@mailroom/contracts';
+import { createDb, sql } from '@mailroom/db';
 import { freePort, startFakeSes, waitFor, type FakeSes, type SesBehaviour } from '@mailroom/testing';
 import { usePlatform } from './fixtures';
 
@@ -39,7 +41,7 @@ const mailroom = usePlatform({
   dns: [{ name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' }],
   events: true,
 });
-const { api, tenant, events: tap } = mailroom;
+const { api, anon, tenant, events: tap } = mailroom;
 beforeAll(() => {
   // Subscribed with a query, as an operator may: a provider's callback takes the URL as it was subscribed.
   ses.notifyTo(`${mailroom.url}/api/v1/providers/ses/notifications?subscription=mailroom-test`);
@@ -201,5 +203,27 @@ describe('SES', () => {
     expect(fresh).toBe(503);
     expect(ses.posts.at(-1)!.statuses.length).toBeGreaterThan(1);
     expect(await ses.post(about(new Date(Date.now() - 3_600_000).toISOString()))).toBe(204);
+  });
+});
+
+describe('SES and the platform’s own mail', () => {
+  async function statuses(to: string): Promise<string[]> {
+    const db = createDb<unknown>({ url: mailroom.env.DATABASE_URL!, schema: 'public', max: 1 });
+    try {
+      return (await sql<{ template: string; status: string }>`select template, status from mail_send.system_mails where to_address = ${to} order by created_at`.execute(db)).rows.map((r) => `${r.template} ${r.status}`);
+    } finally {
+      await db.destroy();
+    }
+  }
+
+  it('takes a complaint about a verification mail (found by its tag) as the end of platform mail to the address', async () => {
+    const email = `angry@platform-${Date.now()}.example`;
+    expect((await anon.post('/api/v1/auth/signup', { email, password: 'correct horse battery' })).status).toBe(201);
+    const mail = await waitFor(() => ses.sent.find((s) => s.to.includes(email)), { timeoutMs: 20_000, what: 'the verification mail sent through SES' });
+    expect(mail.tags).toEqual(expect.objectContaining({ mailroom_message_id: expect.stringMatching(/^sml_/) }));
+    await waitFor(async () => (await statuses(email)).join() === 'email_verification complained', { timeoutMs: 20_000, what: 'the complaint applied' });
+    expect((await anon.post('/api/v1/auth/password/reset-request', { email })).status).toBe(202);
+    await waitFor(async () => (await statuses(email)).join() === 'email_verification complained,password_reset suppressed', { timeoutMs: 20_000, what: 'the reset mail suppressed' });
+    expect(ses.sent.filter((s) => s.to.includes(email))).toHaveLength(1);
   });
 });

@@ -5,7 +5,8 @@
  * dies after 5 wrong attempts. An unverified person may not invite. A forgotten password is
  * reset from its mail: the old sessions are refused within a second, the new password logs
  * in. Asking for a reset answers an unknown address exactly as a known one. A signed-in
- * person changes their password: the other sessions end, theirs goes on.
+ * person changes their password: the other sessions end, theirs goes on. An address whose
+ * verification mail bounced is not mailed again.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
@@ -22,7 +23,8 @@ let relay: TestRelay;
 let smtpPort: number;
 beforeAll(async () => {
   smtpPort = await freePort();
-  relay = await startTestRelay({ feedbackTo: { host: '127.0.0.1', port: smtpPort }, hostname: 'relay.test' });
+  // Addresses at gone.example do not exist: the relay takes the mail, then reports it failed (a DSN to our VERP address).
+  relay = await startTestRelay({ feedbackTo: { host: '127.0.0.1', port: smtpPort }, hostname: 'relay.test', behaviour: (a) => (a.endsWith('@gone.example') ? 'bounce' : 'deliver') });
 });
 // People sign up here through the API as anyone would: their addresses start unverified.
 const { anon, env, dns } = usePlatform({
@@ -248,5 +250,27 @@ describe('changing the password signed in', () => {
     expect((await anon.post('/api/v1/auth/refresh', { refresh_token: gus.refresh })).status).toBe(200);
     expect((await logIn(gus.email, 'a brand new password')).status).toBe(200);
     expect((await mailTo(gus.email, 'password_changed')).text).toMatch(/changed by someone signed in to it/);
+  });
+});
+
+describe('platform mail that bounces', () => {
+  /** Status of the platform's mails of `template` to `to`, from mail-send's record. */
+  async function statuses(to: string, template: string): Promise<string[]> {
+    let rows: { status: string }[] = [];
+    await onDatabase(async (db) => {
+      rows = (await sql<{ status: string }>`select status from mail_send.system_mails where to_address = ${to} and template = ${template}`.execute(db)).rows;
+    });
+    return rows.map((r) => r.status);
+  }
+
+  it('marks a verification mail that bounced, and mails the address nothing more (a reset request sends nothing)', async () => {
+    const email = `nobody-${Date.now()}@gone.example`;
+    await signUp(email);
+    await waitFor(async () => (await statuses(email, 'email_verification')).join() === 'bounced', { timeoutMs: 20_000, what: 'the verification mail bounced' });
+    expect(relay.reportsSent.filter((r) => r.to.includes('bounces+sml_') && r.action === 'failed')).not.toHaveLength(0);
+
+    expect((await anon.post('/api/v1/auth/password/reset-request', { email })).status).toBe(202);
+    await waitFor(async () => (await statuses(email, 'password_reset')).join() === 'suppressed', { timeoutMs: 20_000, what: 'the reset mail suppressed' });
+    expect(relay.received.filter((m) => m.rcptTo.includes(email))).toHaveLength(1);
   });
 });

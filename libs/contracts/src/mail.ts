@@ -12,10 +12,11 @@ import { isoTimestamp } from './time';
 import { accountMail, systemMail } from './system-mail';
 
 /**
- * Local part of our VERP envelope senders: `bounces+<message id>-<mac>`. The SMTP edge routes
- * mail for it on the bounce domain to mail.feedback; mail-send checks the mac.
+ * Local part of our VERP envelope senders: `bounces+<id>-<mac>`, the id of a customer's
+ * message (`msg_`) or of a mail from the platform itself (`sml_`). The SMTP edge routes mail
+ * for it on the bounce domain to mail.feedback; mail-send checks the mac.
  */
-export const VERP_LOCAL_PART = /^bounces\+(msg_[0-9a-z]{26})-([0-9a-z]{10})$/;
+export const VERP_LOCAL_PART = /^bounces\+((?:msg|sml)_[0-9a-z]{26})-([0-9a-z]{10})$/;
 
 export const OBJECT_BUCKETS = {
   /** Raw messages received, byte for byte, named by raw id: written by mail-ingest alone. */

@@ -23,6 +23,7 @@ import { SesNotifications } from './domain/ses-notifications';
 import { SnsVerifier } from './domain/sns';
 import { dkimKey, type DkimKey } from './domain/dkim';
 import { OutboundSender } from './domain/outbound';
+import { SystemMailFeedback } from './domain/system-mail/system-feedback';
 import { SystemMailer } from './domain/system-mail/system-mailer';
 import { Suppressions } from './domain/suppressions';
 import { SendUsage } from './domain/usage';
@@ -81,13 +82,14 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
     const orgStatuses = new OrgStatuses(async (orgId) => (await rpc.asService('mail-send', 'orgs.organization.get', { org_id: orgId }, { requestId: newId('request') })).status, clock);
     const checks = new SendChecks(transact, repo, outbox, clock, { perInboxPerMinute: config.SEND_RATE_PER_INBOX_PER_MINUTE, perOrgPerMinute: config.SEND_RATE_PER_ORG_PER_MINUTE }, orgStatuses);
-    const feedback = new FeedbackHandler(transact, repo, verp, parseFeedback, outbox, clock);
+    const systemMails = new SystemMailRepository(db);
+    const feedback = new FeedbackHandler(transact, repo, verp, parseFeedback, outbox, clock, new SystemMailFeedback(transact, systemMails, () => clock.now()));
     const ses = config.SES_SNS_TOPIC_ARNS.length
       ? new SesNotifications(new SnsVerifier(config.SNS_TRUSTED_URL_PREFIX, fetchText, () => clock.now()), new Set(config.SES_SNS_TOPIC_ARNS), repo, feedback, clock, fetchText)
       : undefined;
     life.add('mail-send:rpc', serveRpc(bus, 'mail-send', mailSendHandlers(checks, new Suppressions(repo), new SendUsage(repo), ses)), (s) => s.stop());
     life.add('mail-send:outbound', await startOutboundConsumer(bus, sender, config.OUTBOUND_CONCURRENCY), (c) => c.stop());
-    const systemMailer = new SystemMailer(new SystemMailRepository(db), provider, dkim, { address: config.SYSTEM_MAIL_FROM, name: config.SYSTEM_MAIL_FROM_NAME }, config.MAIL_DOMAIN, clock);
+    const systemMailer = new SystemMailer(systemMails, provider, dkim, { address: config.SYSTEM_MAIL_FROM, name: config.SYSTEM_MAIL_FROM_NAME }, verp, config.MAIL_DOMAIN, clock);
     life.add('mail-send:system', await startSystemMailConsumer(bus, systemMailer), (c) => c.stop());
     life.add('mail-send:account', await startSystemMailConsumer(bus, systemMailer, 'mail.account'), (c) => c.stop());
     life.add('mail-send:feedback', await startFeedbackConsumer(bus, feedback, raw), (c) => c.stop());

@@ -2,6 +2,7 @@
  * What reports do to a send, against the real database: per-recipient message.delivered
  * (once per recipient, whatever the order of reports and bounces), reports that wait for the
  * send's `sent` record, and complaints that name, and suppress, only those who complained.
+ * Reports about mail from the platform itself mark it and stop the platform mailing the address.
  * Reports are real bytes through the real parser; the outbox is read, not relayed.
  */
 import path from 'node:path';
@@ -18,6 +19,8 @@ import type { SendDb } from '../src/repo/tables';
 import { parseFeedback } from '../src/domain/feedback';
 import { newEventId } from '../src/domain/event-ids';
 import { FeedbackHandler, SENT_WAIT_MS } from '../src/domain/feedback-handler';
+import { SystemMailFeedback } from '../src/domain/system-mail/system-feedback';
+import { SystemMailRepository } from '../src/repo/system-mail.repository';
 import { before } from '../src/domain/status';
 import { Verp } from '../src/domain/verp';
 
@@ -33,6 +36,7 @@ let outbox: Outbox<SendDb>;
 let clock: ManualClock;
 let verp: Verp;
 let handler: FeedbackHandler;
+let systemMails: SystemMailRepository;
 
 beforeAll(async () => {
   ctx = await createTestContext();
@@ -43,7 +47,8 @@ beforeAll(async () => {
   await outbox.stop();
   clock = new ManualClock(new Date());
   verp = new Verp(randomBytes(32).toString('base64'), BOUNCE_DOMAIN);
-  handler = new FeedbackHandler(transactor(db), repo, verp, parseFeedback, outbox, clock);
+  systemMails = new SystemMailRepository(db);
+  handler = new FeedbackHandler(transactor(db), repo, verp, parseFeedback, outbox, clock, new SystemMailFeedback(transactor(db), systemMails, () => clock.now()));
 });
 
 afterAll(async () => {
@@ -308,5 +313,53 @@ describe('message.complained names only who complained', () => {
       expect((await repo.find(s.message_id))!.status).toBe('sent');
     }
     expect((await suppressed()).filter((x) => x.includes(apple.message_id) || x.includes(optOut.message_id))).toEqual([`example@icloud.com manual ${apple.message_id}`, `user@example.com manual ${optOut.message_id}`]);
+  });
+});
+
+describe('reports about mail from the platform itself', () => {
+  /** A system mail to `to`, handed over. */
+  async function systemMail(to: string): Promise<string> {
+    const id = newId('systemMail');
+    await systemMails.claim({ id, template: 'email_verification', to_address: to, now: clock.now() });
+    await systemMails.finish(id, 'sent', clock.now(), null);
+    return id;
+  }
+  const status = async (id: string) => (await systemMails.find(id))!.status;
+
+  it('marks a hard-bounced mail bounced and suppresses its address for the platform, not for any customer', async () => {
+    const id = await systemMail('Gone@One.test');
+    const before = await suppressed();
+    expect(await handler.handle(item(id), dsn(id, [['gone@one.test', 'failed']]), log)).toBe('applied');
+    expect(await status(id)).toBe('bounced');
+    expect(await systemMails.isSuppressed('gone@one.test')).toBe(true);
+    expect(await suppressed()).toEqual(before);
+    expect(await events(id)).toEqual([]);
+    expect(await handler.handle(item(id), dsn(id, [['gone@one.test', 'failed']]), log)).toBe('applied');
+  });
+
+  it('applies a report once, by its id', async () => {
+    const id = await systemMail('twice@one.test');
+    const report = item(id);
+    expect(await handler.handle(report, arf(id, 'abuse', { originalTo: 'twice@one.test' }), log)).toBe('applied');
+    expect(await handler.handle(report, arf(id, 'abuse', { originalTo: 'twice@one.test' }), log)).toBe('duplicate');
+    expect(await status(id)).toBe('complained');
+    expect(await systemMails.isSuppressed('twice@one.test')).toBe(true);
+  });
+
+  it('changes nothing on a delivery or a not-spam report', async () => {
+    const id = await systemMail('fine@one.test');
+    await handler.handle(item(id), dsn(id, [['fine@one.test', 'delivered']]), log);
+    await handler.handle(item(id), arf(id, 'not-spam', { field: ['Original-Rcpt-To', 'fine@one.test'] }), log);
+    expect(await status(id)).toBe('sent');
+    expect(await systemMails.isSuppressed('fine@one.test')).toBe(false);
+  });
+
+  it('ignores a report whose VERP address does not carry our mac for the mail', async () => {
+    const id = await systemMail('forged@one.test');
+    const forged = { ...item(id), rcpt_to: [verp.address(id).replace(/-[0-9a-z]{10}@/, '-aaaaaaaaaa@')] };
+    // The report's own To names the same forged address.
+    const report = Buffer.from(dsn(id, [['forged@one.test', 'failed']]).toString().replace(/^To: .*$/m, `To: ${forged.rcpt_to[0]}`));
+    expect(await handler.handle(forged, report, log)).toBe('unattributed');
+    expect(await systemMails.isSuppressed('forged@one.test')).toBe(false);
   });
 });

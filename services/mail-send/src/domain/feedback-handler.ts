@@ -1,6 +1,6 @@
 /**
  * Turning a report that came back to a VERP address (or an SES notification) into what it
- * says about our message. The message is the one the VERP address names, and only if its mac
+ * says about our message (mail from the platform itself: system-mail/system-feedback.ts). The message is the one the VERP address names, and only if its mac
  * checks out: a report we cannot attribute changes nothing. Each report is processed once
  * (its raw id), in one transaction with the events it causes (outbox: an event's id is fixed
  * when it is written, so a relay that repeats itself publishes the same id).
@@ -26,7 +26,7 @@
  * work queue) it is applied anyway, timed from the provider's own hand-over time when the
  * report gives one (SES), else from the first hand-over attempt (created_at).
  */
-import type { EnvelopeOf, FeedbackMail } from '@mailroom/contracts';
+import { isId, type EnvelopeOf, type FeedbackMail } from '@mailroom/contracts';
 import type { Clock, Logger } from '@mailroom/platform';
 import type { SendRepository, SendRow } from '../repo/send.repository';
 import type { SendTx } from '../repo/tables';
@@ -35,6 +35,7 @@ import type { EventSink, Transact } from './ports';
 import { attributeRecipients, feedbackMeaning } from './attribution';
 import type { ComplaintFeedback, DsnFeedback, Feedback } from './feedback';
 import { before, isHandedOver } from './status';
+import type { SystemMailFeedback } from './system-mail/system-feedback';
 import type { Verp } from './verp';
 
 export type FeedbackOutcome = 'applied' | 'duplicate' | 'not-sent-yet' | 'unattributed' | 'not-a-report';
@@ -69,6 +70,8 @@ export class FeedbackHandler {
     private readonly parse: (raw: Buffer) => Promise<Feedback>,
     private readonly outbox: EventSink,
     private readonly clock: Clock,
+    /** Reports about mail from the platform itself (`sml_` ids). */
+    readonly systemMail: SystemMailFeedback,
   ) {}
 
   /** The message a report is about: the VERP address it came to, else the one it quotes; mac checked either way. */
@@ -88,6 +91,10 @@ export class FeedbackHandler {
       return 'not-a-report';
     }
     const messageId = this.messageOf(item, feedback);
+    if (messageId && isId('systemMail', messageId)) {
+      const mail = await this.systemMail.find(messageId);
+      if (mail) return this.systemMail.apply(item.raw_id, mail, feedback, log);
+    }
     const send = messageId ? await this.repo.find(messageId) : undefined;
     if (!send) {
       log.warn({ raw_id: item.raw_id, rcpt_to: item.rcpt_to }, 'report about no message of ours (or a forged VERP address): ignored');

@@ -150,6 +150,7 @@ export class SesNotifications {
       return;
     }
     if (!FINAL_EVENTS.has(event.eventType ?? event.notificationType ?? '')) return;
+    if (await this.aboutSystemMail(`sns:${m.MessageId}`, event, log)) return;
     const send = await this.messageOf(event);
     if (!send) {
       const age = this.clock.now().getTime() - (dateOf(event.mail.timestamp)?.getTime() ?? 0);
@@ -170,6 +171,17 @@ export class SesNotifications {
       ...(tookAt ? { reportedAt: tookAt, handedOverAt: tookAt } : {}),
     });
     if (applied === 'not-sent-yet') throw new AppError('service_unavailable', 'the message this notification is about is not recorded as sent yet; deliver it again');
+  }
+
+  /** A notification about mail from the platform itself, applied there (system-mail/system-feedback.ts); false when it is not about one. */
+  private async aboutSystemMail(reportId: string, e: SesEvent, log: Logger): Promise<boolean> {
+    const tagged = e.mail.tags?.[MESSAGE_TAG]?.[0];
+    if (!tagged || !isId('systemMail', tagged)) return false;
+    const mail = await this.feedback.systemMail.find(tagged);
+    if (!mail) return false;
+    const what = translate(e, [mail.to_address]);
+    if (what) await this.feedback.systemMail.apply(reportId, mail, what.feedback, log, what.suppress);
+    return true;
   }
 
   private async messageOf(e: SesEvent): Promise<SendRow | undefined> {

@@ -54,11 +54,26 @@ export interface DeliveredRecipientTable {
   delivered_at: Date;
 }
 
+/** sending until handed over; then sent, later bounced or complained when a report says so; failed or suppressed when never handed over. */
+export type SystemMailStatus = 'sending' | 'sent' | 'failed' | 'suppressed' | 'bounced' | 'complained';
+
+/** Why the platform no longer mails an address: a hard bounce, a complaint, an unsubscribe request. */
+export type SystemSuppressionReason = 'hard_bounce' | 'complaint' | 'unsubscribe';
+
+/** Addresses the platform's own mail no longer goes to (migrations/20261128150000). */
+export interface SystemSuppressionTable {
+  /** Lower-cased. */
+  address: string;
+  reason: SystemSuppressionReason;
+  system_mail_id: string;
+  created_at: Date;
+}
+
 export interface SystemMailTable {
   id: string;
   template: string;
   to_address: string;
-  status: 'sending' | 'sent' | 'failed';
+  status: SystemMailStatus;
   attempts: ColumnType<number, number | undefined, number>;
   last_error: string | null;
   created_at: Date;
@@ -67,6 +82,7 @@ export interface SystemMailTable {
 
 export interface SendDb {
   system_mails: SystemMailTable;
+  system_suppressions: SystemSuppressionTable;
   sends: SendTable;
   delivered_recipients: DeliveredRecipientTable;
   send_log: SendLogTable;
