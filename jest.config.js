@@ -29,8 +29,9 @@ const swc = [
 const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)s$': swc },
-  // jose and kysely ship ES modules only: SWC turns them into CommonJS for jest.
-  transformIgnorePatterns: ['/node_modules/(?!(jose|kysely)/)'],
+  // jose, kysely, openid-client (with oauth4webapi) and oidc-provider (tests' OpenID provider)
+  // ship ES modules only: SWC turns them into CommonJS for jest.
+  transformIgnorePatterns: ['/node_modules/(?!(jose|kysely|openid-client|oauth4webapi|oidc-provider)/)'],
   moduleNameMapper: {
     ...Object.fromEntries(sources.map(([name, dir]) => [`^${name}$`, `<rootDir>/${dir}`])),
     '^(\\.{1,2}/.*)\\.js$': '$1',
