@@ -6,6 +6,7 @@
  */
 import { AppError, newId, type SessionResponse, type User, type UserProfile } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
+import type { AuthTx } from '../repo/tables';
 import type { SessionRow } from '../repo/user.repository';
 import type { AccessTokens } from './access-tokens';
 import type { EmailVerification } from './email-verification';
@@ -16,6 +17,14 @@ import { isLive, recordedClient, revocationFact, type Caller } from './sessions'
 import { toUser } from './users';
 
 const INVALID_CREDENTIALS = 'email or password is incorrect';
+
+/** What a new account starts with: a password (signup) or none (an outside provider), its address verified or not. */
+export interface NewAccount {
+  email: string;
+  name: string | null;
+  passwordHash: string | null;
+  emailVerifiedAt: Date | null;
+}
 
 export class Accounts {
   constructor(
@@ -32,18 +41,30 @@ export class Accounts {
 
   async signup(input: { email: string; password: string; name?: string | undefined }, client: ClientInfo): Promise<SessionResponse> {
     const passwordHash = await this.passwords.hash(input.password);
+    return this.create({ email: input.email, name: input.name ?? null, passwordHash, emailVerifiedAt: null }, client);
+  }
+
+  /**
+   * A new account with its organization and a first session: signup, and a first sign-in
+   * with an outside provider (no password; `within` links the identity in the same
+   * transaction). An address not known verified gets its verification mail.
+   */
+  async create(account: NewAccount, client: ClientInfo, within?: (trx: AuthTx, userId: string) => Promise<void>): Promise<SessionResponse> {
     const now = this.clock.now();
     const userId = newId('user');
     const refresh = randomToken(REFRESH_TOKEN_PREFIX);
     const sessionId = newId('session');
+    const { email, name } = account;
     const created = await this.transact(async (trx) => {
-      if (!(await this.users.insertUser({ id: userId, email: input.email, password_hash: passwordHash, name: input.name ?? null, now }, trx))) {
+      if (!(await this.users.insertUser({ id: userId, email, password_hash: account.passwordHash, name, now, email_verified_at: account.emailVerifiedAt }, trx))) {
         throw new AppError('email_taken', 'an account with this email already exists; log in instead');
       }
+      // Before the organization is asked for: what fails here leaves nothing in orgs.
+      if (within) await within(trx, userId);
       // Inside the transaction: if the organization cannot be made, no account is left behind.
-      const result = await this.orgs.createForOwner(userId, input.name ? `${input.name}'s organization` : `${input.email.split('@')[0]}'s organization`);
+      const result = await this.orgs.createForOwner(userId, name ? `${name}'s organization` : `${email.split('@')[0]}'s organization`);
       await this.start.insert(trx, { sessionId, userId, orgId: result.organization.id, refresh, now, client });
-      await this.verification.queueInSignup(trx, { id: userId, email: input.email });
+      if (account.emailVerifiedAt === null) await this.verification.queueInSignup(trx, { id: userId, email });
       return result;
     });
     this.verification.kick();

@@ -10,10 +10,13 @@ export class UserRepository {
   constructor(private readonly db: Kysely<AuthDb>) {}
 
   /** false: a live account has this email (the only unique key a new id can meet). */
-  async insertUser(row: { id: string; email: string; password_hash: string; name: string | null; now: Date }, ex: Executor<AuthDb> = this.db): Promise<boolean> {
+  async insertUser(
+    row: { id: string; email: string; password_hash: string | null; name: string | null; now: Date; email_verified_at?: Date | null },
+    ex: Executor<AuthDb> = this.db,
+  ): Promise<boolean> {
     const result = await ex
       .insertInto('users')
-      .values({ id: row.id, email: row.email, password_hash: row.password_hash, name: row.name, created_at: row.now, updated_at: row.now })
+      .values({ id: row.id, email: row.email, password_hash: row.password_hash, name: row.name, email_verified_at: row.email_verified_at ?? null, created_at: row.now, updated_at: row.now })
       .onConflict((oc) => oc.doNothing())
       .executeTakeFirst();
     return result.numInsertedOrUpdatedRows === 1n;
