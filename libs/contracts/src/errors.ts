@@ -7,6 +7,8 @@ export const ERROR_CODES = {
   invalid_json: { status: 400 },
   /** A mailed code or link token that is wrong, used, replaced, expired or out of attempts (one answer for all). */
   invalid_code: { status: 400 },
+  /** The state of an outside provider's sign-in or link that is unknown, used, expired or not this one's (one answer for all). */
+  invalid_state: { status: 400 },
   unauthorized: { status: 401 },
   invalid_credentials: { status: 401 },
   token_expired: { status: 401 },

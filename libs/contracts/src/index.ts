@@ -23,3 +23,4 @@ export * from './system-mail';
 export * from './bus-access';
 export * from './plans';
 export * from './api/upgrade-requests';
+export * from './api/oauth';

@@ -223,6 +223,13 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/org/upgrade-request': 'org.manage',
   'GET /api/v1/org/upgrade-requests': 'org.read',
   'GET /api/v1/org/upgrade-requests/{id}': 'org.read',
+  // Outside providers: sign-in starts signed out; links are the signed-in person's own.
+  'GET /api/v1/auth/oauth/{provider}': 'public',
+  'POST /api/v1/auth/oauth/{provider}/callback': 'public',
+  'GET /api/v1/user/me/oauth-providers': 'self',
+  'DELETE /api/v1/user/me/oauth-providers/{provider}': 'self',
+  'POST /api/v1/user/me/oauth-providers/{provider}': 'self',
+  'POST /api/v1/user/me/oauth-providers/{provider}/callback': 'self',
 } as const satisfies Record<string, RouteAccess>;
 
 const ROUTE_ACCESS_BY_KEY = new Map<string, RouteAccess>(Object.entries(ROUTE_ACCESS));

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import * as a from './api/accounts';
 import * as v from './api/verification';
+import * as oa from './api/oauth';
 import * as m from './api/mailbox';
 import * as mem from './api/members';
 import * as env from './api/environments';
@@ -45,6 +46,13 @@ export const RPC = {
   'auth.password.resetRequest': { request: v.passwordResetRequest, response: v.mailQueued },
   'auth.password.reset': { request: v.passwordResetBody, response: empty },
   'auth.password.change': { request: v.passwordChangeBody, response: empty },
+  // auth: signing in with an outside provider, and the providers linked to an account
+  'auth.oauth.start': { request: oa.oauthProviderParam, response: oa.oauthAuthorization },
+  'auth.oauth.callback': { request: oa.oauthProviderParam.extend(oa.oauthCallbackBody.shape), response: a.sessionResponse },
+  'auth.oauth.linkStart': { request: oa.oauthProviderParam, response: oa.oauthAuthorization },
+  'auth.oauth.linkCallback': { request: oa.oauthProviderParam.extend(oa.oauthCallbackBody.shape), response: oa.oauthLink },
+  'auth.oauth.list': { request: empty, response: oa.oauthLinkList },
+  'auth.oauth.unlink': { request: oa.oauthProviderParam, response: empty },
   /** Names and emails of people, for lists of members (services only; unknown ids are left out). */
   'auth.user.profiles': {
     request: z.object({ user_ids: z.array(idSchema('user')).max(mem.USER_PROFILES_MAX) }),

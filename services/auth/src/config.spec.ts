@@ -27,3 +27,58 @@ describe('auth configuration: APP_URL', () => {
     expect(problems({ ...production, APP_URL: 'https://app.example.com' })).toEqual([]);
   });
 });
+
+describe('auth configuration: outside providers', () => {
+  const google = { OAUTH_GOOGLE_CLIENT_ID: 'g-id', OAUTH_GOOGLE_CLIENT_SECRET: 'g-secret' };
+  const github = { OAUTH_GITHUB_CLIENT_ID: 'gh-id', OAUTH_GITHUB_CLIENT_SECRET: 'gh-secret' };
+
+  it('has none unless configured, and a 4 s deadline', () => {
+    expect(loadConfig({})).toMatchObject({ OAUTH_PROVIDERS: [], OAUTH_TIMEOUT_MS: 4000 });
+  });
+
+  it('reads Google and GitHub from their client, and OpenID Connect providers by name', () => {
+    const config = loadConfig({
+      ...google,
+      ...github,
+      OAUTH_GITHUB_API_URL: 'http://127.0.0.1:9/api',
+      OAUTH_OIDC_PROVIDERS: 'acme, acme-id',
+      OAUTH_ACME_ISSUER: 'http://127.0.0.1:4000',
+      OAUTH_ACME_CLIENT_ID: 'acme',
+      OAUTH_ACME_CLIENT_SECRET: 'acme-secret',
+      OAUTH_ACME_REDIRECT_URI: 'https://app.example.com/signed-in',
+      OAUTH_ACME_ID_ISSUER: 'https://id.acme.example',
+      OAUTH_ACME_ID_CLIENT_ID: 'x',
+      OAUTH_ACME_ID_CLIENT_SECRET: 'y',
+    });
+    expect(config.OAUTH_PROVIDERS).toEqual([
+      { kind: 'oidc', name: 'google', issuer: 'https://accounts.google.com', clientId: 'g-id', clientSecret: 'g-secret', redirectUri: undefined },
+      { kind: 'github', name: 'github', clientId: 'gh-id', clientSecret: 'gh-secret', redirectUri: undefined, webUrl: 'https://github.com', apiUrl: 'http://127.0.0.1:9/api' },
+      { kind: 'oidc', name: 'acme', issuer: 'http://127.0.0.1:4000', clientId: 'acme', clientSecret: 'acme-secret', redirectUri: 'https://app.example.com/signed-in' },
+      { kind: 'oidc', name: 'acme-id', issuer: 'https://id.acme.example', clientId: 'x', clientSecret: 'y', redirectUri: undefined },
+    ]);
+  });
+
+  it('lists every problem at once', () => {
+    expect(
+      problems({
+        OAUTH_GOOGLE_CLIENT_ID: 'g-id',
+        OAUTH_OIDC_PROVIDERS: 'acme,Bad_Name,github,acme',
+        OAUTH_ACME_CLIENT_ID: 'a',
+        OAUTH_TIMEOUT_MS: '20000',
+      }),
+    ).toEqual([
+      expect.stringMatching(/^OAUTH_TIMEOUT_MS: /),
+      'OAUTH_GOOGLE_CLIENT_SECRET: is required with OAUTH_GOOGLE_CLIENT_ID',
+      'OAUTH_ACME_ISSUER: is required with acme in OAUTH_OIDC_PROVIDERS',
+      'OAUTH_ACME_CLIENT_SECRET: is required with acme in OAUTH_OIDC_PROVIDERS',
+      expect.stringMatching(/^OAUTH_OIDC_PROVIDERS: Bad_Name: a name is/),
+      expect.stringMatching(/^OAUTH_OIDC_PROVIDERS: github: is built in/),
+      'OAUTH_OIDC_PROVIDERS: acme: is named twice',
+    ]);
+  });
+
+  it('takes only https URLs in production', () => {
+    const env = { ...production, APP_URL: 'https://app.example.com', ...github, OAUTH_GITHUB_WEB_URL: 'http://github.example', OAUTH_OIDC_PROVIDERS: 'acme', OAUTH_ACME_ISSUER: 'http://id.example', OAUTH_ACME_CLIENT_ID: 'a', OAUTH_ACME_CLIENT_SECRET: 'b' };
+    expect(problems(env)).toEqual([expect.stringMatching(/^OAUTH_GITHUB_WEB_URL: must be an https URL in production/), expect.stringMatching(/^OAUTH_ACME_ISSUER: must be an https URL in production/)]);
+  });
+});

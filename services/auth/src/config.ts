@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envInt, envString, envUrl, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
 import { baseEnv } from '@mailroom/runtime';
+import { oauthProvidersSchema } from './oauth-config';
 
 export const authConfigSchema = z
   .object({
@@ -14,6 +15,8 @@ export const authConfigSchema = z
     APP_URL: envUrl('http://localhost:8080').pipe(z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })),
     /** 32 random bytes, base64: seals the token signing keys at rest (and keys the mailed codes' hashes). Required in production. */
     SECRETS_ENCRYPTION_KEY: secretsKeyField,
+    /** The one deadline of a sign-in's calls to an outside provider (code, keys, profile); below the gateway's RPC_TIMEOUT_MS. */
+    OAUTH_TIMEOUT_MS: envInt(4000, { min: 500, max: 9000 }),
   })
   .superRefine((c, ctx) => {
     checkSecretsKey(c, ctx);
@@ -22,8 +25,11 @@ export const authConfigSchema = z
   })
   .transform((c) => ({ ...c, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY }));
 
-export type AuthConfig = z.output<typeof authConfigSchema>;
+/** With the outside providers (oauth-config.ts): variables named after each provider. */
+const fullSchema = authConfigSchema.and(oauthProvidersSchema);
+
+export type AuthConfig = z.output<typeof fullSchema>;
 
 export function loadConfig(env: Env): AuthConfig {
-  return parseConfig(authConfigSchema, env);
+  return parseConfig(fullSchema, env);
 }

@@ -13,6 +13,7 @@ import { SecretBox } from '@mailroom/platform';
 import { DeletedEnvironments, Outbox, runService, type ServiceModule } from '@mailroom/runtime';
 import { accountOutbox } from './clients/account-outbox.client';
 import { failureLimiter } from './clients/failure-limiter.client';
+import { oauthProviders } from './clients/oauth-providers.client';
 import { orgsClient } from './clients/orgs.client';
 import { revocationsClient } from './clients/revocations.client';
 import { startEnvironmentDeletedConsumer } from './consumers/environment-deleted.consumer';
@@ -28,8 +29,12 @@ import { Passwords } from './domain/passwords';
 import { SessionStart } from './domain/session-start';
 import { Sessions } from './domain/sessions';
 import { UserOrganizations } from './domain/user-organizations';
+import { OAuthAttempts } from './domain/oauth-attempts';
+import { OAuthLinks } from './domain/oauth-links';
+import { OAuthSignIn } from './domain/oauth-sign-in';
 import { ApiKeyRepository } from './repo/api-key.repository';
 import { CredentialRepository } from './repo/credential.repository';
+import { OAuthRepository } from './repo/oauth.repository';
 import { OneTimeCodeRepository } from './repo/one-time-code.repository';
 import { SigningKeyRepository } from './repo/signing-key.repository';
 import type { AuthDb } from './repo/tables';
@@ -73,7 +78,12 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     // Stopped after the operations (below), before the outbox: requests already answered are worked on.
     life.add('auth:reset-requests', reset, (r) => r.settled());
     const change = new PasswordChange(transact, users, credentialRepo, passwords, failureLimiter(CHANGE_FAILURES), account, clock, ttl);
-    life.add('auth:rpc', serveRpc(bus, 'auth', authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change })), (s) => s.stop());
+    const providers = oauthProviders(config.OAUTH_PROVIDERS, { appUrl: config.APP_URL, timeoutMs: config.OAUTH_TIMEOUT_MS, log });
+    const oauthRepo = new OAuthRepository(db);
+    const attempts = new OAuthAttempts(oauthRepo, new SecretBox(config.SECRETS_ENCRYPTION_KEY), clock);
+    const oauth = new OAuthSignIn({ transact, providers, attempts, identities: oauthRepo, users, accounts, start, credentials: credentialRepo, outbox: account, clock, ...ttl });
+    const oauthLinks = new OAuthLinks(transact, oauthRepo, (name) => providers.has(name));
+    life.add('auth:rpc', serveRpc(bus, 'auth', authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks })), (s) => s.stop());
     life.add('auth:environment-deleted', await startEnvironmentDeletedConsumer(bus, apiKeys), (c) => c.stop());
   },
 };

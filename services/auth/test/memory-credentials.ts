@@ -49,6 +49,10 @@ export class MemoryCredentials
     const u = this.users.get(userId);
     if (u && u.email_verified_at === null) Object.assign(u, { email_verified_at: now, updated_at: now });
   }
+  async removePassword(userId: string, now: Date): Promise<void> {
+    const u = this.users.get(userId);
+    if (u) Object.assign(u, { password_hash: null, updated_at: now });
+  }
   async revokeSessionsOf(userId: string, opts: { reason: string; now: Date; except?: string | undefined }): Promise<string[]> {
     const ended = [...this.sessions.values()].filter((s) => s.user_id === userId && s.revoked_at === null && s.id !== opts.except);
     for (const s of ended) Object.assign(s, { revoked_at: opts.now, revoked_reason: opts.reason });

@@ -101,3 +101,17 @@ describe('route()', () => {
     expect(route('auth.apikey.list', { ...meta, query: pageQuery }).op).toBe('auth.apikey.list');
   });
 });
+
+describe('outside provider routes', () => {
+  it('serve the spec paths (sign-in without a credential, links for the signed-in person) and ours for linking', () => {
+    const routed = new Map(ROUTES.filter((r) => r.op?.startsWith('auth.oauth.')).map((r) => [r.op, [`${r.method.toUpperCase()} ${r.path}`, r.auth, accessOf(r), r.status ?? 200]]));
+    expect(Object.fromEntries(routed)).toEqual({
+      'auth.oauth.start': ['GET /api/v1/auth/oauth/{provider}', 'none', 'public', 200],
+      'auth.oauth.callback': ['POST /api/v1/auth/oauth/{provider}/callback', 'none', 'public', 200],
+      'auth.oauth.list': ['GET /api/v1/user/me/oauth-providers', 'user', 'self', 200],
+      'auth.oauth.unlink': ['DELETE /api/v1/user/me/oauth-providers/{provider}', 'user', 'self', 204],
+      'auth.oauth.linkStart': ['POST /api/v1/user/me/oauth-providers/{provider}', 'user', 'self', 200],
+      'auth.oauth.linkCallback': ['POST /api/v1/user/me/oauth-providers/{provider}/callback', 'user', 'self', 200],
+    });
+  });
+});

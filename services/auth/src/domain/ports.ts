@@ -41,3 +41,37 @@ export interface AccountOutbox {
   /** Publish what was committed now, not at the relay's next interval. */
   kick(): void;
 }
+
+/** What an outside provider vouches for about the person who signed in with it. */
+export interface ProviderIdentity {
+  /** Stable at the provider: OpenID Connect's `sub`, GitHub's user id. */
+  subject: string;
+  email: string | null;
+  /** Whether the provider says the person controls `email`. */
+  emailVerified: boolean;
+  name: string | null;
+}
+
+/** What an attempt keeps to check the provider's answer: the state sent, the nonce and the PKCE verifier. */
+export interface AttemptChecks {
+  state: string;
+  nonce: string;
+  codeVerifier: string;
+}
+
+/** One configured outside provider (clients/oauth-providers.client.ts). */
+export interface OAuthProviderPort {
+  /** Where to send the person, carrying the attempt's state, nonce and PKCE challenge. */
+  authorizationUrl(checks: AttemptChecks): Promise<string>;
+  /** Redeems the code of the provider's redirect and says who signed in; its checks (state, iss, aud, exp, nonce, signature) failing is a 400. */
+  identify(callback: { code: string; state: string; iss?: string | undefined }, checks: AttemptChecks): Promise<ProviderIdentity>;
+}
+
+/** The configured providers by name; a name not configured has none. */
+export type OAuthProviderRegistry = ReadonlyMap<string, OAuthProviderPort>;
+
+/** Seals what must be read back (SecretBox from @mailroom/platform). */
+export interface Sealer {
+  seal(plaintext: string | Buffer, associatedData?: string): Buffer;
+  open(sealed: Buffer, associatedData?: string): Buffer;
+}

@@ -10,6 +10,11 @@ export class CredentialRepository {
     await ex.updateTable('users').set({ email_verified_at: now, updated_at: now }).where('id', '=', userId).where('email_verified_at', 'is', null).execute();
   }
 
+  /** The account no longer signs in with a password (an outside provider's proof of the address replaced it). */
+  async removePassword(userId: string, now: Date, ex: Executor<AuthDb> = this.db): Promise<void> {
+    await ex.updateTable('users').set({ password_hash: null, updated_at: now }).where('id', '=', userId).execute();
+  }
+
   /** Revokes every live session of the person but `except`; the ids of those it revoked. */
   async revokeSessionsOf(userId: string, opts: { reason: string; now: Date; except?: string | undefined }, ex: Executor<AuthDb> = this.db): Promise<string[]> {
     let q = ex.updateTable('sessions').set({ revoked_at: opts.now, revoked_reason: opts.reason }).where('user_id', '=', userId).where('revoked_at', 'is', null);

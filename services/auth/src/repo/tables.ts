@@ -92,6 +92,29 @@ export interface DeletedEnvironmentTable {
   deleted_at: Date;
 }
 
+/** An outside provider's sign-in or link attempt (migrations/20261128120000). */
+export interface OAuthAttemptTable {
+  state_hash: Buffer;
+  provider: string;
+  /** The person linking a provider; null for a sign-in. */
+  user_id: string | null;
+  /** The PKCE verifier and the nonce, sealed (SecretBox). */
+  secrets_sealed: Buffer;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+/** An identity at an outside provider, linked to an account. */
+export interface OAuthIdentityTable {
+  provider: string;
+  subject: string;
+  user_id: string;
+  email: string | null;
+  linked_at: Date;
+  last_used_at: Date | null;
+}
+
 export interface AuthDb {
   users: UserTable;
   sessions: SessionTable;
@@ -101,6 +124,8 @@ export interface AuthDb {
   one_time_codes: OneTimeCodeTable;
   outbox: OutboxTable;
   deleted_environments: DeletedEnvironmentTable;
+  oauth_attempts: OAuthAttemptTable;
+  oauth_identities: OAuthIdentityTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */

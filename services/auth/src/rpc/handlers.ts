@@ -10,6 +10,8 @@ import { clientInfo } from './client-info';
 import type { EmailVerification } from '../domain/email-verification';
 import type { PasswordChange } from '../domain/password-change';
 import type { PasswordReset } from '../domain/password-reset';
+import type { OAuthLinks } from '../domain/oauth-links';
+import type { OAuthSignIn } from '../domain/oauth-sign-in';
 
 function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
   if (auth.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
@@ -26,9 +28,12 @@ export interface AuthDomain {
   verification: EmailVerification;
   reset: PasswordReset;
   change: PasswordChange;
+  /** Outside providers (domain/oauth-sign-in.ts, oauth-links.ts). */
+  oauth: OAuthSignIn;
+  oauthLinks: OAuthLinks;
 }
 
-export function authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change }: AuthDomain): RpcHandlers<'auth'> {
+export function authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks }: AuthDomain): RpcHandlers<'auth'> {
   return {
     'auth.user.signup': (req, { client }) => accounts.signup(req, clientInfo(client)),
     'auth.user.login': (req, { client }) => accounts.login(req, clientInfo(client)),
@@ -63,6 +68,15 @@ export function authHandlers({ accounts, sessions, organizations, apiKeys, token
     },
     'auth.password.change': async (req, { auth }) => {
       await change.change(userOf(auth), req);
+      return {};
+    },
+    'auth.oauth.start': (req) => oauth.begin(req.provider),
+    'auth.oauth.callback': (req, { client }) => oauth.complete(req.provider, req, clientInfo(client)),
+    'auth.oauth.linkStart': async (req, { auth }) => oauth.beginLink(userOf(auth).user_id, req.provider),
+    'auth.oauth.linkCallback': async (req, { auth }) => oauth.completeLink(userOf(auth).user_id, req.provider, req),
+    'auth.oauth.list': async (_req, { auth }) => oauthLinks.list(userOf(auth).user_id),
+    'auth.oauth.unlink': async (req, { auth }) => {
+      await oauthLinks.unlink(userOf(auth).user_id, req.provider);
       return {};
     },
     'auth.jwks.get': async () => {

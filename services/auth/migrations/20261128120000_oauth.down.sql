@@ -1,0 +1,2 @@
+drop table oauth_identities;
+drop table oauth_attempts;

@@ -1,0 +1,144 @@
+/**
+ * Signing in with an outside provider, and linking one to a signed-in person's account. The
+ * attempt (oauth-attempts.ts) gives the authorization URL; the callback takes it, has the
+ * provider redeem the code and say who signed in, and then does what oauth-rules.ts decides:
+ * a session of the linked account, a link to the account of the address (the provider says
+ * it is verified), a new account (through signup's own creation: Accounts.create), or a
+ * refusal. A link is made only by the person who started it, signed in at both ends.
+ */
+import { AppError, type OAuthAuthorization, type OAuthLink, type SessionResponse } from '@mailroom/contracts';
+import type { Clock } from '@mailroom/platform';
+import type { CredentialRepository } from '../repo/credential.repository';
+import type { OAuthIdentityRow, OAuthRepository } from '../repo/oauth.repository';
+import type { AuthTx } from '../repo/tables';
+import type { UserRow } from '../repo/user.repository';
+import type { Accounts } from './accounts';
+import type { OAuthAttempts } from './oauth-attempts';
+import { toLink } from './oauth-links';
+import { linkOutcome, providerEmail, signInOutcome } from './oauth-rules';
+import type { AccountOutbox, ClientInfo, OAuthProviderPort, OAuthProviderRegistry, ProviderIdentity, Transact, Users } from './ports';
+import type { SessionStart } from './session-start';
+import { endSessions } from './sessions-ended';
+
+/** What the provider's redirect carried, as the client sends it back. */
+export interface ProviderCallback {
+  code: string;
+  state: string;
+  iss?: string | undefined;
+}
+
+/** The longest name taken from a provider (an organization is named after it). */
+const NAME_MAX = 100;
+
+export interface OAuthSignInDeps {
+  transact: Transact;
+  providers: OAuthProviderRegistry;
+  attempts: Pick<OAuthAttempts, 'start' | 'take'>;
+  identities: Pick<OAuthRepository, 'findIdentity' | 'listIdentities' | 'insertIdentity' | 'touchIdentity' | 'deleteIdentitiesOf'>;
+  users: Pick<Users, 'findLiveById' | 'findLiveByEmail'>;
+  accounts: Pick<Accounts, 'create'>;
+  start: Pick<SessionStart, 'open'>;
+  credentials: Pick<CredentialRepository, 'markEmailVerified' | 'removePassword' | 'revokeSessionsOf'>;
+  outbox: Pick<AccountOutbox, 'sessionRevoked' | 'kick'>;
+  clock: Clock;
+  accessTokenTtlSeconds: number;
+}
+
+export class OAuthSignIn {
+  constructor(private readonly d: OAuthSignInDeps) {}
+
+  /** Where to send a person signing in with `provider`. */
+  async begin(provider: string): Promise<OAuthAuthorization> {
+    return this.d.attempts.start(this.port(provider), { provider, userId: null });
+  }
+
+  /** The callback of a sign-in: a session (of the linked, the newly linked or a new account), or a refusal. */
+  async complete(provider: string, callback: ProviderCallback, client: ClientInfo): Promise<SessionResponse> {
+    const identity = await this.identify(provider, callback, null);
+    const linked = await this.d.identities.findIdentity(provider, identity.subject);
+    const linkedAccount = linked ? ((await this.d.users.findLiveById(linked.user_id)) ?? null) : undefined;
+    const accountOfEmail = !linked && identity.email !== null ? await this.d.users.findLiveByEmail(identity.email) : undefined;
+    const outcome = signInOutcome({ provider, identity, linkedAccount, accountOfEmail });
+    switch (outcome.kind) {
+      case 'refuse':
+        throw outcome.error;
+      case 'sign_in':
+        await this.d.identities.touchIdentity(provider, identity.subject, { email: identity.email, now: this.d.clock.now() });
+        return this.d.start.open(outcome.user, client);
+      case 'link':
+        return this.d.start.open(await this.linkByEmail(provider, identity, outcome.user, outcome.takeOver), client);
+      case 'create': {
+        const now = this.d.clock.now();
+        const email = identity.email ?? fail('an account is made only for an address');
+        const account = { email, name: identity.name, passwordHash: null, emailVerifiedAt: identity.emailVerified ? now : null };
+        return this.d.accounts.create(account, client, async (tx, userId) => void (await this.insert(tx, provider, identity, userId, { now, used: true })));
+      }
+    }
+  }
+
+  /** Where to send the signed-in person `userId` to link `provider` to their account. */
+  async beginLink(userId: string, provider: string): Promise<OAuthAuthorization> {
+    return this.d.attempts.start(this.port(provider), { provider, userId });
+  }
+
+  /** The callback of a link, for the person who started it. */
+  async completeLink(userId: string, provider: string, callback: ProviderCallback): Promise<OAuthLink> {
+    const identity = await this.identify(provider, callback, userId);
+    const linked = await this.d.identities.findIdentity(provider, identity.subject);
+    const own = (await this.d.identities.listIdentities(userId)).find((i) => i.provider === provider);
+    const outcome = linkOutcome(provider, userId, linked, own);
+    if (outcome.kind === 'refuse') throw outcome.error;
+    if (outcome.kind === 'linked_already' && linked) return toLink(linked);
+    const now = this.d.clock.now();
+    return toLink(await this.d.transact((tx) => this.insert(tx, provider, identity, userId, { now, used: false })));
+  }
+
+  private port(provider: string): OAuthProviderPort {
+    const port = this.d.providers.get(provider);
+    if (!port) throw new AppError('not_found', `no OAuth provider named ${provider} is configured here`);
+    return port;
+  }
+
+  /** Takes the attempt, then asks the provider who signed in; the address as accounts keep it. */
+  private async identify(provider: string, callback: ProviderCallback, userId: string | null): Promise<ProviderIdentity> {
+    const port = this.port(provider);
+    const checks = await this.d.attempts.take(callback.state, { provider, userId });
+    const said = await port.identify(callback, checks);
+    const email = providerEmail(said.email);
+    const name = said.name?.trim().slice(0, NAME_MAX) || null;
+    return { subject: said.subject, email, emailVerified: email !== null && said.emailVerified, name };
+  }
+
+  /**
+   * Links the identity to the account of its address, which the provider says is verified,
+   * and answers the account as it is now. An account that never proved its address is taken
+   * over: whoever made it did not show they own the address, so its password, its other links
+   * and its sessions (each revocation announced through the outbox) go.
+   */
+  private async linkByEmail(provider: string, identity: ProviderIdentity, user: UserRow, takeOver: boolean): Promise<UserRow> {
+    const now = this.d.clock.now();
+    await this.d.transact(async (tx) => {
+      if (takeOver) {
+        await this.d.credentials.removePassword(user.id, now, tx);
+        await this.d.identities.deleteIdentitiesOf(user.id, tx);
+        const ended = { credentials: this.d.credentials, outbox: this.d.outbox, accessTokenTtlSeconds: this.d.accessTokenTtlSeconds };
+        await endSessions(tx, ended, user.id, { reason: 'address_proven_by_provider', now });
+      }
+      await this.d.credentials.markEmailVerified(user.id, now, tx);
+      await this.insert(tx, provider, identity, user.id, { now, used: true });
+    });
+    this.d.outbox.kick();
+    return (await this.d.users.findLiveById(user.id)) ?? fail('account vanished while linking');
+  }
+
+  /** Links the identity in `tx`; the same identity linked meanwhile, or another of this provider, is a conflict. */
+  private async insert(tx: AuthTx, provider: string, identity: ProviderIdentity, userId: string, at: { now: Date; used: boolean }): Promise<OAuthIdentityRow> {
+    const row = { provider, subject: identity.subject, user_id: userId, email: identity.email, linked_at: at.now, last_used_at: at.used ? at.now : null };
+    if (!(await this.d.identities.insertIdentity(row, tx))) throw new AppError('conflict', `this ${provider} account was linked at the same moment by another request; try again`);
+    return row;
+  }
+}
+
+function fail(message: string): never {
+  throw new AppError('internal_error', message);
+}
