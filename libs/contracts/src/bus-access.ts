@@ -86,6 +86,8 @@ export const SERVICE_ONLY_OPERATIONS = [
   'mail-send.usage.count',
   'webhooks.endpoint.countInEnvironment',
   'webhooks.usage.count',
+  'orgs.membership.owned',
+  'orgs.membership.purgeUser',
 ] as const satisfies readonly RpcName[];
 
 const SERVICE_ONLY = new Set<string>(SERVICE_ONLY_OPERATIONS);
@@ -102,7 +104,8 @@ export const BUS_ACCESS = {
   },
   auth: {
     ...NONE,
-    calls: ['orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.organization.get', 'orgs.environment.get'],
+    // orgs.membership.owned and purgeUser: a person's deletion and purge.
+    calls: ['orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.organization.get', 'orgs.environment.get', 'orgs.membership.owned', 'orgs.membership.purgeUser'],
     publishes: ['internal.auth.session.revoked', 'internal.auth.apikey.revoked', 'mail.account'],
     consumes: ['auth--environment-deleted'],
     buckets: { replies: 'write' },

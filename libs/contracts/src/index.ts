@@ -24,3 +24,4 @@ export * from './bus-access';
 export * from './plans';
 export * from './api/upgrade-requests';
 export * from './api/oauth';
+export * from './api/account-lifecycle';

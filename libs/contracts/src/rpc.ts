@@ -7,6 +7,7 @@ import { z } from 'zod';
 import * as a from './api/accounts';
 import * as v from './api/verification';
 import * as oa from './api/oauth';
+import * as life from './api/account-lifecycle';
 import * as m from './api/mailbox';
 import * as mem from './api/members';
 import * as env from './api/environments';
@@ -162,6 +163,9 @@ export const RPC = {
   'orgs.upgrade.decide': { request: upg.upgradeDecisionRequest, response: upg.upgradeRequest },
   /** For the services that create what plans limit (services only): the organization's plan and limits. */
   'orgs.organization.limits': { request: z.object({ org_id: idSchema('organization') }), response: upg.organizationLimits },
+  // orgs: what auth asks of a person's organizations when their account is deleted, and purged (services only)
+  'orgs.membership.owned': { request: z.object({ user_id: idSchema('user') }), response: life.ownedOrganizations },
+  'orgs.membership.purgeUser': { request: z.object({ user_id: idSchema('user') }), response: life.userPurged },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

@@ -110,6 +110,8 @@ const handlers: RpcHandlers<'orgs'> = {
   'orgs.organization.limits': async () => {
     throw AppError.notFound('organization');
   },
+  'orgs.membership.owned': async () => ({ data: [] }),
+  'orgs.membership.purgeUser': async () => ({ memberships_removed: 0, organizations_deleted: [], ownership_passed: [] }),
 };
 
 const keyAuth = { kind: 'api_key' as const, key_id: newId('apiKey'), org_id: orgId, env_id: envId, permissions: [...KEY_SCOPES.full] };

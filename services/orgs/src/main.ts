@@ -16,11 +16,13 @@ import { systemMail } from './clients/system-mail.client';
 import { USAGE_OWNER_TIMEOUT_MS, usageOwners } from './clients/usage-owners.client';
 import { usersClient } from './clients/users.client';
 import { loadConfig, type OrgsConfig } from './config';
+import { Departures } from './domain/departures';
 import { Environments } from './domain/environments';
 import { Invitations, type NewMember } from './domain/invitations';
 import { Members } from './domain/members';
 import { PlanGuard } from './domain/plan-guard';
 import { Organizations } from './domain/organizations';
+import { DepartureRepository } from './repo/departure.repository';
 import { EnvironmentRepository } from './repo/environment.repository';
 import { OwnershipTransfers } from './domain/ownership-transfers';
 import { Usage } from './domain/usage';
@@ -57,7 +59,9 @@ export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
     const invitations = new Invitations(transact, new InvitationRepository(db), memberRepo, addMember, users, orgName, facts, systemMail(outbox), plan, clock);
     const usage = new Usage(new UsageRepository(db), usageOwners(new RpcClient(bus, { timeoutMs: USAGE_OWNER_TIMEOUT_MS })), config.plans, clock);
     const upgrades = new UpgradeRequests(transact, new UpgradeRequestRepository(db), orgRepo, memberRepo, clock);
-    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers({ orgs: organizations, members, environments, transfers, invitations, upgrades, usage })), (s) => s.stop());
+    // A person's deleted account: what they own, and their purge (auth asks).
+    const departures = new Departures(transact, new DepartureRepository(db), memberRepo, facts, environmentFacts(outbox), clock);
+    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers({ orgs: organizations, members, environments, transfers, invitations, upgrades, usage, departures })), (s) => s.stop());
   },
 };
 

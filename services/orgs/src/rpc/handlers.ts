@@ -1,6 +1,7 @@
 /** The orgs service's operations: parse is done by serveRpc, tenancy is checked here. */
 import { AppError, authorize, requireService, tenantOf } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
+import type { Departures } from '../domain/departures';
 import type { Environments } from '../domain/environments';
 import type { Invitations } from '../domain/invitations';
 import type { Members } from '../domain/members';
@@ -17,9 +18,11 @@ export interface OrgsDomain {
   invitations: Invitations;
   upgrades: UpgradeRequests;
   usage: Usage;
+  /** A person's deleted account (auth asks; services only). */
+  departures: Departures;
 }
 
-export function orgsHandlers({ orgs, members, environments, transfers, invitations, upgrades, usage }: OrgsDomain): RpcHandlers<'orgs'> {
+export function orgsHandlers({ orgs, members, environments, transfers, invitations, upgrades, usage, departures }: OrgsDomain): RpcHandlers<'orgs'> {
   return {
     'orgs.organization.createForOwner': async (req, { auth }) => {
       requireService(auth);
@@ -93,6 +96,14 @@ export function orgsHandlers({ orgs, members, environments, transfers, invitatio
     'orgs.organization.limits': async (req, { auth }) => {
       requireService(auth);
       return orgs.limits(req.org_id);
+    },
+    'orgs.membership.owned': async (req, { auth }) => {
+      requireService(auth);
+      return { data: await departures.owned(req.user_id) };
+    },
+    'orgs.membership.purgeUser': async (req, { auth }) => {
+      requireService(auth);
+      return departures.purge(req.user_id);
     },
   };
 }
