@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { emailAddress } from './address';
 import { invitationToken } from './api/ownership';
 import { emailVerificationToken, oneTimeCode, passwordResetToken } from './api/verification';
+import { emailChangeToken } from './api/account-lifecycle';
 import { idSchema } from './ids';
 import { roleSchema } from './permissions';
 import { isoTimestamp } from './time';
@@ -56,6 +57,11 @@ export const SYSTEM_MAIL_TEMPLATES = {
   password_reset: codeAndLink(passwordResetToken),
   /** A notice: the password was reset (by mail) or changed (signed in); every other session ended. */
   password_changed: z.object({ how: z.enum(['reset', 'change']), changed_at: isoTimestamp }),
+  // Email change (to the new address: code and link; to the old one: a notice) and deletion and recovery notices.
+  email_change: codeAndLink(emailChangeToken),
+  email_change_requested: z.object({ new_email: emailAddress, requested_at: isoTimestamp }),
+  account_deleted: z.object({ deleted_at: isoTimestamp, recover_before: isoTimestamp }),
+  account_recovered: z.object({ recovered_at: isoTimestamp }),
 } as const;
 export type SystemMailTemplate = keyof typeof SYSTEM_MAIL_TEMPLATES;
 
@@ -81,7 +87,15 @@ export type SystemMail = z.infer<typeof systemMail>;
  * What auth queues (mail.account): a queue of its own, since a stored subject has one
  * publisher, so that no other service can have a verification or reset mail sent.
  */
-export const accountMail = z.discriminatedUnion('template', [item('email_verification'), item('password_reset'), item('password_changed')]);
+export const accountMail = z.discriminatedUnion('template', [
+  item('email_verification'),
+  item('password_reset'),
+  item('password_changed'),
+  item('email_change'),
+  item('email_change_requested'),
+  item('account_deleted'),
+  item('account_recovered'),
+]);
 export type AccountMail = z.infer<typeof accountMail>;
 
 /** Any mail from the platform, as mail-send renders it. */

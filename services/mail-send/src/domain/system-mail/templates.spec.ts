@@ -23,9 +23,17 @@ const accountMails: PlatformMail[] = [
   { id: newId('systemMail'), to: 'ada@example.com', template: 'password_changed', data: { how: 'change', changed_at: '2026-12-02T10:05:00.000Z' } },
 ];
 
+const change = { code: '246810', token: `mre_${'E'.repeat(43)}`, link: `https://app.example.com/confirm-email-change#token=mre_${'E'.repeat(43)}`, ...expiries };
+const lifecycleMails: PlatformMail[] = [
+  { id: newId('systemMail'), to: 'ada@new.example.com', template: 'email_change', data: change },
+  { id: newId('systemMail'), to: 'ada@example.com', template: 'email_change_requested', data: { new_email: 'ada@new.example.com', requested_at: '2026-12-02T10:00:00.000Z' } },
+  { id: newId('systemMail'), to: 'ada@example.com', template: 'account_deleted', data: { deleted_at: '2026-12-02T10:00:00.000Z', recover_before: '2027-01-01T10:00:00.000Z' } },
+  { id: newId('systemMail'), to: 'ada@example.com', template: 'account_recovered', data: { recovered_at: '2026-12-09T10:00:00.000Z' } },
+];
+
 describe('system mail templates', () => {
   it('renders every template as subject, text and HTML, and escapes what callers give in the HTML', () => {
-    for (const m of [...mails, ...accountMails]) {
+    for (const m of [...mails, ...accountMails, ...lifecycleMails]) {
       const r = renderSystemMail(m);
       expect(r.subject.length).toBeGreaterThan(0);
       expect(r.text).toMatch(/Mailroom/);
@@ -67,6 +75,19 @@ describe('system mail templates', () => {
     expect(resetMail!.text).toContain('Your code is 987654.');
     expect(afterReset!.text).toMatch(/was reset .* on 2026-12-02 10:05 UTC\. Every session of the account was ended/);
     expect(afterChange!.text).toMatch(/Every other session of the account was ended/);
+  });
+
+  it('confirms a new address with code, link and API call; tells the old one without a link, and a deleted account until when it can come back', () => {
+    const [confirm, notice, deleted, recovered] = lifecycleMails.map(renderSystemMail);
+    expect(confirm!.subject).toBe('Confirm your new Mailroom address: 246810');
+    expect(confirm!.text).toContain(`Or open this link: ${change.link} (until 2026-12-03 10:00 UTC).`);
+    expect(confirm!.text).toContain(`POST /api/v1/user/me/change-email/confirm with {"token": "${change.token}"} or {"code": "246810"}`);
+    expect(notice!.text).toContain('to ada@new.example.com. Nothing changes unless that address confirms it.');
+    expect(notice!.text).toContain('POST /api/v1/user/me/change-password');
+    expect(notice!.html).not.toContain('<a ');
+    expect(deleted!.text).toContain('until 2027-01-01 10:00 UTC');
+    expect(deleted!.text).toContain('POST /api/v1/user/me/recover');
+    expect(recovered!.text).toMatch(/recovered on 2026-12-09 10:00 UTC/);
   });
 
   it('escapes the five HTML characters', () => {

@@ -93,6 +93,30 @@ const TEMPLATES: { [T in SystemMailTemplate]: (data: DataOf<T>) => RenderedMail 
       ],
       ['If it was not you, reset your password at once (', { code: 'POST /api/v1/auth/password/reset-request' }, ') and check the API keys of your organizations.'],
     ]),
+  email_change: (d) =>
+    mail(`Confirm your new Mailroom address: ${d.code}`, [
+      ['Someone signed in to a Mailroom account asked to make this address its email address. It changes once you confirm, signed in to that account.'],
+      ['Your code is ', { code: d.code }, `. It works once, until ${day(d.code_expires_at)}.`],
+      ['Or open this link: ', { link: d.link }, ` (until ${day(d.link_expires_at)}).`],
+      ['With the API: ', { code: 'POST /api/v1/user/me/change-email/confirm' }, ` with {"token": "${d.token}"} or {"code": "${d.code}"}.`],
+      ['If you did not ask for this, ignore this mail: nothing changes without the code.'],
+    ]),
+  email_change_requested: (d) =>
+    mail('Your Mailroom address is about to change', [
+      [`On ${day(d.requested_at)}, someone signed in to your Mailroom account asked to change its email address to ${d.new_email}. Nothing changes unless that address confirms it.`],
+      ['If it was not you, change your password at once (', { code: 'POST /api/v1/user/me/change-password' }, ', or ', { code: 'POST /api/v1/auth/password/reset-request' }, '), which ends every other session, and check the API keys of your organizations.'],
+    ]),
+  account_deleted: (d) =>
+    mail('Your Mailroom account was deleted', [
+      [`Your Mailroom account was deleted on ${day(d.deleted_at)}. Its sessions were ended and the API keys it created stopped working.`],
+      [`You can bring it back, with everything it had, until ${day(d.recover_before)}: log in with your email and password, then call `, { code: 'POST /api/v1/user/me/recover' }, ' with the recovery_token of the answer.'],
+      ['After that date the account, its memberships and the organizations it alone belonged to are deleted for good, and its API keys revoked.'],
+    ]),
+  account_recovered: (d) =>
+    mail('Your Mailroom account was recovered', [
+      [`Your deleted Mailroom account was recovered on ${day(d.recovered_at)} by someone who knew its password. It works again, with its API keys.`],
+      ['If it was not you, reset your password at once (', { code: 'POST /api/v1/auth/password/reset-request' }, ') and check the API keys of your organizations.'],
+    ]),
 };
 
 export function renderSystemMail(m: PlatformMail): RenderedMail {
@@ -110,6 +134,14 @@ export function renderSystemMail(m: PlatformMail): RenderedMail {
     case 'password_reset':
       return TEMPLATES[m.template](m.data);
     case 'password_changed':
+      return TEMPLATES[m.template](m.data);
+    case 'email_change':
+      return TEMPLATES[m.template](m.data);
+    case 'email_change_requested':
+      return TEMPLATES[m.template](m.data);
+    case 'account_deleted':
+      return TEMPLATES[m.template](m.data);
+    case 'account_recovered':
       return TEMPLATES[m.template](m.data);
   }
 }
