@@ -17,6 +17,8 @@ export const ERROR_CODES = {
   email_unverified: { status: 403 },
   /** One more of a resource than the organization's plan holds (contracts plans.ts). */
   plan_limit: { status: 403 },
+  /** A sign-in that proved a deleted account: details carry a recovery_token and recover_before. */
+  account_deleted: { status: 403 },
   not_found: { status: 404 },
   route_not_found: { status: 404 },
   method_not_allowed: { status: 405 },

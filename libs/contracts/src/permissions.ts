@@ -230,6 +230,9 @@ export const ROUTE_ACCESS = {
   'DELETE /api/v1/user/me/oauth-providers/{provider}': 'self',
   'POST /api/v1/user/me/oauth-providers/{provider}': 'self',
   'POST /api/v1/user/me/oauth-providers/{provider}/callback': 'self',
+  // Deleting one's account signed in; recovering it signed out (a deleted account has no session).
+  'DELETE /api/v1/user/me': 'self',
+  'POST /api/v1/user/me/recover': 'public',
 } as const satisfies Record<string, RouteAccess>;
 
 const ROUTE_ACCESS_BY_KEY = new Map<string, RouteAccess>(Object.entries(ROUTE_ACCESS));

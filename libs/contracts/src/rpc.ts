@@ -166,6 +166,9 @@ export const RPC = {
   // orgs: what auth asks of a person's organizations when their account is deleted, and purged (services only)
   'orgs.membership.owned': { request: z.object({ user_id: idSchema('user') }), response: life.ownedOrganizations },
   'orgs.membership.purgeUser': { request: z.object({ user_id: idSchema('user') }), response: life.userPurged },
+  // auth: account deletion (soft, 30 days) and recovery
+  'auth.user.delete': { request: life.accountDeleteBody, response: life.accountDeleted },
+  'auth.user.recover': { request: life.accountRecoverBody, response: a.sessionResponse },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

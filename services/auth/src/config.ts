@@ -17,6 +17,8 @@ export const authConfigSchema = z
     SECRETS_ENCRYPTION_KEY: secretsKeyField,
     /** The one deadline of a sign-in's calls to an outside provider (code, keys, profile); below the gateway's RPC_TIMEOUT_MS. */
     OAUTH_TIMEOUT_MS: envInt(4000, { min: 500, max: 9000 }),
+    /** How often deleted accounts past their 30-day window are purged; 0: never (run `cli.js purge-deleted` instead). */
+    ACCOUNT_PURGE_INTERVAL_SECONDS: envInt(3600, { min: 0, max: 7 * 86_400 }),
   })
   .superRefine((c, ctx) => {
     checkSecretsKey(c, ctx);

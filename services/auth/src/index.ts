@@ -1,3 +1,3 @@
 export { authService } from './main';
 export type { AuthConfig } from './config';
-export { rotateSigningKey } from './cli';
+export { purgeDeleted, rotateSigningKey } from './cli';

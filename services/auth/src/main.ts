@@ -17,6 +17,13 @@ import { oauthProviders } from './clients/oauth-providers.client';
 import { orgsClient } from './clients/orgs.client';
 import { revocationsClient } from './clients/revocations.client';
 import { startEnvironmentDeletedConsumer } from './consumers/environment-deleted.consumer';
+import { orgsDepartureClient } from './clients/orgs-departure.client';
+import { AccountDeletion } from './domain/account-deletion';
+import { AccountPurge } from './domain/account-purge';
+import { AccountRecovery } from './domain/account-recovery';
+import { IdentityProof } from './domain/identity-proof';
+import { AccountPurgeJob } from './jobs/account-purge.job';
+import { DeletedAccountRepository } from './repo/deleted-account.repository';
 import { loadConfig, type AuthConfig } from './config';
 import { AccessTokens } from './domain/access-tokens';
 import { Accounts } from './domain/accounts';
@@ -65,10 +72,14 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const codes = new OneTimeCodes(new OneTimeCodeRepository(db), new CodeHasher(config.SECRETS_ENCRYPTION_KEY), config.APP_URL, clock);
     const verification = new EmailVerification(transact, users, credentialRepo, codes, account, clock);
     const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS });
-    const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification);
+    const deletedAccounts = new DeletedAccountRepository(db);
+    const recovery = new AccountRecovery(transact, deletedAccounts, start, account, clock);
+    const deletedSignIn = { findByEmail: (email: string) => deletedAccounts.findByEmail(email), refuseSignIn: recovery.refuseSignIn.bind(recovery) };
+    const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn);
     const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
     const organizations = new UserOrganizations(orgs);
-    const apiKeys = new ApiKeys(transact, new ApiKeyRepository(db), new DeletedEnvironments<AuthDb>(), orgs, revocations, clock);
+    const apiKeyRepo = new ApiKeyRepository(db);
+    const apiKeys = new ApiKeys(transact, apiKeyRepo, new DeletedEnvironments<AuthDb>(), orgs, revocations, clock);
     const ttl = { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS };
     const reset = new PasswordReset(transact, users, credentialRepo, passwords, codes, account, clock, {
       ...ttl,
@@ -77,13 +88,23 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     });
     // Stopped after the operations (below), before the outbox: requests already answered are worked on.
     life.add('auth:reset-requests', reset, (r) => r.settled());
-    const change = new PasswordChange(transact, users, credentialRepo, passwords, failureLimiter(CHANGE_FAILURES), account, clock, ttl);
+    // Wrong passwords asked again (change-password, change-email, deletion) count together.
+    const passwordFailures = failureLimiter(CHANGE_FAILURES);
+    const change = new PasswordChange(transact, users, credentialRepo, passwords, passwordFailures, account, clock, ttl);
     const providers = oauthProviders(config.OAUTH_PROVIDERS, { appUrl: config.APP_URL, timeoutMs: config.OAUTH_TIMEOUT_MS, log });
     const oauthRepo = new OAuthRepository(db);
     const attempts = new OAuthAttempts(oauthRepo, new SecretBox(config.SECRETS_ENCRYPTION_KEY), clock);
     const oauth = new OAuthSignIn({ transact, providers, attempts, identities: oauthRepo, users, accounts, start, credentials: credentialRepo, outbox: account, clock, ...ttl });
     const oauthLinks = new OAuthLinks(transact, oauthRepo, (name) => providers.has(name));
-    life.add('auth:rpc', serveRpc(bus, 'auth', authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks })), (s) => s.stop());
+    // Deletion, recovery (above, for login) and the purge.
+    const proof = new IdentityProof(passwords, passwordFailures, clock);
+    const departures = orgsDepartureClient(rpc);
+    const deletion = new AccountDeletion(transact, users, deletedAccounts, credentialRepo, apiKeyRepo, proof, departures, account, revocations, clock, ttl);
+    const purge = new AccountPurge(transact, deletedAccounts, apiKeyRepo, departures, revocations, clock, (err, userId) => log.warn({ err, user_id: userId }, 'could not purge a deleted account; the next run tries again'));
+    const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, deletion, recovery });
+    life.add('auth:rpc', serveRpc(bus, 'auth', handlers), (s) => s.stop());
+    const purgeJob = life.add('auth:account-purge', new AccountPurgeJob(purge, clock, config.ACCOUNT_PURGE_INTERVAL_SECONDS * 1000, log), (j) => j.stop());
+    purgeJob.start();
     life.add('auth:environment-deleted', await startEnvironmentDeletedConsumer(bus, apiKeys), (c) => c.stop());
   },
 };

@@ -25,7 +25,7 @@ describe('route table', () => {
   });
 
   it('keeps internal operations off the HTTP surface', () => {
-    const internal = ['auth.apikey.verify', 'auth.jwks.get', 'auth.user.profiles', 'orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.environment.get', 'orgs.environment.access', 'orgs.organization.limits', 'auth.apikey.countInEnvironment', 'mailbox.inbox.countInEnvironment', 'webhooks.endpoint.countInEnvironment', 'mail-send.outbound.check', 'mailbox.inbox.resolve'];
+    const internal = ['auth.apikey.verify', 'auth.jwks.get', 'auth.user.profiles', 'orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.environment.get', 'orgs.environment.access', 'orgs.organization.limits', 'auth.apikey.countInEnvironment', 'mailbox.inbox.countInEnvironment', 'webhooks.endpoint.countInEnvironment', 'mail-send.outbound.check', 'mailbox.inbox.resolve', 'orgs.membership.owned', 'orgs.membership.purgeUser'];
     expect(ROUTES.filter((r) => r.op && internal.includes(r.op))).toEqual([]);
   });
 });
@@ -72,6 +72,17 @@ describe('verification and password routes', () => {
       'auth.password.resetRequest': ['POST /api/v1/auth/password/reset-request', 'none', 'public', 202],
       'auth.password.reset': ['POST /api/v1/auth/password/reset', 'none', 'public', 204],
       'auth.password.change': ['POST /api/v1/user/me/change-password', 'user', 'self', 204],
+    });
+  });
+});
+
+describe('deletion and recovery routes', () => {
+  it('serve deletion signed in, recovery without a credential; deletion ends the caller\'s session', () => {
+    const ops = ['auth.user.delete', 'auth.user.recover'];
+    const routed = new Map(ROUTES.filter((r) => r.op && ops.includes(r.op)).map((r) => [r.op, [`${r.method.toUpperCase()} ${r.path}`, r.auth, accessOf(r), r.status ?? 200, r.endsSession ?? false]]));
+    expect(Object.fromEntries(routed)).toEqual({
+      'auth.user.delete': ['DELETE /api/v1/user/me', 'user', 'self', 200, true],
+      'auth.user.recover': ['POST /api/v1/user/me/recover', 'none', 'public', 200, false],
     });
   });
 });

@@ -57,6 +57,8 @@ import {
   type RouteAccess,
   type RpcName,
   type RpcRequest,
+  accountDeleteBody,
+  accountRecoverBody,
 } from '@mailroom/contracts';
 
 /**
@@ -284,6 +286,9 @@ export const ROUTES: Route[] = [
   route('orgs.upgrade.list', { method: 'get', path: '/api/v1/org/upgrade-requests', auth: 'tenant', query: pageQuery, tag: 'Organization', summary: 'List the upgrade requests of the organization, newest first (pending, approved, declined)' }),
   route('orgs.upgrade.get', { method: 'get', path: '/api/v1/org/upgrade-requests/{id}', auth: 'tenant', params: upgradeRequestId, tag: 'Organization', summary: 'Get an upgrade request: its status, and when and with what note it was decided' }),
   route('orgs.transfer.cancel', { method: 'post', path: '/api/v1/org/transfer-ownership/{id}/cancel', auth: 'user', params: ownershipTransferId, tag: 'Members', summary: 'Cancel the pending transfer (owner only). An expired request answers 410, a decided one 409' }),
+  // A person's account: soft deletion, recovery within 30 days.
+  route('auth.user.delete', { method: 'delete', path: '/api/v1/user/me', auth: 'user', body: accountDeleteBody, endsSession: true, tag: 'User', summary: 'Delete your account (password asked again): every session ends, the API keys you created stop working, a notice is mailed. Recoverable for 30 days (login answers 403 account_deleted with a recovery_token), then purged. The owner of an organization with other members transfers it first (409 naming it)' }),
+  route('auth.user.recover', { method: 'post', path: '/api/v1/user/me/recover', auth: 'none', body: accountRecoverBody, tag: 'User', summary: 'Recover your deleted account within 30 days with the recovery_token of the login answer (403 account_deleted; the token works once for 15 minutes): answered like login. Unknown or used token 400 invalid_code; expired token or window 410 expired' }),
 ];
 
 /**

@@ -1,8 +1,8 @@
 /**
  * Sessions without a database: signup, login, refresh rotation and reuse detection, logout,
  * switching organizations, a person's own sessions (list, revoke, revoke all others), the
- * profile. The users store is an in-memory stand-in with the repository's semantics (one live
- * account per email, a refresh token used once), and its transaction puts sessions and
+ * profile. The users store is an in-memory stand-in with the repository's semantics (one
+ * account per email, deleted or not, a refresh token used once), and its transaction puts sessions and
  * tokens back as they were when the work fails; tokens and passwords are stand-ins too.
  */
 import { AppError, type Membership, type Organization } from '@mailroom/contracts';
@@ -21,7 +21,7 @@ class MemoryUsers implements Users {
   readonly tokens = new Map<string, RefreshTokenRow>();
 
   async insertUser(row: { id: string; email: string; password_hash: string; name: string | null; now: Date }): Promise<boolean> {
-    if ([...this.users.values()].some((u) => u.email === row.email && u.deleted_at === null)) return false;
+    if ([...this.users.values()].some((u) => u.email === row.email)) return false;
     this.users.set(row.id, { id: row.id, email: row.email, password_hash: row.password_hash, name: row.name, email_verified_at: null, created_at: row.now, updated_at: row.now, deleted_at: null });
     return true;
   }
@@ -145,7 +145,12 @@ function setup() {
   const verificationMails: string[] = [];
   const verification = { queueInSignup: async (_tx: AuthTx, user: { email: string }) => void verificationMails.push(user.email), kick: () => undefined };
   const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: 3_600 });
-  const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification);
+  // Deleted accounts' sign-in (account-deletion.spec.ts has the rest): the account of an address in any state.
+  const deletedSignIn = {
+    findByEmail: async (email: string) => [...users.users.values()].find((u) => u.email === email),
+    refuseSignIn: async () => new AppError('account_deleted', 'this account was deleted'),
+  };
+  const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn);
   const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: 900 });
   return {
     accounts,
@@ -433,5 +438,30 @@ describe('the profile', () => {
     expect((await accounts.updateProfile(user.id, { name: null })).name).toBeNull();
     expect(await accounts.updateProfile(user.id, {})).toEqual(await accounts.me(user.id));
     await expect(accounts.updateProfile('usr_01m8a4vabhcrd4hxzk162k1ma9', { name: 'x' })).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe('signing in to a deleted account', () => {
+  it('answers the right password with account_deleted within 30 days; a wrong one, or any after, as an unknown address', async () => {
+    const { accounts, users, clock } = setup();
+    const { user } = await accounts.signup(ada, {});
+    users.users.get(user.id)!.deleted_at = clock.now();
+    const unknown = await accounts.login({ ...ada, email: 'nobody@example.com' }, {}).catch((e: AppError) => [e.code, e.message]);
+    expect(await accounts.login({ ...ada, password: 'wrong' }, {}).catch((e: AppError) => [e.code, e.message])).toEqual(unknown);
+    await expect(accounts.login(ada, {})).rejects.toMatchObject({ code: 'account_deleted' });
+    clock.advance(30 * 86_400_000 - 1);
+    await expect(accounts.login(ada, {})).rejects.toMatchObject({ code: 'account_deleted' });
+    clock.advance(1);
+    expect(await accounts.login(ada, {}).catch((e: AppError) => [e.code, e.message])).toEqual(unknown);
+  });
+
+  it('keeps the sign-in time of the session a switch-org starts from (a switch proves nothing new)', async () => {
+    const { accounts, users, join, clock } = setup();
+    const signup = await accounts.signup(ada, {});
+    join({ org_id: OTHER_ORG.id, org_name: OTHER_ORG.name, role: 'viewer', default_env_id: OTHER_ORG.default_env_id });
+    clock.advance(10 * 60_000);
+    const switched = await accounts.switchOrg({ user_id: signup.user.id, session_id: sessionOf(signup) }, OTHER_ORG.id, {});
+    expect(users.sessions.get(sessionOf(switched))).toMatchObject({ created_at: clock.now(), authenticated_at: users.sessions.get(sessionOf(signup))!.created_at });
+    expect(users.sessions.get(sessionOf(await accounts.login(ada, {})))!.authenticated_at).toEqual(clock.now());
   });
 });

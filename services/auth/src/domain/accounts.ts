@@ -7,11 +7,12 @@
 import { AppError, newId, type SessionResponse, type User, type UserProfile } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
 import type { AuthTx } from '../repo/tables';
-import type { SessionRow } from '../repo/user.repository';
+import type { SessionRow, UserRow } from '../repo/user.repository';
+import { signInAccount } from './account-deletion';
 import type { AccessTokens } from './access-tokens';
 import type { EmailVerification } from './email-verification';
 import type { Passwords } from './passwords';
-import type { ClientInfo, OrgsPort, RevocationPort, Transact, Users } from './ports';
+import type { ClientInfo, DeletedAccounts, OrgsPort, RevocationPort, Transact, Users } from './ports';
 import { REFRESH_TOKEN_PREFIX, tokenFields, type SessionStart } from './session-start';
 import { isLive, recordedClient, revocationFact, type Caller } from './sessions';
 import { toUser } from './users';
@@ -25,6 +26,8 @@ export interface NewAccount {
   passwordHash: string | null;
   emailVerifiedAt: Date | null;
 }
+/** Sign-in of deleted accounts (account-recovery.ts): the account of an address in any state, and the answer to one deleted. */
+export type DeletedSignIn = Pick<DeletedAccounts, 'findByEmail'> & { refuseSignIn(user: UserRow): Promise<AppError> };
 
 export class Accounts {
   constructor(
@@ -37,6 +40,7 @@ export class Accounts {
     private readonly clock: Clock,
     private readonly start: SessionStart,
     private readonly verification: Pick<EmailVerification, 'queueInSignup' | 'kick'>,
+    private readonly deleted: DeletedSignIn,
   ) {}
 
   async signup(input: { email: string; password: string; name?: string | undefined }, client: ClientInfo): Promise<SessionResponse> {
@@ -75,9 +79,11 @@ export class Accounts {
   }
 
   async login(input: { email: string; password: string }, client: ClientInfo): Promise<SessionResponse> {
-    const user = await this.users.findLiveByEmail(input.email);
+    // Live, or deleted within its window; one past its window answers as an unknown address.
+    const user = signInAccount(await this.deleted.findByEmail(input.email), this.clock.now());
     const ok = await this.passwords.verify(user?.password_hash, input.password);
     if (!user || !ok) throw new AppError('invalid_credentials', INVALID_CREDENTIALS);
+    if (user.deleted_at !== null) throw await this.deleted.refuseSignIn(user);
     if (user.password_hash && this.passwords.needsRehash(user.password_hash)) {
       await this.users.updatePasswordHash(user.id, await this.passwords.hash(input.password), this.clock.now());
     }
@@ -143,7 +149,8 @@ export class Accounts {
     // Not a member and no such organization answer alike: another organization's existence is not told.
     const membership = (await this.orgs.memberships(user.id)).find((m) => m.org_id === orgId);
     if (!membership) throw AppError.notFound('organization');
-    return this.start.open(user, client, membership);
+    // Switching proves nothing new: the new session keeps the proof of the one it came from.
+    return this.start.open(user, client, membership, current.authenticated_at);
   }
 
   async logout(sessionId: string): Promise<void> {

@@ -39,6 +39,8 @@ describe('API key permission sets', () => {
 /** The repositories' semantics in memory: a key is inserted only outside a deleted environment, every query filters on org_id. */
 class MemoryKeys implements Pick<ApiKeyRepository, keyof ApiKeyRepository> {
   rows: ApiKeyRow[] = [];
+  /** Accounts deleted (not purged), by user id: when. */
+  readonly deletedAccounts = new Map<string, Date>();
   constructor(private readonly deleted: MemoryDeletedEnvironments) {}
   async countLive(orgId: string, envId: string) {
     return this.rows.filter((r) => r.org_id === orgId && r.env_id === envId && !r.revoked_at).length;
@@ -49,7 +51,16 @@ class MemoryKeys implements Pick<ApiKeyRepository, keyof ApiKeyRepository> {
     return true;
   }
   async findLiveByHash(hash: Buffer) {
-    return this.rows.find((r) => r.key_hash.equals(hash) && !r.revoked_at);
+    const row = this.rows.find((r) => r.key_hash.equals(hash) && !r.revoked_at);
+    return row && { ...row, creator_deleted_at: (row.created_by && this.deletedAccounts.get(row.created_by)) || null };
+  }
+  async liveCreatedBy(userId: string) {
+    return this.rows.filter((r) => r.created_by === userId && !r.revoked_at).map(({ id, org_id }) => ({ id, org_id }));
+  }
+  async revokeCreatedBy(userId: string, now: Date) {
+    const live = this.rows.filter((r) => r.created_by === userId && !r.revoked_at);
+    for (const r of live) r.revoked_at = now;
+    return live.map(({ id, org_id }) => ({ id, org_id }));
   }
   async touch() {}
   async findLive(orgId: string, id: string) {
@@ -125,5 +136,25 @@ describe('API keys of a deleted environment', () => {
     expect(await keys.environmentDeleted(fact)).toEqual({ removed: 0 });
     expect(repo.rows).toEqual(before);
     expect(announced).toHaveLength(1);
+  });
+});
+
+describe('API keys of a deleted account', () => {
+  it('refuse to act while their creator is deleted, act again once recovered, and stay refused once revoked', async () => {
+    const deleted = new MemoryDeletedEnvironments();
+    const repo = new MemoryKeys(deleted);
+    const orgs: OrgsPort = { createForOwner: async () => Promise.reject(new Error('not used')), memberships: async () => [], organization: async () => Promise.reject(new Error('not used')), environment: async () => Promise.reject(new Error('not used')) };
+    const keys = new ApiKeys(memoryTransact<AuthDb>(), repo, deleted, orgs, { sessionRevoked: async () => {}, apiKeyRevoked: async () => {} }, new ManualClock());
+    const ada: TenantContext = { kind: 'user', user_id: newId('user'), session_id: newId('session'), org_id: newId('organization'), env_id: newId('environment'), role: 'owner' };
+    const theirs = await keys.create(ada, { name: 'agent' });
+    const colleague = await keys.create({ ...ada, user_id: newId('user') }, { name: 'colleague' });
+    repo.deletedAccounts.set(ada.user_id, new Date('2026-11-27T10:00:00.000Z'));
+    const refusal = await refusalOf(keys.verify(theirs.key));
+    expect([refusal.code, refusal.message]).toEqual(['unauthorized', expect.stringMatching(/account that created it is deleted/)]);
+    expect(await keys.verify(colleague.key)).toMatchObject({ key_id: colleague.id });
+    repo.deletedAccounts.delete(ada.user_id);
+    expect(await keys.verify(theirs.key)).toMatchObject({ key_id: theirs.id });
+    await repo.revokeCreatedBy(ada.user_id, new Date());
+    await expect(keys.verify(theirs.key)).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/invalid or has been revoked/) });
   });
 });

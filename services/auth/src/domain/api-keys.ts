@@ -4,7 +4,8 @@
  * named scope (full, read_only, send_only) or an explicit list (libs/contracts
  * permissions.ts). People with keys.manage (owner, admin) create and revoke them; keys
  * cannot manage keys. When orgs deletes an environment, its keys are revoked, and no key is
- * created in it afterwards (404, as for any environment that is not there).
+ * created in it afterwards (404, as for any environment that is not there). A key whose
+ * creator's account is deleted does not act until it is recovered (account-deletion.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { AppError, authorize, encodePageToken, pageCursor, idSchema, keyPermissions, KEY_PERMISSIONS, newId, type ApiKey, type Fact, type KeyScope, type Permission, type TenantContext } from '@mailroom/contracts';
@@ -161,6 +162,8 @@ export class ApiKeys {
     if (!KEY_PATTERN.test(key)) throw invalid;
     const row = await this.repo.findLiveByHash(sha256(key));
     if (!row) throw invalid;
+    // Acting for a deleted account: refused until it is recovered (revoked when it is purged).
+    if (row.creator_deleted_at !== null) throw new AppError('unauthorized', 'this API key does not work while the account that created it is deleted (it works again if the account is recovered within 30 days)');
     await this.repo.touch(row.id, this.clock.now());
     return { key_id: row.id, org_id: row.org_id, env_id: row.env_id, scope: row.scope, permissions: keyPermissions(row.scope, row.permissions) };
   }

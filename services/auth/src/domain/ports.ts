@@ -2,7 +2,8 @@
 import type { EnvironmentTombstones, Transact as TransactOf } from '@mailroom/platform';
 import type { AuthTx } from '../repo/tables';
 import type { UserRepository } from '../repo/user.repository';
-import type { AccountMail, Environment, Fact, Membership, Organization } from '@mailroom/contracts';
+import type { AccountMail, Environment, Fact, Membership, Organization, OwnedOrganization, UserPurged } from '@mailroom/contracts';
+import type { DeletedAccountRepository } from '../repo/deleted-account.repository';
 
 export interface OrgsPort {
   createForOwner(ownerUserId: string, name: string): Promise<{ organization: Organization; environment: Environment }>;
@@ -75,3 +76,13 @@ export interface Sealer {
   seal(plaintext: string | Buffer, associatedData?: string): Buffer;
   open(sealed: Buffer, associatedData?: string): Buffer;
 }
+/** What auth asks orgs when a person deletes their account, and when it is purged (clients/orgs-departure.client.ts). */
+export interface OrgsDeparturePort {
+  /** The organizations the person owns, with their member counts (the owner included). */
+  owned(userId: string): Promise<OwnedOrganization[]>;
+  /** Their memberships removed, organizations they alone belonged to deleted; repeating it changes nothing. */
+  purgeUser(userId: string): Promise<UserPurged>;
+}
+
+/** Accounts in any state, recovery tokens, the purge (repo/deleted-account.repository.ts). */
+export type DeletedAccounts = Pick<DeletedAccountRepository, keyof DeletedAccountRepository>;

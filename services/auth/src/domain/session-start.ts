@@ -25,6 +25,8 @@ export interface NewSession {
   refresh: string;
   now: Date;
   client: ClientInfo;
+  /** When the person proved who they are: `now` for a sign-in; switch-org passes its session's. */
+  authenticatedAt?: Date | undefined;
 }
 
 export function tokenFields(access: { token: string; expiresIn: number }, refresh: string) {
@@ -43,15 +45,16 @@ export class SessionStart {
 
   /**
    * A new session of `user` in `membership`'s organization, or in the first organization the
-   * person belongs to when none is named.
+   * person belongs to when none is named; `authenticatedAt`: when the person proved who they
+   * are, if not now (a session opened from another).
    */
-  async open(user: UserRow, client: ClientInfo, membership?: Membership): Promise<SessionResponse> {
+  async open(user: UserRow, client: ClientInfo, membership?: Membership, authenticatedAt?: Date): Promise<SessionResponse> {
     const acting = membership ?? (await this.orgs.memberships(user.id))[0];
     if (!acting) throw new AppError('forbidden', 'this account belongs to no organization');
     const refresh = randomToken(REFRESH_TOKEN_PREFIX);
     const sessionId = newId('session');
     const now = this.clock.now();
-    await this.transact((trx) => this.insert(trx, { sessionId, userId: user.id, orgId: acting.org_id, refresh, now, client }));
+    await this.transact((trx) => this.insert(trx, { sessionId, userId: user.id, orgId: acting.org_id, refresh, now, client, authenticatedAt }));
     return this.respond(user, sessionId, acting, refresh);
   }
 
@@ -69,6 +72,7 @@ export class SessionStart {
         expires_at: expiresAt,
         ip: seen.ip,
         user_agent: seen.userAgent,
+        authenticated_at: s.authenticatedAt ?? s.now,
       },
       trx,
     );

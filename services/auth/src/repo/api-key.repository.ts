@@ -49,12 +49,17 @@ export class ApiKeyRepository {
     return res.numInsertedOrUpdatedRows === 1n;
   }
 
-  findLiveByHash(hash: Buffer, ex: Executor<AuthDb> = this.db): Promise<Pick<ApiKeyRow, 'id' | 'org_id' | 'env_id' | 'scope' | 'permissions'> | undefined> {
+  /** The live key of this hash, with when its creator's account was deleted (null: it was not, or no creator is known). */
+  findLiveByHash(
+    hash: Buffer,
+    ex: Executor<AuthDb> = this.db,
+  ): Promise<(Pick<ApiKeyRow, 'id' | 'org_id' | 'env_id' | 'scope' | 'permissions'> & { creator_deleted_at: Date | null }) | undefined> {
     return ex
-      .selectFrom('api_keys')
-      .select(['id', 'org_id', 'env_id', 'scope', 'permissions'])
-      .where('key_hash', '=', hash)
-      .where('revoked_at', 'is', null)
+      .selectFrom('api_keys as k')
+      .leftJoin('users as u', 'u.id', 'k.created_by')
+      .select(['k.id', 'k.org_id', 'k.env_id', 'k.scope', 'k.permissions', 'u.deleted_at as creator_deleted_at'])
+      .where('k.key_hash', '=', hash)
+      .where('k.revoked_at', 'is', null)
       .executeTakeFirst();
   }
 
@@ -108,5 +113,15 @@ export class ApiKeyRepository {
       .where('revoked_at', 'is', null)
       .executeTakeFirst();
     return res.numUpdatedRows > 0n;
+  }
+
+  /** The live keys a person created, in every organization. */
+  liveCreatedBy(userId: string, ex: Executor<AuthDb> = this.db): Promise<Pick<ApiKeyRow, 'id' | 'org_id'>[]> {
+    return ex.selectFrom('api_keys').select(['id', 'org_id']).where('created_by', '=', userId).where('revoked_at', 'is', null).execute();
+  }
+
+  /** Revokes every live key a person created; those it revoked. */
+  revokeCreatedBy(userId: string, now: Date, ex: Executor<AuthDb> = this.db): Promise<Pick<ApiKeyRow, 'id' | 'org_id'>[]> {
+    return ex.updateTable('api_keys').set({ revoked_at: now }).where('created_by', '=', userId).where('revoked_at', 'is', null).returning(['id', 'org_id']).execute();
   }
 }

@@ -26,6 +26,8 @@ export interface SessionTable {
   revoked_reason: string | null;
   ip: string | null;
   user_agent: string | null;
+  /** When the person last proved who they are for it: a sign-in; switch-org carries it over. */
+  authenticated_at: Timestamp;
 }
 
 export interface RefreshTokenTable {
@@ -115,6 +117,15 @@ export interface OAuthIdentityTable {
   last_used_at: Date | null;
 }
 
+/** What login gives a deleted account in its recovery window (migrations/20261128110000). */
+export interface RecoveryTokenTable {
+  token_hash: Buffer;
+  user_id: string;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
 export interface AuthDb {
   users: UserTable;
   sessions: SessionTable;
@@ -126,6 +137,7 @@ export interface AuthDb {
   deleted_environments: DeletedEnvironmentTable;
   oauth_attempts: OAuthAttemptTable;
   oauth_identities: OAuthIdentityTable;
+  recovery_tokens: RecoveryTokenTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */

@@ -9,7 +9,7 @@ export type RefreshTokenRow = Selectable<RefreshTokenTable>;
 export class UserRepository {
   constructor(private readonly db: Kysely<AuthDb>) {}
 
-  /** false: a live account has this email (the only unique key a new id can meet). */
+  /** false: an account has this email, live or deleted and not yet purged (the only unique key a new id can meet). */
   async insertUser(
     row: { id: string; email: string; password_hash: string | null; name: string | null; now: Date; email_verified_at?: Date | null },
     ex: Executor<AuthDb> = this.db,

@@ -12,6 +12,8 @@ import type { PasswordChange } from '../domain/password-change';
 import type { PasswordReset } from '../domain/password-reset';
 import type { OAuthLinks } from '../domain/oauth-links';
 import type { OAuthSignIn } from '../domain/oauth-sign-in';
+import type { AccountDeletion } from '../domain/account-deletion';
+import type { AccountRecovery } from '../domain/account-recovery';
 
 function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
   if (auth.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
@@ -31,9 +33,13 @@ export interface AuthDomain {
   /** Outside providers (domain/oauth-sign-in.ts, oauth-links.ts). */
   oauth: OAuthSignIn;
   oauthLinks: OAuthLinks;
+  /** Account deletion and recovery (domain/account-deletion.ts, account-recovery.ts). */
+  deletion: AccountDeletion;
+  recovery: AccountRecovery;
 }
 
-export function authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks }: AuthDomain): RpcHandlers<'auth'> {
+export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
+  const { accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, deletion, recovery } = domain;
   return {
     'auth.user.signup': (req, { client }) => accounts.signup(req, clientInfo(client)),
     'auth.user.login': (req, { client }) => accounts.login(req, clientInfo(client)),
@@ -102,5 +108,8 @@ export function authHandlers({ accounts, sessions, organizations, apiKeys, token
       requireService(auth);
       return apiKeys.verify(req.key);
     },
+    'auth.user.delete': async (req, { auth }) => deletion.delete(userOf(auth), req),
+    // No credential: a deleted account has no session; the token of its login proves it.
+    'auth.user.recover': (req, { client }) => recovery.recover(req.recovery_token, clientInfo(client)),
   };
 }
