@@ -233,6 +233,9 @@ export const ROUTE_ACCESS = {
   // Deleting one's account signed in; recovering it signed out (a deleted account has no session).
   'DELETE /api/v1/user/me': 'self',
   'POST /api/v1/user/me/recover': 'public',
+  // Changing one's email address, and confirming it from the new address, signed in.
+  'POST /api/v1/user/me/change-email': 'self',
+  'POST /api/v1/user/me/change-email/confirm': 'self',
 } as const satisfies Record<string, RouteAccess>;
 
 const ROUTE_ACCESS_BY_KEY = new Map<string, RouteAccess>(Object.entries(ROUTE_ACCESS));

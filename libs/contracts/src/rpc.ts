@@ -169,6 +169,9 @@ export const RPC = {
   // auth: account deletion (soft, 30 days) and recovery
   'auth.user.delete': { request: life.accountDeleteBody, response: life.accountDeleted },
   'auth.user.recover': { request: life.accountRecoverBody, response: a.sessionResponse },
+  // auth: email change, confirmed from the new address
+  'auth.user.changeEmail': { request: life.emailChangeBody, response: v.mailQueued },
+  'auth.user.confirmEmailChange': { request: life.emailChangeConfirmBody, response: a.user },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

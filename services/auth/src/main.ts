@@ -21,6 +21,7 @@ import { orgsDepartureClient } from './clients/orgs-departure.client';
 import { AccountDeletion } from './domain/account-deletion';
 import { AccountPurge } from './domain/account-purge';
 import { AccountRecovery } from './domain/account-recovery';
+import { EmailChange } from './domain/email-change';
 import { IdentityProof } from './domain/identity-proof';
 import { AccountPurgeJob } from './jobs/account-purge.job';
 import { DeletedAccountRepository } from './repo/deleted-account.repository';
@@ -96,12 +97,13 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const attempts = new OAuthAttempts(oauthRepo, new SecretBox(config.SECRETS_ENCRYPTION_KEY), clock);
     const oauth = new OAuthSignIn({ transact, providers, attempts, identities: oauthRepo, users, accounts, start, credentials: credentialRepo, outbox: account, clock, ...ttl });
     const oauthLinks = new OAuthLinks(transact, oauthRepo, (name) => providers.has(name));
-    // Deletion, recovery (above, for login) and the purge.
+    // Email change; deletion, recovery (above, for login) and the purge.
     const proof = new IdentityProof(passwords, passwordFailures, clock);
     const departures = orgsDepartureClient(rpc);
+    const emailChange = new EmailChange(transact, users, deletedAccounts, credentialRepo, codes, proof, account, clock, ttl);
     const deletion = new AccountDeletion(transact, users, deletedAccounts, credentialRepo, apiKeyRepo, proof, departures, account, revocations, clock, ttl);
     const purge = new AccountPurge(transact, deletedAccounts, apiKeyRepo, departures, revocations, clock, (err, userId) => log.warn({ err, user_id: userId }, 'could not purge a deleted account; the next run tries again'));
-    const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, deletion, recovery });
+    const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery });
     life.add('auth:rpc', serveRpc(bus, 'auth', handlers), (s) => s.stop());
     const purgeJob = life.add('auth:account-purge', new AccountPurgeJob(purge, clock, config.ACCOUNT_PURGE_INTERVAL_SECONDS * 1000, log), (j) => j.stop());
     purgeJob.start();

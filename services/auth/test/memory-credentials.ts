@@ -59,6 +59,13 @@ export class MemoryCredentials
     return ended.map((s) => s.id);
   }
 
+  async changeEmail(userId: string, email: string, now: Date) {
+    const u = this.users.get(userId);
+    if (!u || u.deleted_at !== null || [...this.users.values()].some((o) => o.email === email && o.id !== userId)) return undefined;
+    Object.assign(u, { email, email_verified_at: now, updated_at: now });
+    return { ...u };
+  }
+
   // one-time codes
   async insert(row: Omit<OneTimeCodeRow, 'attempts' | 'closed_at' | 'closed_reason'>): Promise<boolean> {
     if (this.open(row.user_id, row.purpose)) return false;
@@ -81,6 +88,12 @@ export class MemoryCredentials
     const row =
       user &&
       this.codes.find((c) => c.user_id === user.id && c.purpose === purpose && c.email === email && c.closed_at === null && c.attempts < live.attemptsBelow && c.code_expires_at > live.now);
+    if (!row) return undefined;
+    row.attempts += 1;
+    return { ...row };
+  }
+  async countAttemptOfUser(purpose: CodePurpose, userId: string, live: { attemptsBelow: number; now: Date }) {
+    const row = this.codes.find((c) => c.user_id === userId && c.purpose === purpose && c.closed_at === null && c.attempts < live.attemptsBelow && c.code_expires_at > live.now);
     if (!row) return undefined;
     row.attempts += 1;
     return { ...row };

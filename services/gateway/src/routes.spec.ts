@@ -76,11 +76,13 @@ describe('verification and password routes', () => {
   });
 });
 
-describe('deletion and recovery routes', () => {
-  it('serve deletion signed in, recovery without a credential; deletion ends the caller\'s session', () => {
-    const ops = ['auth.user.delete', 'auth.user.recover'];
+describe('email change, deletion and recovery routes', () => {
+  it('serve change-email and deletion signed in, recovery without a credential; deletion ends the caller\'s session', () => {
+    const ops = ['auth.user.changeEmail', 'auth.user.confirmEmailChange', 'auth.user.delete', 'auth.user.recover'];
     const routed = new Map(ROUTES.filter((r) => r.op && ops.includes(r.op)).map((r) => [r.op, [`${r.method.toUpperCase()} ${r.path}`, r.auth, accessOf(r), r.status ?? 200, r.endsSession ?? false]]));
     expect(Object.fromEntries(routed)).toEqual({
+      'auth.user.changeEmail': ['POST /api/v1/user/me/change-email', 'user', 'self', 202, false],
+      'auth.user.confirmEmailChange': ['POST /api/v1/user/me/change-email/confirm', 'user', 'self', 200, false],
       'auth.user.delete': ['DELETE /api/v1/user/me', 'user', 'self', 200, true],
       'auth.user.recover': ['POST /api/v1/user/me/recover', 'none', 'public', 200, false],
     });

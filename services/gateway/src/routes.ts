@@ -59,6 +59,8 @@ import {
   type RpcRequest,
   accountDeleteBody,
   accountRecoverBody,
+  emailChangeBody,
+  emailChangeConfirmBody,
 } from '@mailroom/contracts';
 
 /**
@@ -289,6 +291,9 @@ export const ROUTES: Route[] = [
   // A person's account: soft deletion, recovery within 30 days.
   route('auth.user.delete', { method: 'delete', path: '/api/v1/user/me', auth: 'user', body: accountDeleteBody, endsSession: true, tag: 'User', summary: 'Delete your account (password asked again): every session ends, the API keys you created stop working, a notice is mailed. Recoverable for 30 days (login answers 403 account_deleted with a recovery_token), then purged. The owner of an organization with other members transfers it first (409 naming it)' }),
   route('auth.user.recover', { method: 'post', path: '/api/v1/user/me/recover', auth: 'none', body: accountRecoverBody, tag: 'User', summary: 'Recover your deleted account within 30 days with the recovery_token of the login answer (403 account_deleted; the token works once for 15 minutes): answered like login. Unknown or used token 400 invalid_code; expired token or window 410 expired' }),
+  // Email change, confirmed from the new address.
+  route('auth.user.changeEmail', { method: 'post', path: '/api/v1/user/me/change-email', auth: 'user', body: emailChangeBody, status: 202, tag: 'User', summary: 'Ask to change your email address (current_password asked again; wrong: 403): a code and a link go to new_email, a notice to the current address; nothing changes until confirmed. An address another account has: 409 email_taken; at most one mail a minute and 5 an hour (429)' }),
+  route('auth.user.confirmEmailChange', { method: 'post', path: '/api/v1/user/me/change-email/confirm', auth: 'user', body: emailChangeConfirmBody, tag: 'User', summary: 'Confirm the change with the token ({token}) or the code ({code}) of the mail sent to the new address, signed in to the same account: the address changes and counts as verified, every other session ends; answers the user. Taken by another account meanwhile: 409 email_taken' }),
 ];
 
 /**

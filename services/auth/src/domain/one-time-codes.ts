@@ -22,6 +22,7 @@ const HOUR_MS = 60 * MINUTE_MS;
 export const CODE_POLICY = {
   email_verification: { codeTtlMs: 15 * MINUTE_MS, tokenTtlMs: 24 * HOUR_MS, tokenPrefix: 'mrv_', linkPath: '/verify-email' },
   password_reset: { codeTtlMs: 15 * MINUTE_MS, tokenTtlMs: 30 * MINUTE_MS, tokenPrefix: 'mrp_', linkPath: '/reset-password' },
+  email_change: { codeTtlMs: 15 * MINUTE_MS, tokenTtlMs: 24 * HOUR_MS, tokenPrefix: 'mre_', linkPath: '/confirm-email-change' },
 } as const satisfies Record<CodePurpose, { codeTtlMs: number; tokenTtlMs: number; tokenPrefix: string; linkPath: string }>;
 
 /** Attempts at one code, the right one included. */
@@ -163,6 +164,18 @@ export class OneTimeCodes {
     const now = this.clock.now();
     // Only a live code is counted (and written): past its attempts or its time it is as good as none.
     const row = await this.codes.countAttempt(purpose, email, { attemptsBelow: MAX_CODE_ATTEMPTS, now });
+    if (!row) {
+      this.hasher.codeMatches(NO_ROW.id, code, NO_ROW.code_hash);
+      throw new AppError('invalid_code', WRONG_CODE);
+    }
+    if (!codeAccepted(row, code, now, this.hasher)) throw new AppError('invalid_code', WRONG_CODE);
+    return row;
+  }
+
+  /** As byCode, for the open code of one account (signed in), whatever address it was sent to. */
+  async byUserCode(purpose: CodePurpose, userId: string, code: string): Promise<OneTimeCodeRow> {
+    const now = this.clock.now();
+    const row = await this.codes.countAttemptOfUser(purpose, userId, { attemptsBelow: MAX_CODE_ATTEMPTS, now });
     if (!row) {
       this.hasher.codeMatches(NO_ROW.id, code, NO_ROW.code_hash);
       throw new AppError('invalid_code', WRONG_CODE);

@@ -1,6 +1,7 @@
 /** What a verification or a password change writes on the account and its sessions. */
-import type { Executor, Kysely } from '@mailroom/db';
+import { isUniqueViolation, type Executor, type Kysely } from '@mailroom/db';
 import type { AuthDb } from './tables';
+import type { UserRow } from './user.repository';
 
 export class CredentialRepository {
   constructor(private readonly db: Kysely<AuthDb>) {}
@@ -21,5 +22,25 @@ export class CredentialRepository {
     if (opts.except !== undefined) q = q.where('id', '!=', opts.except);
     const rows = await q.returning('id').execute();
     return rows.map((r) => r.id);
+  }
+
+  /**
+   * Moves a live account to a new address, verified by the mail that confirmed it; undefined
+   * when another account holds the address (the unique index, whatever the state of that
+   * account) or this one is not live.
+   */
+  async changeEmail(userId: string, email: string, now: Date, ex: Executor<AuthDb> = this.db): Promise<UserRow | undefined> {
+    try {
+      return await ex
+        .updateTable('users')
+        .set({ email, email_verified_at: now, updated_at: now })
+        .where('id', '=', userId)
+        .where('deleted_at', 'is', null)
+        .returningAll()
+        .executeTakeFirst();
+    } catch (err) {
+      if (isUniqueViolation(err, 'users_email')) return undefined;
+      throw err;
+    }
   }
 }

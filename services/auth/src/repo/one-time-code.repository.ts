@@ -73,4 +73,21 @@ export class OneTimeCodeRepository {
       .executeTakeFirst();
     return res.numUpdatedRows > 0n;
   }
+
+  /**
+   * As countAttempt, for the open code of this purpose of one account, whatever address it was
+   * sent to (an email change code: the person is signed in, the code went to the new address).
+   */
+  countAttemptOfUser(purpose: CodePurpose, userId: string, live: { attemptsBelow: number; now: Date }, ex: Executor<AuthDb> = this.db): Promise<OneTimeCodeRow | undefined> {
+    return ex
+      .updateTable('one_time_codes')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1) }))
+      .where('purpose', '=', purpose)
+      .where('user_id', '=', userId)
+      .where('closed_at', 'is', null)
+      .where('attempts', '<', live.attemptsBelow)
+      .where('code_expires_at', '>', live.now)
+      .returningAll()
+      .executeTakeFirst();
+  }
 }

@@ -67,7 +67,7 @@ export interface ApiKeyTable {
 export interface OneTimeCodeTable {
   id: string;
   user_id: string;
-  purpose: 'email_verification' | 'password_reset';
+  purpose: 'email_verification' | 'password_reset' | 'email_change';
   email: string;
   code_hash: Buffer;
   token_hash: Buffer;

@@ -14,6 +14,7 @@ import type { OAuthLinks } from '../domain/oauth-links';
 import type { OAuthSignIn } from '../domain/oauth-sign-in';
 import type { AccountDeletion } from '../domain/account-deletion';
 import type { AccountRecovery } from '../domain/account-recovery';
+import type { EmailChange } from '../domain/email-change';
 
 function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
   if (auth.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
@@ -33,13 +34,14 @@ export interface AuthDomain {
   /** Outside providers (domain/oauth-sign-in.ts, oauth-links.ts). */
   oauth: OAuthSignIn;
   oauthLinks: OAuthLinks;
-  /** Account deletion and recovery (domain/account-deletion.ts, account-recovery.ts). */
+  /** Email change, account deletion and recovery (domain/email-change.ts, account-deletion.ts, account-recovery.ts). */
+  emailChange: EmailChange;
   deletion: AccountDeletion;
   recovery: AccountRecovery;
 }
 
 export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
-  const { accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, deletion, recovery } = domain;
+  const { accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery } = domain;
   return {
     'auth.user.signup': (req, { client }) => accounts.signup(req, clientInfo(client)),
     'auth.user.login': (req, { client }) => accounts.login(req, clientInfo(client)),
@@ -111,5 +113,10 @@ export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
     'auth.user.delete': async (req, { auth }) => deletion.delete(userOf(auth), req),
     // No credential: a deleted account has no session; the token of its login proves it.
     'auth.user.recover': (req, { client }) => recovery.recover(req.recovery_token, clientInfo(client)),
+    'auth.user.changeEmail': async (req, { auth }) => {
+      await emailChange.request(userOf(auth), req);
+      return {};
+    },
+    'auth.user.confirmEmailChange': async (req, { auth }) => emailChange.confirm(userOf(auth), req),
   };
 }
