@@ -22,6 +22,10 @@ const SECRET_KEYS = [
   // What a parser refused, as given: Node's "Invalid URL" keeps the whole URL here (a
   // DATABASE_URL whose password has a '/' in it, say), and pino's error serializer copies it.
   'input',
+  // The second factor: a login's mfa_token, recovery codes, and the key URI of an enrolment (it holds the secret).
+  'mfa_token',
+  'recovery_codes',
+  'otpauth_uri',
 ];
 
 export const REDACT_PATHS = [
