@@ -62,6 +62,21 @@ export const SYSTEM_MAIL_TEMPLATES = {
   email_change_requested: z.object({ new_email: emailAddress, requested_at: isoTimestamp }),
   account_deleted: z.object({ deleted_at: isoTimestamp, recover_before: isoTimestamp }),
   account_recovered: z.object({ recovered_at: isoTimestamp }),
+  // Notices of the second factor and of sign-ins (auth, mail.account): what happened and when, never a secret.
+  mfa_enabled: z.object({ enabled_at: isoTimestamp }),
+  /** `with`: what proved it was the person (the password, or a code of the authenticator or a recovery code). */
+  mfa_disabled: z.object({ disabled_at: isoTimestamp, with: z.enum(['password', 'authenticator', 'recovery_code']) }),
+  mfa_recovery_codes_regenerated: z.object({ regenerated_at: isoTimestamp }),
+  mfa_recovery_code_used: z.object({ used_at: isoTimestamp, codes_left: z.number().int().min(0) }),
+  /** A session opened from a client (browser or program, and network) the account's sessions had not used in 90 days. */
+  new_sign_in: z.object({
+    signed_in_at: isoTimestamp,
+    ip: z.string().max(64).nullable(),
+    user_agent: z.string().max(512).nullable(),
+    /** The client in words: "Firefox on Linux", "curl". */
+    client: z.string().min(1).max(200),
+    with: z.enum(['password', 'password_and_mfa']),
+  }),
 } as const;
 export type SystemMailTemplate = keyof typeof SYSTEM_MAIL_TEMPLATES;
 
@@ -95,6 +110,11 @@ export const accountMail = z.discriminatedUnion('template', [
   item('email_change_requested'),
   item('account_deleted'),
   item('account_recovered'),
+  item('mfa_enabled'),
+  item('mfa_disabled'),
+  item('mfa_recovery_codes_regenerated'),
+  item('mfa_recovery_code_used'),
+  item('new_sign_in'),
 ]);
 export type AccountMail = z.infer<typeof accountMail>;
 

@@ -90,6 +90,27 @@ describe('system mail templates', () => {
     expect(recovered!.text).toMatch(/recovered on 2026-12-09 10:00 UTC/);
   });
 
+  it('tells of the second factor and of new sign-ins, with what to do if it was not you; callers\' values escaped', () => {
+    const at = '2026-12-02T10:05:00.000Z';
+    const render = (template: string, data: unknown) => renderSystemMail({ id: newId('systemMail'), to: 'ada@example.com', template, data } as PlatformMail);
+    expect(render('mfa_enabled', { enabled_at: at }).text).toMatch(/turned on .* on 2026-12-02 10:05 UTC/);
+    expect(render('mfa_disabled', { disabled_at: at, with: 'recovery_code' }).text).toMatch(/turned off .* with a recovery code\./);
+    expect(render('mfa_recovery_codes_regenerated', { regenerated_at: at }).text).toMatch(/previous ones no longer work/);
+    const used = render('mfa_recovery_code_used', { used_at: at, codes_left: 1 });
+    expect(used.text).toMatch(/1 code is left\.[\s\S]*You are running out/);
+    expect(render('mfa_recovery_code_used', { used_at: at, codes_left: 9 }).text).toMatch(/9 codes are left/);
+    const signIn = render('new_sign_in', { signed_in_at: at, ip: '203.0.113.7', user_agent: 'Mozilla/5.0 <script>', client: 'Firefox on Linux', with: 'password_and_mfa' });
+    expect(signIn.subject).toBe('New sign-in to your Mailroom account');
+    expect(signIn.text).toContain('from Firefox on Linux');
+    expect(signIn.text).toContain('When: 2026-12-02 10:05 UTC');
+    expect(signIn.text).toContain('IP address: 203.0.113.7');
+    expect(signIn.text).toContain('User agent: Mozilla/5.0 <script>');
+    expect(signIn.text).toContain('POST /api/v1/user/me/sessions/revoke-all');
+    expect(signIn.html).toContain('Mozilla/5.0 &lt;script&gt;');
+    expect(signIn.html).not.toContain('<script>');
+    expect(render('new_sign_in', { signed_in_at: at, ip: null, user_agent: null, client: 'an unknown client', with: 'password' }).text).toContain('IP address: unknown');
+  });
+
   it('escapes the five HTML characters', () => {
     expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
   });

@@ -36,6 +36,10 @@ function mail(subject: string, paragraphs: Part[][]): RenderedMail {
 
 const day = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 
+/** The end of every security notice: what to do if the change was not the person's. */
+const NOT_YOU = 'If it was not you, someone else can sign in to your account: reset your password at once (POST /api/v1/auth/password/reset-request), revoke your sessions (POST /api/v1/user/me/sessions/revoke-all) and check the API keys of your organizations.';
+const MFA_PROOF = { password: 'the password', authenticator: 'a code of the authenticator app', recovery_code: 'a recovery code' } as const;
+
 /** The code, the link and the API call with its token, each with its expiry; then what to do if it was not you. */
 function codeAndLink(d: DataOf<'email_verification' | 'password_reset'>, what: { call: string; extra?: string; notYou: string }): Part[][] {
   return [
@@ -117,6 +121,36 @@ const TEMPLATES: { [T in SystemMailTemplate]: (data: DataOf<T>) => RenderedMail 
       [`Your deleted Mailroom account was recovered on ${day(d.recovered_at)} by someone who knew its password. It works again, with its API keys.`],
       ['If it was not you, reset your password at once (', { code: 'POST /api/v1/auth/password/reset-request' }, ') and check the API keys of your organizations.'],
     ]),
+  mfa_enabled: (d) =>
+    mail('Two-factor authentication is on for your Mailroom account', [
+      [`Two-factor authentication was turned on for your Mailroom account on ${day(d.enabled_at)}: from now on, signing in asks for a code of your authenticator app after the password.`],
+      ['Keep your recovery codes somewhere safe: each works once in place of a code, if you lose the authenticator.'],
+      [NOT_YOU],
+    ]),
+  mfa_disabled: (d) =>
+    mail('Two-factor authentication is off for your Mailroom account', [
+      [`Two-factor authentication was turned off for your Mailroom account on ${day(d.disabled_at)}, with ${MFA_PROOF[d.with]}. Signing in now asks for the password only.`],
+      [NOT_YOU],
+    ]),
+  mfa_recovery_codes_regenerated: (d) =>
+    mail('New recovery codes for your Mailroom account', [
+      [`New recovery codes were made for your Mailroom account on ${day(d.regenerated_at)}. The previous ones no longer work.`],
+      [NOT_YOU],
+    ]),
+  mfa_recovery_code_used: (d) =>
+    mail('A recovery code of your Mailroom account was used', [
+      [`A recovery code was used in place of an authenticator code for your Mailroom account on ${day(d.used_at)}. It works no more; ${d.codes_left === 1 ? '1 code is' : `${d.codes_left} codes are`} left.`],
+      [d.codes_left <= 2 ? 'You are running out: make new ones with ' : 'You can make new ones at any time with ', { code: 'POST /api/v1/user/me/mfa/recovery-codes' }, '.'],
+      [NOT_YOU],
+    ]),
+  new_sign_in: (d) =>
+    mail('New sign-in to your Mailroom account', [
+      [`Your Mailroom account was signed in to from ${d.client}, a client it had not been used from in the last 90 days, with ${d.with === 'password' ? 'the password' : 'the password and a second-factor code'}.`],
+      [`When: ${day(d.signed_in_at)}`],
+      [`IP address: ${d.ip ?? 'unknown'}`],
+      [`User agent: ${d.user_agent ?? 'unknown'}`],
+      ['If it was you, there is nothing to do. If not, change your password at once (', { code: 'POST /api/v1/user/me/change-password' }, ', or ', { code: 'POST /api/v1/auth/password/reset-request' }, '), revoke your other sessions (', { code: 'POST /api/v1/user/me/sessions/revoke-all' }, ') and turn on two-factor authentication.'],
+    ]),
 };
 
 export function renderSystemMail(m: PlatformMail): RenderedMail {
@@ -142,6 +176,16 @@ export function renderSystemMail(m: PlatformMail): RenderedMail {
     case 'account_deleted':
       return TEMPLATES[m.template](m.data);
     case 'account_recovered':
+      return TEMPLATES[m.template](m.data);
+    case 'mfa_enabled':
+      return TEMPLATES[m.template](m.data);
+    case 'mfa_disabled':
+      return TEMPLATES[m.template](m.data);
+    case 'mfa_recovery_codes_regenerated':
+      return TEMPLATES[m.template](m.data);
+    case 'mfa_recovery_code_used':
+      return TEMPLATES[m.template](m.data);
+    case 'new_sign_in':
       return TEMPLATES[m.template](m.data);
   }
 }
