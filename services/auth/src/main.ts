@@ -1,6 +1,6 @@
 /**
  * The auth service: users, sessions, access tokens and their keys, API keys, email
- * verification and passwords.
+ * verification and passwords, new-sign-in notices.
  *
  * The composition root: configuration, repositories, clients, domain and handlers are wired
  * in `start` below. `node services/auth/dist/main.js` runs it alone (libs/runtime gives it its
@@ -33,6 +33,7 @@ import { EmailVerification } from './domain/email-verification';
 import { CodeHasher, OneTimeCodes } from './domain/one-time-codes';
 import { CHANGE_FAILURES, PasswordChange } from './domain/password-change';
 import { PasswordReset } from './domain/password-reset';
+import { SignInNotices } from './domain/sign-in-notice';
 import { Passwords } from './domain/passwords';
 import { SessionStart } from './domain/session-start';
 import { Sessions } from './domain/sessions';
@@ -47,6 +48,7 @@ import { OneTimeCodeRepository } from './repo/one-time-code.repository';
 import { SigningKeyRepository } from './repo/signing-key.repository';
 import type { AuthDb } from './repo/tables';
 import { UserRepository } from './repo/user.repository';
+import { SessionHistoryRepository } from './repo/session-history.repository';
 import { authHandlers } from './rpc/handlers';
 
 export const authService: ServiceModule<AuthConfig, AuthDb> = {
@@ -72,7 +74,8 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const account = accountOutbox(outbox);
     const codes = new OneTimeCodes(new OneTimeCodeRepository(db), new CodeHasher(config.SECRETS_ENCRYPTION_KEY), config.APP_URL, clock);
     const verification = new EmailVerification(transact, users, credentialRepo, codes, account, clock);
-    const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS });
+    const notices = new SignInNotices(new SessionHistoryRepository(db), account);
+    const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS }, notices);
     const deletedAccounts = new DeletedAccountRepository(db);
     const recovery = new AccountRecovery(transact, deletedAccounts, start, account, clock);
     const deletedSignIn = { findByEmail: (email: string) => deletedAccounts.findByEmail(email), refuseSignIn: recovery.refuseSignIn.bind(recovery) };

@@ -144,7 +144,9 @@ function setup() {
   // Signup queues the verification mail in its transaction (email-verification.spec.ts has the rest).
   const verificationMails: string[] = [];
   const verification = { queueInSignup: async (_tx: AuthTx, user: { email: string }) => void verificationMails.push(user.email), kick: () => undefined };
-  const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: 3_600 });
+  // New-sign-in notices have their own spec (sign-in-notice.spec.ts).
+  const notices = { queue: async () => false, kick: () => undefined };
+  const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: 3_600 }, notices);
   // Deleted accounts' sign-in (account-deletion.spec.ts has the rest): the account of an address in any state.
   const deletedSignIn = {
     findByEmail: async (email: string) => [...users.users.values()].find((u) => u.email === email),

@@ -87,7 +87,7 @@ export class Accounts {
     if (user.password_hash && this.passwords.needsRehash(user.password_hash)) {
       await this.users.updatePasswordHash(user.id, await this.passwords.hash(input.password), this.clock.now());
     }
-    return this.start.open(user, client);
+    return this.start.signIn(user, client, 'password');
   }
 
   /**

@@ -1,14 +1,17 @@
 /**
- * Opening a session once a person has proved who they are (a password, and later a second
- * factor or an outside provider): the session row and its first refresh token, then the
- * answer of login with an access token for the session's organization.
+ * Opening a session once a person has proved who they are (a password, a second factor, later
+ * an outside provider): the session row and its first refresh token, then the answer of
+ * login with an access token for the session's organization. A sign-in also tells the person
+ * when it comes from a client new to the account (sign-in-notice.ts).
  */
 import { AppError, newId, type Membership, type SessionResponse } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
 import type { UserRow } from '../repo/user.repository';
 import type { AccessTokens } from './access-tokens';
+import type { AuthTx } from '../repo/tables';
 import type { ClientInfo, OrgsPort, Transact, Users } from './ports';
 import { recordedClient } from './sessions';
+import type { SignInMethod, SignInNotices } from './sign-in-notice';
 import { toUser } from './users';
 
 export const REFRESH_TOKEN_PREFIX = 'mrt_';
@@ -36,11 +39,12 @@ export function tokenFields(access: { token: string; expiresIn: number }, refres
 export class SessionStart {
   constructor(
     private readonly transact: Transact,
-    private readonly users: Users,
+    private readonly users: Pick<Users, 'insertSession' | 'insertRefreshToken'>,
     private readonly tokens: Pick<AccessTokens, 'issue'>,
     private readonly orgs: OrgsPort,
     private readonly clock: Clock,
     private readonly settings: SessionStartSettings,
+    private readonly notices: Pick<SignInNotices, 'queue' | 'kick'>,
   ) {}
 
   /**
@@ -55,6 +59,29 @@ export class SessionStart {
     const sessionId = newId('session');
     const now = this.clock.now();
     await this.transact((trx) => this.insert(trx, { sessionId, userId: user.id, orgId: acting.org_id, refresh, now, client, authenticatedAt }));
+    return this.respond(user, sessionId, acting, refresh);
+  }
+
+  /**
+   * A sign-in (login, a login's second factor): a new session in the first organization the
+   * person belongs to, as `open` makes it, and in the same transaction what the sign-in
+   * spends (`proof`, run first: whatever it throws, nothing of the sign-in is kept) and the
+   * new-sign-in notice when the client is new to the account.
+   */
+  async signIn(user: UserRow, client: ClientInfo, how: SignInMethod, proof?: (trx: AuthTx) => Promise<void>): Promise<SessionResponse> {
+    const acting = (await this.orgs.memberships(user.id))[0];
+    if (!acting) throw new AppError('forbidden', 'this account belongs to no organization');
+    const refresh = randomToken(REFRESH_TOKEN_PREFIX);
+    const sessionId = newId('session');
+    const now = this.clock.now();
+    const noticed = await this.transact(async (trx) => {
+      if (proof) await proof(trx);
+      // Before the session is written: the new session is not a client seen before.
+      const queued = await this.notices.queue(trx, user, client, how, now);
+      await this.insert(trx, { sessionId, userId: user.id, orgId: acting.org_id, refresh, now, client });
+      return queued;
+    });
+    if (noticed) this.notices.kick();
     return this.respond(user, sessionId, acting, refresh);
   }
 

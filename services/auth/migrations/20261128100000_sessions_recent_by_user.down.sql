@@ -1,0 +1,1 @@
+drop index sessions_recent_by_user;
