@@ -7,6 +7,7 @@
  */
 import type { AccountMail, Fact } from '@mailroom/contracts';
 import { ManualClock } from '@mailroom/platform';
+import type { FailureLimiter } from '../src/domain/password-change';
 import type { AccountOutbox, Transact } from '../src/domain/ports';
 import type { CodePurpose, OneTimeCodeRepository, OneTimeCodeRow } from '../src/repo/one-time-code.repository';
 import type { CredentialRepository } from '../src/repo/credential.repository';
@@ -136,3 +137,16 @@ const NO_TX: AuthTx = Object.create(null);
 export const memoryTransact: Transact = (work) => work(NO_TX);
 
 export const clockAt = (iso = '2026-11-27T10:00:00.000Z') => new ManualClock(new Date(iso));
+
+/** A FailureLimiter's contract on the test's clock: `count` failures within the window, then a wait until the first of them leaves it. */
+export function memoryLimiter(clock: { now(): Date }, limit: { count: number; windowSeconds: number }): FailureLimiter {
+  const failures = new Map<string, number[]>();
+  const recent = (key: string) => (failures.get(key) ?? []).filter((t) => clock.now().getTime() - t < limit.windowSeconds * 1000);
+  return {
+    wait: async (key) => {
+      const r = recent(key);
+      return r.length >= limit.count ? Math.ceil((r[0]! + limit.windowSeconds * 1000 - clock.now().getTime()) / 1000) : undefined;
+    },
+    failed: async (key) => void failures.set(key, [...recent(key), clock.now().getTime()]),
+  };
+}

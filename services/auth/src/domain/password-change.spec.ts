@@ -1,19 +1,6 @@
 /** Changing the password signed in: the current one asked again, failures limited, other sessions ended. */
-import { clockAt, MemoryCredentials, MemoryOutbox, memoryTransact } from '../../test/memory-credentials';
-import { CHANGE_FAILURES, PasswordChange, type FailureLimiter } from './password-change';
-
-/** The limiter's contract, on the test's clock: `count` failures within the window, then a wait until the window ends. */
-function memoryLimiter(clock: { now(): Date }): FailureLimiter {
-  const failures = new Map<string, number[]>();
-  const recent = (key: string) => (failures.get(key) ?? []).filter((t) => clock.now().getTime() - t < CHANGE_FAILURES.windowSeconds * 1000);
-  return {
-    wait: async (key) => {
-      const r = recent(key);
-      return r.length >= CHANGE_FAILURES.count ? Math.ceil((r[0]! + CHANGE_FAILURES.windowSeconds * 1000 - clock.now().getTime()) / 1000) : undefined;
-    },
-    failed: async (key) => void failures.set(key, [...recent(key), clock.now().getTime()]),
-  };
-}
+import { clockAt, MemoryCredentials, memoryLimiter, MemoryOutbox, memoryTransact } from '../../test/memory-credentials';
+import { CHANGE_FAILURES, PasswordChange } from './password-change';
 
 function setup() {
   const clock = clockAt();
@@ -22,7 +9,7 @@ function setup() {
   store.addUser('usr_ada', 'ada@example.com', 'hash:old password');
   for (const id of ['ses_here', 'ses_phone', 'ses_laptop']) store.addSession(id, 'usr_ada');
   const passwords = { hash: async (p: string) => `hash:${p}`, verify: async (h: string | null | undefined, p: string) => h === `hash:${p}` };
-  const change = new PasswordChange(memoryTransact, store, store, passwords, memoryLimiter(clock), outbox, clock, { accessTokenTtlSeconds: 900 });
+  const change = new PasswordChange(memoryTransact, store, store, passwords, memoryLimiter(clock, CHANGE_FAILURES), outbox, clock, { accessTokenTtlSeconds: 900 });
   const me = { user_id: 'usr_ada', session_id: 'ses_here' };
   return { clock, store, outbox, change, me };
 }
