@@ -25,3 +25,4 @@ export * from './plans';
 export * from './api/upgrade-requests';
 export * from './api/oauth';
 export * from './api/account-lifecycle';
+export * from './api/mfa';

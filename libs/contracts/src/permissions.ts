@@ -236,6 +236,13 @@ export const ROUTE_ACCESS = {
   // Changing one's email address, and confirming it from the new address, signed in.
   'POST /api/v1/user/me/change-email': 'self',
   'POST /api/v1/user/me/change-email/confirm': 'self',
+  // The second factor: a person's own (any role, never an API key); a login's second step, signed out.
+  'GET /api/v1/user/me/mfa': 'self',
+  'POST /api/v1/user/me/mfa/enrol': 'self',
+  'POST /api/v1/user/me/mfa/confirm': 'self',
+  'DELETE /api/v1/user/me/mfa': 'self',
+  'POST /api/v1/user/me/mfa/recovery-codes': 'self',
+  'POST /api/v1/auth/mfa/verify-login': 'public',
 } as const satisfies Record<string, RouteAccess>;
 
 const ROUTE_ACCESS_BY_KEY = new Map<string, RouteAccess>(Object.entries(ROUTE_ACCESS));

@@ -8,6 +8,7 @@ import * as a from './api/accounts';
 import * as v from './api/verification';
 import * as oa from './api/oauth';
 import * as life from './api/account-lifecycle';
+import * as mfa from './api/mfa';
 import * as m from './api/mailbox';
 import * as mem from './api/members';
 import * as env from './api/environments';
@@ -25,7 +26,7 @@ const empty = z.object({});
 export const RPC = {
   // auth
   'auth.user.signup': { request: a.signupRequest, response: a.sessionResponse },
-  'auth.user.login': { request: a.loginRequest, response: a.sessionResponse },
+  'auth.user.login': { request: a.loginRequest, response: mfa.loginResponse },
   'auth.user.me': { request: empty, response: a.user },
   'auth.token.refresh': { request: a.refreshRequest, response: a.sessionResponse },
   'auth.session.logout': { request: empty, response: empty },
@@ -172,6 +173,13 @@ export const RPC = {
   // auth: email change, confirmed from the new address
   'auth.user.changeEmail': { request: life.emailChangeBody, response: v.mailQueued },
   'auth.user.confirmEmailChange': { request: life.emailChangeConfirmBody, response: a.user },
+  // auth: the second factor (TOTP) and the login step that needs it
+  'auth.mfa.status': { request: empty, response: mfa.mfaStatus },
+  'auth.mfa.enrol': { request: empty, response: mfa.mfaEnrolment },
+  'auth.mfa.confirm': { request: mfa.mfaConfirmBody, response: mfa.mfaConfirmed },
+  'auth.mfa.remove': { request: mfa.mfaRemoveBody, response: empty },
+  'auth.mfa.regenerateRecoveryCodes': { request: mfa.mfaCodeBody, response: mfa.recoveryCodes },
+  'auth.mfa.verifyLogin': { request: mfa.mfaVerifyLoginBody, response: a.sessionResponse },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

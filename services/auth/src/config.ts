@@ -19,6 +19,8 @@ export const authConfigSchema = z
     OAUTH_TIMEOUT_MS: envInt(4000, { min: 500, max: 9000 }),
     /** How often deleted accounts past their 30-day window are purged; 0: never (run `cli.js purge-deleted` instead). */
     ACCOUNT_PURGE_INTERVAL_SECONDS: envInt(3600, { min: 0, max: 7 * 86_400 }),
+    /** The issuer an authenticator app shows beside the account (the otpauth:// URI of an MFA enrolment). */
+    MFA_TOTP_ISSUER: envString('Mailroom').pipe(z.string().max(100).regex(/^[^:]+$/, 'must not contain a colon (it separates issuer and account in an otpauth:// label)')),
   })
   .superRefine((c, ctx) => {
     checkSecretsKey(c, ctx);

@@ -1,6 +1,6 @@
 /**
  * The auth service: users, sessions, access tokens and their keys, API keys, email
- * verification and passwords, new-sign-in notices.
+ * verification and passwords, the second factor (MFA) and new-sign-in notices.
  *
  * The composition root: configuration, repositories, clients, domain and handlers are wired
  * in `start` below. `node services/auth/dist/main.js` runs it alone (libs/runtime gives it its
@@ -33,6 +33,8 @@ import { EmailVerification } from './domain/email-verification';
 import { CodeHasher, OneTimeCodes } from './domain/one-time-codes';
 import { CHANGE_FAILURES, PasswordChange } from './domain/password-change';
 import { PasswordReset } from './domain/password-reset';
+import { Mfa, MFA_FAILURES } from './domain/mfa';
+import { MfaLogin } from './domain/mfa-login';
 import { SignInNotices } from './domain/sign-in-notice';
 import { Passwords } from './domain/passwords';
 import { SessionStart } from './domain/session-start';
@@ -48,6 +50,8 @@ import { OneTimeCodeRepository } from './repo/one-time-code.repository';
 import { SigningKeyRepository } from './repo/signing-key.repository';
 import type { AuthDb } from './repo/tables';
 import { UserRepository } from './repo/user.repository';
+import { MfaRepository } from './repo/mfa.repository';
+import { MfaChallengeRepository } from './repo/mfa-challenge.repository';
 import { SessionHistoryRepository } from './repo/session-history.repository';
 import { authHandlers } from './rpc/handlers';
 
@@ -79,7 +83,9 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const deletedAccounts = new DeletedAccountRepository(db);
     const recovery = new AccountRecovery(transact, deletedAccounts, start, account, clock);
     const deletedSignIn = { findByEmail: (email: string) => deletedAccounts.findByEmail(email), refuseSignIn: recovery.refuseSignIn.bind(recovery) };
-    const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn);
+    const mfa = new Mfa(transact, users, new MfaRepository(db), new SecretBox(config.SECRETS_ENCRYPTION_KEY), passwords, failureLimiter(MFA_FAILURES), account, clock, { issuer: config.MFA_TOTP_ISSUER });
+    const mfaLogin = new MfaLogin(new MfaChallengeRepository(db), users, mfa, start, clock);
+    const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn, mfaLogin);
     const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
     const organizations = new UserOrganizations(orgs);
     const apiKeyRepo = new ApiKeyRepository(db);
@@ -106,7 +112,7 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const emailChange = new EmailChange(transact, users, deletedAccounts, credentialRepo, codes, proof, account, clock, ttl);
     const deletion = new AccountDeletion(transact, users, deletedAccounts, credentialRepo, apiKeyRepo, proof, departures, account, revocations, clock, ttl);
     const purge = new AccountPurge(transact, deletedAccounts, apiKeyRepo, departures, revocations, clock, (err, userId) => log.warn({ err, user_id: userId }, 'could not purge a deleted account; the next run tries again'));
-    const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery });
+    const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin });
     life.add('auth:rpc', serveRpc(bus, 'auth', handlers), (s) => s.stop());
     const purgeJob = life.add('auth:account-purge', new AccountPurgeJob(purge, clock, config.ACCOUNT_PURGE_INTERVAL_SECONDS * 1000, log), (j) => j.stop());
     purgeJob.start();

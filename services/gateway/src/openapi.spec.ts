@@ -19,6 +19,15 @@ describe('the OpenAPI document', () => {
     expect(paths['/api/v1/org/members/leave']!.post!['x-permission']).toBe('self');
   });
 
+  it('documents both answers of login: a session, or the challenge of its second factor', () => {
+    type Answered = { responses: Record<string, { content: Record<string, { schema: { anyOf?: { required?: string[] }[] } }> }> };
+    const login = (doc.paths as Record<string, Record<string, Answered>>)['/api/v1/auth/login']!.post!;
+    const answers = login.responses['200']!.content['application/json']!.schema.anyOf!;
+    expect(answers.map((a) => a.required?.includes('mfa_required') ?? false)).toEqual([false, true]);
+    expect(answers[0]!.required).toEqual(expect.arrayContaining(['user', 'organization', 'access_token', 'refresh_token']));
+    expect(answers[1]!.required).toEqual(expect.arrayContaining(['mfa_token', 'expires_in']));
+  });
+
   it("documents a key's scope and its list of permissions", () => {
     const schema = paths['/api/v1/keys']!.post!.requestBody!.content['application/json']!.schema;
     expect(schema).toMatchObject({

@@ -89,6 +89,20 @@ describe('email change, deletion and recovery routes', () => {
   });
 });
 
+describe('MFA routes', () => {
+  it("serve a person's own second factor under /api/v1/user/me/mfa, and the login's second step without a credential", () => {
+    const routed = new Map(ROUTES.filter((r) => r.op?.startsWith('auth.mfa.')).map((r) => [r.op, [`${r.method.toUpperCase()} ${r.path}`, r.auth, accessOf(r), r.status ?? 200]]));
+    expect(Object.fromEntries(routed)).toEqual({
+      'auth.mfa.status': ['GET /api/v1/user/me/mfa', 'user', 'self', 200],
+      'auth.mfa.enrol': ['POST /api/v1/user/me/mfa/enrol', 'user', 'self', 200],
+      'auth.mfa.confirm': ['POST /api/v1/user/me/mfa/confirm', 'user', 'self', 200],
+      'auth.mfa.remove': ['DELETE /api/v1/user/me/mfa', 'user', 'self', 204],
+      'auth.mfa.regenerateRecoveryCodes': ['POST /api/v1/user/me/mfa/recovery-codes', 'user', 'self', 200],
+      'auth.mfa.verifyLogin': ['POST /api/v1/auth/mfa/verify-login', 'none', 'public', 200],
+    });
+  });
+});
+
 describe('route()', () => {
   const inboxId = z.object({ id: idSchema('inbox') });
   const meta = { method: 'post', path: '/x/{id}', auth: 'tenant', tag: 'T', summary: 's' } as const;

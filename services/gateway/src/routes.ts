@@ -51,6 +51,10 @@ import {
   webhookRecoverBody,
   webhookRecoveryParams,
   webhookRedeliverParams,
+  mfaCodeBody,
+  mfaConfirmBody,
+  mfaRemoveBody,
+  mfaVerifyLoginBody,
   routeAccess,
   oauthCallbackBody,
   oauthProviderParam,
@@ -182,7 +186,7 @@ function notYet(method: Method, path: string, summary: string, tag: string, alia
 
 export const ROUTES: Route[] = [
   route('auth.user.signup', { method: 'post', path: '/api/v1/auth/signup', auth: 'none', body: signupRequest, status: 201, tag: 'Auth', summary: 'Create a user account and its organization; returns tokens' }),
-  route('auth.user.login', { method: 'post', path: '/api/v1/auth/login', auth: 'none', body: loginRequest, tag: 'Auth', summary: 'Log in with email and password' }),
+  route('auth.user.login', { method: 'post', path: '/api/v1/auth/login', auth: 'none', body: loginRequest, tag: 'Auth', summary: 'Log in with email and password. Answers a session (user, organization, tokens); or, when the account has MFA on, {mfa_required: true, mfa_token, expires_in} and no session: complete it with POST /api/v1/auth/mfa/verify-login within 5 minutes' }),
   route('auth.token.refresh', { method: 'post', path: '/api/v1/auth/refresh', auth: 'none', body: refreshRequest, tag: 'Auth', summary: 'Exchange a refresh token for a new token pair (rotating; reuse revokes the session)' }),
   route('auth.session.logout', { method: 'post', path: '/api/v1/auth/logout', auth: 'user', status: 204, endsSession: true, tag: 'Auth', summary: 'Log out and revoke the current session' }),
   route('auth.session.switchOrg', { method: 'post', path: '/api/v1/auth/switch-org', auth: 'user', body: switchOrgRequest, tag: 'Auth', summary: 'Start a session in another organization you belong to (your role there, its default environment), answered like login; 404 for one you do not belong to. The calling session is kept, still in its organization (log it out if it is not wanted)' }),
@@ -294,6 +298,13 @@ export const ROUTES: Route[] = [
   // Email change, confirmed from the new address.
   route('auth.user.changeEmail', { method: 'post', path: '/api/v1/user/me/change-email', auth: 'user', body: emailChangeBody, status: 202, tag: 'User', summary: 'Ask to change your email address (current_password asked again; wrong: 403): a code and a link go to new_email, a notice to the current address; nothing changes until confirmed. An address another account has: 409 email_taken; at most one mail a minute and 5 an hour (429)' }),
   route('auth.user.confirmEmailChange', { method: 'post', path: '/api/v1/user/me/change-email/confirm', auth: 'user', body: emailChangeConfirmBody, tag: 'User', summary: 'Confirm the change with the token ({token}) or the code ({code}) of the mail sent to the new address, signed in to the same account: the address changes and counts as verified, every other session ends; answers the user. Taken by another account meanwhile: 409 email_taken' }),
+  // The second factor (TOTP: SHA-1, 6 digits, 30 s) and the login step that needs it.
+  route('auth.mfa.status', { method: 'get', path: '/api/v1/user/me/mfa', auth: 'user', tag: 'MFA', summary: 'Whether MFA is on and since when, whether an enrolment waits for its confirmation, and how many recovery codes are left' }),
+  route('auth.mfa.enrol', { method: 'post', path: '/api/v1/user/me/mfa/enrol', auth: 'user', tag: 'MFA', summary: 'Start an enrolment: a new TOTP secret (otpauth:// URI for a QR code, and base32), pending until confirmed; a new enrolment replaces a pending one. 409 while MFA is on' }),
+  route('auth.mfa.confirm', { method: 'post', path: '/api/v1/user/me/mfa/confirm', auth: 'user', body: mfaConfirmBody, tag: 'MFA', summary: 'Turn MFA on with a current code of the enrolled secret; answers the ten recovery codes, once (each works once). A wrong code is 403; 5 wrong in 15 minutes and you wait (429). A notice is mailed' }),
+  route('auth.mfa.remove', { method: 'delete', path: '/api/v1/user/me/mfa', auth: 'user', body: mfaRemoveBody, status: 204, tag: 'MFA', summary: 'Turn MFA off with the password ({password}) or a current code, authenticator or recovery ({code}); the secret and the recovery codes are deleted. Wrong: 403 (5 in 15 minutes: 429); MFA off: 409. A notice is mailed' }),
+  route('auth.mfa.regenerateRecoveryCodes', { method: 'post', path: '/api/v1/user/me/mfa/recovery-codes', auth: 'user', body: mfaCodeBody, tag: 'MFA', summary: 'Replace every recovery code with ten new ones, answered once, given a current code (authenticator or recovery). Wrong: 403 (5 in 15 minutes: 429). A notice is mailed' }),
+  route('auth.mfa.verifyLogin', { method: 'post', path: '/api/v1/auth/mfa/verify-login', auth: 'none', body: mfaVerifyLoginBody, tag: 'Auth', summary: 'Complete a login that answered mfa_required: the mfa_token and a current code of the authenticator (each 30-second code once) or a recovery code (once); answers the session like login. A wrong code is 401 invalid_credentials; after 5 attempts, or 5 minutes, or once used, the mfa_token is dead (401 unauthorized: log in again)' }),
 ];
 
 /**

@@ -5,7 +5,7 @@
  * account per email, deleted or not, a refresh token used once), and its transaction puts sessions and
  * tokens back as they were when the work fails; tokens and passwords are stand-ins too.
  */
-import { AppError, type Membership, type Organization } from '@mailroom/contracts';
+import { AppError, type Membership, type Organization, type SessionResponse } from '@mailroom/contracts';
 import { ManualClock, sha256 } from '@mailroom/platform';
 import type { RefreshTokenRow, SessionRow, UserRow } from '../repo/user.repository';
 import type { AuthTx } from '../repo/tables';
@@ -144,7 +144,7 @@ function setup() {
   // Signup queues the verification mail in its transaction (email-verification.spec.ts has the rest).
   const verificationMails: string[] = [];
   const verification = { queueInSignup: async (_tx: AuthTx, user: { email: string }) => void verificationMails.push(user.email), kick: () => undefined };
-  // New-sign-in notices have their own spec (sign-in-notice.spec.ts).
+  // New-sign-in notices and the second factor have their own specs (sign-in-notice.spec.ts, mfa-login.spec.ts).
   const notices = { queue: async () => false, kick: () => undefined };
   const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: 3_600 }, notices);
   // Deleted accounts' sign-in (account-deletion.spec.ts has the rest): the account of an address in any state.
@@ -152,7 +152,8 @@ function setup() {
     findByEmail: async (email: string) => [...users.users.values()].find((u) => u.email === email),
     refuseSignIn: async () => new AppError('account_deleted', 'this account was deleted'),
   };
-  const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn);
+  const noSecondFactor = { required: async () => false, challenge: async () => Promise.reject(new Error('MFA is off in these specs')) };
+  const accounts = new PasswordOnlyAccounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn, noSecondFactor);
   const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: 900 });
   return {
     accounts,
@@ -166,6 +167,15 @@ function setup() {
     endMemberships: () => (memberships = []),
     join: (m: Membership) => void memberships.push(m),
   };
+}
+
+/** MFA is off in these specs: a login answers a session. */
+class PasswordOnlyAccounts extends Accounts {
+  override async login(...args: Parameters<Accounts['login']>): Promise<SessionResponse> {
+    const answer = await super.login(...args);
+    if ('mfa_required' in answer) throw new Error('a login asked for a second factor');
+    return answer;
+  }
 }
 
 const OTHER_ORG: Organization = { ...ORG, id: 'org_02', name: 'Babbage Ltd', default_env_id: 'env_02' };

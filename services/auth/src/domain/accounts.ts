@@ -4,13 +4,14 @@
  * person's profile. A session belongs to one active organization; its access tokens carry
  * that organization, its default environment and the person's role in it.
  */
-import { AppError, newId, type SessionResponse, type User, type UserProfile } from '@mailroom/contracts';
+import { AppError, newId, type LoginResponse, type SessionResponse, type User, type UserProfile } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
 import type { AuthTx } from '../repo/tables';
 import type { SessionRow, UserRow } from '../repo/user.repository';
 import { signInAccount } from './account-deletion';
 import type { AccessTokens } from './access-tokens';
 import type { EmailVerification } from './email-verification';
+import type { MfaLogin } from './mfa-login';
 import type { Passwords } from './passwords';
 import type { ClientInfo, DeletedAccounts, OrgsPort, RevocationPort, Transact, Users } from './ports';
 import { REFRESH_TOKEN_PREFIX, tokenFields, type SessionStart } from './session-start';
@@ -41,6 +42,8 @@ export class Accounts {
     private readonly start: SessionStart,
     private readonly verification: Pick<EmailVerification, 'queueInSignup' | 'kick'>,
     private readonly deleted: DeletedSignIn,
+    /** The second step of a login when the account has MFA on. */
+    private readonly secondFactor: Pick<MfaLogin, 'required' | 'challenge'>,
   ) {}
 
   async signup(input: { email: string; password: string; name?: string | undefined }, client: ClientInfo): Promise<SessionResponse> {
@@ -78,7 +81,8 @@ export class Accounts {
     return { user: toUser(user), organization: created.organization, ...tokenFields(access, refresh) };
   }
 
-  async login(input: { email: string; password: string }, client: ClientInfo): Promise<SessionResponse> {
+  /** A session for the right password; with MFA on, the token of the second step instead (mfa-login.ts). */
+  async login(input: { email: string; password: string }, client: ClientInfo): Promise<LoginResponse> {
     // Live, or deleted within its window; one past its window answers as an unknown address.
     const user = signInAccount(await this.deleted.findByEmail(input.email), this.clock.now());
     const ok = await this.passwords.verify(user?.password_hash, input.password);
@@ -87,6 +91,7 @@ export class Accounts {
     if (user.password_hash && this.passwords.needsRehash(user.password_hash)) {
       await this.users.updatePasswordHash(user.id, await this.passwords.hash(input.password), this.clock.now());
     }
+    if (await this.secondFactor.required(user.id)) return this.secondFactor.challenge(user);
     return this.start.signIn(user, client, 'password');
   }
 

@@ -126,6 +126,33 @@ export interface RecoveryTokenTable {
   used_at: Date | null;
 }
 
+/** A person's TOTP secret, pending until confirmed (migrations/20261128100100). */
+export interface MfaTotpTable {
+  user_id: string;
+  secret_sealed: Buffer;
+  created_at: Date;
+  enabled_at: Date | null;
+  /** bigint in SQL; a time step (unix seconds / 30) fits a JS number for ages. */
+  last_used_step: ColumnType<number | null, number | null | undefined, number | null>;
+}
+
+export interface MfaRecoveryCodeTable {
+  user_id: string;
+  code_hash: Buffer;
+  created_at: Date;
+  used_at: Date | null;
+}
+
+/** A login waiting for its second factor (the mfa_token, hashed). */
+export interface MfaChallengeTable {
+  token_hash: Buffer;
+  user_id: string;
+  created_at: Date;
+  expires_at: Date;
+  attempts: ColumnType<number, number | undefined, number>;
+  used_at: Date | null;
+}
+
 export interface AuthDb {
   users: UserTable;
   sessions: SessionTable;
@@ -138,6 +165,9 @@ export interface AuthDb {
   oauth_attempts: OAuthAttemptTable;
   oauth_identities: OAuthIdentityTable;
   recovery_tokens: RecoveryTokenTable;
+  mfa_totp: MfaTotpTable;
+  mfa_recovery_codes: MfaRecoveryCodeTable;
+  mfa_challenges: MfaChallengeTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */

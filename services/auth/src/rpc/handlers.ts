@@ -15,6 +15,8 @@ import type { OAuthSignIn } from '../domain/oauth-sign-in';
 import type { AccountDeletion } from '../domain/account-deletion';
 import type { AccountRecovery } from '../domain/account-recovery';
 import type { EmailChange } from '../domain/email-change';
+import type { Mfa } from '../domain/mfa';
+import type { MfaLogin } from '../domain/mfa-login';
 
 function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
   if (auth.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
@@ -38,10 +40,13 @@ export interface AuthDomain {
   emailChange: EmailChange;
   deletion: AccountDeletion;
   recovery: AccountRecovery;
+  /** The second factor and the login step that needs it (domain/mfa.ts, mfa-login.ts). */
+  mfa: Mfa;
+  mfaLogin: MfaLogin;
 }
 
 export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
-  const { accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery } = domain;
+  const { accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin } = domain;
   return {
     'auth.user.signup': (req, { client }) => accounts.signup(req, clientInfo(client)),
     'auth.user.login': (req, { client }) => accounts.login(req, clientInfo(client)),
@@ -118,5 +123,14 @@ export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
       return {};
     },
     'auth.user.confirmEmailChange': async (req, { auth }) => emailChange.confirm(userOf(auth), req),
+    'auth.mfa.status': async (_req, { auth }) => mfa.status(userOf(auth).user_id),
+    'auth.mfa.enrol': async (_req, { auth }) => mfa.enrol(userOf(auth).user_id),
+    'auth.mfa.confirm': async (req, { auth }) => mfa.confirm(userOf(auth).user_id, req.code),
+    'auth.mfa.remove': async (req, { auth }) => {
+      await mfa.remove(userOf(auth).user_id, req);
+      return {};
+    },
+    'auth.mfa.regenerateRecoveryCodes': async (req, { auth }) => mfa.regenerateRecoveryCodes(userOf(auth).user_id, req.code),
+    'auth.mfa.verifyLogin': (req, { client }) => mfaLogin.verifyLogin(req, clientInfo(client)),
   };
 }

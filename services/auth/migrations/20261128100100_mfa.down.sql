@@ -1,0 +1,3 @@
+drop table mfa_challenges;
+drop table mfa_recovery_codes;
+drop table mfa_totp;
