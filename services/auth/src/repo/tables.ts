@@ -153,6 +153,18 @@ export interface MfaChallengeTable {
   used_at: Date | null;
 }
 
+/** Failed attempts per kind of secret and account identifier (migrations/20261128130000; the rule: domain/attempt-limits.ts). */
+export interface AttemptGuardTable {
+  kind: 'login' | 'password_reset' | 'email_verification' | 'mfa';
+  /** HMAC-SHA256 of the lower-cased identifier (attempt-guard.ts). */
+  identifier_hash: Buffer;
+  failures: number;
+  locks: number;
+  last_failure_at: Date | null;
+  locked_until: Date | null;
+  forget_at: Date;
+}
+
 export interface AuthDb {
   users: UserTable;
   sessions: SessionTable;
@@ -168,6 +180,7 @@ export interface AuthDb {
   mfa_totp: MfaTotpTable;
   mfa_recovery_codes: MfaRecoveryCodeTable;
   mfa_challenges: MfaChallengeTable;
+  attempt_guards: AttemptGuardTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */
