@@ -77,6 +77,13 @@ export const SYSTEM_MAIL_TEMPLATES = {
     client: z.string().min(1).max(200),
     with: z.enum(['password', 'password_and_mfa']),
   }),
+  /** A notice: too many failed attempts at one secret of the account (`attempt`); they are refused until `locked_until`. */
+  account_locked: z.object({
+    attempt: z.enum(['login', 'password_reset', 'email_verification', 'mfa']),
+    failures: z.number().int().positive(),
+    locked_at: isoTimestamp,
+    locked_until: isoTimestamp,
+  }),
 } as const;
 export type SystemMailTemplate = keyof typeof SYSTEM_MAIL_TEMPLATES;
 
@@ -115,6 +122,7 @@ export const accountMail = z.discriminatedUnion('template', [
   item('mfa_recovery_codes_regenerated'),
   item('mfa_recovery_code_used'),
   item('new_sign_in'),
+  item('account_locked'),
 ]);
 export type AccountMail = z.infer<typeof accountMail>;
 

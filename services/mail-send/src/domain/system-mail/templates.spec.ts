@@ -115,3 +115,21 @@ describe('system mail templates', () => {
     expect(escapeHtml(`<a href="x" title='y'>&</a>`)).toBe('&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;');
   });
 });
+
+describe('the lock-out notice', () => {
+  const locked = (attempt: 'login' | 'password_reset' | 'email_verification' | 'mfa') =>
+    renderSystemMail({ id: newId('systemMail'), to: 'ada@example.com', template: 'account_locked', data: { attempt, failures: 10, locked_at: '2026-12-02T10:05:00.000Z', locked_until: '2026-12-02T10:20:00.000Z' } });
+
+  it('says what was refused until when, and advises a password reset, in text and HTML', () => {
+    const login = locked('login');
+    expect(login.subject).toBe('Your Mailroom account: sign-in locked after failed attempts');
+    expect(login.text).toContain('There were 10 failed sign-ins for the Mailroom account of this address, the last on 2026-12-02 10:05 UTC.');
+    expect(login.text).toContain('sign-ins with a password are refused until 2026-12-02 10:20 UTC, even the right ones.');
+    expect(login.text).toMatch(/reset it: that also lifts the lock/);
+    expect(login.text).toContain('reset your password (POST /api/v1/auth/password/reset-request)');
+    expect(login.html).toContain('<code>POST /api/v1/auth/password/reset-request</code>');
+    expect(locked('password_reset').text).toMatch(/attempts at the code of a password reset mail.*\n\nIf it was you, use the link of the reset mail instead/s);
+    expect(locked('email_verification').subject).toMatch(/verification codes locked/);
+    expect(locked('mfa').text).toMatch(/whoever tried knows your password/);
+  });
+});

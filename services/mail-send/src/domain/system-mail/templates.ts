@@ -50,6 +50,34 @@ function codeAndLink(d: DataOf<'email_verification' | 'password_reset'>, what: {
   ];
 }
 
+/** What the lock-out notice says of each kind of attempt. */
+const LOCKED: Record<DataOf<'account_locked'>['attempt'], { subject: string; tries: string; refused: string; ifYou: string }> = {
+  login: {
+    subject: 'sign-in locked after failed attempts',
+    tries: 'sign-ins',
+    refused: 'sign-ins with a password are refused',
+    ifYou: 'If it was you and the password is forgotten, reset it: that also lifts the lock.',
+  },
+  password_reset: {
+    subject: 'reset codes locked after wrong attempts',
+    tries: 'attempts at the code of a password reset mail',
+    refused: 'reset codes are refused',
+    ifYou: 'If it was you, use the link of the reset mail instead: it still works.',
+  },
+  email_verification: {
+    subject: 'verification codes locked after wrong attempts',
+    tries: 'attempts at the code of a verification mail',
+    refused: 'verification codes are refused',
+    ifYou: 'If it was you, use the link of the verification mail instead: it still works.',
+  },
+  mfa: {
+    subject: 'second-factor codes locked after wrong attempts',
+    tries: 'attempts at a second-factor code, after the right password',
+    refused: 'second-factor codes are refused',
+    ifYou: 'If it was you, wait until then. If not, whoever tried knows your password.',
+  },
+};
+
 const TEMPLATES: { [T in SystemMailTemplate]: (data: DataOf<T>) => RenderedMail } = {
   'ownership_transfer.requested': (d) =>
     d.recipient === 'new_owner'
@@ -151,6 +179,14 @@ const TEMPLATES: { [T in SystemMailTemplate]: (data: DataOf<T>) => RenderedMail 
       [`User agent: ${d.user_agent ?? 'unknown'}`],
       ['If it was you, there is nothing to do. If not, change your password at once (', { code: 'POST /api/v1/user/me/change-password' }, ', or ', { code: 'POST /api/v1/auth/password/reset-request' }, '), revoke your other sessions (', { code: 'POST /api/v1/user/me/sessions/revoke-all' }, ') and turn on two-factor authentication.'],
     ]),
+  account_locked: (d) => {
+    const what = LOCKED[d.attempt];
+    return mail(`Your Mailroom account: ${what.subject}`, [
+      [`There were ${d.failures} failed ${what.tries} for the Mailroom account of this address, the last on ${day(d.locked_at)}. To protect the account, ${what.refused} until ${day(d.locked_until)}, even the right ones.`],
+      [what.ifYou],
+      ['If it was not you, someone may be guessing: reset your password (', { code: 'POST /api/v1/auth/password/reset-request' }, ') and choose one used nowhere else. Sessions already signed in go on.'],
+    ]);
+  },
 };
 
 export function renderSystemMail(m: PlatformMail): RenderedMail {
@@ -186,6 +222,8 @@ export function renderSystemMail(m: PlatformMail): RenderedMail {
     case 'mfa_recovery_code_used':
       return TEMPLATES[m.template](m.data);
     case 'new_sign_in':
+      return TEMPLATES[m.template](m.data);
+    case 'account_locked':
       return TEMPLATES[m.template](m.data);
   }
 }
