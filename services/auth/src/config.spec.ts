@@ -1,5 +1,5 @@
 import { ConfigError } from '@mailroom/platform';
-import { loadConfig } from './config';
+import { attemptPolicy, loadConfig } from './config';
 
 const production = { MAILROOM_ENV: 'production', SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), NATS_CREDENTIALS_DIR: '/creds' };
 
@@ -80,5 +80,14 @@ describe('auth configuration: outside providers', () => {
   it('takes only https URLs in production', () => {
     const env = { ...production, APP_URL: 'https://app.example.com', ...github, OAUTH_GITHUB_WEB_URL: 'http://github.example', OAUTH_OIDC_PROVIDERS: 'acme', OAUTH_ACME_ISSUER: 'http://id.example', OAUTH_ACME_CLIENT_ID: 'a', OAUTH_ACME_CLIENT_SECRET: 'b' };
     expect(problems(env)).toEqual([expect.stringMatching(/^OAUTH_GITHUB_WEB_URL: must be an https URL in production/), expect.stringMatching(/^OAUTH_ACME_ISSUER: must be an https URL in production/)]);
+  });
+});
+
+describe('auth configuration: the brute-force guard', () => {
+  it('locks after 10 failures for 15 minutes, doubling up to a day, remembering a day; the cap is at least the first lock', () => {
+    expect(attemptPolicy(loadConfig({}))).toEqual({ failures: 10, lockMs: 900_000, maxLockMs: 86_400_000, memoryMs: 86_400_000 });
+    expect(attemptPolicy(loadConfig({ AUTH_LOCKOUT_FAILURES: '5', AUTH_LOCKOUT_SECONDS: '60', AUTH_LOCKOUT_MAX_SECONDS: '600' }))).toMatchObject({ failures: 5, lockMs: 60_000, maxLockMs: 600_000 });
+    expect(problems({ AUTH_LOCKOUT_SECONDS: '3600', AUTH_LOCKOUT_MAX_SECONDS: '60' })).toEqual(['AUTH_LOCKOUT_MAX_SECONDS: must be at least AUTH_LOCKOUT_SECONDS (the first lock)']);
+    expect(problems({ AUTH_LOCKOUT_FAILURES: '1' })).toEqual([expect.stringMatching(/^AUTH_LOCKOUT_FAILURES: /)]);
   });
 });

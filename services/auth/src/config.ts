@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envInt, envString, envUrl, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
 import { baseEnv } from '@mailroom/runtime';
 import { oauthProvidersSchema } from './oauth-config';
+import type { AttemptPolicy } from './domain/attempt-limits';
 
 export const authConfigSchema = z
   .object({
@@ -21,10 +22,16 @@ export const authConfigSchema = z
     ACCOUNT_PURGE_INTERVAL_SECONDS: envInt(3600, { min: 0, max: 7 * 86_400 }),
     /** The issuer an authenticator app shows beside the account (the otpauth:// URI of an MFA enrolment). */
     MFA_TOTP_ISSUER: envString('Mailroom').pipe(z.string().max(100).regex(/^[^:]+$/, 'must not contain a colon (it separates issuer and account in an otpauth:// label)')),
+    /** The brute-force guard (domain/attempt-limits.ts): failed attempts per email and kind that lock it; the first lock, doubled at each next one up to the max; how long failures are remembered. */
+    AUTH_LOCKOUT_FAILURES: envInt(10, { min: 3, max: 100 }),
+    AUTH_LOCKOUT_SECONDS: envInt(900, { min: 1, max: 86_400 }),
+    AUTH_LOCKOUT_MAX_SECONDS: envInt(86_400, { min: 1, max: 30 * 86_400 }),
+    AUTH_LOCKOUT_MEMORY_SECONDS: envInt(86_400, { min: 60, max: 30 * 86_400 }),
   })
   .superRefine((c, ctx) => {
     checkSecretsKey(c, ctx);
     // Links carry tokens: in production they must not travel in clear (nor point at localhost, the default).
+    if (c.AUTH_LOCKOUT_MAX_SECONDS < c.AUTH_LOCKOUT_SECONDS) ctx.addIssue({ code: 'custom', path: ['AUTH_LOCKOUT_MAX_SECONDS'], message: 'must be at least AUTH_LOCKOUT_SECONDS (the first lock)' });
     if (c.MAILROOM_ENV === 'production' && !c.APP_URL.startsWith('https://')) ctx.addIssue({ code: 'custom', path: ['APP_URL'], message: 'must be an https URL in production (verification and reset links carry tokens)' });
   })
   .transform((c) => ({ ...c, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY }));
@@ -36,4 +43,9 @@ export type AuthConfig = z.output<typeof fullSchema>;
 
 export function loadConfig(env: Env): AuthConfig {
   return parseConfig(fullSchema, env);
+}
+
+/** The brute-force guard's rule from the configuration. */
+export function attemptPolicy(c: AuthConfig): AttemptPolicy {
+  return { failures: c.AUTH_LOCKOUT_FAILURES, lockMs: c.AUTH_LOCKOUT_SECONDS * 1000, maxLockMs: c.AUTH_LOCKOUT_MAX_SECONDS * 1000, memoryMs: c.AUTH_LOCKOUT_MEMORY_SECONDS * 1000 };
 }

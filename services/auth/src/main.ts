@@ -25,11 +25,13 @@ import { EmailChange } from './domain/email-change';
 import { IdentityProof } from './domain/identity-proof';
 import { AccountPurgeJob } from './jobs/account-purge.job';
 import { DeletedAccountRepository } from './repo/deleted-account.repository';
-import { loadConfig, type AuthConfig } from './config';
+import { attemptPolicy, loadConfig, type AuthConfig } from './config';
 import { AccessTokens } from './domain/access-tokens';
 import { Accounts } from './domain/accounts';
 import { ApiKeys } from './domain/api-keys';
+import { AttemptGuard, IdentifierHasher } from './domain/attempt-guard';
 import { EmailVerification } from './domain/email-verification';
+import { LockoutNotices } from './domain/lockout-notices';
 import { CodeHasher, OneTimeCodes } from './domain/one-time-codes';
 import { CHANGE_FAILURES, PasswordChange } from './domain/password-change';
 import { PasswordReset } from './domain/password-reset';
@@ -44,6 +46,7 @@ import { OAuthAttempts } from './domain/oauth-attempts';
 import { OAuthLinks } from './domain/oauth-links';
 import { OAuthSignIn } from './domain/oauth-sign-in';
 import { ApiKeyRepository } from './repo/api-key.repository';
+import { AttemptRepository } from './repo/attempt.repository';
 import { CredentialRepository } from './repo/credential.repository';
 import { OAuthRepository } from './repo/oauth.repository';
 import { OneTimeCodeRepository } from './repo/one-time-code.repository';
@@ -77,7 +80,14 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const credentialRepo = new CredentialRepository(db);
     const account = accountOutbox(outbox);
     const codes = new OneTimeCodes(new OneTimeCodeRepository(db), new CodeHasher(config.SECRETS_ENCRYPTION_KEY), config.APP_URL, clock);
-    const verification = new EmailVerification(transact, users, credentialRepo, codes, account, clock);
+    const lockouts = life.add('auth:lockout-notices', new LockoutNotices(transact, users, account, {
+      onError: (err) => log.error({ err }, 'lock-out notice failed; no mail was sent'),
+      onDropped: () => log.warn('lock-out notice dropped: too many are waiting'),
+    }), (n) => n.settled());
+    const guard = new AttemptGuard(transact, new AttemptRepository(db), new IdentifierHasher(config.SECRETS_ENCRYPTION_KEY), clock, attemptPolicy(config), lockouts);
+    const prune = setInterval(() => void guard.prune().catch((err: unknown) => log.warn({ err }, 'could not prune the brute-force guard')), 10 * 60_000);
+    life.add('auth:attempt-prune', prune.unref(), (t) => clearInterval(t));
+    const verification = new EmailVerification(transact, users, credentialRepo, codes, account, clock, guard);
     const notices = new SignInNotices(new SessionHistoryRepository(db), account);
     const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS }, notices);
     const deletedAccounts = new DeletedAccountRepository(db);
@@ -85,7 +95,7 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const deletedSignIn = { findByEmail: (email: string) => deletedAccounts.findByEmail(email), refuseSignIn: recovery.refuseSignIn.bind(recovery) };
     const mfa = new Mfa(transact, users, new MfaRepository(db), new SecretBox(config.SECRETS_ENCRYPTION_KEY), passwords, failureLimiter(MFA_FAILURES), account, clock, { issuer: config.MFA_TOTP_ISSUER });
     const mfaLogin = new MfaLogin(new MfaChallengeRepository(db), users, mfa, start, clock);
-    const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn, mfaLogin);
+    const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn, mfaLogin, guard);
     const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
     const organizations = new UserOrganizations(orgs);
     const apiKeyRepo = new ApiKeyRepository(db);
@@ -95,7 +105,7 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
       ...ttl,
       onError: (err) => log.error({ err }, 'password reset request failed; no mail was sent'),
       onDropped: () => log.warn('password reset request dropped: too many are waiting'),
-    });
+    }, guard);
     // Stopped after the operations (below), before the outbox: requests already answered are worked on.
     life.add('auth:reset-requests', reset, (r) => r.settled());
     // Wrong passwords asked again (change-password, change-email, deletion) count together.

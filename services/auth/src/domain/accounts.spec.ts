@@ -10,6 +10,7 @@ import { ManualClock, sha256 } from '@mailroom/platform';
 import type { RefreshTokenRow, SessionRow, UserRow } from '../repo/user.repository';
 import type { AuthTx } from '../repo/tables';
 import type { AccessTokenClaims } from './access-tokens';
+import { memoryGuard } from '../../test/memory-attempts';
 import { Accounts } from './accounts';
 import { SessionStart } from './session-start';
 import type { OrgsPort, RevocationPort, Transact, Users } from './ports';
@@ -153,7 +154,8 @@ function setup() {
     refuseSignIn: async () => new AppError('account_deleted', 'this account was deleted'),
   };
   const noSecondFactor = { required: async () => false, challenge: async () => Promise.reject(new Error('MFA is off in these specs')) };
-  const accounts = new PasswordOnlyAccounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn, noSecondFactor);
+  const { guard, lockouts } = memoryGuard(clock);
+  const accounts = new PasswordOnlyAccounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn, noSecondFactor, guard);
   const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: 900 });
   return {
     accounts,
@@ -164,6 +166,7 @@ function setup() {
     verificationMails,
     issued,
     announcer,
+    lockouts,
     endMemberships: () => (memberships = []),
     join: (m: Membership) => void memberships.push(m),
   };
@@ -475,5 +478,39 @@ describe('signing in to a deleted account', () => {
     const switched = await accounts.switchOrg({ user_id: signup.user.id, session_id: sessionOf(signup) }, OTHER_ORG.id, {});
     expect(users.sessions.get(sessionOf(switched))).toMatchObject({ created_at: clock.now(), authenticated_at: users.sessions.get(sessionOf(signup))!.created_at });
     expect(users.sessions.get(sessionOf(await accounts.login(ada, {})))!.authenticated_at).toEqual(clock.now());
+  });
+});
+
+describe('login under the brute-force guard', () => {
+  it('locks an email after 10 failed logins: the right password waits too, an unknown email answers the same; a lock-out is told once', async () => {
+    const { accounts, clock, lockouts } = setup();
+    await accounts.signup(ada, {});
+    const answers = async (email: string, password: string) => accounts.login({ email, password }, {}).then(() => 'ok', (err: AppError) => [err.code, err.message, err.retryAfterSeconds]);
+    const known: unknown[] = [];
+    const unknown: unknown[] = [];
+    for (let i = 0; i < 11; i++) {
+      known.push(await answers(ada.email, `wrong ${i}`));
+      unknown.push(await answers('nobody@example.com', `wrong ${i}`));
+    }
+    expect(known.slice(0, 10)).toEqual(Array(10).fill(['invalid_credentials', 'email or password is incorrect', undefined]));
+    expect(known[10]).toEqual(['rate_limited', expect.stringMatching(/too many failed sign-ins .* refused for 900 s, even with the right password/), 900]);
+    expect(unknown).toEqual(known);
+    expect(await answers(ada.email, ada.password)).toEqual(known[10]);
+    expect(lockouts.map((l) => [l.kind, l.identifier, l.lockedUntil.getTime() - clock.now().getTime()])).toEqual([
+      ['login', ada.email, 900_000],
+      ['login', 'nobody@example.com', 900_000],
+    ]);
+
+    clock.advance(900_000);
+    expect(await answers(ada.email, ada.password)).toBe('ok');
+  });
+
+  it('forgets the failures once the right password is given', async () => {
+    const { accounts } = setup();
+    await accounts.signup(ada, {});
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 9; i++) await expect(accounts.login({ ...ada, password: 'wrong' }, {})).rejects.toMatchObject({ code: 'invalid_credentials' });
+      await accounts.login(ada, {});
+    }
   });
 });

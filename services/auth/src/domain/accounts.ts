@@ -10,6 +10,7 @@ import type { AuthTx } from '../repo/tables';
 import type { SessionRow, UserRow } from '../repo/user.repository';
 import { signInAccount } from './account-deletion';
 import type { AccessTokens } from './access-tokens';
+import type { AttemptGuard } from './attempt-guard';
 import type { EmailVerification } from './email-verification';
 import type { MfaLogin } from './mfa-login';
 import type { Passwords } from './passwords';
@@ -44,6 +45,8 @@ export class Accounts {
     private readonly deleted: DeletedSignIn,
     /** The second step of a login when the account has MFA on. */
     private readonly secondFactor: Pick<MfaLogin, 'required' | 'challenge'>,
+    /** Failed logins per email, known or not: past the limit even the right password waits (attempt-guard.ts). */
+    private readonly guard: Pick<AttemptGuard, 'attempt'>,
   ) {}
 
   async signup(input: { email: string; password: string; name?: string | undefined }, client: ClientInfo): Promise<SessionResponse> {
@@ -83,10 +86,13 @@ export class Accounts {
 
   /** A session for the right password; with MFA on, the token of the second step instead (mfa-login.ts). */
   async login(input: { email: string; password: string }, client: ClientInfo): Promise<LoginResponse> {
-    // Live, or deleted within its window; one past its window answers as an unknown address.
-    const user = signInAccount(await this.deleted.findByEmail(input.email), this.clock.now());
-    const ok = await this.passwords.verify(user?.password_hash, input.password);
-    if (!user || !ok) throw new AppError('invalid_credentials', INVALID_CREDENTIALS);
+    const user = await this.guard.attempt('login', input.email, async () => {
+      // Live, or deleted within its window; one past its window answers as an unknown address.
+      const found = signInAccount(await this.deleted.findByEmail(input.email), this.clock.now());
+      const ok = await this.passwords.verify(found?.password_hash, input.password);
+      if (!found || !ok) throw new AppError('invalid_credentials', INVALID_CREDENTIALS);
+      return found;
+    });
     if (user.deleted_at !== null) throw await this.deleted.refuseSignIn(user);
     if (user.password_hash && this.passwords.needsRehash(user.password_hash)) {
       await this.users.updatePasswordHash(user.id, await this.passwords.hash(input.password), this.clock.now());

@@ -2,6 +2,7 @@
 import { DEVELOPMENT_ENCRYPTION_KEY } from '@mailroom/platform';
 import { refusalOf } from '@mailroom/testing';
 import { MemoryAccounts } from '../../test/memory-accounts';
+import { memoryGuard } from '../../test/memory-attempts';
 import { clockAt, MemoryOutbox, memoryTransact } from '../../test/memory-credentials';
 import { EmailChange } from './email-change';
 import { EmailVerification } from './email-verification';
@@ -20,7 +21,7 @@ function setup() {
   const passwords = { verify: async (h: string | null | undefined, p: string) => h === `hash:${p}` };
   const proof = new IdentityProof(passwords, { wait: async () => undefined, failed: async () => undefined }, clock);
   const change = new EmailChange(memoryTransact, store, store, store, codes, proof, outbox, clock, { accessTokenTtlSeconds: 900 });
-  const verification = new EmailVerification(memoryTransact, store, store, codes, outbox, clock);
+  const verification = new EmailVerification(memoryTransact, store, store, codes, outbox, clock, memoryGuard(clock).guard);
   const me = { user_id: 'usr_ada', session_id: 'ses_here' };
   const ask = (new_email = 'ada@new.example.com') => change.request(me, { new_email, current_password: 'old password' });
   return { clock, store, outbox, change, verification, me, ask };

@@ -1,6 +1,8 @@
 /** Email verification without a database: the signup mail, resends and their limits, verifying by link or code. */
+import type { AppError } from '@mailroom/contracts';
 import { DEVELOPMENT_ENCRYPTION_KEY } from '@mailroom/platform';
 import { clockAt, MemoryCredentials, MemoryOutbox, memoryTransact } from '../../test/memory-credentials';
+import { memoryGuard } from '../../test/memory-attempts';
 import { EmailVerification } from './email-verification';
 import { CodeHasher, OneTimeCodes } from './one-time-codes';
 
@@ -10,9 +12,10 @@ function setup() {
   const outbox = new MemoryOutbox();
   store.addUser('usr_ada', 'ada@example.com');
   const codes = new OneTimeCodes(store, new CodeHasher(DEVELOPMENT_ENCRYPTION_KEY), 'https://app.example.com', clock);
-  const verification = new EmailVerification(memoryTransact, store, store, codes, outbox, clock);
+  const { guard, lockouts } = memoryGuard(clock);
+  const verification = new EmailVerification(memoryTransact, store, store, codes, outbox, clock, guard);
   const signup = () => memoryTransact((tx) => verification.queueInSignup(tx, { id: 'usr_ada', email: 'ada@example.com' }));
-  return { clock, store, outbox, verification, signup };
+  return { clock, store, outbox, verification, signup, lockouts };
 }
 
 describe('EmailVerification', () => {
@@ -71,5 +74,22 @@ describe('EmailVerification', () => {
     store.users.get('usr_ada')!.email = 'ada@elsewhere.example';
     await expect(verification.verify({ token: outbox.last('email_verification').data.token })).rejects.toMatchObject({ code: 'invalid_code', message: expect.stringMatching(/no longer has/) });
     expect(store.users.get('usr_ada')!.email_verified_at).toBeNull();
+  });
+});
+
+describe('EmailVerification under the brute-force guard', () => {
+  it('refuses codes after 10 wrong ones for the email, across mails; the link still verifies', async () => {
+    const { verification, outbox, signup, clock, lockouts } = setup();
+    await signup();
+    const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+    const attempt = (code: string) => verification.verify({ email: 'ada@example.com', code }).then(() => 'ok', (err: AppError) => [err.code, err.retryAfterSeconds]);
+    for (let i = 0; i < 5; i++) expect(await attempt(wrong(outbox.last('email_verification').data.code))).toEqual(['invalid_code', undefined]);
+    clock.advance(60_000);
+    await verification.resend('usr_ada');
+    const { code, token } = outbox.last('email_verification').data;
+    for (let i = 0; i < 5; i++) expect(await attempt(wrong(code))).toEqual(['invalid_code', undefined]);
+    expect(await attempt(code)).toEqual(['rate_limited', 900]);
+    expect(lockouts.map((l) => [l.kind, l.identifier, l.failures])).toEqual([['email_verification', 'ada@example.com', 10]]);
+    expect(await verification.verify({ token })).toMatchObject({ email_verified: true });
   });
 });

@@ -11,6 +11,7 @@ import type { OneTimeCodeRow } from '../repo/one-time-code.repository';
 import type { AuthTx } from '../repo/tables';
 import type { CredentialRepository } from '../repo/credential.repository';
 import { toUser } from './users';
+import type { AttemptGuard } from './attempt-guard';
 import type { IssuedCode, OneTimeCodes } from './one-time-codes';
 import type { AccountOutbox, Transact, Users } from './ports';
 
@@ -24,6 +25,8 @@ export class EmailVerification {
     private readonly codes: Pick<OneTimeCodes, keyof OneTimeCodes>,
     private readonly outbox: AccountOutbox,
     private readonly clock: Clock,
+    /** Wrong codes per email, known or not, beside each code's own 5 attempts (attempt-guard.ts). */
+    private readonly guard: Pick<AttemptGuard, 'attempt'>,
   ) {}
 
   /** The first mail, in signup's transaction (no throttle: one signup, one mail). */
@@ -69,7 +72,8 @@ export class EmailVerification {
 
   private find(req: VerifyRequest): Promise<OneTimeCodeRow> {
     if (req.token !== undefined) return this.codes.byToken('email_verification', req.token);
-    if (req.email !== undefined && req.code !== undefined) return this.codes.byCode('email_verification', req.email, req.code);
+    const { email, code } = req;
+    if (email !== undefined && code !== undefined) return this.guard.attempt('email_verification', email, () => this.codes.byCode('email_verification', email, code));
     throw new AppError('invalid_request', 'give the token of the mail, or its code with email');
   }
 

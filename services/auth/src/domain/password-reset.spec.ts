@@ -4,10 +4,12 @@
  * password once, ends every session with a revocation fact each, verifies the address and
  * mails a notice.
  */
+import type { AppError } from '@mailroom/contracts';
 import { DEVELOPMENT_ENCRYPTION_KEY } from '@mailroom/platform';
 import { clockAt, MemoryCredentials, MemoryOutbox, memoryTransact } from '../../test/memory-credentials';
 import { AfterAnswer } from './after-answer';
 import { CodeHasher, OneTimeCodes } from './one-time-codes';
+import { memoryGuard } from '../../test/memory-attempts';
 import { PasswordReset } from './password-reset';
 
 function setup(store = new MemoryCredentials()) {
@@ -19,8 +21,9 @@ function setup(store = new MemoryCredentials()) {
   const errors: unknown[] = [];
   const codes = new OneTimeCodes(store, new CodeHasher(DEVELOPMENT_ENCRYPTION_KEY), 'https://app.example.com', clock);
   const passwords = { hash: async (p: string) => `hash:${p}` };
-  const reset = new PasswordReset(memoryTransact, store, store, passwords, codes, outbox, clock, { accessTokenTtlSeconds: 900, onError: (err) => errors.push(err), onDropped: () => undefined });
-  return { clock, store, outbox, reset, errors };
+  const { guard, lockouts } = memoryGuard(clock);
+  const reset = new PasswordReset(memoryTransact, store, store, passwords, codes, outbox, clock, { accessTokenTtlSeconds: 900, onError: (err) => errors.push(err), onDropped: () => undefined }, guard);
+  return { clock, store, outbox, reset, errors, guard, lockouts };
 }
 
 describe('PasswordReset', () => {
@@ -139,5 +142,42 @@ describe('AfterAnswer', () => {
     queue.add(9);
     await queue.settled();
     expect(done).toContain(9);
+  });
+});
+
+describe('PasswordReset under the brute-force guard', () => {
+  const wrongOf = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+
+  it('refuses codes of every mail after 10 wrong ones for the email, an unknown email alike; the link still works and lifts the sign-in lock', async () => {
+    const { reset, outbox, store, clock, guard, lockouts } = setup();
+    const attempt = (email: string, code: string) => reset.reset({ email, code, new_password: 'a new long password' }).then(() => 'ok', (err: AppError) => [err.code, err.retryAfterSeconds]);
+    const answers: unknown[] = [];
+    // Two mails' worth of wrong codes (5 each), a minute apart: the 11th attempt is refused before its code is looked at.
+    for (const _mail of [1, 2]) {
+      reset.request('ada@example.com');
+      await reset.settled();
+      const { code } = outbox.last('password_reset').data;
+      for (let i = 0; i < 5; i++) answers.push(await attempt('ada@example.com', wrongOf(code)));
+      clock.advance(60_000);
+    }
+    reset.request('ada@example.com');
+    await reset.settled();
+    const third = outbox.last('password_reset').data;
+    expect(answers).toEqual(Array(10).fill(['invalid_code', undefined]));
+    expect(await attempt('ada@example.com', third.code)).toEqual(['rate_limited', 840]);
+    for (let i = 0; i < 10; i++) await attempt('nobody@example.com', '123456');
+    expect(await attempt('nobody@example.com', '123456')).toEqual(['rate_limited', 900]);
+    expect(lockouts.map((l) => [l.kind, l.identifier])).toEqual([
+      ['password_reset', 'ada@example.com'],
+      ['password_reset', 'nobody@example.com'],
+    ]);
+
+    // Sign-in locked too (someone guessed passwords); the link of the mail resets, and both locks are lifted.
+    for (let i = 0; i < 10; i++) await guard.admit('login', 'ada@example.com');
+    await expect(guard.admit('login', 'ada@example.com')).rejects.toMatchObject({ code: 'rate_limited' });
+    await reset.reset({ token: third.token, new_password: 'a new long password' });
+    expect(store.users.get('usr_ada')!.password_hash).toBe('hash:a new long password');
+    await expect(guard.admit('login', 'ada@example.com')).resolves.toMatchObject({ lock: undefined });
+    await expect(guard.admit('password_reset', 'ada@example.com')).resolves.toMatchObject({ lock: undefined });
   });
 });

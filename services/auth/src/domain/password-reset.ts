@@ -12,6 +12,7 @@ import type { Clock } from '@mailroom/platform';
 import type { CredentialRepository } from '../repo/credential.repository';
 import type { OneTimeCodeRow } from '../repo/one-time-code.repository';
 import { AfterAnswer } from './after-answer';
+import type { AttemptGuard } from './attempt-guard';
 import type { OneTimeCodes } from './one-time-codes';
 import type { Passwords } from './passwords';
 import type { AccountOutbox, Transact, Users } from './ports';
@@ -43,6 +44,8 @@ export class PasswordReset {
     private readonly outbox: AccountOutbox,
     private readonly clock: Clock,
     private readonly settings: PasswordResetSettings,
+    /** Wrong codes per email, known or not, beside each code's own 5 attempts; a reset lifts the sign-in lock (attempt-guard.ts). */
+    private readonly guard: Pick<AttemptGuard, 'attempt' | 'forget'>,
   ) {
     this.requests = new AfterAnswer((email) => this.mailCode(email), { concurrency: CONCURRENCY, maxQueued: MAX_QUEUED, onError: settings.onError, onDropped: settings.onDropped });
   }
@@ -71,6 +74,8 @@ export class PasswordReset {
       await this.outbox.mail(tx, { id: newId('systemMail'), to: user.email, template: 'password_changed', data: { how: 'reset', changed_at: now.toISOString() } });
     });
     this.outbox.kick();
+    // The owner proved the address and set a new password: the guesses at the old one, and at codes, no longer matter.
+    await Promise.all([this.guard.forget('login', user.email), this.guard.forget('password_reset', user.email)]);
   }
 
   private async mailCode(email: string): Promise<void> {
@@ -88,7 +93,8 @@ export class PasswordReset {
 
   private find(req: ResetRequest): Promise<OneTimeCodeRow> {
     if (req.token !== undefined) return this.codes.byToken('password_reset', req.token);
-    if (req.email !== undefined && req.code !== undefined) return this.codes.byCode('password_reset', req.email, req.code);
+    const { email, code } = req;
+    if (email !== undefined && code !== undefined) return this.guard.attempt('password_reset', email, () => this.codes.byCode('password_reset', email, code));
     throw new AppError('invalid_request', 'give the token of the mail, or its code with email');
   }
 }
