@@ -77,6 +77,7 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     outbox.start();
     const users = new UserRepository(db);
     const passwords = new Passwords();
+    await passwords.prepare();
     const credentialRepo = new CredentialRepository(db);
     const account = accountOutbox(outbox);
     const codes = new OneTimeCodes(new OneTimeCodeRepository(db), new CodeHasher(config.SECRETS_ENCRYPTION_KEY), config.APP_URL, clock);

@@ -35,7 +35,7 @@ export class Accounts {
   constructor(
     private readonly transact: Transact,
     private readonly users: Users,
-    private readonly passwords: Pick<Passwords, keyof Passwords>,
+    private readonly passwords: Pick<Passwords, 'hash' | 'verify' | 'needsRehash'>,
     private readonly tokens: Pick<AccessTokens, 'issue' | 'settings'>,
     private readonly orgs: OrgsPort,
     private readonly revocations: RevocationPort,

@@ -10,6 +10,11 @@ export const ARGON2_PARAMS = { type: argon2.argon2id, memoryCost: 19_456, timeCo
 export class Passwords {
   private dummy: Promise<string> | undefined;
 
+  /** Makes the dummy hash before the first login (else the first unknown email would cost one more hash). */
+  async prepare(): Promise<void> {
+    await this.dummyHash();
+  }
+
   hash(password: string): Promise<string> {
     return argon2.hash(password, ARGON2_PARAMS);
   }
@@ -17,8 +22,7 @@ export class Passwords {
   /** `hash` undefined = no such account: still spends the same work, then answers false. */
   async verify(hash: string | null | undefined, password: string): Promise<boolean> {
     if (!hash) {
-      this.dummy ??= this.hash('dummy password for timing equality');
-      await argon2.verify(await this.dummy, password).catch(() => false);
+      await argon2.verify(await this.dummyHash(), password).catch(() => false);
       return false;
     }
     try {
@@ -26,6 +30,10 @@ export class Passwords {
     } catch {
       return false;
     }
+  }
+
+  private dummyHash(): Promise<string> {
+    return (this.dummy ??= this.hash('dummy password for timing equality'));
   }
 
   needsRehash(hash: string): boolean {
