@@ -1,8 +1,9 @@
-// npm run bench:login-timing — does the time of a login answer tell whether an account has
-// the email? Wrong passwords for emails with an account and for emails without one, in pairs
+// npm run bench:login-timing — does the time of a login answer (or of a reset request, or a
+// code) tell whether an account has the email? Wrong passwords for emails with an account and for emails without one, in pairs
 // (which goes first drawn at random), one request at a time, through gateway -> NATS -> auth
 // (the brute-force guard's row, the account look-up, argon2id) with each service in its own
-// process; then the same once the emails are locked (429, no password checked). Printed per
+// process; then the same once the emails are locked (429, no password checked); then asking
+// for a password reset (202), and verify-email with a wrong code (400). Printed per
 // case: the answers seen, median, mean, p10 and p90, the difference of the medians, and how
 // much two random halves of the same case differ (the noise floor of this run).
 // Options: --accounts N (40), --rounds N (8: each email gets that many wrong passwords, fewer
@@ -21,19 +22,22 @@ try {
   await startProcess('orgs', ctx.env, { children });
   await startProcess('auth', ctx.env, { children });
   const { endpoints } = await startProcess('gateway', ctx.env, { children, ready: (e) => e.http });
-  const url = `${endpoints.http}/api/v1/auth/login`;
   const post = async (path, body) => {
     const res = await fetch(`${endpoints.http}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     await res.arrayBuffer();
     return res.status;
   };
-  /** One login, timed from the request to the last byte of the answer. */
-  const login = async (email) => {
+  /** One request, timed from its start to the last byte of the answer. */
+  const timed = async (path, body) => {
     const started = performance.now();
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: 'not the password' }) });
+    const res = await fetch(`${endpoints.http}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     await res.arrayBuffer();
     return { ms: performance.now() - started, status: res.status };
   };
+  const login = (email) => timed('/api/v1/auth/login', { email, password: 'not the password' });
+  const resetRequest = (email) => timed('/api/v1/auth/password/reset-request', { email });
+  // The signup's verification code is live for the first 5 wrong codes (each counted on its row), dead after.
+  const verifyCode = (email) => timed('/api/v1/auth/verify-email', { email, code: '000000' });
 
   const run = Date.now();
   const known = Array.from({ length: ACCOUNTS }, (_, i) => `known-${i}-${run}@example.com`);
@@ -43,14 +47,14 @@ try {
   for (let i = 0; i < 5; i++) await Promise.all([login(`warm-known-${i}-${run}@example.com`), post('/api/v1/auth/login', { email: known[0], password: PASSWORD })]);
 
   /** Each email of both lists `rounds` times, known and unknown in pairs, in random order. */
-  async function measure(rounds) {
+  async function measure(rounds, request = login) {
     const times = { known: [], unknown: [] };
     const statuses = { known: new Set(), unknown: new Set() };
     for (let r = 0; r < rounds; r++) {
       for (let i = 0; i < ACCOUNTS; i++) {
         const pair = Math.random() < 0.5 ? ['known', 'unknown'] : ['unknown', 'known'];
         for (const which of pair) {
-          const t = await login(which === 'known' ? known[i] : unknown[i]);
+          const t = await request(which === 'known' ? known[i] : unknown[i]);
           times[which].push(t.ms);
           statuses[which].add(t.status);
         }
@@ -85,6 +89,8 @@ try {
   // Lock them all: the 10th failure locks.
   for (let r = ROUNDS; r < 10; r++) for (let i = 0; i < ACCOUNTS; i++) await Promise.all([login(known[i]), login(unknown[i])]);
   report(`locked (${LOCKED} per email; 429 expected)`, await measure(LOCKED));
+  report(`password reset request (${ROUNDS} per email; 202 expected, answered before the look-up)`, await measure(ROUNDS, resetRequest));
+  report(`verify-email with a wrong code (${ROUNDS} per email, the first 5 at a live code; 400 expected)`, await measure(ROUNDS, verifyCode));
 } finally {
   for (const c of children.reverse()) c.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 1500));

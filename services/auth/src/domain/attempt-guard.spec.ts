@@ -81,6 +81,19 @@ describe('AttemptGuard', () => {
     expect(lockouts).toHaveLength(1);
   });
 
+  it('runs work that writes in the transaction of the count; its failure counts all the same', async () => {
+    const { guard, lockouts } = memoryGuard(clockAt());
+    const handed: unknown[] = [];
+    const within = (email: string, ok: boolean) =>
+      outcome(guard.attemptWithin('password_reset', email, async (tx) => (handed.push(tx), ok ? 'welcome' : wrong())));
+    const answers = await Promise.all(Array.from({ length: 12 }, () => within('ada@example.com', false)));
+    expect(answers).toEqual([...Array(10).fill(['invalid_credentials', null]), ['rate_limited', 900], ['rate_limited', 900]]);
+    expect(handed).toHaveLength(10);
+    expect(handed.every((tx) => typeof tx === 'object' && tx !== null)).toBe(true);
+    expect(lockouts).toHaveLength(1);
+    expect(await within('bob@example.com', true)).toBe('welcome');
+  });
+
   it('says what is refused and how to get in, in the same words for every email', async () => {
     const { guard } = memoryGuard(clockAt());
     const refusal = async (kind: 'login' | 'password_reset' | 'email_verification' | 'mfa') => {

@@ -9,6 +9,7 @@
  *
  *   const user = await guard.attempt('login', email, () => checkPassword());   // throws 429 while locked
  *
+ * (`attemptWithin` when the work writes and must commit with the count: mailed codes);
  * or, where the work cannot be wrapped: `const a = await guard.admit(kind, id)`, then
  * `guard.failed(a)` or `await guard.succeeded(a)`.
  */
@@ -16,6 +17,7 @@ import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { AppError } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import type { AttemptKey, AttemptKind, AttemptRepository, AttemptRow } from '../repo/attempt.repository';
+import type { AuthTx } from '../repo/tables';
 import { admit, freshState, type AttemptPolicy, type AttemptState } from './attempt-limits';
 import type { Transact } from './ports';
 
@@ -93,18 +95,39 @@ export class AttemptGuard {
     return result;
   }
 
+  /**
+   * As `attempt`, with `work` in the transaction that counts the attempt, for work that writes
+   * (a mailed code's own count): one commit whether or not the email has an account, so the
+   * timing does not tell. `work` must be brief (the identifier's row is locked meanwhile); its
+   * failure does not undo the count.
+   */
+  async attemptWithin<T>(kind: AttemptKind, identifier: string, work: (tx: AuthTx) => Promise<T>): Promise<T> {
+    const { attempt, outcome } = await this.transact(async (tx) => {
+      const admitted = await this.admitIn(tx, kind, identifier);
+      const settled = await work(tx).then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+      return { attempt: admitted, outcome: settled };
+    });
+    if (!outcome.ok) {
+      this.failed(attempt);
+      throw outcome.error;
+    }
+    await this.succeeded(attempt);
+    return outcome.value;
+  }
+
   /** Counts one attempt, before its secret is compared; 429 rate_limited with Retry-After while the identifier is locked. */
-  async admit(kind: AttemptKind, identifier: string): Promise<Attempt> {
+  admit(kind: AttemptKind, identifier: string): Promise<Attempt> {
+    return this.transact((tx) => this.admitIn(tx, kind, identifier));
+  }
+
+  private async admitIn(tx: AuthTx, kind: AttemptKind, identifier: string): Promise<Attempt> {
     const key: AttemptKey = { kind, identifier_hash: this.hasher.hash(identifier) };
     const now = this.clock.now();
-    const admission = await this.transact(async (tx) => {
-      await this.attempts.ensure(toRow(key, freshState(now)), tx);
-      const row = await this.attempts.lock(key, tx);
-      const result = admit(row ? toState(row) : freshState(now), now, this.policy);
-      if (result.admitted) await this.attempts.save(toRow(key, result.next), tx);
-      return result;
-    });
+    await this.attempts.ensure(toRow(key, freshState(now)), tx);
+    const row = await this.attempts.lock(key, tx);
+    const admission = admit(row ? toState(row) : freshState(now), now, this.policy);
     if (!admission.admitted) throw new AppError('rate_limited', REFUSALS[kind](admission.retryAfterSeconds), { retryAfterSeconds: admission.retryAfterSeconds });
+    await this.attempts.save(toRow(key, admission.next), tx);
     return { key, identifier: normalized(identifier), lock: admission.locking && admission.lockedUntil ? { at: now, until: admission.lockedUntil } : undefined };
   }
 

@@ -26,7 +26,7 @@ export class EmailVerification {
     private readonly outbox: AccountOutbox,
     private readonly clock: Clock,
     /** Wrong codes per email, known or not, beside each code's own 5 attempts (attempt-guard.ts). */
-    private readonly guard: Pick<AttemptGuard, 'attempt'>,
+    private readonly guard: Pick<AttemptGuard, 'attemptWithin'>,
   ) {}
 
   /** The first mail, in signup's transaction (no throttle: one signup, one mail). */
@@ -73,7 +73,7 @@ export class EmailVerification {
   private find(req: VerifyRequest): Promise<OneTimeCodeRow> {
     if (req.token !== undefined) return this.codes.byToken('email_verification', req.token);
     const { email, code } = req;
-    if (email !== undefined && code !== undefined) return this.guard.attempt('email_verification', email, () => this.codes.byCode('email_verification', email, code));
+    if (email !== undefined && code !== undefined) return this.guard.attemptWithin('email_verification', email, (tx) => this.codes.byCode('email_verification', email, code, tx));
     throw new AppError('invalid_request', 'give the token of the mail, or its code with email');
   }
 

@@ -158,12 +158,13 @@ export class OneTimeCodes {
   /**
    * The open code sent to `email`, if `code` is it: the attempt is counted first, in its own
    * statement. Every failure (no such account, no open code, wrong, expired, out of attempts)
-   * is the same answer after the same comparison.
+   * is the same answer after the same comparison. In `tx` when given (the brute-force guard's,
+   * so that the count commits with the guard's whether or not the email has a live code).
    */
-  async byCode(purpose: CodePurpose, email: string, code: string): Promise<OneTimeCodeRow> {
+  async byCode(purpose: CodePurpose, email: string, code: string, tx?: AuthTx): Promise<OneTimeCodeRow> {
     const now = this.clock.now();
     // Only a live code is counted (and written): past its attempts or its time it is as good as none.
-    const row = await this.codes.countAttempt(purpose, email, { attemptsBelow: MAX_CODE_ATTEMPTS, now });
+    const row = await this.codes.countAttempt(purpose, email, { attemptsBelow: MAX_CODE_ATTEMPTS, now }, tx);
     if (!row) {
       this.hasher.codeMatches(NO_ROW.id, code, NO_ROW.code_hash);
       throw new AppError('invalid_code', WRONG_CODE);

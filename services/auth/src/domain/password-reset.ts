@@ -45,7 +45,7 @@ export class PasswordReset {
     private readonly clock: Clock,
     private readonly settings: PasswordResetSettings,
     /** Wrong codes per email, known or not, beside each code's own 5 attempts; a reset lifts the sign-in lock (attempt-guard.ts). */
-    private readonly guard: Pick<AttemptGuard, 'attempt' | 'forget'>,
+    private readonly guard: Pick<AttemptGuard, 'attemptWithin' | 'forget'>,
   ) {
     this.requests = new AfterAnswer((email) => this.mailCode(email), { concurrency: CONCURRENCY, maxQueued: MAX_QUEUED, onError: settings.onError, onDropped: settings.onDropped });
   }
@@ -94,7 +94,7 @@ export class PasswordReset {
   private find(req: ResetRequest): Promise<OneTimeCodeRow> {
     if (req.token !== undefined) return this.codes.byToken('password_reset', req.token);
     const { email, code } = req;
-    if (email !== undefined && code !== undefined) return this.guard.attempt('password_reset', email, () => this.codes.byCode('password_reset', email, code));
+    if (email !== undefined && code !== undefined) return this.guard.attemptWithin('password_reset', email, (tx) => this.codes.byCode('password_reset', email, code, tx));
     throw new AppError('invalid_request', 'give the token of the mail, or its code with email');
   }
 }
