@@ -4,6 +4,7 @@ import { DEVELOPMENT_ENCRYPTION_KEY, SecretBox, sha256 } from '@mailroom/platfor
 import { clockAt, MemoryCredentials, memoryLimiter, MemoryOutbox, memoryTransact } from '../../test/memory-credentials';
 import { MemoryChallenges, MemoryMfa } from '../../test/memory-mfa';
 import { memorySignIns } from '../../test/memory-sign-ins';
+import { memoryGuard } from '../../test/memory-attempts';
 import { Mfa, MFA_FAILURES } from './mfa';
 import { MFA_TOKEN_ATTEMPTS, MfaLogin } from './mfa-login';
 
@@ -23,7 +24,7 @@ async function setup() {
   const mfa = new Mfa(memoryTransact, people, store, box, { verify: async () => false }, memoryLimiter(clock, MFA_FAILURES), outbox, clock, { issuer: 'Mailroom' });
   const { start, sessions } = memorySignIns(clock, outbox);
   const challenges = new MemoryChallenges();
-  const login = new MfaLogin(challenges, people, mfa, start, clock);
+  const login = new MfaLogin(challenges, people, mfa, start, clock, memoryGuard(clock).guard);
   const codes: Record<string, string[]> = {};
   for (const [id, secret] of Object.entries(SECRETS)) {
     await store.putPending({ user_id: id, secret_sealed: box.seal(secret, `mfa-totp:${id}`), created_at: clock.now() });
@@ -60,6 +61,21 @@ describe('MfaLogin', () => {
     // The same code with a new token: its step was used.
     const again = await login.challenge(ada);
     await expect(login.verifyLogin({ mfa_token: again.mfa_token, code }, laptop)).rejects.toMatchObject({ code: 'invalid_credentials' });
+    expect(sessions).toHaveLength(1);
+  });
+
+  it('locks the account after 10 wrong codes across its tokens: then the right code waits too (429), until the lock ends', async () => {
+    const { login, ada, next, sessions, clock } = await setup();
+    const wrong = next('usr_ada', 3);
+    for (let i = 0; i < 10; i++) {
+      const { mfa_token } = await login.challenge(ada);
+      await expect(login.verifyLogin({ mfa_token, code: wrong }, laptop)).rejects.toMatchObject({ code: 'invalid_credentials' });
+    }
+    const { mfa_token } = await login.challenge(ada);
+    await expect(login.verifyLogin({ mfa_token, code: next('usr_ada') }, laptop)).rejects.toMatchObject({ code: 'rate_limited', retryAfterSeconds: 900 });
+    clock.advance(900_000);
+    const later = await login.challenge(ada);
+    await login.verifyLogin({ mfa_token: later.mfa_token, code: next('usr_ada') }, laptop);
     expect(sessions).toHaveLength(1);
   });
 

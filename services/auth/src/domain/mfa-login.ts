@@ -8,12 +8,15 @@
  *
  * A wrong code is 401 invalid_credentials; a token that is unknown, expired, used or out of
  * attempts is 401 unauthorized (log in again). The code is checked only against the token's
- * account: another person's code, or token, proves nothing here.
+ * account: another person's code, or token, proves nothing here. Across tokens, wrong codes
+ * count in the brute-force guard under the account's email (kind `mfa`): 10 lock it, even for
+ * the right code (429 with Retry-After).
  */
 import { AppError, MFA_TOKEN_TTL_SECONDS, type MfaChallenge, type SessionResponse } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
 import type { MfaChallengeRepository } from '../repo/mfa-challenge.repository';
 import type { UserRow } from '../repo/user.repository';
+import type { AttemptGuard } from './attempt-guard';
 import type { Mfa } from './mfa';
 import type { ClientInfo, Users } from './ports';
 import type { SessionStart } from './session-start';
@@ -33,6 +36,8 @@ export class MfaLogin {
     private readonly mfa: Pick<Mfa, 'isEnabled' | 'checkCode'>,
     private readonly start: Pick<SessionStart, 'signIn'>,
     private readonly clock: Clock,
+    /** Wrong codes per account, across its tokens: past the limit even the right code waits (attempt-guard.ts). */
+    private readonly guard: Pick<AttemptGuard, 'attempt'>,
   ) {}
 
   /** Whether a login of this account needs its second step. */
@@ -58,12 +63,14 @@ export class MfaLogin {
     if (!challenge) throw new AppError('unauthorized', DEAD_TOKEN);
     const user = await this.users.findLiveById(challenge.user_id);
     if (!user) throw new AppError('unauthorized', DEAD_TOKEN);
-    return this.start.signIn(user, client, 'password_and_mfa', async (tx) => {
-      if (!(await this.mfa.checkCode(tx, user, req.code))) {
-        const left = MFA_TOKEN_ATTEMPTS - challenge.attempts;
-        throw new AppError('invalid_credentials', `the code is not a current code of your authenticator, nor an unused recovery code; ${left === 0 ? 'this mfa_token is spent: log in again' : `${left} more ${left === 1 ? 'attempt' : 'attempts'} with this mfa_token`}`);
-      }
-      if (!(await this.challenges.use(hash, now, tx))) throw new AppError('unauthorized', DEAD_TOKEN);
-    });
+    return this.guard.attempt('mfa', user.email, () =>
+      this.start.signIn(user, client, 'password_and_mfa', async (tx) => {
+        if (!(await this.mfa.checkCode(tx, user, req.code))) {
+          const left = MFA_TOKEN_ATTEMPTS - challenge.attempts;
+          throw new AppError('invalid_credentials', `the code is not a current code of your authenticator, nor an unused recovery code; ${left === 0 ? 'this mfa_token is spent: log in again' : `${left} more ${left === 1 ? 'attempt' : 'attempts'} with this mfa_token`}`);
+        }
+        if (!(await this.challenges.use(hash, now, tx))) throw new AppError('unauthorized', DEAD_TOKEN);
+      }),
+    );
   }
 }
