@@ -3,6 +3,7 @@
  * standalone entries run, started in dependency order on one lifecycle (stopped in reverse).
  */
 import { authService } from '@mailroom/auth';
+import { domainsService } from '@mailroom/domains';
 import { gatewayService } from '@mailroom/gateway';
 import { mailIngestService } from '@mailroom/mail-ingest';
 import { mailSendService } from '@mailroom/mail-send';
@@ -20,6 +21,7 @@ export const SERVICES = {
   'mail-ingest': mailIngestService,
   'mail-send': mailSendService,
   webhooks: webhooksService,
+  domains: domainsService,
   gateway: gatewayService,
 } as const satisfies Record<string, AnyServiceModule>;
 

@@ -41,6 +41,7 @@ export const CONSUMERS = {
   'auth--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
   'mailbox--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
   'webhooks--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
+  'domains--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
 } as const satisfies Record<string, ConsumerSpec>;
 export type ConsumerName = keyof typeof CONSUMERS;
 
@@ -51,7 +52,7 @@ export function consumerFilter(durable: string): string | undefined {
   return CONSUMER_SPECS.get(durable)?.filter;
 }
 
-export const BUS_IDENTITIES = ['orgs', 'auth', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'gateway', 'migrate'] as const;
+export const BUS_IDENTITIES = ['orgs', 'auth', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'domains', 'gateway', 'migrate'] as const;
 export type BusIdentity = (typeof BUS_IDENTITIES)[number];
 
 export interface BusAccess {
@@ -88,6 +89,9 @@ export const SERVICE_ONLY_OPERATIONS = [
   'webhooks.usage.count',
   'orgs.membership.owned',
   'orgs.membership.purgeUser',
+  'domains.domain.countInEnvironment',
+  'domains.usage.count',
+  'mailbox.inbox.listOnDomain',
 ] as const satisfies readonly RpcName[];
 
 const SERVICE_ONLY = new Set<string>(SERVICE_ONLY_OPERATIONS);
@@ -98,7 +102,17 @@ const NONE = { calls: [], publishes: [], consumes: [], follows: [], buckets: {},
 export const BUS_ACCESS = {
   orgs: {
     ...NONE,
-    calls: ['auth.user.profiles', 'mailbox.inbox.countInEnvironment', 'auth.apikey.countInEnvironment', 'webhooks.endpoint.countInEnvironment', 'mailbox.usage.count', 'mail-send.usage.count', 'webhooks.usage.count'],
+    calls: [
+      'auth.user.profiles',
+      'mailbox.inbox.countInEnvironment',
+      'auth.apikey.countInEnvironment',
+      'webhooks.endpoint.countInEnvironment',
+      'mailbox.usage.count',
+      'mail-send.usage.count',
+      'webhooks.usage.count',
+      'domains.domain.countInEnvironment',
+      'domains.usage.count',
+    ],
     publishes: ['internal.orgs.member.changed', 'internal.orgs.environment.member.changed', 'internal.orgs.environment.deleted', 'mail.system'],
     buckets: { replies: 'write' },
   },
@@ -141,6 +155,14 @@ export const BUS_ACCESS = {
     buckets: { replies: 'write' },
     signals: [SIGNALS.webhooksWake],
   },
+  domains: {
+    ...NONE,
+    // mailbox.inbox.listOnDomain: a domain is deleted only when no inbox uses it.
+    calls: ['orgs.organization.limits', 'orgs.environment.get', 'mailbox.inbox.listOnDomain'],
+    publishes: [eventSubject('domain.verified'), 'internal.domains.domain.changed'],
+    consumes: ['domains--environment-deleted'],
+    buckets: { replies: 'write' },
+  },
   gateway: {
     ...NONE,
     // Tenant operations, and the admin ones (orgs.upgrade.decide) it seals admin keys' contexts for.
@@ -157,8 +179,14 @@ export const BUS_ACCESS = {
  * Subjects of the catalog nobody publishes yet, with the reason: the coverage test accepts
  * these and nothing else without a publisher.
  */
-export const UNPUBLISHED: Record<string, string> = {
-  [eventSubject('domain.verified')]: 'emitted by the domains service, which does not exist yet',
+export const UNPUBLISHED: Record<string, string> = {};
+
+/**
+ * Streams nobody reads yet, with the reason: the coverage test accepts these and nothing else
+ * without a reader.
+ */
+export const UNREAD_STREAMS: Partial<Record<StreamName, string>> = {
+  DOMAINS_FACTS: 'read by mailbox and mail-ingest once inboxes and catch-all on custom domains exist (issue 25, parts 5-7)',
 };
 
 /** Every subject the catalog's streams store, one by one (each event type, fact and work item). */

@@ -52,6 +52,18 @@ export const STREAMS = {
     duplicateWindowSeconds: 120,
     description: 'Orgs facts: members removed and roles changed, environments deleted',
   },
+  /**
+   * Facts of the domains service (a domain became verified, stopped being verified, or was
+   * deleted), for mailbox and mail-ingest to learn which custom domains take inboxes and mail
+   * (issue 25, parts 5-7). Kept a week, like ORGS_FACTS.
+   */
+  DOMAINS_FACTS: {
+    subjects: ['internal.domains.>'],
+    retention: 'limits',
+    maxAgeSeconds: 7 * DAY,
+    duplicateWindowSeconds: 120,
+    description: 'Domains facts: custom domains verified, no longer verified, deleted',
+  },
   /** Work queue: accepted inbound mail, one item per SMTP transaction, consumed by mailbox. */
   MAIL_INBOUND: {
     subjects: ['mail.inbound'],
@@ -156,6 +168,15 @@ export const FACTS = {
     org_id: idSchema('organization'),
     env_id: idSchema('environment'),
     deleted_at: isoTimestamp,
+  }),
+  /** A custom domain became verified, stopped being verified (a required record broke), or was deleted. */
+  'internal.domains.domain.changed': z.object({
+    org_id: idSchema('organization'),
+    env_id: idSchema('environment'),
+    domain_id: idSchema('domain'),
+    domain_name: z.string().min(1),
+    state: z.enum(['verified', 'unverified', 'deleted']),
+    changed_at: isoTimestamp,
   }),
 } as const;
 

@@ -26,3 +26,4 @@ export * from './api/upgrade-requests';
 export * from './api/oauth';
 export * from './api/account-lifecycle';
 export * from './api/mfa';
+export * from './api/domains';

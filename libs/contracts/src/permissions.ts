@@ -243,6 +243,14 @@ export const ROUTE_ACCESS = {
   'DELETE /api/v1/user/me/mfa': 'self',
   'POST /api/v1/user/me/mfa/recovery-codes': 'self',
   'POST /api/v1/auth/mfa/verify-login': 'public',
+  // Custom domains: managed (added, verified, deleted) as inboxes and webhooks are, by members and full keys (an agent
+  // platform adds its customers' domains from its backend); read by every role.
+  'POST /api/v1/domains': 'domains.manage',
+  'GET /api/v1/domains': 'domains.read',
+  'GET /api/v1/domains/{id}': 'domains.read',
+  'DELETE /api/v1/domains/{id}': 'domains.manage',
+  'POST /api/v1/domains/{id}/verify': 'domains.manage',
+  'GET /api/v1/domains/{id}/zone-file': 'domains.read',
 } as const satisfies Record<string, RouteAccess>;
 
 const ROUTE_ACCESS_BY_KEY = new Map<string, RouteAccess>(Object.entries(ROUTE_ACCESS));

@@ -17,6 +17,7 @@ import * as snd from './api/send';
 import * as u from './api/usage';
 import * as upg from './api/upgrade-requests';
 import * as w from './api/webhooks';
+import * as dom from './api/domains';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
 import { roleSchema } from './permissions';
@@ -180,6 +181,16 @@ export const RPC = {
   'auth.mfa.remove': { request: mfa.mfaRemoveBody, response: empty },
   'auth.mfa.regenerateRecoveryCodes': { request: mfa.mfaCodeBody, response: mfa.recoveryCodes },
   'auth.mfa.verifyLogin': { request: mfa.mfaVerifyLoginBody, response: a.sessionResponse },
+  // domains: custom domains, their DNS records and verification (issue 25)
+  'domains.domain.create': { request: dom.domainCreateBody, response: dom.domain },
+  'domains.domain.list': { request: a.pageQuery, response: dom.domainList },
+  'domains.domain.get': { request: dom.domainId, response: dom.domain },
+  'domains.domain.delete': { request: dom.domainId, response: empty },
+  'domains.domain.verify': { request: dom.domainId, response: dom.domain },
+  'domains.domain.zoneFile': { request: dom.domainId, response: dom.zoneFile },
+  'domains.domain.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
+  'domains.usage.count': { request: u.usageOrgRequest, response: dom.domainsUsage },
+  'mailbox.inbox.listOnDomain': { request: dom.inboxesOnDomainRequest, response: dom.inboxesOnDomain },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

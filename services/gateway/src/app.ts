@@ -16,6 +16,9 @@ import type { RateLimiter } from './http/rate-limit';
 import { DOWNLOAD_IDLE_MS, sendDownload } from './http/download';
 import type { BucketName, ObjectStore } from '@mailroom/messaging';
 import { download as downloadSchema } from '@mailroom/contracts';
+
+/** What an operation of a route with `textResponse` answers. */
+const textDocument = z.object({ content_type: z.string().min(1), text: z.string() });
 import { accessOf, expressPath, pathPattern, type OpRoute, type PartParser, type PendingRoute, type Route } from './routes';
 
 export interface AppDeps {
@@ -342,6 +345,11 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
       if (route.download) {
         const result = downloadSchema.parse(await deps.rpc.call(route.op, input, call, { timeoutMs: deps.rpcTimeoutMs }));
         await sendDownload(res, deps.buckets, result, { startMs: deps.rpcTimeoutMs, idleMs: DOWNLOAD_IDLE_MS });
+        return;
+      }
+      if (route.textResponse) {
+        const doc = textDocument.parse(await deps.rpc.call(route.op, input, call, { timeoutMs: deps.rpcTimeoutMs }));
+        res.status(route.status ?? 200).type(doc.content_type).send(doc.text);
         return;
       }
       if (idemKey === undefined) {

@@ -88,7 +88,9 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
         [status]:
           status === '204'
             ? { description: 'No content' }
-            : { description: 'Success', content: response ? { 'application/json': { schema: schemaOf(response, 'output') } } : {} },
+            : route.textResponse
+              ? { description: 'Success', content: { 'text/plain': { schema: { type: 'string' } } } }
+              : { description: 'Success', content: response ? { 'application/json': { schema: schemaOf(response, 'output') } } : {} },
         '400': errorRef,
         ...(route.auth === 'none' || route.auth === 'signature' ? {} : { '401': errorRef, '403': errorRef }),
         '404': errorRef,

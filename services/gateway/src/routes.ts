@@ -6,6 +6,8 @@ import { z } from 'zod';
 import {
   RPC,
   apiKeyCreateRequest,
+  domainCreateBody,
+  domainId,
   environmentCreateBody,
   environmentMemberAddBody,
   environmentMemberParams,
@@ -103,6 +105,8 @@ interface RouteBase {
   download?: boolean;
   /** The body is passed on as text, whatever its Content-Type, as `body` (a signed payload). */
   textBody?: boolean;
+  /** The operation answers a text document (`{content_type, text}`), sent as that content type instead of JSON. */
+  textResponse?: boolean;
 }
 
 export type RoutePart = 'params' | 'query' | 'body';
@@ -305,6 +309,13 @@ export const ROUTES: Route[] = [
   route('auth.mfa.remove', { method: 'delete', path: '/api/v1/user/me/mfa', auth: 'user', body: mfaRemoveBody, status: 204, tag: 'MFA', summary: 'Turn MFA off with the password ({password}) or a current code, authenticator or recovery ({code}); the secret and the recovery codes are deleted. Wrong: 403 (5 in 15 minutes: 429); MFA off: 409. A notice is mailed' }),
   route('auth.mfa.regenerateRecoveryCodes', { method: 'post', path: '/api/v1/user/me/mfa/recovery-codes', auth: 'user', body: mfaCodeBody, tag: 'MFA', summary: 'Replace every recovery code with ten new ones, answered once, given a current code (authenticator or recovery). Wrong: 403 (5 in 15 minutes: 429). A notice is mailed' }),
   route('auth.mfa.verifyLogin', { method: 'post', path: '/api/v1/auth/mfa/verify-login', auth: 'none', body: mfaVerifyLoginBody, tag: 'Auth', summary: 'Complete a login that answered mfa_required: the mfa_token and a current code of the authenticator (each 30-second code once) or a recovery code (once); answers the session like login. A wrong code is 401 invalid_credentials; after 5 attempts, or 5 minutes, or once used, the mfa_token is dead (401 unauthorized: log in again)' }),
+  // Custom domains (issue 25): records to publish, checked by a job and on demand; domain.verified on the first verification.
+  route('domains.domain.create', { method: 'post', path: '/api/v1/domains', auth: 'tenant', body: domainCreateBody, status: 201, idempotent: true, tag: 'Domains', summary: 'Add a custom domain (IDNA names are stored as A-labels; a public suffix alone, an IP address or the platform\'s own domain is a 400; a name this environment has, or one another organization has verified, is a 409; past the plan\'s limit 403 plan_limit). Answers the records to publish: MX, SPF, DKIM (a key pair made for this domain), DMARC and the bounce CNAME' }),
+  route('domains.domain.list', { method: 'get', path: '/api/v1/domains', auth: 'tenant', query: pageQuery, tag: 'Domains', summary: 'List the domains of the environment, newest first' }),
+  route('domains.domain.get', { method: 'get', path: '/api/v1/domains/{id}', auth: 'tenant', params: domainId, tag: 'Domains', summary: 'Get a domain: its verification status, each record with what the last check found (missing, mismatch and what was there, temporary_failure)' }),
+  route('domains.domain.delete', { method: 'delete', path: '/api/v1/domains/{id}', auth: 'tenant', params: domainId, status: 204, tag: 'Domains', summary: 'Delete a domain and its DKIM key; 409 naming the inboxes that still use it (delete them first)' }),
+  route('domains.domain.verify', { method: 'post', path: '/api/v1/domains/{id}/verify', auth: 'tenant', params: domainId, tag: 'Domains', summary: 'Check the domain\'s DNS records now and answer its new state: verified once SPF and DKIM check out (domain.verified is emitted the first time), failed when a verified domain\'s required record broke; a DNS timeout is temporary_failure and changes no state' }),
+  route('domains.domain.zoneFile', { method: 'get', path: '/api/v1/domains/{id}/zone-file', auth: 'tenant', params: domainId, textResponse: true, tag: 'Domains', summary: 'The domain\'s records as a BIND zone fragment (text/plain), fully qualified names, ready for the zone or the DNS host' }),
 ];
 
 /**

@@ -40,7 +40,7 @@ export const orgUsage = z.object({
   period: usagePeriod.describe('The current calendar month in UTC; messages are counted in it, the rest is counted now'),
   usage: z.object({
     inboxes: held('Inboxes of every environment (paused ones included, deleted ones not)'),
-    domains: held('Custom domains: 0 until custom domains are served (the domains service)'),
+    domains: held('Custom domains of every environment, verified or not'),
     members: held('Members, and invitations not yet accepted (pending and unexpired), as the plan counts them').extend({
       pending_invitations: count.describe('Of used: invitations not yet accepted'),
     }),

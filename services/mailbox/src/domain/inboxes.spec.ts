@@ -26,6 +26,14 @@ class MemoryInboxes implements Pick<InboxRepository, keyof InboxRepository> {
   async countLive(t: Tenant) {
     return this.live(t).length;
   }
+  async listLiveOnDomain(t: Tenant, domain: string, limit: number) {
+    return this.live(t)
+      .filter((r) => r.domain === domain)
+      .slice(0, limit);
+  }
+  async countLiveOnDomain(t: Tenant, domain: string) {
+    return this.live(t).filter((r) => r.domain === domain).length;
+  }
   async lockOrganization() {}
   async countLiveInOrg(orgId: string) {
     return this.rows.filter((r) => r.org_id === orgId && !r.deleted_at).length;

@@ -7,7 +7,7 @@
  * environment, its inboxes are deleted as one is (their mail goes with them), and no inbox is
  * created in it afterwards (404, as for any environment not there).
  */
-import { AppError, checkRoomForOneMore, encodePageToken, pageCursor, idSchema, newId, randomBytes, type Fact, type Inbox, type Tenant } from '@mailroom/contracts';
+import { AppError, INBOXES_ON_DOMAIN_SHOWN, checkRoomForOneMore, encodePageToken, pageCursor, idSchema, newId, randomBytes, type Fact, type Inbox, type Tenant } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
@@ -88,6 +88,12 @@ export class Inboxes {
   /** How many live inboxes the environment holds (orgs asks before deleting an environment). */
   async count(t: Tenant): Promise<{ count: number }> {
     return { count: await this.repo.countLive(t) };
+  }
+
+  /** Live inboxes of the environment on a domain (the domains service deletes a domain only when none is left): the first few, and how many. */
+  async onDomain(t: Tenant, domain: string): Promise<{ data: { inbox_id: string; address: string }[]; total: number }> {
+    const [rows, total] = await Promise.all([this.repo.listLiveOnDomain(t, domain.toLowerCase(), INBOXES_ON_DOMAIN_SHOWN), this.repo.countLiveOnDomain(t, domain.toLowerCase())]);
+    return { data: rows.map((r) => ({ inbox_id: r.id, address: r.address })), total };
   }
 
   async get(t: Tenant, id: string): Promise<Inbox> {

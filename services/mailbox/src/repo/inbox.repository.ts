@@ -75,6 +75,32 @@ export class InboxRepository {
     return Number(row.n);
   }
 
+  /** Live inboxes of one environment on a domain, oldest first (index inboxes_by_tenant, then the domain compared). */
+  listLiveOnDomain(t: Tenant, domain: string, limit: number, ex: Executor<MailboxDb> = this.db): Promise<InboxRow[]> {
+    return ex
+      .selectFrom('inboxes')
+      .selectAll()
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('domain', '=', domain)
+      .where('deleted_at', 'is', null)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+  }
+
+  async countLiveOnDomain(t: Tenant, domain: string, ex: Executor<MailboxDb> = this.db): Promise<number> {
+    const row = await ex
+      .selectFrom('inboxes')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('domain', '=', domain)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   find(t: Tenant, id: string, ex: Executor<MailboxDb> = this.db): Promise<InboxRow | undefined> {
     return ex
       .selectFrom('inboxes')

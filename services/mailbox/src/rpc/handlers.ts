@@ -25,6 +25,10 @@ export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: S
       requireService(auth);
       return usage.count(req.org_id, { start: new Date(req.start), end: new Date(req.end) });
     },
+    'mailbox.inbox.listOnDomain': async (req, { auth }) => {
+      requireService(auth);
+      return inboxes.onDomain(req, req.domain);
+    },
     'mailbox.inbox.resolve': async (req, { auth }) => {
       requireService(auth);
       return inboxes.resolve(req.address);

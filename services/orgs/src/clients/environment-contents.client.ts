@@ -8,12 +8,13 @@ export function environmentContents(rpc: RpcClient): EnvironmentContents {
     count: async (org_id, env_id) => {
       const scope = { org_id, env_id };
       const call = { requestId: newId('request') };
-      const [inboxes, keys, endpoints] = await Promise.all([
+      const [inboxes, keys, endpoints, domains] = await Promise.all([
         rpc.asService('orgs', 'mailbox.inbox.countInEnvironment', scope, call),
         rpc.asService('orgs', 'auth.apikey.countInEnvironment', scope, call),
         rpc.asService('orgs', 'webhooks.endpoint.countInEnvironment', scope, call),
+        rpc.asService('orgs', 'domains.domain.countInEnvironment', scope, call),
       ]);
-      return { inboxes: inboxes.count, api_keys: keys.count, webhook_endpoints: endpoints.count };
+      return { inboxes: inboxes.count, api_keys: keys.count, webhook_endpoints: endpoints.count, domains: domains.count };
     },
   };
 }

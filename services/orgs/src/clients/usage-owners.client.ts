@@ -17,5 +17,6 @@ export function usageOwners(rpc: RpcClient): UsageOwners {
     mailbox: (orgId, period) => rpc.asService('orgs', 'mailbox.usage.count', within(orgId, period), call()),
     'mail-send': (orgId, period) => rpc.asService('orgs', 'mail-send.usage.count', within(orgId, period), call()),
     webhooks: (orgId) => rpc.asService('orgs', 'webhooks.usage.count', { org_id: orgId }, call()),
+    domains: (orgId) => rpc.asService('orgs', 'domains.usage.count', { org_id: orgId }, call()),
   };
 }

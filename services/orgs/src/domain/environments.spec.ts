@@ -15,7 +15,7 @@ import { refusalOf } from '@mailroom/testing';
 
 const staging = { name: 'staging', is_default: false };
 const production = { name: 'production', is_default: true };
-const empty = { inboxes: 0, api_keys: 0, webhook_endpoints: 0 };
+const empty = { inboxes: 0, api_keys: 0, webhook_endpoints: 0, domains: 0 };
 
 describe('who sees an environment', () => {
   it('lets owners and admins see every environment, members and viewers only theirs and the default one', () => {
@@ -42,7 +42,7 @@ describe('deleting an environment', () => {
   it('refuses an environment that holds anything, naming what', () => {
     expect(deletionRefusal(staging, { ...empty, inboxes: 2 })?.message).toMatch(/2 inbox\(es\)/);
     expect(deletionRefusal(staging, { ...empty, api_keys: 1 })?.message).toMatch(/1 API key/);
-    expect(deletionRefusal(staging, { inboxes: 1, api_keys: 1, webhook_endpoints: 3 })?.message).toMatch(/1 inbox\(es\), 1 API key\(s\), 3 webhook endpoint/);
+    expect(deletionRefusal(staging, { inboxes: 1, api_keys: 1, webhook_endpoints: 3, domains: 2 })?.message).toMatch(/1 inbox\(es\), 1 API key\(s\), 3 webhook endpoint\(s\), 2 domain\(s\)/);
     expect(deletionRefusal(staging, { ...empty, webhook_endpoints: 1 })?.code).toBe('conflict');
   });
 
@@ -121,7 +121,7 @@ class MemoryEnvironments implements Pick<EnvironmentRepository, keyof Environmen
 const ORG = 'org_01m8a4vabhcrd4hxzk162k1ma9';
 const OTHER_ORG = 'org_01m8a4vabhcrd4hxzk162k1mb0';
 
-function setup(contents = { inboxes: 0, api_keys: 0, webhook_endpoints: 0 }) {
+function setup(contents = { inboxes: 0, api_keys: 0, webhook_endpoints: 0, domains: 0 }) {
   const clock = new ManualClock(new Date('2026-11-26T10:00:00.000Z'));
   const orgMembers: MemberRow[] = [];
   const repo = new MemoryEnvironments(orgMembers);
@@ -268,7 +268,7 @@ describe('Environments', () => {
   });
 
   it('deletes only an empty environment that is not the default, and announces it', async () => {
-    const full = setup({ inboxes: 1, api_keys: 0, webhook_endpoints: 0 });
+    const full = setup({ inboxes: 1, api_keys: 0, webhook_endpoints: 0, domains: 0 });
     const owner = full.person('owner');
     const production = full.env('production', true);
     const staging = full.env('staging');

@@ -49,12 +49,13 @@ export function maySeeEnvironment(role: Role, env: Pick<EnvironmentRow, 'is_defa
 }
 
 /** Why `env` may not be deleted; undefined when it may. */
-export function deletionRefusal(env: Pick<EnvironmentRow, 'is_default' | 'name'>, contents: { inboxes: number; api_keys: number; webhook_endpoints: number }): AppError | undefined {
+export function deletionRefusal(env: Pick<EnvironmentRow, 'is_default' | 'name'>, contents: { inboxes: number; api_keys: number; webhook_endpoints: number; domains: number }): AppError | undefined {
   if (env.is_default) return new AppError('conflict', `"${env.name}" is the organization's default environment; it cannot be deleted`);
   const held = [
     contents.inboxes > 0 ? `${contents.inboxes} inbox(es)` : undefined,
     contents.api_keys > 0 ? `${contents.api_keys} API key(s)` : undefined,
     contents.webhook_endpoints > 0 ? `${contents.webhook_endpoints} webhook endpoint(s)` : undefined,
+    contents.domains > 0 ? `${contents.domains} domain(s)` : undefined,
   ].filter((h) => h !== undefined);
   if (held.length > 0) return new AppError('conflict', `environment "${env.name}" still holds ${held.join(', ')}; delete or revoke them first`);
   return undefined;
@@ -125,7 +126,7 @@ export class Environments {
     const { org_id } = await this.manager(auth);
     const env = await this.repo.find(org_id, envId);
     if (!env) throw AppError.notFound('environment');
-    const refusal = deletionRefusal(env, env.is_default ? { inboxes: 0, api_keys: 0, webhook_endpoints: 0 } : await this.contents.count(org_id, envId));
+    const refusal = deletionRefusal(env, env.is_default ? { inboxes: 0, api_keys: 0, webhook_endpoints: 0, domains: 0 } : await this.contents.count(org_id, envId));
     if (refusal) throw refusal;
     await this.transact(async (trx) => {
       if (!(await this.repo.delete(org_id, envId, trx))) throw AppError.notFound('environment');

@@ -31,7 +31,7 @@ export interface EnvironmentFacts {
 
 /** What an environment holds, asked of the services that own it (an environment is deleted only empty). */
 export interface EnvironmentContents {
-  count(orgId: string, envId: string): Promise<{ inboxes: number; api_keys: number; webhook_endpoints: number }>;
+  count(orgId: string, envId: string): Promise<{ inboxes: number; api_keys: number; webhook_endpoints: number; domains: number }>;
 }
 /**
  * Mail from the platform (work queue mail.system, sent by mail-send from the system address):
@@ -60,4 +60,5 @@ export interface UsageOwners {
   mailbox(orgId: string, period: Period): Promise<{ inboxes: number; messages_received: number }>;
   'mail-send'(orgId: string, period: Period): Promise<{ messages_sent: number }>;
   webhooks(orgId: string): Promise<{ webhook_endpoints: number }>;
+  domains(orgId: string): Promise<{ domains: number }>;
 }

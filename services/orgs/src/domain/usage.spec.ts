@@ -51,6 +51,7 @@ function owners(fail: Partial<Record<keyof UsageOwners, Error>> = {}) {
     mailbox: (orgId, period) => answer('mailbox', { inboxes: 4, messages_received: 120 }, orgId, period),
     'mail-send': (orgId, period) => answer('mail-send', { messages_sent: 37 }, orgId, period),
     webhooks: (orgId) => answer('webhooks', { webhook_endpoints: 2 }, orgId),
+    domains: (orgId) => answer('domains', { domains: 1 }, orgId),
   };
   return { port, asked };
 }
@@ -77,7 +78,7 @@ describe('usage', () => {
       period: { start: '2026-11-01T00:00:00.000Z', end: '2026-12-01T00:00:00.000Z' },
       usage: {
         inboxes: { used: 4, limit: 10 },
-        domains: { used: 0, limit: 1 },
+        domains: { used: 1, limit: 1 },
         members: { used: 3, limit: 3, pending_invitations: 1 },
         environments: { used: 2, limit: 2 },
         webhook_endpoints: { used: 2, limit: 5 },
@@ -101,6 +102,7 @@ describe('usage', () => {
       { owner: 'mailbox', orgId: 'org_1', period },
       { owner: 'mail-send', orgId: 'org_1', period },
       { owner: 'webhooks', orgId: 'org_1' },
+      { owner: 'domains', orgId: 'org_1' },
     ]);
   });
 

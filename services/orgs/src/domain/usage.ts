@@ -2,8 +2,8 @@
  * An organization's usage (GET /api/v1/org/usage): what it holds against its plan's limits,
  * and its mail of the current period, over every environment whichever one the caller acts
  * in. Each count comes from the service that owns it: orgs counts members (with the
- * invitations still pending, as the plan's limit does) and environments; mailbox, mail-send
- * and webhooks answer theirs over the bus. The period's mail is counted from the owners'
+ * invitations still pending, as the plan's limit does) and environments; mailbox, mail-send,
+ * webhooks and domains answer theirs over the bus. The period's mail is counted from the owners'
  * tables until the metrics service's rollups exist. An owner that does not answer makes the
  * whole answer a 503 naming it: a count left out would read as none.
  */
@@ -21,13 +21,17 @@ export function periodOf(now: Date): Period {
 }
 
 type Owner = keyof UsageOwners;
-type OwnedCounts = Awaited<ReturnType<UsageOwners['mailbox']>> & Awaited<ReturnType<UsageOwners['mail-send']>> & Awaited<ReturnType<UsageOwners['webhooks']>>;
+type OwnedCounts = Awaited<ReturnType<UsageOwners['mailbox']>> &
+  Awaited<ReturnType<UsageOwners['mail-send']>> &
+  Awaited<ReturnType<UsageOwners['webhooks']>> &
+  Awaited<ReturnType<UsageOwners['domains']>>;
 
 /** What each owner counts, for the refusal that names what could not be counted. */
 const COUNTED_BY: Record<Owner, (keyof OwnedCounts)[]> = {
   mailbox: ['inboxes', 'messages_received'],
   'mail-send': ['messages_sent'],
   webhooks: ['webhook_endpoints'],
+  domains: ['domains'],
 };
 
 /** A call that failed because its service did not answer (none running, or too slow), not because it refused. */
@@ -46,12 +50,19 @@ export function ownersUnavailable(owners: Owner[]): AppError {
 
 /** Every owner's counts, or a refusal: one that refused throws its error; those that did not answer, one 503 naming them all. */
 export async function countsOfOwners(owners: UsageOwners, orgId: string, period: Period): Promise<OwnedCounts> {
-  const [mailbox, send, webhooks] = await Promise.allSettled([owners.mailbox(orgId, period), owners['mail-send'](orgId, period), owners.webhooks(orgId)]);
-  const failed = ([['mailbox', mailbox], ['mail-send', send], ['webhooks', webhooks]] as const).flatMap(([owner, r]) => (r.status === 'rejected' ? [{ owner, err: r.reason }] : []));
+  const [mailbox, send, webhooks, domains] = await Promise.allSettled([owners.mailbox(orgId, period), owners['mail-send'](orgId, period), owners.webhooks(orgId), owners.domains(orgId)]);
+  const failed = (
+    [
+      ['mailbox', mailbox],
+      ['mail-send', send],
+      ['webhooks', webhooks],
+      ['domains', domains],
+    ] as const
+  ).flatMap(([owner, r]) => (r.status === 'rejected' ? [{ owner, err: r.reason }] : []));
   const refused = failed.find((f) => !unanswered(f.err));
   if (refused) throw refused.err;
-  if (mailbox.status === 'rejected' || send.status === 'rejected' || webhooks.status === 'rejected') throw ownersUnavailable(failed.map((f) => f.owner));
-  return { ...mailbox.value, ...send.value, ...webhooks.value };
+  if (mailbox.status === 'rejected' || send.status === 'rejected' || webhooks.status === 'rejected' || domains.status === 'rejected') throw ownersUnavailable(failed.map((f) => f.owner));
+  return { ...mailbox.value, ...send.value, ...webhooks.value, ...domains.value };
 }
 
 export class Usage {
@@ -76,8 +87,7 @@ export class Usage {
       period: { start: period.start.toISOString(), end: period.end.toISOString() },
       usage: {
         inboxes: { used: owned.inboxes, limit: limits.inboxes },
-        // The domains service does not exist yet: no organization holds a domain.
-        domains: { used: 0, limit: limits.domains },
+        domains: { used: owned.domains, limit: limits.domains },
         members: { used: held.members + held.pending_invitations, limit: limits.members, pending_invitations: held.pending_invitations },
         environments: { used: held.environments, limit: limits.environments },
         webhook_endpoints: { used: owned.webhook_endpoints, limit: limits.webhook_endpoints },

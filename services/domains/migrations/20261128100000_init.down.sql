@@ -1,0 +1,3 @@
+drop table outbox;
+drop table deleted_environments;
+drop table domains;

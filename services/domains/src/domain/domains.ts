@@ -1,0 +1,285 @@
+/**
+ * Custom domains of a tenant: adding one (its name checked, a DKIM key pair made for it, the
+ * organization's plan counted), listing, reading, deleting (refused while inboxes use it), and
+ * checking its records now (the route `verify`; the job, verification-job.ts, checks the same
+ * way). A check reads DNS outside any transaction, then records its results in one: the row
+ * locked, the state machine applied (verification.ts), `domain.verified` and the fact written
+ * to the outbox with the change. A check older than the last one recorded is dropped, so a
+ * slow job's check cannot undo a newer verify; a domain deleted meanwhile records nothing.
+ */
+import { z } from 'zod';
+import {
+  AppError,
+  RECORD_KINDS,
+  RECORD_REASONS,
+  RECORD_STATUSES,
+  checkRoomForOneMore,
+  encodePageToken,
+  idSchema,
+  newId,
+  pageCursor,
+  type Domain,
+  type Fact,
+  type RecordKind,
+  type Tenant,
+} from '@mailroom/contracts';
+import type { Clock } from '@mailroom/platform';
+import type { DomainRepository, DomainRow } from '../repo/domain.repository';
+import type { DomainsTx } from '../repo/tables';
+import { checkRecords } from './dns-check';
+import { normalizeDomainName } from './domain-name';
+import type { DeletedEnvironments, DnsLookup, DomainAnnouncements, InboxesOnDomain, MakeDkimKey, PlanLimitsPort, Sealer, Transact } from './ports';
+import { recordsOf, type Checks, type RecordSettings } from './records';
+import { nextState, reasonOf, type Schedule } from './verification';
+
+const cursor = z.object({ before: idSchema('domain') });
+
+const storedCheck = z.object({
+  status: z.enum(RECORD_STATUSES).exclude(['pending']),
+  reason: z.enum(RECORD_REASONS).nullable(),
+  found: z.array(z.string()),
+  checked_at: z.string(),
+  advice: z.string().optional(),
+});
+const storedChecks = z.partialRecord(z.enum(RECORD_KINDS), storedCheck);
+
+/** The stored checks of a row; anything unreadable counts as not checked. */
+export function checksOf(row: Pick<DomainRow, 'checks'>): Checks {
+  const parsed = storedChecks.safeParse(row.checks);
+  return parsed.success ? parsed.data : {};
+}
+
+export function toDomain(row: DomainRow, settings: RecordSettings): Domain {
+  const checks = checksOf(row);
+  const status = (kind: RecordKind) => checks[kind]?.status ?? 'pending';
+  return {
+    domain_id: row.id,
+    domain_name: row.name,
+    verification_status: row.status,
+    spf_status: status('spf'),
+    dkim_status: status('dkim'),
+    dmarc_status: status('dmarc'),
+    mx_status: status('mx'),
+    bounce_status: status('bounce'),
+    failure_reason: row.status === 'verified' ? null : (row.failure_reason ?? reasonOf(checks)),
+    records: recordsOf({ name: row.name, dkimSelector: row.dkim_selector, dkimPublicKey: row.dkim_public_key }, settings, checks),
+    catch_all_inbox_id: row.catch_all_inbox_id,
+    created_at: row.created_at.toISOString(),
+    verified_at: row.verified_at?.toISOString() ?? null,
+    last_checked_at: row.last_checked_at?.toISOString() ?? null,
+    next_check_at: row.next_check_at.toISOString(),
+  };
+}
+
+/** `mr` and 8 random characters of the domain's id: one selector per domain, so two rows of one name never share a key's name. */
+export function selectorOf(domainId: string): string {
+  return `mr${domainId.slice(-8)}`;
+}
+
+export interface DomainsDeps {
+  transact: Transact;
+  repo: Pick<DomainRepository, keyof DomainRepository>;
+  deleted: DeletedEnvironments;
+  plans: PlanLimitsPort;
+  announce: DomainAnnouncements;
+  inboxes: InboxesOnDomain;
+  dns: DnsLookup;
+  makeKey: MakeDkimKey;
+  sealer: Sealer;
+  clock: Clock;
+  settings: RecordSettings;
+  schedule: Schedule;
+  /** MAIL_DOMAIN: the platform's own, never a customer's. */
+  ownDomain: string;
+}
+
+export class Domains {
+  constructor(private readonly d: DomainsDeps) {}
+
+  async create(t: Tenant, input: { domain_name: string }): Promise<Domain> {
+    const name = normalizeDomainName(input.domain_name, this.d.ownDomain);
+    // Asked before the transaction: no database connection waits on the bus or on key generation.
+    const [{ plan, plans }, key] = await Promise.all([this.d.plans.of(t.org_id), this.d.makeKey()]);
+    const id = newId('domain');
+    const now = this.d.clock.now();
+    const row = await this.d.transact(async (tx) => {
+      await checkRoomForOneMore(plans, plan, 'domains', async () => {
+        await this.d.repo.lockOrganization(t.org_id, tx);
+        return this.d.repo.countInOrg(t.org_id, tx);
+      });
+      await this.d.repo.lockName(name, tx);
+      if (await this.d.repo.verifiedElsewhere(name, t.org_id, tx)) {
+        throw new AppError('conflict', `${name} is verified by another organization; it can be added here once that organization deletes it (or its DNS records stop pointing there)`);
+      }
+      const inserted = await this.d.repo.insert(
+        {
+          id,
+          org_id: t.org_id,
+          env_id: t.env_id,
+          name,
+          dkim_selector: selectorOf(id),
+          dkim_public_key: key.publicKey,
+          dkim_private_key_sealed: this.d.sealer.seal(key.privateKeyPem, id),
+          created_at: now,
+          // The job looks at a new domain at once: its owner may have published the records already.
+          next_check_at: now,
+        },
+        tx,
+      );
+      if (inserted === 'environment_deleted') throw AppError.notFound('environment');
+      if (inserted === 'name_taken') throw new AppError('conflict', `${name} is already a domain of this environment`);
+      return this.d.repo.find(t, id, tx);
+    });
+    if (!row) throw new AppError('internal_error', 'the domain just added could not be read back');
+    return toDomain(row, this.d.settings);
+  }
+
+  async get(t: Tenant, id: string): Promise<Domain> {
+    const row = await this.d.repo.find(t, id);
+    if (!row) throw AppError.notFound('domain');
+    return toDomain(row, this.d.settings);
+  }
+
+  async list(t: Tenant, q: { limit: number; page_token?: string | undefined }): Promise<{ data: Domain[]; next_page_token: string | null }> {
+    const before = pageCursor(q.page_token, cursor)?.before;
+    const rows = await this.d.repo.list(t, q.limit + 1, before);
+    const page = rows.slice(0, q.limit);
+    const last = page.at(-1);
+    return { data: page.map((r) => toDomain(r, this.d.settings)), next_page_token: rows.length > q.limit && last ? encodePageToken({ before: last.id }) : null };
+  }
+
+  /**
+   * Deletes the domain and its key, unless inboxes use it (409 naming them: deleting them is
+   * deleting their mail, which a caller does inbox by inbox, knowingly).
+   */
+  async delete(t: Tenant, id: string): Promise<void> {
+    const row = await this.d.repo.find(t, id);
+    if (!row) throw AppError.notFound('domain');
+    const inUse = await this.d.inboxes.list(t.org_id, t.env_id, row.name);
+    if (inUse.total > 0) {
+      const named = inUse.data.map((i) => i.address).join(', ');
+      const more = inUse.total > inUse.data.length ? ` and ${inUse.total - inUse.data.length} more` : '';
+      throw new AppError('conflict', `${row.name} is used by ${inUse.total} inbox${inUse.total === 1 ? '' : 'es'} (${named}${more}); delete them first`, {
+        details: inUse.data.map((i) => ({ path: 'inboxes', message: `${i.inbox_id} ${i.address}` })),
+      });
+    }
+    await this.d.transact(async (tx) => {
+      const gone = await this.d.repo.delete(t, id, tx);
+      if (!gone) throw AppError.notFound('domain');
+      await this.announceDeleted(tx, gone);
+    });
+    this.d.announce.kick();
+  }
+
+  /** Checks the records now and answers the domain as it then is. */
+  async verify(t: Tenant, id: string): Promise<Domain> {
+    const row = await this.d.repo.find(t, id);
+    if (!row) throw AppError.notFound('domain');
+    const after = await this.check(row);
+    // Deleted while its records were looked up.
+    if (!after) throw AppError.notFound('domain');
+    return toDomain(after, this.d.settings);
+  }
+
+  /** One check of a domain's records, recorded; undefined when the domain is gone. The job calls it too. */
+  async check(row: DomainRow): Promise<DomainRow | undefined> {
+    const startedAt = this.d.clock.now();
+    const checks = await checkRecords(this.d.dns, { name: row.name, dkimSelector: row.dkim_selector, dkimPublicKey: row.dkim_public_key }, this.d.settings, startedAt);
+    return this.record(row.id, checks, startedAt);
+  }
+
+  private async record(id: string, checks: Checks, checkedAt: Date): Promise<DomainRow | undefined> {
+    const result = await this.d.transact(async (tx) => {
+      const row = await this.d.repo.lockById(id, tx);
+      if (!row) return { row: undefined, announced: false };
+      // A newer check was recorded while this one looked things up: it stands.
+      if (row.last_checked_at && row.last_checked_at.getTime() >= checkedAt.getTime()) return { row, announced: false };
+      const requiredVerified = checks.spf?.status === 'verified' && checks.dkim?.status === 'verified';
+      let claimedElsewhere = false;
+      if (requiredVerified && row.status !== 'verified') {
+        await this.d.repo.lockName(row.name, tx);
+        claimedElsewhere = await this.d.repo.verifiedElsewhere(row.name, row.org_id, tx);
+      }
+      const now = this.d.clock.now();
+      const outcome = nextState(
+        { status: row.status, consecutive_failures: row.consecutive_failures, verified_at: row.verified_at, announced: row.verified_event_id !== null },
+        checks,
+        now,
+        this.d.schedule,
+        claimedElsewhere,
+      );
+      const eventId = outcome.emitVerified ? newId('event') : undefined;
+      const saved = await this.d.repo.recordCheck(
+        id,
+        {
+          status: outcome.status,
+          failure_reason: outcome.failure_reason,
+          verified_at: outcome.verified_at,
+          last_checked_at: checkedAt,
+          next_check_at: outcome.next_check_at,
+          consecutive_failures: outcome.consecutive_failures,
+          checks: JSON.stringify(checks),
+          ...(eventId ? { verified_event_id: eventId } : {}),
+        },
+        tx,
+      );
+      if (!saved) return { row: undefined, announced: false };
+      if (eventId) {
+        await this.d.announce.event(tx, {
+          id: eventId,
+          type: 'domain.verified',
+          timestamp: now.toISOString(),
+          org_id: saved.org_id,
+          env_id: saved.env_id,
+          data: {
+            domain_id: saved.id,
+            domain_name: saved.name,
+            verification_status: 'verified',
+            spf_status: checks.spf?.status ?? 'pending',
+            dkim_status: checks.dkim?.status ?? 'pending',
+            dmarc_status: checks.dmarc?.status ?? 'pending',
+            verified_at: now.toISOString(),
+          },
+        });
+      }
+      if (outcome.fact) await this.d.announce.changed(tx, newId('event'), this.factOf(saved, outcome.fact, now));
+      return { row: saved, announced: eventId !== undefined || outcome.fact !== null };
+    });
+    if (result.announced) this.d.announce.kick();
+    return result.row;
+  }
+
+  /** Live domains of one environment (an environment is deleted only without any). */
+  async countInEnvironment(t: Tenant): Promise<{ count: number }> {
+    return { count: await this.d.repo.countIn(t) };
+  }
+
+  /** What the organization holds, every environment: for its usage. */
+  async usage(orgId: string): Promise<{ domains: number }> {
+    return { domains: await this.d.repo.countInOrg(orgId) };
+  }
+
+  /**
+   * Orgs deleted an environment: its domains are deleted with the record of the deletion, in
+   * one transaction (one added before it is deleted, one after is refused). A fact read again
+   * deletes nothing.
+   */
+  async environmentDeleted(fact: Fact<'internal.orgs.environment.deleted'>): Promise<{ removed: number }> {
+    const removed = await this.d.transact(async (tx) => {
+      await this.d.deleted.record(tx, { org_id: fact.org_id, env_id: fact.env_id, deleted_at: new Date(fact.deleted_at) });
+      const rows = await this.d.repo.deleteAllIn({ org_id: fact.org_id, env_id: fact.env_id }, tx);
+      for (const row of rows) await this.announceDeleted(tx, row);
+      return rows.length;
+    });
+    if (removed > 0) this.d.announce.kick();
+    return { removed };
+  }
+
+  private async announceDeleted(tx: DomainsTx, row: DomainRow): Promise<void> {
+    await this.d.announce.changed(tx, newId('event'), this.factOf(row, 'deleted', this.d.clock.now()));
+  }
+
+  private factOf(row: DomainRow, state: Fact<'internal.domains.domain.changed'>['state'], at: Date): Fact<'internal.domains.domain.changed'> {
+    return { org_id: row.org_id, env_id: row.env_id, domain_id: row.id, domain_name: row.name, state, changed_at: at.toISOString() };
+  }
+}

@@ -1,0 +1,2 @@
+export { domainsService } from './main';
+export type { DomainsConfig } from './config';

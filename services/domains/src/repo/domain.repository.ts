@@ -1,0 +1,145 @@
+/** Domains: one query per method; every tenant read filters on org_id and env_id. */
+import type { Tenant } from '@mailroom/contracts';
+import { sql, type Executor, type Kysely, type Selectable } from '@mailroom/db';
+import type { DomainTable, DomainsDb } from './tables';
+
+export type DomainRow = Selectable<DomainTable>;
+export type NewDomainRow = Pick<DomainRow, 'id' | 'org_id' | 'env_id' | 'name' | 'dkim_selector' | 'dkim_public_key' | 'dkim_private_key_sealed' | 'created_at' | 'next_check_at'>;
+/** What a check writes. */
+export type CheckedFields = Pick<DomainRow, 'status' | 'failure_reason' | 'verified_at' | 'last_checked_at' | 'next_check_at' | 'consecutive_failures'> & {
+  checks: string;
+  verified_event_id?: string;
+};
+
+export class DomainRepository {
+  constructor(private readonly db: Kysely<DomainsDb>) {}
+
+  /**
+   * Inserts the domain unless its environment is recorded as deleted or the environment has the
+   * name already, in one statement; what stopped it otherwise.
+   */
+  async insert(row: NewDomainRow, ex: Executor<DomainsDb> = this.db): Promise<'inserted' | 'name_taken' | 'environment_deleted'> {
+    const result = await ex
+      .with('gone', (db) => db.selectFrom('deleted_environments').select('env_id').where('org_id', '=', row.org_id).where('env_id', '=', row.env_id))
+      .with('inserted', (db) =>
+        db
+          .insertInto('domains')
+          .columns(['id', 'org_id', 'env_id', 'name', 'dkim_selector', 'dkim_public_key', 'dkim_private_key_sealed', 'created_at', 'next_check_at'])
+          .expression(
+            db
+              .selectNoFrom((eb) => [
+                eb.val(row.id).as('id'),
+                eb.val(row.org_id).as('org_id'),
+                eb.val(row.env_id).as('env_id'),
+                eb.val(row.name).as('name'),
+                eb.val(row.dkim_selector).as('dkim_selector'),
+                eb.val(row.dkim_public_key).as('dkim_public_key'),
+                eb.val(row.dkim_private_key_sealed).as('dkim_private_key_sealed'),
+                eb.val(row.created_at).as('created_at'),
+                eb.val(row.next_check_at).as('next_check_at'),
+              ])
+              .where((eb) => eb.not(eb.exists(eb.selectFrom('gone').select('env_id')))),
+          )
+          .onConflict((oc) => oc.doNothing())
+          .returning('id'),
+      )
+      .selectNoFrom((eb) => [eb.exists(eb.selectFrom('inserted').select('id')).as('inserted'), eb.exists(eb.selectFrom('gone').select('env_id')).as('gone')])
+      .executeTakeFirstOrThrow();
+    if (result.inserted) return 'inserted';
+    return result.gone ? 'environment_deleted' : 'name_taken';
+  }
+
+  /** Holds the organization's domain creations one at a time until `trx` ends (the plan's count and the insert run under it). */
+  async lockOrganization(orgId: string, trx: Executor<DomainsDb>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`domains.org:${orgId}`}, 0))`.execute(trx);
+  }
+
+  /** Holds every creation and verification of one name until `trx` ends, so two organizations cannot both hold it verified. */
+  async lockName(name: string, trx: Executor<DomainsDb>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`domains.name:${name}`}, 0))`.execute(trx);
+  }
+
+  /** Whether an organization other than `orgId` has the name verified (index domains_verified_by_name). */
+  async verifiedElsewhere(name: string, orgId: string, ex: Executor<DomainsDb> = this.db): Promise<boolean> {
+    const row = await ex.selectFrom('domains').select('id').where('name', '=', name).where('status', '=', 'verified').where('org_id', '<>', orgId).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Domains of the organization, every environment: what the plan's `domains` limit and the usage count. */
+  async countInOrg(orgId: string, ex: Executor<DomainsDb> = this.db): Promise<number> {
+    const row = await ex.selectFrom('domains').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', orgId).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async countIn(t: Tenant, ex: Executor<DomainsDb> = this.db): Promise<number> {
+    const row = await ex
+      .selectFrom('domains')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  find(t: Tenant, id: string, ex: Executor<DomainsDb> = this.db): Promise<DomainRow | undefined> {
+    return ex.selectFrom('domains').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Newest first; `before` is the last id of the previous page. */
+  list(t: Tenant, limit: number, before: string | undefined, ex: Executor<DomainsDb> = this.db): Promise<DomainRow[]> {
+    let q = ex.selectFrom('domains').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id);
+    if (before) q = q.where('id', '<', before);
+    return q.orderBy('id', 'desc').limit(limit).execute();
+  }
+
+  /** The row, locked until `trx` ends, for recording a check (any tenant: the job's). */
+  lockById(id: string, trx: Executor<DomainsDb>): Promise<DomainRow | undefined> {
+    return trx.selectFrom('domains').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+  }
+
+  async recordCheck(id: string, fields: CheckedFields, trx: Executor<DomainsDb>): Promise<DomainRow | undefined> {
+    return trx
+      .updateTable('domains')
+      .set({ ...fields, lease_owner: null, lease_until: null })
+      .where('id', '=', id)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /**
+   * Takes up to `limit` domains due for a check that no live lease holds (oldest due first),
+   * leased to `owner` until `until`; instances running this at once take different rows.
+   */
+  claimDue(owner: string, now: Date, until: Date, limit: number, ex: Executor<DomainsDb> = this.db): Promise<DomainRow[]> {
+    return ex
+      .updateTable('domains')
+      .set({ lease_owner: owner, lease_until: until })
+      .where('id', 'in', (db) =>
+        db
+          .selectFrom('domains')
+          .select('id')
+          .where('next_check_at', '<=', now)
+          .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<=', now)]))
+          .orderBy('next_check_at')
+          .limit(limit)
+          .forUpdate()
+          .skipLocked(),
+      )
+      .returningAll()
+      .execute();
+  }
+
+  /** Gives a lease back without a record (a check that could not be recorded), so another instance may take it at once. */
+  async release(id: string, owner: string, ex: Executor<DomainsDb> = this.db): Promise<void> {
+    await ex.updateTable('domains').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+  }
+
+  delete(t: Tenant, id: string, ex: Executor<DomainsDb> = this.db): Promise<DomainRow | undefined> {
+    return ex.deleteFrom('domains').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
+  /** Deletes every domain of one environment; the rows deleted. */
+  deleteAllIn(t: Tenant, ex: Executor<DomainsDb> = this.db): Promise<DomainRow[]> {
+    return ex.deleteFrom('domains').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).returningAll().execute();
+  }
+}

@@ -1,0 +1,27 @@
+/** The domains service's operations. Tenancy comes from the caller's credential, never from the request. */
+import { requireService, tenantScope } from '@mailroom/contracts';
+import type { RpcHandlers } from '@mailroom/messaging';
+import type { Domains } from '../domain/domains';
+import { zoneFileOf } from '../domain/zone-file';
+
+export function domainsHandlers(domains: Domains): RpcHandlers<'domains'> {
+  return {
+    'domains.domain.create': (req, { auth }) => domains.create(tenantScope(auth), req),
+    'domains.domain.list': (req, { auth }) => domains.list(tenantScope(auth), req),
+    'domains.domain.get': (req, { auth }) => domains.get(tenantScope(auth), req.id),
+    'domains.domain.delete': async (req, { auth }) => {
+      await domains.delete(tenantScope(auth), req.id);
+      return {};
+    },
+    'domains.domain.verify': (req, { auth }) => domains.verify(tenantScope(auth), req.id),
+    'domains.domain.zoneFile': async (req, { auth }) => ({ content_type: 'text/plain; charset=utf-8' as const, text: zoneFileOf(await domains.get(tenantScope(auth), req.id)) }),
+    'domains.domain.countInEnvironment': async (req, { auth }) => {
+      requireService(auth);
+      return domains.countInEnvironment(req);
+    },
+    'domains.usage.count': async (req, { auth }) => {
+      requireService(auth);
+      return domains.usage(req.org_id);
+    },
+  };
+}
