@@ -26,7 +26,8 @@ async function answer<T>(lookup: () => Promise<T[]>): Promise<DnsAnswer<T>> {
     const values = await lookup();
     return values.length ? { kind: 'found', values } : { kind: 'none' };
   } catch (err) {
-    const code = err instanceof Error && 'code' in err ? String(err.code) : 'unknown';
+    // Not `instanceof Error`: node:dns's errors may come from another realm (a vm context, as under jest).
+    const code = typeof err === 'object' && err !== null && 'code' in err ? String(err.code) : 'unknown';
     if (NONE.has(code)) return { kind: 'none' };
     return { kind: 'temporary', error: code };
   }

@@ -40,6 +40,7 @@ const storedCheck = z.object({
   found: z.array(z.string()),
   checked_at: z.string(),
   advice: z.string().optional(),
+  error: z.string().optional(),
 });
 const storedChecks = z.partialRecord(z.enum(RECORD_KINDS), storedCheck);
 

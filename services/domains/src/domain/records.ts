@@ -41,6 +41,8 @@ export interface RecordCheck {
   checked_at: string;
   /** SPF only: the one record to publish instead of the one found (ours merged into it). */
   advice?: string;
+  /** A temporary failure's DNS error (ETIMEOUT, ESERVFAIL, ...). */
+  error?: string;
 }
 export type Checks = Partial<Record<RecordKind, RecordCheck>>;
 
@@ -113,8 +115,8 @@ function missing(at: string): RecordCheck {
 function mismatch(at: string, found: string[], advice?: string): RecordCheck {
   return { status: 'failed', reason: 'mismatch', found, checked_at: at, ...(advice ? { advice } : {}) };
 }
-function temporary(at: string): RecordCheck {
-  return { status: 'temporary_failure', reason: 'temporary_failure', found: [], checked_at: at };
+function temporary(at: string, error: string): RecordCheck {
+  return { status: 'temporary_failure', reason: 'temporary_failure', found: [], checked_at: at, error };
 }
 
 /** Our include put into the customer's one SPF record, before its `all` (or `redirect=`), else at its end. */
@@ -127,7 +129,7 @@ export function mergeSpf(record: string, include: string): string {
 }
 
 export function checkSpf(answer: DnsAnswer<string>, s: RecordSettings, at: string): RecordCheck {
-  if (answer.kind === 'temporary') return temporary(at);
+  if (answer.kind === 'temporary') return temporary(at, answer.error);
   const spf = answer.kind === 'found' ? answer.values.filter((t) => /^v=spf1(\s|$)/i.test(t.trim())) : [];
   if (spf.length === 0) return missing(at);
   // RFC 7208 4.5: two SPF records are a permanent error for every receiver; merge them into one.
@@ -149,14 +151,14 @@ function dkimTags(record: string): Map<string, string> {
 }
 
 export function checkDkim(answer: DnsAnswer<string>, publicKey: string, at: string): RecordCheck {
-  if (answer.kind === 'temporary') return temporary(at);
+  if (answer.kind === 'temporary') return temporary(at, answer.error);
   if (answer.kind === 'none' || answer.values.length === 0) return missing(at);
   if (answer.values.some((r) => dkimTags(r).get('p') === publicKey)) return verified(at);
   return mismatch(at, answer.values);
 }
 
 export function checkDmarc(answer: DnsAnswer<string>, at: string): RecordCheck {
-  if (answer.kind === 'temporary') return temporary(at);
+  if (answer.kind === 'temporary') return temporary(at, answer.error);
   const dmarc = answer.kind === 'found' ? answer.values.filter((t) => /^v=DMARC1\s*(;|$)/.test(t.trim())) : [];
   if (dmarc.length === 0) return missing(at);
   // RFC 7489 6.6.3: more than one record means no policy at all.
@@ -165,14 +167,14 @@ export function checkDmarc(answer: DnsAnswer<string>, at: string): RecordCheck {
 }
 
 export function checkMx(answer: DnsAnswer<{ exchange: string; priority: number }>, s: RecordSettings, at: string): RecordCheck {
-  if (answer.kind === 'temporary') return temporary(at);
+  if (answer.kind === 'temporary') return temporary(at, answer.error);
   if (answer.kind === 'none' || answer.values.length === 0) return missing(at);
   if (answer.values.some((mx) => host(mx.exchange) === host(s.mxHost))) return verified(at);
   return mismatch(at, answer.values.map((mx) => `${mx.priority} ${host(mx.exchange)}`));
 }
 
 export function checkBounce(answer: DnsAnswer<string>, s: RecordSettings, at: string): RecordCheck {
-  if (answer.kind === 'temporary') return temporary(at);
+  if (answer.kind === 'temporary') return temporary(at, answer.error);
   if (answer.kind === 'none' || answer.values.length === 0) return missing(at);
   if (answer.values.some((t) => host(t) === host(s.bounceTarget))) return verified(at);
   return mismatch(at, answer.values.map(host));

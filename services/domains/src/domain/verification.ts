@@ -60,7 +60,7 @@ export function reasonOf(checks: Checks): string | null {
     if (c.status === 'verified') return [];
     if (c.reason === 'missing') return [`${NAMES[kind]} record missing`];
     if (c.reason === 'mismatch') return [`${NAMES[kind]} record does not match (found ${c.found.map((f) => JSON.stringify(f)).join(', ')})`];
-    return [`${NAMES[kind]} record could not be looked up (DNS did not answer; retried later)`];
+    return [`${NAMES[kind]} record could not be looked up (${c.error ?? 'DNS did not answer'}; retried later)`];
   });
   return parts.length ? parts.join('; ') : null;
 }
