@@ -193,7 +193,7 @@ describe('usage while an owning service does not answer', () => {
   let core: BootedServices;
   let gateway: ApiClient;
   beforeAll(async () => {
-    // No mailbox, mail-send nor webhooks: only what signs up and answers the route.
+    // No mailbox, mail-send, webhooks nor domains: only what signs up and answers the route.
     core = await bootServices([SERVICES.orgs, SERVICES.auth, SERVICES.gateway], ctx.env);
     ctx.onStop(() => core.stop());
     gateway = new ApiClient(core.running[2]!.endpoints.http!);
@@ -205,10 +205,11 @@ describe('usage while an owning service does not answer', () => {
     expect(down.status).toBe(503);
     expect(down.body.error).toMatchObject({
       code: 'service_unavailable',
-      message: 'usage cannot be counted now: the mailbox service (inboxes, messages_received), the mail-send service (messages_sent) and the webhooks service (webhook_endpoints) did not answer; retry shortly',
+      message:
+        'usage cannot be counted now: the mailbox service (inboxes, messages_received), the mail-send service (messages_sent), the webhooks service (webhook_endpoints) and the domains service (domains) did not answer; retry shortly',
       request_id: expect.any(String),
     });
-    expect(down.body.error.details.map((d: { path: string }) => d.path)).toEqual(['usage.inboxes', 'usage.messages_received', 'usage.messages_sent', 'usage.webhook_endpoints']);
+    expect(down.body.error.details.map((d: { path: string }) => d.path)).toEqual(['usage.inboxes', 'usage.messages_received', 'usage.messages_sent', 'usage.webhook_endpoints', 'usage.domains']);
     expect(down.body.usage).toBeUndefined();
 
     // Once webhooks is back, the others are still named.

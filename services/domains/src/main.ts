@@ -53,6 +53,7 @@ export const domainsService: ServiceModule<DomainsConfig, DomainsDb> = {
       makeKey: makeDkimKey,
       sealer: { seal: (plaintext, bound) => box.seal(plaintext, bound) },
       clock,
+      log: log.child({ component: 'domains' }),
       settings: config.records,
       schedule: config.schedule,
       ownDomain: config.MAIL_DOMAIN,

@@ -23,7 +23,7 @@ import {
   type RecordKind,
   type Tenant,
 } from '@mailroom/contracts';
-import type { Clock } from '@mailroom/platform';
+import type { Clock, Logger } from '@mailroom/platform';
 import type { DomainRepository, DomainRow } from '../repo/domain.repository';
 import type { DomainsTx } from '../repo/tables';
 import { checkRecords } from './dns-check';
@@ -88,6 +88,8 @@ export interface DomainsDeps {
   makeKey: MakeDkimKey;
   sealer: Sealer;
   clock: Clock;
+  /** A verified domain that broke is logged at warn (the alert, until the admin service follows DOMAINS_FACTS). */
+  log: Logger;
   settings: RecordSettings;
   schedule: Schedule;
   /** MAIL_DOMAIN: the platform's own, never a customer's. */
@@ -244,9 +246,12 @@ export class Domains {
         });
       }
       if (outcome.fact) await this.d.announce.changed(tx, newId('event'), this.factOf(saved, outcome.fact, now));
-      return { row: saved, announced: eventId !== undefined || outcome.fact !== null };
+      return { row: saved, announced: eventId !== undefined || outcome.fact !== null, broke: outcome.fact === 'unverified' };
     });
     if (result.announced) this.d.announce.kick();
+    if ('broke' in result && result.broke && result.row) {
+      this.d.log.warn({ alert: 'domain_unverified', domain_id: id, org_id: result.row.org_id, env_id: result.row.env_id, failure_reason: result.row.failure_reason }, 'a verified custom domain no longer verifies');
+    }
     return result.row;
   }
 
