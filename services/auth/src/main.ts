@@ -95,7 +95,7 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const recovery = new AccountRecovery(transact, deletedAccounts, start, account, clock);
     const deletedSignIn = { findByEmail: (email: string) => deletedAccounts.findByEmail(email), refuseSignIn: recovery.refuseSignIn.bind(recovery) };
     const mfa = new Mfa(transact, users, new MfaRepository(db), new SecretBox(config.SECRETS_ENCRYPTION_KEY), passwords, failureLimiter(MFA_FAILURES), account, clock, { issuer: config.MFA_TOTP_ISSUER });
-    const mfaLogin = new MfaLogin(new MfaChallengeRepository(db), users, mfa, start, clock, guard);
+    const mfaLogin = new MfaLogin(new MfaChallengeRepository(db), deletedAccounts, mfa, start, clock, guard, transact, recovery);
     const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn, mfaLogin, guard);
     const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
     const organizations = new UserOrganizations(orgs);

@@ -32,9 +32,6 @@ export class MemoryAccounts extends MemoryCredentials implements Pick<DeletedAcc
   async findByEmail(email: string) {
     return [...this.users.values()].find((u) => u.email === email);
   }
-  async findById(id: string) {
-    return this.users.get(id);
-  }
   async markDeleted(id: string, now: Date) {
     const u = this.users.get(id);
     if (!u || u.deleted_at !== null) return false;

@@ -33,6 +33,10 @@ export class MemoryCredentials
   }
 
   // users
+  /** In any state (DeletedAccountRepository.findById). */
+  async findById(id: string) {
+    return this.users.get(id);
+  }
   async findLiveById(id: string) {
     const u = this.users.get(id);
     return u && u.deleted_at === null ? u : undefined;

@@ -93,11 +93,12 @@ export class Accounts {
       if (!found || !ok) throw new AppError('invalid_credentials', INVALID_CREDENTIALS);
       return found;
     });
-    if (user.deleted_at !== null) throw await this.deleted.refuseSignIn(user);
     if (user.password_hash && this.passwords.needsRehash(user.password_hash)) {
       await this.users.updatePasswordHash(user.id, await this.passwords.hash(input.password), this.clock.now());
     }
+    // With MFA on, a deleted account too proves the second factor before its recovery token (mfa-login.ts).
     if (await this.secondFactor.required(user.id)) return this.secondFactor.challenge(user);
+    if (user.deleted_at !== null) throw await this.deleted.refuseSignIn(user);
     return this.start.signIn(user, client, 'password');
   }
 

@@ -1,5 +1,6 @@
 /** A login's second step without a database: the mfa_token's life and attempts, the code of its own account only, each code once. */
 import { Secret, TOTP } from 'otpauth';
+import { AppError } from '@mailroom/contracts';
 import { DEVELOPMENT_ENCRYPTION_KEY, SecretBox, sha256 } from '@mailroom/platform';
 import { clockAt, MemoryCredentials, memoryLimiter, MemoryOutbox, memoryTransact } from '../../test/memory-credentials';
 import { MemoryChallenges, MemoryMfa } from '../../test/memory-mfa';
@@ -24,7 +25,8 @@ async function setup() {
   const mfa = new Mfa(memoryTransact, people, store, box, { verify: async () => false }, memoryLimiter(clock, MFA_FAILURES), outbox, clock, { issuer: 'Mailroom' });
   const { start, sessions } = memorySignIns(clock, outbox);
   const challenges = new MemoryChallenges();
-  const login = new MfaLogin(challenges, people, mfa, start, clock, memoryGuard(clock).guard);
+  const deleted = { refuseSignIn: async (user: { id: string }) => new AppError('account_deleted', `recover ${user.id}`) };
+  const login = new MfaLogin(challenges, people, mfa, start, clock, memoryGuard(clock).guard, memoryTransact, deleted);
   const codes: Record<string, string[]> = {};
   for (const [id, secret] of Object.entries(SECRETS)) {
     await store.putPending({ user_id: id, secret_sealed: box.seal(secret, `mfa-totp:${id}`), created_at: clock.now() });
@@ -62,6 +64,20 @@ describe('MfaLogin', () => {
     const again = await login.challenge(ada);
     await expect(login.verifyLogin({ mfa_token: again.mfa_token, code }, laptop)).rejects.toMatchObject({ code: 'invalid_credentials' });
     expect(sessions).toHaveLength(1);
+  });
+
+  it('asks a deleted account for its second factor before the recovery token, and opens no session', async () => {
+    const { login, ada, next, sessions, clock } = await setup();
+    ada.deleted_at = clock.now();
+    const { mfa_token } = await login.challenge(ada);
+    await expect(login.verifyLogin({ mfa_token, code: next('usr_ada', 3) }, laptop)).rejects.toMatchObject({ code: 'invalid_credentials' });
+    await expect(login.verifyLogin({ mfa_token, code: next('usr_ada') }, laptop)).rejects.toMatchObject({ code: 'account_deleted', message: `recover ${ada.id}` });
+    await expect(login.verifyLogin({ mfa_token, code: next('usr_ada') }, laptop)).rejects.toMatchObject({ code: 'unauthorized' });
+    // Past its 30 days, the account is as unknown.
+    clock.advance(30 * 86_400_000);
+    const late = await login.challenge(ada);
+    await expect(login.verifyLogin({ mfa_token: late.mfa_token, code: next('usr_ada', 1) }, laptop)).rejects.toMatchObject({ code: 'unauthorized' });
+    expect(sessions).toHaveLength(0);
   });
 
   it('locks the account after 10 wrong codes across its tokens: then the right code waits too (429), until the lock ends', async () => {

@@ -16,9 +16,11 @@ import { AppError, MFA_TOKEN_TTL_SECONDS, type MfaChallenge, type SessionRespons
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
 import type { MfaChallengeRepository } from '../repo/mfa-challenge.repository';
 import type { UserRow } from '../repo/user.repository';
+import type { AuthTx } from '../repo/tables';
+import { signInAccount } from './account-deletion';
 import type { AttemptGuard } from './attempt-guard';
 import type { Mfa } from './mfa';
-import type { ClientInfo, Users } from './ports';
+import type { ClientInfo, DeletedAccounts, Transact } from './ports';
 import type { SessionStart } from './session-start';
 
 export const MFA_TOKEN_PREFIX = 'mrm_';
@@ -32,12 +34,15 @@ export type MfaChallenges = Pick<MfaChallengeRepository, keyof MfaChallengeRepos
 export class MfaLogin {
   constructor(
     private readonly challenges: MfaChallenges,
-    private readonly users: Pick<Users, 'findLiveById'>,
+    /** The account of a token in any state: a deleted one within its window proves the second factor for its recovery token. */
+    private readonly accounts: Pick<DeletedAccounts, 'findById'>,
     private readonly mfa: Pick<Mfa, 'isEnabled' | 'checkCode'>,
     private readonly start: Pick<SessionStart, 'signIn'>,
     private readonly clock: Clock,
     /** Wrong codes per account, across its tokens: past the limit even the right code waits (attempt-guard.ts). */
     private readonly guard: Pick<AttemptGuard, 'attempt'>,
+    private readonly transact: Transact,
+    private readonly deleted: { refuseSignIn(user: UserRow): Promise<AppError> },
   ) {}
 
   /** Whether a login of this account needs its second step. */
@@ -61,16 +66,23 @@ export class MfaLogin {
     const now = this.clock.now();
     const challenge = await this.challenges.countAttempt(hash, { attemptsBelow: MFA_TOKEN_ATTEMPTS, now });
     if (!challenge) throw new AppError('unauthorized', DEAD_TOKEN);
-    const user = await this.users.findLiveById(challenge.user_id);
+    // Live, or deleted within its recovery window: one past it is as unknown.
+    const user = signInAccount(await this.accounts.findById(challenge.user_id), now);
     if (!user) throw new AppError('unauthorized', DEAD_TOKEN);
-    return this.guard.attempt('mfa', user.email, () =>
-      this.start.signIn(user, client, 'password_and_mfa', async (tx) => {
-        if (!(await this.mfa.checkCode(tx, user, req.code))) {
-          const left = MFA_TOKEN_ATTEMPTS - challenge.attempts;
-          throw new AppError('invalid_credentials', `the code is not a current code of your authenticator, nor an unused recovery code; ${left === 0 ? 'this mfa_token is spent: log in again' : `${left} more ${left === 1 ? 'attempt' : 'attempts'} with this mfa_token`}`);
-        }
-        if (!(await this.challenges.use(hash, now, tx))) throw new AppError('unauthorized', DEAD_TOKEN);
-      }),
-    );
+    const proof = async (tx: AuthTx) => {
+      if (!(await this.mfa.checkCode(tx, user, req.code))) {
+        const left = MFA_TOKEN_ATTEMPTS - challenge.attempts;
+        throw new AppError('invalid_credentials', `the code is not a current code of your authenticator, nor an unused recovery code; ${left === 0 ? 'this mfa_token is spent: log in again' : `${left} more ${left === 1 ? 'attempt' : 'attempts'} with this mfa_token`}`);
+      }
+      if (!(await this.challenges.use(hash, now, tx))) throw new AppError('unauthorized', DEAD_TOKEN);
+    };
+    const session = await this.guard.attempt('mfa', user.email, async () => {
+      if (user.deleted_at === null) return this.start.signIn(user, client, 'password_and_mfa', proof);
+      await this.transact(proof);
+      return undefined;
+    });
+    if (session) return session;
+    // Both factors proven: a deleted account gets its recovery token, never a session (account-recovery.ts).
+    throw await this.deleted.refuseSignIn(user);
   }
 }
