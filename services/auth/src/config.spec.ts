@@ -28,6 +28,12 @@ describe('auth configuration: APP_URL', () => {
   });
 });
 
+describe('auth configuration: the environment itself', () => {
+  it('reads process.env, which is no plain object (the service starts with it)', () => {
+    expect(loadConfig(process.env).OAUTH_PROVIDERS).toEqual([]);
+  });
+});
+
 describe('auth configuration: outside providers', () => {
   const google = { OAUTH_GOOGLE_CLIENT_ID: 'g-id', OAUTH_GOOGLE_CLIENT_SECRET: 'g-secret' };
   const github = { OAUTH_GITHUB_CLIENT_ID: 'gh-id', OAUTH_GITHUB_CLIENT_SECRET: 'gh-secret' };

@@ -30,8 +30,8 @@ export const authConfigSchema = z
   })
   .superRefine((c, ctx) => {
     checkSecretsKey(c, ctx);
-    // Links carry tokens: in production they must not travel in clear (nor point at localhost, the default).
     if (c.AUTH_LOCKOUT_MAX_SECONDS < c.AUTH_LOCKOUT_SECONDS) ctx.addIssue({ code: 'custom', path: ['AUTH_LOCKOUT_MAX_SECONDS'], message: 'must be at least AUTH_LOCKOUT_SECONDS (the first lock)' });
+    // Links carry tokens: in production they must not travel in clear (nor point at localhost, the default).
     if (c.MAILROOM_ENV === 'production' && !c.APP_URL.startsWith('https://')) ctx.addIssue({ code: 'custom', path: ['APP_URL'], message: 'must be an https URL in production (verification and reset links carry tokens)' });
   })
   .transform((c) => ({ ...c, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY }));
@@ -42,7 +42,8 @@ const fullSchema = authConfigSchema.and(oauthProvidersSchema);
 export type AuthConfig = z.output<typeof fullSchema>;
 
 export function loadConfig(env: Env): AuthConfig {
-  return parseConfig(fullSchema, env);
+  // A plain copy: zod's record takes plain objects only, and process.env is not one.
+  return parseConfig(fullSchema, { ...env });
 }
 
 /** The brute-force guard's rule from the configuration. */
