@@ -99,7 +99,7 @@ echo "## Someone guesses her password: 100 tries from 20 addresses, 5 each; an u
 guess() { # email, address, try
   curl -sS -o /dev/null -w '%{http_code}\n' -X POST "$API/auth/login" -H 'Content-Type: application/json' -H "X-Forwarded-For: 203.0.113.$2" -d "{\"email\":\"$1\",\"password\":\"guess $3\"}"
 }
-NOBODY="nobody.$RUN@example.com"
+NOBODY="stranger.$RUN@example.com"
 for who in "$ADA" "$NOBODY"; do
   statuses="$(for a in $(seq 1 20); do for t in $(seq 1 5); do guess "$who" "$a" "$t"; done; done | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
   echo "$who: $statuses" >&2
@@ -107,8 +107,10 @@ done
 echo >&2
 call POST /auth/login "" "{\"email\":\"$ADA\",\"password\":\"$NEW_PW\"}" -H 'X-Forwarded-For: 192.0.2.99'
 echo "its $(curl -sS -D - -o /dev/null -X POST "$API/auth/login" -H 'Content-Type: application/json' -H 'X-Forwarded-For: 192.0.2.99' -d "{\"email\":\"$ADA\",\"password\":\"$NEW_PW\"}" | grep -i '^retry-after' | tr -d '\r')" >&2
-KNOWN="$(jq -c 'del(.error.request_id)' <<<"$BODY")"
+# The same answer but for the request id and the seconds left of each lock.
+same() { jq -c 'del(.error.request_id)' <<<"$BODY" | sed -E 's/[0-9]+ s,/N s,/'; }
+KNOWN="$(same)"
 call POST /auth/login "" "{\"email\":\"$NOBODY\",\"password\":\"$NEW_PW\"}" -H 'X-Forwarded-For: 192.0.2.99'
-[ "$KNOWN" = "$(jq -c 'del(.error.request_id)' <<<"$BODY")" ] && echo "known and unknown address: the same answer" >&2
+[ "$KNOWN" = "$(same)" ] && echo "known and unknown address: the same answer (but for the request id and the seconds left)" >&2
 echo "lock-out notice: $(from_mail "$ADA" '(Your Mailroom account: sign-in locked after failed attempts)')" >&2
 echo >&2
