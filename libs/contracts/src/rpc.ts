@@ -51,7 +51,7 @@ export const RPC = {
   'auth.password.change': { request: v.passwordChangeBody, response: empty },
   // auth: signing in with an outside provider, and the providers linked to an account
   'auth.oauth.start': { request: oa.oauthProviderParam, response: oa.oauthAuthorization },
-  'auth.oauth.callback': { request: oa.oauthProviderParam.extend(oa.oauthCallbackBody.shape), response: a.sessionResponse },
+  'auth.oauth.callback': { request: oa.oauthProviderParam.extend(oa.oauthCallbackBody.shape), response: mfa.loginResponse },
   'auth.oauth.linkStart': { request: oa.oauthProviderParam, response: oa.oauthAuthorization },
   'auth.oauth.linkCallback': { request: oa.oauthProviderParam.extend(oa.oauthCallbackBody.shape), response: oa.oauthLink },
   'auth.oauth.list': { request: empty, response: oa.oauthLinkList },

@@ -94,7 +94,8 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const deletedAccounts = new DeletedAccountRepository(db);
     const recovery = new AccountRecovery(transact, deletedAccounts, start, account, clock);
     const deletedSignIn = { findByEmail: (email: string) => deletedAccounts.findByEmail(email), refuseSignIn: recovery.refuseSignIn.bind(recovery) };
-    const mfa = new Mfa(transact, users, new MfaRepository(db), new SecretBox(config.SECRETS_ENCRYPTION_KEY), passwords, failureLimiter(MFA_FAILURES), account, clock, { issuer: config.MFA_TOTP_ISSUER });
+    const mfaRepo = new MfaRepository(db);
+    const mfa = new Mfa(transact, users, mfaRepo, new SecretBox(config.SECRETS_ENCRYPTION_KEY), passwords, failureLimiter(MFA_FAILURES), account, clock, { issuer: config.MFA_TOTP_ISSUER });
     const mfaLogin = new MfaLogin(new MfaChallengeRepository(db), deletedAccounts, mfa, start, clock, guard, transact, recovery);
     const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn, mfaLogin, guard);
     const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
@@ -115,7 +116,7 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const providers = oauthProviders(config.OAUTH_PROVIDERS, { appUrl: config.APP_URL, timeoutMs: config.OAUTH_TIMEOUT_MS, log });
     const oauthRepo = new OAuthRepository(db);
     const attempts = new OAuthAttempts(oauthRepo, new SecretBox(config.SECRETS_ENCRYPTION_KEY), clock);
-    const oauth = new OAuthSignIn({ transact, providers, attempts, identities: oauthRepo, users, accounts, start, credentials: credentialRepo, outbox: account, clock, ...ttl });
+    const oauth = new OAuthSignIn({ transact, providers, attempts, identities: oauthRepo, users, accounts, start, secondFactor: mfaLogin, mfa: mfaRepo, credentials: credentialRepo, outbox: account, clock, ...ttl });
     const oauthLinks = new OAuthLinks(transact, oauthRepo, (name) => providers.has(name));
     // Email change; deletion, recovery (above, for login) and the purge.
     const proof = new IdentityProof(passwords, passwordFailures, clock);

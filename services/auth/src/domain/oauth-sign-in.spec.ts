@@ -41,22 +41,34 @@ function setup() {
   const opened: string[] = [];
   const start = { open: async (user: UserRow) => (opened.push(user.id), session(user)) };
   const attempts = new OAuthAttempts(oauth, new SecretBox(DEVELOPMENT_ENCRYPTION_KEY), clock);
-  const signIn = new OAuthSignIn({ transact: memoryTransact, providers, attempts, identities: oauth, users: store, accounts, start, credentials: store, outbox, clock, accessTokenTtlSeconds: 900 });
+  // People with MFA on (mfa-login.spec.ts has the second step): their sign-in answers its challenge.
+  const withMfa = new Set<string>();
+  const secondFactor = {
+    required: async (userId: string) => withMfa.has(userId),
+    challenge: async () => ({ mfa_required: true as const, mfa_token: 'mrm_challenge', expires_in: 300 }),
+  };
+  const mfa = { remove: async (userId: string) => void withMfa.delete(userId), removeRecoveryCodes: async () => undefined };
+  const signIn = new OAuthSignIn({ transact: memoryTransact, providers, attempts, identities: oauth, users: store, accounts, start, secondFactor, mfa, credentials: store, outbox, clock, accessTokenTtlSeconds: 900 });
   const lockAccount = async (userId: string) => {
     const u = await store.findLiveById(userId);
     return u && { has_password: u.password_hash !== null };
   };
   const links = new OAuthLinks(memoryTransact, { ...oauth, listIdentities: (id: string) => oauth.listIdentities(id), deleteIdentity: (id: string, p: string) => oauth.deleteIdentity(id, p), lockAccount }, (name) => providers.has(name));
-  /** A whole sign-in: the attempt, then the callback with its state. */
-  const signInWith = async (provider = 'acme') => {
+  /** A whole sign-in: the attempt, then the callback with its state; `answerOf` as it comes, `signInWith` a session. */
+  const answerOf = async (provider = 'acme') => {
     const { state } = await signIn.begin(provider);
     return signIn.complete(provider, { code: 'code', state }, {});
+  };
+  const signInWith = async (provider = 'acme'): Promise<SessionResponse> => {
+    const answer = await answerOf(provider);
+    if ('mfa_required' in answer) throw new Error('the sign-in asked for a second factor');
+    return answer;
   };
   const linkWith = async (userId: string) => {
     const { state } = await signIn.beginLink(userId, 'acme');
     return signIn.completeLink(userId, 'acme', { code: 'code', state });
   };
-  return { clock, store, oauth, outbox, acme, signIn, links, created, opened, signInWith, linkWith };
+  return { clock, store, oauth, outbox, acme, signIn, links, created, opened, signInWith, answerOf, linkWith, withMfa };
 }
 
 describe('OAuthSignIn: signing in', () => {
@@ -96,6 +108,25 @@ describe('OAuthSignIn: signing in', () => {
     expect(oauth.identities).toMatchObject([{ provider: 'acme', user_id: 'usr_ada' }]);
     expect(store.users.get('usr_ada')).toMatchObject({ password_hash: 'hash:pw', email_verified_at: new Date('2026-01-02T00:00:00.000Z') });
     expect(outbox.facts).toEqual([]);
+  });
+
+  it('asks an account with MFA on for its second factor, as login does: a provider proves the address, not the second factor', async () => {
+    const { answerOf, store, withMfa, opened } = setup();
+    const ada = store.addUser('usr_ada', 'ada@example.com', 'hash:pw');
+    ada.email_verified_at = new Date('2026-01-02T00:00:00.000Z');
+    withMfa.add('usr_ada');
+    expect(await answerOf()).toEqual({ mfa_required: true, mfa_token: 'mrm_challenge', expires_in: 300 });
+    // Linked now: the next sign-in asks again.
+    expect(await answerOf()).toMatchObject({ mfa_required: true });
+    expect(opened).toEqual([]);
+  });
+
+  it('drops the second factor of an account it takes over: it was set up by whoever pre-registered the address', async () => {
+    const { answerOf, store, withMfa } = setup();
+    store.addUser('usr_pre', 'ada@example.com', 'hash:set by someone');
+    withMfa.add('usr_pre');
+    expect(await answerOf()).toMatchObject({ user: { id: 'usr_pre' } });
+    expect(withMfa.has('usr_pre')).toBe(false);
   });
 
   it('takes over an account that never proved its address: its password, other links and sessions go', async () => {

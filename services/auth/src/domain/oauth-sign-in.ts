@@ -6,13 +6,15 @@
  * it is verified), a new account (through signup's own creation: Accounts.create), or a
  * refusal. A link is made only by the person who started it, signed in at both ends.
  */
-import { AppError, type OAuthAuthorization, type OAuthLink, type SessionResponse } from '@mailroom/contracts';
+import { AppError, type LoginResponse, type OAuthAuthorization, type OAuthLink } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import type { CredentialRepository } from '../repo/credential.repository';
+import type { MfaRepository } from '../repo/mfa.repository';
 import type { OAuthIdentityRow, OAuthRepository } from '../repo/oauth.repository';
 import type { AuthTx } from '../repo/tables';
 import type { UserRow } from '../repo/user.repository';
 import type { Accounts } from './accounts';
+import type { MfaLogin } from './mfa-login';
 import type { OAuthAttempts } from './oauth-attempts';
 import { toLink } from './oauth-links';
 import { linkOutcome, providerEmail, signInOutcome } from './oauth-rules';
@@ -38,6 +40,10 @@ export interface OAuthSignInDeps {
   users: Pick<Users, 'findLiveById' | 'findLiveByEmail'>;
   accounts: Pick<Accounts, 'create'>;
   start: Pick<SessionStart, 'open'>;
+  /** The second step of a sign-in when the account has MFA on (mfa-login.ts): a provider proves the address, not the second factor. */
+  secondFactor: Pick<MfaLogin, 'required' | 'challenge'>;
+  /** A taken-over account's second factor was set up by whoever pre-registered the address: it goes with their password. */
+  mfa: Pick<MfaRepository, 'remove' | 'removeRecoveryCodes'>;
   credentials: Pick<CredentialRepository, 'markEmailVerified' | 'removePassword' | 'revokeSessionsOf'>;
   outbox: Pick<AccountOutbox, 'sessionRevoked' | 'kick'>;
   clock: Clock;
@@ -53,7 +59,7 @@ export class OAuthSignIn {
   }
 
   /** The callback of a sign-in: a session (of the linked, the newly linked or a new account), or a refusal. */
-  async complete(provider: string, callback: ProviderCallback, client: ClientInfo): Promise<SessionResponse> {
+  async complete(provider: string, callback: ProviderCallback, client: ClientInfo): Promise<LoginResponse> {
     const identity = await this.identify(provider, callback, null);
     const linked = await this.d.identities.findIdentity(provider, identity.subject);
     const linkedAccount = linked ? ((await this.d.users.findLiveById(linked.user_id)) ?? null) : undefined;
@@ -64,9 +70,9 @@ export class OAuthSignIn {
         throw outcome.error;
       case 'sign_in':
         await this.d.identities.touchIdentity(provider, identity.subject, { email: identity.email, now: this.d.clock.now() });
-        return this.d.start.open(outcome.user, client);
+        return this.signIn(outcome.user, client);
       case 'link':
-        return this.d.start.open(await this.linkByEmail(provider, identity, outcome.user, outcome.takeOver), client);
+        return this.signIn(await this.linkByEmail(provider, identity, outcome.user, outcome.takeOver), client);
       case 'create': {
         const now = this.d.clock.now();
         const email = identity.email ?? fail('an account is made only for an address');
@@ -74,6 +80,12 @@ export class OAuthSignIn {
         return this.d.accounts.create(account, client, async (tx, userId) => void (await this.insert(tx, provider, identity, userId, { now, used: true })));
       }
     }
+  }
+
+  /** A session, or with MFA on the token of the second step, as login answers. */
+  private async signIn(user: UserRow, client: ClientInfo): Promise<LoginResponse> {
+    if (await this.d.secondFactor.required(user.id)) return this.d.secondFactor.challenge(user);
+    return this.d.start.open(user, client);
   }
 
   /** Where to send the signed-in person `userId` to link `provider` to their account. */
@@ -121,6 +133,8 @@ export class OAuthSignIn {
       if (takeOver) {
         await this.d.credentials.removePassword(user.id, now, tx);
         await this.d.identities.deleteIdentitiesOf(user.id, tx);
+        await this.d.mfa.remove(user.id, tx);
+        await this.d.mfa.removeRecoveryCodes(user.id, tx);
         const ended = { credentials: this.d.credentials, outbox: this.d.outbox, accessTokenTtlSeconds: this.d.accessTokenTtlSeconds };
         await endSessions(tx, ended, user.id, { reason: 'address_proven_by_provider', now });
       }
