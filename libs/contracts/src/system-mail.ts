@@ -75,7 +75,8 @@ export const SYSTEM_MAIL_TEMPLATES = {
     user_agent: z.string().max(512).nullable(),
     /** The client in words: "Firefox on Linux", "curl". */
     client: z.string().min(1).max(200),
-    with: z.enum(['password', 'password_and_mfa']),
+    /** What proved it: the password, with a second-factor code, or an outside provider (OAuth). */
+    with: z.enum(['password', 'password_and_mfa', 'provider']),
   }),
   /** A notice: too many failed attempts at one secret of the account (`attempt`); they are refused until `locked_until`. */
   account_locked: z.object({

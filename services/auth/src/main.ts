@@ -116,7 +116,25 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const providers = oauthProviders(config.OAUTH_PROVIDERS, { appUrl: config.APP_URL, timeoutMs: config.OAUTH_TIMEOUT_MS, log });
     const oauthRepo = new OAuthRepository(db);
     const attempts = new OAuthAttempts(oauthRepo, new SecretBox(config.SECRETS_ENCRYPTION_KEY), clock);
-    const oauth = new OAuthSignIn({ transact, providers, attempts, identities: oauthRepo, users, accounts, start, secondFactor: mfaLogin, mfa: mfaRepo, credentials: credentialRepo, outbox: account, clock, ...ttl });
+    const oauth = new OAuthSignIn({
+      transact,
+      providers,
+      attempts,
+      identities: oauthRepo,
+      users,
+      accounts,
+      start,
+      secondFactor: mfaLogin,
+      mfa: mfaRepo,
+      deletedAccounts,
+      deleted: recovery,
+      apiKeys: apiKeyRepo,
+      revocations,
+      credentials: credentialRepo,
+      outbox: account,
+      clock,
+      ...ttl,
+    });
     const oauthLinks = new OAuthLinks(transact, oauthRepo, (name) => providers.has(name));
     // Email change; deletion, recovery (above, for login) and the purge.
     const proof = new IdentityProof(passwords, passwordFailures, clock);

@@ -5,7 +5,7 @@
  * unverified one is not linked; a link is the signed-in person's own; the last way to sign in
  * stays. The provider is a stand-in that says whoever the spec tells it to.
  */
-import type { Organization, SessionResponse } from '@mailroom/contracts';
+import { AppError, type Organization, type SessionResponse } from '@mailroom/contracts';
 import { DEVELOPMENT_ENCRYPTION_KEY, SecretBox } from '@mailroom/platform';
 import { clockAt, MemoryCredentials, MemoryOutbox, memoryTransact } from '../../test/memory-credentials';
 import { FakeProvider, MemoryOAuth } from '../../test/memory-oauth';
@@ -39,7 +39,7 @@ function setup() {
     },
   };
   const opened: string[] = [];
-  const start = { open: async (user: UserRow) => (opened.push(user.id), session(user)) };
+  const start = { signIn: async (user: UserRow) => (opened.push(user.id), session(user)) };
   const attempts = new OAuthAttempts(oauth, new SecretBox(DEVELOPMENT_ENCRYPTION_KEY), clock);
   // People with MFA on (mfa-login.spec.ts has the second step): their sign-in answers its challenge.
   const withMfa = new Set<string>();
@@ -48,7 +48,31 @@ function setup() {
     challenge: async () => ({ mfa_required: true as const, mfa_token: 'mrm_challenge', expires_in: 300 }),
   };
   const mfa = { remove: async (userId: string) => void withMfa.delete(userId), removeRecoveryCodes: async () => undefined };
-  const signIn = new OAuthSignIn({ transact: memoryTransact, providers, attempts, identities: oauth, users: store, accounts, start, secondFactor, mfa, credentials: store, outbox, clock, accessTokenTtlSeconds: 900 });
+  const deleted = { refuseSignIn: async (user: UserRow) => new AppError('account_deleted', `recover ${user.id}`) };
+  // API keys each person made (the takeover revokes the squatter's), and the revocations announced.
+  const keysOf = new Map<string, { id: string; org_id: string }[]>();
+  const announcedKeys: string[] = [];
+  const apiKeys = { revokeCreatedBy: async (userId: string) => (keysOf.get(userId) ?? []).splice(0) };
+  const revocations = { apiKeyRevoked: async (fact: { key_id: string }) => void announcedKeys.push(fact.key_id) };
+  const signIn = new OAuthSignIn({
+    transact: memoryTransact,
+    providers,
+    attempts,
+    identities: oauth,
+    users: store,
+    accounts,
+    start,
+    secondFactor,
+    mfa,
+    deletedAccounts: store,
+    deleted,
+    apiKeys,
+    revocations,
+    credentials: store,
+    outbox,
+    clock,
+    accessTokenTtlSeconds: 900,
+  });
   const lockAccount = async (userId: string) => {
     const u = await store.findLiveById(userId);
     return u && { has_password: u.password_hash !== null };
@@ -68,7 +92,7 @@ function setup() {
     const { state } = await signIn.beginLink(userId, 'acme');
     return signIn.completeLink(userId, 'acme', { code: 'code', state });
   };
-  return { clock, store, oauth, outbox, acme, signIn, links, created, opened, signInWith, answerOf, linkWith, withMfa };
+  return { clock, store, oauth, outbox, acme, signIn, links, created, opened, signInWith, answerOf, linkWith, withMfa, keysOf, announcedKeys };
 }
 
 describe('OAuthSignIn: signing in', () => {
@@ -121,12 +145,30 @@ describe('OAuthSignIn: signing in', () => {
     expect(opened).toEqual([]);
   });
 
-  it('drops the second factor of an account it takes over: it was set up by whoever pre-registered the address', async () => {
-    const { answerOf, store, withMfa } = setup();
+  it('drops the second factor and revokes the API keys of an account it takes over: whoever pre-registered the address made them', async () => {
+    const { answerOf, store, withMfa, keysOf, announcedKeys } = setup();
     store.addUser('usr_pre', 'ada@example.com', 'hash:set by someone');
     withMfa.add('usr_pre');
+    keysOf.set('usr_pre', [{ id: 'key_squatter', org_id: 'org_01' }]);
     expect(await answerOf()).toMatchObject({ user: { id: 'usr_pre' } });
     expect(withMfa.has('usr_pre')).toBe(false);
+    expect(announcedKeys).toEqual(['key_squatter']);
+  });
+
+  it('answers a deleted account as login does: its recovery token (password-less accounts come back this way), after the second factor when MFA is on', async () => {
+    const { answerOf, signInWith, store, withMfa, clock, opened } = setup();
+    // A first sign-in makes an account without a password.
+    const id = (await signInWith()).user.id;
+    expect(store.users.get(id)!.password_hash).toBeNull();
+    store.users.get(id)!.deleted_at = clock.now();
+    opened.length = 0;
+    await expect(answerOf()).rejects.toMatchObject({ code: 'account_deleted', message: `recover ${id}` });
+    withMfa.add(id);
+    expect(await answerOf()).toMatchObject({ mfa_required: true });
+    // Past the 30 days: as an account that is gone.
+    clock.advance(30 * 86_400_000);
+    await expect(answerOf()).rejects.toMatchObject({ code: 'forbidden' });
+    expect(opened).toEqual([]);
   });
 
   it('takes over an account that never proved its address: its password, other links and sessions go', async () => {

@@ -8,17 +8,19 @@
  */
 import { AppError, type LoginResponse, type OAuthAuthorization, type OAuthLink } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
+import type { ApiKeyRepository } from '../repo/api-key.repository';
 import type { CredentialRepository } from '../repo/credential.repository';
 import type { MfaRepository } from '../repo/mfa.repository';
 import type { OAuthIdentityRow, OAuthRepository } from '../repo/oauth.repository';
 import type { AuthTx } from '../repo/tables';
 import type { UserRow } from '../repo/user.repository';
+import { signInAccount } from './account-deletion';
 import type { Accounts } from './accounts';
 import type { MfaLogin } from './mfa-login';
 import type { OAuthAttempts } from './oauth-attempts';
 import { toLink } from './oauth-links';
 import { linkOutcome, providerEmail, signInOutcome } from './oauth-rules';
-import type { AccountOutbox, ClientInfo, OAuthProviderPort, OAuthProviderRegistry, ProviderIdentity, Transact, Users } from './ports';
+import type { AccountOutbox, ClientInfo, DeletedAccounts, OAuthProviderPort, OAuthProviderRegistry, ProviderIdentity, RevocationPort, Transact, Users } from './ports';
 import type { SessionStart } from './session-start';
 import { endSessions } from './sessions-ended';
 
@@ -39,7 +41,13 @@ export interface OAuthSignInDeps {
   identities: Pick<OAuthRepository, 'findIdentity' | 'listIdentities' | 'insertIdentity' | 'touchIdentity' | 'deleteIdentitiesOf'>;
   users: Pick<Users, 'findLiveById' | 'findLiveByEmail'>;
   accounts: Pick<Accounts, 'create'>;
-  start: Pick<SessionStart, 'open'>;
+  start: Pick<SessionStart, 'signIn'>;
+  /** Accounts in any state: one deleted within its window answers as login does, with its recovery token. */
+  deletedAccounts: Pick<DeletedAccounts, 'findById'>;
+  deleted: { refuseSignIn(user: UserRow): Promise<AppError> };
+  /** A taken-over account's keys were made by whoever pre-registered the address: revoked, and announced. */
+  apiKeys: Pick<ApiKeyRepository, 'revokeCreatedBy'>;
+  revocations: Pick<RevocationPort, 'apiKeyRevoked'>;
   /** The second step of a sign-in when the account has MFA on (mfa-login.ts): a provider proves the address, not the second factor. */
   secondFactor: Pick<MfaLogin, 'required' | 'challenge'>;
   /** A taken-over account's second factor was set up by whoever pre-registered the address: it goes with their password. */
@@ -62,7 +70,10 @@ export class OAuthSignIn {
   async complete(provider: string, callback: ProviderCallback, client: ClientInfo): Promise<LoginResponse> {
     const identity = await this.identify(provider, callback, null);
     const linked = await this.d.identities.findIdentity(provider, identity.subject);
-    const linkedAccount = linked ? ((await this.d.users.findLiveById(linked.user_id)) ?? null) : undefined;
+    // Live, or deleted within its recovery window: a password-less account comes back this way.
+    const linkedAny = linked ? signInAccount(await this.d.deletedAccounts.findById(linked.user_id), this.d.clock.now()) : undefined;
+    if (linkedAny && linkedAny.deleted_at !== null) return this.deletedSignIn(linkedAny);
+    const linkedAccount = linked ? (linkedAny ?? null) : undefined;
     const accountOfEmail = !linked && identity.email !== null ? await this.d.users.findLiveByEmail(identity.email) : undefined;
     const outcome = signInOutcome({ provider, identity, linkedAccount, accountOfEmail });
     switch (outcome.kind) {
@@ -85,7 +96,13 @@ export class OAuthSignIn {
   /** A session, or with MFA on the token of the second step, as login answers. */
   private async signIn(user: UserRow, client: ClientInfo): Promise<LoginResponse> {
     if (await this.d.secondFactor.required(user.id)) return this.d.secondFactor.challenge(user);
-    return this.d.start.open(user, client);
+    return this.d.start.signIn(user, client, 'provider');
+  }
+
+  /** A deleted account, as login answers it: the second factor first when MFA is on, then 403 account_deleted with a recovery token. */
+  private async deletedSignIn(user: UserRow): Promise<LoginResponse> {
+    if (await this.d.secondFactor.required(user.id)) return this.d.secondFactor.challenge(user);
+    throw await this.d.deleted.refuseSignIn(user);
   }
 
   /** Where to send the signed-in person `userId` to link `provider` to their account. */
@@ -129,19 +146,23 @@ export class OAuthSignIn {
    */
   private async linkByEmail(provider: string, identity: ProviderIdentity, user: UserRow, takeOver: boolean): Promise<UserRow> {
     const now = this.d.clock.now();
-    await this.d.transact(async (tx) => {
+    const revokedKeys = await this.d.transact(async (tx) => {
+      let keys: { id: string; org_id: string }[] = [];
       if (takeOver) {
         await this.d.credentials.removePassword(user.id, now, tx);
         await this.d.identities.deleteIdentitiesOf(user.id, tx);
         await this.d.mfa.remove(user.id, tx);
         await this.d.mfa.removeRecoveryCodes(user.id, tx);
+        keys = await this.d.apiKeys.revokeCreatedBy(user.id, now, tx);
         const ended = { credentials: this.d.credentials, outbox: this.d.outbox, accessTokenTtlSeconds: this.d.accessTokenTtlSeconds };
         await endSessions(tx, ended, user.id, { reason: 'address_proven_by_provider', now });
       }
       await this.d.credentials.markEmailVerified(user.id, now, tx);
       await this.insert(tx, provider, identity, user.id, { now, used: true });
+      return keys;
     });
     this.d.outbox.kick();
+    for (const key of revokedKeys) await this.d.revocations.apiKeyRevoked({ key_id: key.id, org_id: key.org_id });
     return (await this.d.users.findLiveById(user.id)) ?? fail('account vanished while linking');
   }
 

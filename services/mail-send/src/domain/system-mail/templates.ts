@@ -51,6 +51,13 @@ function codeAndLink(d: DataOf<'email_verification' | 'password_reset'>, what: {
 }
 
 /** What the lock-out notice says of each kind of attempt. */
+/** How a new sign-in proved who it was, in words. */
+const SIGN_IN_PROOF: Record<DataOf<'new_sign_in'>['with'], string> = {
+  password: 'the password',
+  password_and_mfa: 'the password and a second-factor code',
+  provider: 'an outside provider (OAuth)',
+};
+
 const LOCKED: Record<DataOf<'account_locked'>['attempt'], { subject: string; tries: string; refused: string; ifYou: string }> = {
   login: {
     subject: 'sign-in locked after failed attempts',
@@ -173,7 +180,7 @@ const TEMPLATES: { [T in SystemMailTemplate]: (data: DataOf<T>) => RenderedMail 
     ]),
   new_sign_in: (d) =>
     mail('New sign-in to your Mailroom account', [
-      [`Your Mailroom account was signed in to from ${d.client}, a client it had not been used from in the last 90 days, with ${d.with === 'password' ? 'the password' : 'the password and a second-factor code'}.`],
+      [`Your Mailroom account was signed in to from ${d.client}, a client it had not been used from in the last 90 days, with ${SIGN_IN_PROOF[d.with]}.`],
       [`When: ${day(d.signed_in_at)}`],
       [`IP address: ${d.ip ?? 'unknown'}`],
       [`User agent: ${d.user_agent ?? 'unknown'}`],
