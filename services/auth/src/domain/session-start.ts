@@ -81,7 +81,8 @@ export class SessionStart {
       await this.insert(trx, { sessionId, userId: user.id, orgId: acting.org_id, refresh, now, client });
       return queued;
     });
-    if (noticed) this.notices.kick();
+    // A proof may have queued mail too (a recovery code used): out now, not at the relay's next round.
+    if (noticed || proof) this.notices.kick();
     return this.respond(user, sessionId, acting, refresh);
   }
 
