@@ -8,3 +8,4 @@ export * from './crypto';
 export * from './batch';
 export * from './ports';
 export * from './ttl-cache';
+export * from './rounds';

@@ -11,7 +11,7 @@ import { AppError, FACTS, WORK_ITEMS, eventEnvelope, eventSubject, eventTypeSche
 import { z } from 'zod';
 import { sql, type Kysely, type Transaction } from '@mailroom/db';
 import { maxBodyBytes, publishStored, type Bus } from '@mailroom/messaging';
-import type { EventSink, Logger, OutboxRow } from '@mailroom/platform';
+import { Rounds, type EventSink, type Logger, type OutboxRow } from '@mailroom/platform';
 
 export type { OutboxRow } from '@mailroom/platform';
 
@@ -32,10 +32,7 @@ function parseJson(text: string): unknown {
 }
 
 export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
+  private readonly rounds: Rounds;
   private failures = 0;
 
   constructor(
@@ -43,7 +40,14 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
     private readonly bus: Bus,
     private readonly log: Logger,
     private readonly opts: OutboxOptions = {},
-  ) {}
+  ) {
+    // One relay at a time; a relay publishes until nothing is pending, so it never asks for more.
+    const relayed = async () => (await this.relay(), false);
+    this.rounds = new Rounds(relayed, (err) => {
+      this.failures++;
+      if (this.failures === 1 || this.failures % 30 === 0) this.log.warn({ err, failures: this.failures }, 'outbox relay failed; will retry');
+    }, opts.intervalMs ?? 2_000);
+  }
 
   /** Writes the event in the caller's transaction; it is published after the commit. */
   async add(trx: Kysely<DB> | Transaction<DB>, event: EventEnvelope): Promise<void> {
@@ -99,31 +103,12 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
   }
 
   start(): void {
-    this.timer = setInterval(() => this.kick(), this.opts.intervalMs ?? 2_000);
-    this.timer.unref();
-    this.kick();
+    this.rounds.start();
   }
 
   /** Relays pending events soon; call after committing a transaction that added some. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.relay()
-      .then(() => undefined)
-      .catch((err: unknown) => {
-        this.failures++;
-        if (this.failures === 1 || this.failures % 30 === 0) this.log.warn({ err, failures: this.failures }, 'outbox relay failed; will retry');
-      })
-      .finally(() => {
-        this.running = undefined;
-        if (this.again && !this.stopped) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.rounds.kick();
   }
 
   /**
@@ -186,8 +171,6 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.rounds.stop();
   }
 }

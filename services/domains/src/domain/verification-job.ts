@@ -5,7 +5,7 @@
  * results and clears the lease), and gives back the lease of a check that failed outright, so
  * the domain is taken again at the next round rather than after the lease.
  */
-import type { Clock, Logger } from '@mailroom/platform';
+import { Rounds, type Clock, type Logger } from '@mailroom/platform';
 import type { DomainRepository, DomainRow } from '../repo/domain.repository';
 
 export interface VerificationJobOptions {
@@ -19,10 +19,7 @@ export interface VerificationJobOptions {
 }
 
 export class VerificationJob {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
+  private readonly rounds: Rounds;
 
   constructor(
     private readonly domains: { check(row: DomainRow): Promise<unknown> },
@@ -30,34 +27,19 @@ export class VerificationJob {
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly opts: VerificationJobOptions,
-  ) {}
+  ) {
+    // A full batch: more may be due at once.
+    const round = async () => (await this.round()) >= this.opts.batch;
+    this.rounds = new Rounds(round, (err) => this.log.warn({ err }, 'domain verification round failed; retried at the next one'), this.opts.intervalMs);
+  }
 
   start(): void {
-    this.timer = setInterval(() => this.kick(), this.opts.intervalMs);
-    this.timer.unref();
-    this.kick();
+    this.rounds.start();
   }
 
   /** A round soon (one at a time per instance). */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.round()
-      .then((taken) => {
-        // A full batch: more may be due.
-        if (taken >= this.opts.batch) this.again = true;
-      })
-      .catch((err: unknown) => this.log.warn({ err }, 'domain verification round failed; retried at the next one'))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again && !this.stopped) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.rounds.kick();
   }
 
   /** One round: the due domains taken and checked; how many were taken. */
@@ -78,8 +60,6 @@ export class VerificationJob {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.rounds.stop();
   }
 }
