@@ -191,6 +191,11 @@ export const RPC = {
   'domains.domain.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
   'domains.usage.count': { request: u.usageOrgRequest, response: dom.domainsUsage },
   'mailbox.inbox.listOnDomain': { request: dom.inboxesOnDomainRequest, response: dom.inboxesOnDomain },
+  // catch-all and inboxes on custom domains (issue 25, parts 5-6)
+  'domains.domain.setCatchAll': { request: dom.catchAllBody.extend(dom.domainId.shape), response: dom.domain },
+  'domains.domain.route': { request: dom.domainRouteRequest, response: dom.domainRoute },
+  'domains.domain.status': { request: dom.domainStatusRequest, response: dom.domainStatus },
+  'mailbox.inbox.ofEnvironment': { request: dom.inboxOfEnvironmentRequest, response: dom.inboxOfEnvironment },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

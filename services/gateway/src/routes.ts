@@ -7,6 +7,7 @@ import {
   RPC,
   apiKeyCreateRequest,
   domainCreateBody,
+  catchAllBody,
   domainId,
   environmentCreateBody,
   environmentMemberAddBody,
@@ -316,6 +317,7 @@ export const ROUTES: Route[] = [
   route('domains.domain.delete', { method: 'delete', path: '/api/v1/domains/{id}', auth: 'tenant', params: domainId, status: 204, tag: 'Domains', summary: 'Delete a domain and its DKIM key; 409 naming the inboxes that still use it (delete them first)' }),
   route('domains.domain.verify', { method: 'post', path: '/api/v1/domains/{id}/verify', auth: 'tenant', params: domainId, tag: 'Domains', summary: 'Check the domain\'s DNS records now and answer its new state: verified once SPF and DKIM check out (domain.verified is emitted the first time), failed when a verified domain\'s required record broke; a DNS timeout is temporary_failure and changes no state' }),
   route('domains.domain.zoneFile', { method: 'get', path: '/api/v1/domains/{id}/zone-file', auth: 'tenant', params: domainId, textResponse: true, tag: 'Domains', summary: 'The domain\'s records as a BIND zone fragment (text/plain), fully qualified names, ready for the zone or the DNS host' }),
+  route('domains.domain.setCatchAll', { method: 'patch', path: '/api/v1/domains/{id}/catch-all', auth: 'tenant', params: domainId, body: catchAllBody, tag: 'Domains', summary: 'Send mail to unknown addresses of the domain to one inbox ({inbox_id}: an inbox on this domain, in this environment; another domain\'s inbox is a 422, an inbox not here a 404), or refuse it at RCPT again ({inbox_id: null}). One catch-all per name: another environment\'s domain of the same name holding one is a 409. Answers the domain' }),
 ];
 
 /**
