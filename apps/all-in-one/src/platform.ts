@@ -4,6 +4,7 @@
  */
 import { authService } from '@mailroom/auth';
 import { domainsService } from '@mailroom/domains';
+import { adminService } from '@mailroom/admin';
 import { gatewayService } from '@mailroom/gateway';
 import { mailIngestService } from '@mailroom/mail-ingest';
 import { mailSendService } from '@mailroom/mail-send';
@@ -22,6 +23,7 @@ export const SERVICES = {
   'mail-send': mailSendService,
   webhooks: webhooksService,
   domains: domainsService,
+  admin: adminService,
   gateway: gatewayService,
 } as const satisfies Record<string, AnyServiceModule>;
 

@@ -52,7 +52,7 @@ export function consumerFilter(durable: string): string | undefined {
   return CONSUMER_SPECS.get(durable)?.filter;
 }
 
-export const BUS_IDENTITIES = ['orgs', 'auth', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'domains', 'gateway', 'migrate'] as const;
+export const BUS_IDENTITIES = ['orgs', 'auth', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'domains', 'admin', 'gateway', 'migrate'] as const;
 export type BusIdentity = (typeof BUS_IDENTITIES)[number];
 
 export interface BusAccess {
@@ -168,6 +168,10 @@ export const BUS_ACCESS = {
     calls: ['orgs.organization.limits', 'orgs.environment.get', 'mailbox.inbox.listOnDomain', 'mailbox.inbox.ofEnvironment'],
     publishes: [eventSubject('domain.verified'), 'internal.domains.domain.changed'],
     consumes: ['domains--environment-deleted'],
+    buckets: { replies: 'write' },
+  },
+  admin: {
+    ...NONE,
     buckets: { replies: 'write' },
   },
   gateway: {

@@ -18,6 +18,7 @@ import * as u from './api/usage';
 import * as upg from './api/upgrade-requests';
 import * as w from './api/webhooks';
 import * as dom from './api/domains';
+import * as adm from './api/admin';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
 import { roleSchema } from './permissions';
@@ -196,6 +197,12 @@ export const RPC = {
   'domains.domain.route': { request: dom.domainRouteRequest, response: dom.domainRoute },
   'domains.domain.status': { request: dom.domainStatusRequest, response: dom.domainStatus },
   'mailbox.inbox.ofEnvironment': { request: dom.inboxOfEnvironmentRequest, response: dom.inboxOfEnvironment },
+  // admin: the platform operator's surface (issue 28)
+  'admin.key.create': { request: adm.adminKeyCreateBody, response: adm.adminKeyCreated },
+  'admin.key.list': { request: a.pageQuery, response: adm.adminKeyList },
+  'admin.key.get': { request: adm.adminKeyId, response: adm.adminKey },
+  'admin.key.revoke': { request: adm.adminKeyId, response: empty },
+  'admin.key.verify': { request: adm.adminKeyVerifyRequest, response: adm.adminKeyVerification },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;
