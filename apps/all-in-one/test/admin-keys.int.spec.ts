@@ -85,6 +85,33 @@ describe('admin keys', () => {
   });
 });
 
+describe("an operator's upgrade decisions", () => {
+  it('lists pending requests across organizations and approves one: the organization is on the plan at once', async () => {
+    const asked = await api.post('/api/v1/org/upgrade-request', { plan: 'pro', message: 'we need 50 inboxes' }, { token: tenant.accessToken });
+    expect(asked.status).toBe(201);
+    const pending = await api.get(`/api/v1/admin/upgrade-requests?status=pending&org_id=${tenant.org_id}`, { token: first });
+    expect(pending.status).toBe(200);
+    expect(pending.body.data).toEqual([expect.objectContaining({ id: asked.body.id, status: 'pending', plan: 'pro' })]);
+
+    const approved = await api.post(`/api/v1/admin/upgrade-requests/${asked.body.id}/decision`, { decision: 'approve', note: 'welcome to pro' }, { token: first });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ id: asked.body.id, status: 'approved', decision_note: 'welcome to pro' });
+    expect((await api.get('/api/v1/org', { token: tenant.key })).body.plan).toBe('pro');
+    expect((await api.get(`/api/v1/admin/upgrade-requests?status=pending&org_id=${tenant.org_id}`, { token: first })).body.data).toEqual([]);
+
+    const again = await api.post(`/api/v1/admin/upgrade-requests/${asked.body.id}/decision`, { decision: 'decline' }, { token: first });
+    expect(again.status).toBe(409);
+    for (const [path, body, status] of [
+      [`/api/v1/admin/upgrade-requests/${asked.body.id}/decision`, { decision: 'maybe' }, 400],
+      [`/api/v1/admin/upgrade-requests/upr_01jzzzzzzzzzzzzzzzzzzzzzzz/decision`, { decision: 'approve' }, 404],
+    ] as const) {
+      expect((await api.post(path, body, { token: first })).status).toBe(status);
+    }
+    expect((await api.get('/api/v1/admin/upgrade-requests?status=bogus', { token: first })).status).toBe(400);
+    expect((await api.post(`/api/v1/admin/upgrade-requests/${asked.body.id}/decision`, { decision: 'approve' }, { token: tenant.accessToken })).status).toBe(403);
+  });
+});
+
 describe('admin keys and tenant credentials keep apart', () => {
   it('refuses a tenant API key and access token on admin routes', async () => {
     for (const token of [tenant.key, tenant.accessToken]) {

@@ -252,6 +252,9 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/domains/{id}/verify': 'domains.manage',
   'GET /api/v1/domains/{id}/zone-file': 'domains.read',
   'PATCH /api/v1/domains/{id}/catch-all': 'domains.manage',
+  // Upgrade requests, decided by the platform's operators (issue 28 part 5).
+  'GET /api/v1/admin/upgrade-requests': 'admin',
+  'POST /api/v1/admin/upgrade-requests/{id}/decision': 'admin',
 } as const satisfies Record<string, RouteAccess>;
 
 const ROUTE_ACCESS_BY_KEY = new Map<string, RouteAccess>(Object.entries(ROUTE_ACCESS));

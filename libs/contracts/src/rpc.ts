@@ -164,6 +164,7 @@ export const RPC = {
   'orgs.upgrade.list': { request: a.pageQuery, response: upg.upgradeRequestList },
   'orgs.upgrade.get': { request: upg.upgradeRequestId, response: upg.upgradeRequest },
   'orgs.upgrade.decide': { request: upg.upgradeDecisionRequest, response: upg.upgradeRequest },
+  'orgs.upgrade.listAll': { request: upg.upgradeRequestAdminQuery, response: upg.upgradeRequestList },
   /** For the services that create what plans limit (services only): the organization's plan and limits. */
   'orgs.organization.limits': { request: z.object({ org_id: idSchema('organization') }), response: upg.organizationLimits },
   // orgs: what auth asks of a person's organizations when their account is deleted, and purged (services only)
