@@ -10,8 +10,7 @@
  * signatures and some quotes. Scores and the choice are in docs/decisions.md.
  */
 import { convert } from 'html-to-text';
-
-const MAX_HEADER_LINE = 1_000;
+import { MAX_MARKER_LINE, headerField, isAttribution, isDeviceLine, isSeparator, mayOpenAttribution, startsWithOpener } from './extract-text.markers';
 
 /** HTML as the text a reader sees: blockquotes become `> ` lines, links and images their visible text. */
 export function htmlToVisibleText(html: string): string {
@@ -29,68 +28,71 @@ export function htmlToVisibleText(html: string): string {
   });
 }
 
-const QUOTED = /^[ \t]*>/;
+/** `>` quotes, Supercite's `JD> ` and `|` quotes (a table row, closed by `|`, is not one). */
+const QUOTED = /^[ \t]*(?:>|\p{Lu}[\p{L}\p{N}]{0,3}>(?:[ >]|$)|\|(?![-:| ]*$))/u;
+const TABLE_ROW = /\|\s*$/;
 const BLANK = /^\s*$/;
 const RULE = /^\s*[-_=*~]{3,}\s*$/;
-const ORIGINAL_SEP =
-  /^\s*[-_=*]{2,}\s*(original message|forwarded message|message d'origine|message transféré|ursprüngliche nachricht|weitergeleitete nachricht|mensaje original|mensaje reenviado|messaggio originale|messaggio inoltrato|mensagem original|mensagem encaminhada|oorspronkelijk bericht|doorgestuurd bericht|исходное сообщение|пересылаемое сообщение)\s*[-_=*]{2,}\s*$/i;
-const BEGIN_FWD = /^\s*(begin forwarded message|début du message réexpédié|anfang der weitergeleiteten nachricht)\s*:\s*$/i;
-/** An Outlook-style header field ("From: x", "*Sent:* y"), localised names included. */
-const FIELD = /^\s*\*?([\p{L}][\p{L}-]{0,14}(?: [\p{L}-]{1,10})?)\s*:\*?(?:\s|$)/u;
-const FROM_NAMES = new Set(['from', 'de', 'von', 'da', 'van', 'fra', 'från', 'od', 'от', 'lähettäjä', 'feladó', 'kimden', 'afzender']);
-const DATE_NAMES = new Set(['sent', 'date', 'envoyé', "date d'envoi", 'gesendet', 'datum', 'inviato', 'data', 'enviado', 'fecha', 'verzonden', 'skickat', 'отправлено', 'дата']);
-const OTHER_NAMES = new Set([
-  ...DATE_NAMES,
-  ...['to', 'cc', 'bcc', 'subject', 'reply-to', 'à', 'objet', 'an', 'betreff', 'a', 'oggetto', 'para', 'asunto', 'assunto', 'aan', 'onderwerp', 'till', 'ämne', 'кому', 'тема', 'копия'],
-]);
-// "On <date>, <name> wrote:" in several languages, possibly over 3 lines: three independent
-// tests instead of one pattern with gaps, so there is nothing to backtrack over.
-const ON_START = /^\s*(?:on|le|am|el|il|em|op|den|w dniu|dnia|pe|в)\s/iu;
-const ON_VERB = /(?:wrote|a écrit|schrieb|escribió|ha scritto|scrisse|escreveu|schreef|skrev|napisał|pisze|kirjoitti|написал)/iu;
+const GMAIL_MARK = /^\s*\u1427\s*$/;
 const DATEISH = /\b\d{4}\b|\b\d{1,2}[:./-]\d{2}\b/;
 const SIG_DELIM = /^(?:--|-- |_{2,}\s*)$/;
 const SIG_DASH_NAME = /^(?:-\p{Lu}|-- ?\p{Lu})[\p{L}.'’ -]{0,40}$/u;
-const SIG_MOBILE = /^(?:sent (?:from|with|via|using)|get outlook for|envoyé de|von meinem|enviado desde|enviado do|inviato da|отправлено с)\s[^,;!?]{1,60}$/iu;
 
-const isOnWrote = (s: string) => s.length <= 600 && /:\s*$/.test(s) && ON_START.test(s) && ON_VERB.test(s);
 const wordCount = (s: string) => s.trim().split(/\s+/).length;
+const isQuoted = (line: string) => QUOTED.test(line) && !(line.trimStart().startsWith('|') && TABLE_ROW.test(line));
 
-function fieldName(line: string): string | null {
-  if (line.length > MAX_HEADER_LINE) return null;
-  const m = FIELD.exec(line);
-  return m ? m[1]!.toLowerCase() : null;
-}
-
-/** Line i starts >= 3 header fields on consecutive lines, among them a From-type and a Sent/Date-type one. */
-function isHeaderBlock(lines: string[], i: number): boolean {
-  const first = fieldName(lines[i]!);
-  if (!first || !(FROM_NAMES.has(first) || OTHER_NAMES.has(first))) return false;
+/** Lines of the header block starting at line i ("From:", "Sent:", "To:", "Subject:" in any listed language), or 0. */
+function headerBlockAt(lines: string[], i: number): number {
+  const first = headerField(lines[i]!);
+  if (!first) return 0;
   let fields = 0;
   let hasFrom = false;
   let hasDate = false;
-  for (let j = i; j < lines.length && j < i + 8 && !BLANK.test(lines[j]!); j++) {
-    const n = fieldName(lines[j]!);
-    if (n && FROM_NAMES.has(n)) {
-      hasFrom = true;
-      fields++;
-    } else if (n && OTHER_NAMES.has(n)) {
-      hasDate ||= DATE_NAMES.has(n);
-      fields++;
-    }
+  let j = i;
+  for (; j < lines.length && j < i + 10 && !BLANK.test(lines[j]!) && !isQuoted(lines[j]!); j++) {
+    const f = headerField(lines[j]!);
+    if (!f) continue; // a wrapped To: or Subject: line
+    fields++;
+    hasFrom ||= f.kind === 'from';
+    hasDate ||= f.kind === 'date';
   }
-  return hasFrom && hasDate && fields >= 3;
+  // "From: Name <addr>" alone opens history; otherwise a From and another field, or three fields with a date.
+  const fromWithAddress = first.kind === 'from' && /@|mailto:/.test(first.value);
+  const ok = fromWithAddress || (hasFrom && fields >= 2) || (hasDate && fields >= 3);
+  return ok ? j - i : 0;
 }
 
-/** Length (1-3 lines) of an "On ... wrote:" attribution starting at line i, or 0. */
-function onWroteAt(lines: string[], i: number): number {
+/** A line that may continue a wrapped attribution: not blank, not quoted, except the `>` that closes a wrapped `<address`. */
+function continues(joined: string, line: string): boolean {
+  if (BLANK.test(line) || line.length > MAX_MARKER_LINE) return false;
+  if (!isQuoted(line)) return true;
+  return /^\s*>\s*\S{0,12}\s*\S{0,12}$/.test(line) && joined.lastIndexOf('<') > joined.lastIndexOf('>');
+}
+
+/** Length (1-3 lines) of an attribution starting at line i, or 0. */
+function attributionAt(lines: string[], i: number): number {
   let joined = '';
   for (let k = 0; k < 3 && i + k < lines.length; k++) {
     const l = lines[i + k]!;
-    if (BLANK.test(l) || QUOTED.test(l) || l.length > MAX_HEADER_LINE) return 0;
-    joined += (k ? ' ' : '') + l.trim();
-    if (isOnWrote(joined)) return k + 1;
+    if (k === 0 ? BLANK.test(l) || isQuoted(l) || l.length > MAX_MARKER_LINE : !continues(joined, l)) return 0;
+    joined += (k && !joined.endsWith('<') && !l.trimStart().startsWith('>') ? ' ' : '') + l.trim();
+    if (isAttribution(joined)) return k === 0 || mayOpenAttribution(lines[i]!) ? k + 1 : 0;
   }
   return 0;
+}
+
+/** Length of the history marker (separator, header block, attribution) at line i, or 0. */
+function markerAt(lines: string[], i: number): number {
+  const line = lines[i]!;
+  if (line.length > MAX_MARKER_LINE) return 0;
+  if (isSeparator(line)) return 1;
+  const header = headerBlockAt(lines, i);
+  if (header) return header;
+  const n = attributionAt(lines, i);
+  // A sentence above an attribution is not its first half: "... by 10:00.\nOn Mon ... wrote:"
+  // keeps the text line; "02.04.2012 14:20 <name> <\naddr> wrote:" is one attribution.
+  if (n > 1 && attributionAt(lines, i + 1) && (/[.!?。！？]$/.test(line.trim()) || startsWithOpener(lines[i + 1]!))) return 0;
+  return n;
 }
 
 function nextNonBlank(lines: string[], i: number): number {
@@ -98,39 +100,48 @@ function nextNonBlank(lines: string[], i: number): number {
   return i;
 }
 
-/** Removes quoted history; keeps new text written between or below quotes. */
-export function stripQuotes(lines: string[]): string[] {
+/**
+ * Removes quoted history; keeps new text written between or below quotes. A marker
+ * (attribution, header block, separator) above a quoted block is dropped with the block and
+ * the text after it is kept (bottom-posting, inline answers); a marker above unquoted text
+ * ends the new text. So does a device line ("Sent from my iPhone") below new text, which
+ * iOS and Outlook mobile put above unmarked history (kept when `keepSignature`).
+ */
+export function stripQuotes(lines: string[], keepSignature = false): string[] {
   const drop = new Uint8Array(lines.length);
   let cut = lines.length; // from here on everything is history
+  let seenText = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (QUOTED.test(line)) {
+    if (isQuoted(line)) {
       drop[i] = 1;
       continue;
     }
     if (BLANK.test(line)) continue;
-    if (ORIGINAL_SEP.test(line) || BEGIN_FWD.test(line) || isHeaderBlock(lines, i)) {
-      cut = i;
-      break;
-    }
-    const n = onWroteAt(lines, i);
+    const n = markerAt(lines, i);
     if (n) {
       const next = nextNonBlank(lines, i + n);
-      if (next < lines.length && QUOTED.test(lines[next]!)) {
-        // The attribution of a `>` block: drop it, keep whatever follows the block.
+      if (next < lines.length && isQuoted(lines[next]!)) {
         for (let k = i; k < i + n; k++) drop[k] = 1;
         i += n - 1;
         continue;
       }
-      // Attribution followed by unquoted history (iOS, HTML without blockquote).
       cut = i;
       break;
     }
+    if (isDeviceLine(line)) {
+      if (seenText) {
+        cut = keepSignature ? i + 1 : i;
+        break;
+      }
+      if (!keepSignature) drop[i] = 1;
+      continue;
+    }
     // A generic attribution: up to 3 lines ending with ':' just above a `>` block, the first
     // carrying a date or time ("26.06.2014, 14:41, "A" <a@b>:").
-    if (/:\s*$/.test(line) && line.length <= MAX_HEADER_LINE) {
+    if (/[:：]\s*$/.test(line) && line.length <= MAX_MARKER_LINE) {
       const next = nextNonBlank(lines, i + 1);
-      if (next < lines.length && QUOTED.test(lines[next]!)) {
+      if (next < lines.length && isQuoted(lines[next]!)) {
         for (let k = 0; k < 3 && i - k >= 0; k++) {
           const first = lines[i - k]!;
           if (BLANK.test(first) || drop[i - k]) break;
@@ -141,6 +152,7 @@ export function stripQuotes(lines: string[]): string[] {
         }
       }
     }
+    seenText ||= !drop[i];
   }
   // Kept runs of lines, trimmed of blank edges and of a separator left above a cut.
   const segments: string[][] = [];
@@ -167,7 +179,7 @@ export function stripQuotes(lines: string[]): string[] {
   return out;
 }
 
-/** Removes a trailing signature: after a `-- `/`--`/`__` delimiter, or a last "-Name" or "Sent from my ..." line. */
+/** Removes a trailing signature: after a `-- `/`--`/`__` delimiter, or a last "-Name" or device line. */
 export function stripSignature(input: string[]): string[] {
   const lines = input.slice();
   let seenText = false;
@@ -183,7 +195,7 @@ export function stripSignature(input: string[]): string[] {
     const n = lines.length;
     if (n < 3 || !BLANK.test(lines[n - 2]!)) break; // must stand alone after a blank line
     const last = lines[n - 1]!.trim();
-    if ((SIG_DASH_NAME.test(last) && wordCount(last) <= 3) || (SIG_MOBILE.test(last) && wordCount(last) <= 8)) {
+    if ((SIG_DASH_NAME.test(last) && wordCount(last) <= 3) || isDeviceLine(last)) {
       lines.length = n - 1;
     } else {
       break;
@@ -203,13 +215,14 @@ export function extractText(input: { text?: string | null; html?: string | null 
   source = source
     .replace(/\r\n?/g, '\n')
     .replace(/[\u00a0\u2007\u202f]/g, ' ')
-    .replace(/[\u200b-\u200f\u2060\ufeff]/g, '');
+    .replace(/[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g, '');
   let lines = source.split('\n').map((l) => l.replace(/\s+$/u, ''));
   if (fromHtml) {
     // Converters emit runs of empty paragraphs: keep at most one blank line.
     lines = lines.filter((l, i) => !(l === '' && i > 0 && lines[i - 1] === ''));
   }
-  lines = stripQuotes(lines);
+  lines = lines.map((l) => (GMAIL_MARK.test(l) ? '' : l));
+  lines = stripQuotes(lines, opts.stripSignature === false);
   if (opts.stripSignature !== false) lines = stripSignature(lines);
   return lines.join('\n').trim();
 }

@@ -1,0 +1,216 @@
+/**
+ * What mail clients write above quoted history and below a reply, per language: the data
+ * extract-text.ts reads (compiled once by extract-text.markers.ts). A new language, or a
+ * client's new wording, is an entry here. Everything is matched case-insensitively, after
+ * the line is trimmed and its decoration (`-----`, `*`, a trailing colon) is taken off.
+ *
+ * Sources are the clients' own output: Gmail ("On <date> <name> <addr> wrote:", localised),
+ * Outlook desktop/web/mobile (header blocks "From/Sent/To/Subject", "-----Original
+ * Message-----", "Get Outlook for iOS"), Apple Mail ("On <date>, at <time>, <name> wrote:",
+ * "Begin forwarded message:", "Sent from my iPhone"), Thunderbird ("On <date> <name> wrote:",
+ * "-------- Forwarded Message --------"), Yahoo, Zoho ("---- On <date> <name> wrote ----"),
+ * Proton ("------- Original Message -------", "Sent with Proton Mail"), Fastmail.
+ */
+export interface LanguageMarkers {
+  /** First word(s) of an attribution line ("On", "Le", "Am", "W dniu"). */
+  attributionOpeners: string[];
+  /** The verb of an attribution ("wrote", "a écrit", "schrieb", "写道"). */
+  attributionVerbs: string[];
+  /** Names of the fields of a header block, by kind ("From:", "De :", "发件人："). */
+  fields: { from: string[]; date: string[]; to: string[]; cc: string[]; subject: string[] };
+  /** Lines that open quoted or forwarded history ("-----Original Message-----", "Begin forwarded message:"). */
+  separators: string[];
+  /** A device/app signature line starts with one of these ("Sent from", "Envoyé de mon"). */
+  devicePrefixes: string[];
+  /**
+   * ... or, in languages that put the verb last, ends with one of these ("gesendet", "から送信"):
+   * then the line must also name a device or app (DEVICE_WORDS), as "ich habe es gesendet" does not.
+   */
+  deviceSuffixes: string[];
+}
+
+export const LANGUAGES: Record<string, LanguageMarkers> = {
+  en: {
+    attributionOpeners: ['on'],
+    attributionVerbs: ['wrote', 'writes', 'has written'],
+    fields: { from: ['from'], date: ['sent', 'date'], to: ['to', 'reply-to'], cc: ['cc', 'bcc'], subject: ['subject'] },
+    separators: ['original message', 'forwarded message', 'begin forwarded message', 'forwarded email', 'reply message', 'original email'],
+    devicePrefixes: ['sent from', 'sent with', 'sent via', 'sent using', 'sent by', 'get outlook for', 'download outlook for'],
+    deviceSuffixes: [],
+  },
+  de: {
+    attributionOpeners: ['am'],
+    attributionVerbs: ['schrieb', 'hat geschrieben'],
+    fields: { from: ['von'], date: ['gesendet', 'datum', 'gesendet am'], to: ['an', 'antwort an'], cc: ['cc', 'kopie', 'bcc'], subject: ['betreff'] },
+    separators: ['ursprüngliche nachricht', 'weitergeleitete nachricht', 'originalnachricht', 'anfang der weitergeleiteten nachricht', 'ursprüngliche e-mail'],
+    devicePrefixes: ['von meinem', 'gesendet von', 'gesendet mit', 'gesendet vom', 'outlook für'],
+    deviceSuffixes: ['gesendet', 'herunterladen'],
+  },
+  fr: {
+    attributionOpeners: ['le'],
+    attributionVerbs: ['a écrit', 'écrit', 'a ecrit'],
+    fields: { from: ['de', 'expéditeur'], date: ['envoyé', 'envoyé le', 'date', "date d'envoi"], to: ['à', 'a', 'destinataire', 'répondre à'], cc: ['cc', 'cci'], subject: ['objet', 'sujet'] },
+    separators: ["message d'origine", 'message transféré', 'début du message réexpédié', 'début du message transféré', 'message original', 'courriel original', 'message réexpédié'],
+    devicePrefixes: ['envoyé de mon', 'envoyé depuis', 'envoyé à partir de', 'envoyé avec', 'envoyé de', 'télécharger outlook pour', 'obtenir outlook pour', 'provenance :'],
+    deviceSuffixes: [],
+  },
+  es: {
+    attributionOpeners: ['el'],
+    attributionVerbs: ['escribió', 'escribio', 'ha escrito'],
+    fields: { from: ['de', 'remitente'], date: ['enviado', 'enviado el', 'fecha'], to: ['para', 'a', 'destinatario'], cc: ['cc', 'cco'], subject: ['asunto'] },
+    separators: ['mensaje original', 'mensaje reenviado', 'inicio del mensaje reenviado', 'correo original'],
+    devicePrefixes: ['enviado desde', 'enviado con', 'obtener outlook para', 'descargar outlook para'],
+    deviceSuffixes: [],
+  },
+  ca: {
+    attributionOpeners: ['el'],
+    attributionVerbs: ['ha escrit', 'va escriure'],
+    fields: { from: ['de'], date: ['enviat', 'data'], to: ['per a', 'a'], cc: ['cc'], subject: ['assumpte'] },
+    separators: ['missatge original', 'missatge reenviat'],
+    devicePrefixes: ["enviat des de l'", 'enviat des del', 'enviat des de'],
+    deviceSuffixes: [],
+  },
+  it: {
+    attributionOpeners: ['il', 'il giorno', 'in data'],
+    attributionVerbs: ['ha scritto', 'scrisse'],
+    fields: { from: ['da', 'mittente'], date: ['inviato', 'data', 'inviato il'], to: ['a', 'destinatario'], cc: ['cc', 'ccn'], subject: ['oggetto'] },
+    separators: ['messaggio originale', 'messaggio inoltrato', 'inizio messaggio inoltrato', 'messaggio di posta originale'],
+    devicePrefixes: ['inviato da', 'inviato dal mio', 'inviato con', 'scarica outlook per', 'ottieni outlook per'],
+    deviceSuffixes: [],
+  },
+  pt: {
+    attributionOpeners: ['em', 'no dia'],
+    attributionVerbs: ['escreveu'],
+    fields: { from: ['de', 'remetente'], date: ['enviado', 'enviada em', 'enviado em', 'data'], to: ['para', 'destinatário'], cc: ['cc', 'cco'], subject: ['assunto'] },
+    separators: ['mensagem original', 'mensagem encaminhada', 'início da mensagem reencaminhada', 'começo da mensagem encaminhada', 'início da mensagem encaminhada', 'mensagem reencaminhada'],
+    devicePrefixes: ['enviado do meu', 'enviado do', 'enviado de', 'enviado a partir do', 'enviado pelo', 'obter o outlook para', 'obtenha o outlook para'],
+    deviceSuffixes: [],
+  },
+  nl: {
+    attributionOpeners: ['op'],
+    attributionVerbs: ['schreef', 'het volgende geschreven', 'heeft geschreven'],
+    fields: { from: ['van', 'afzender'], date: ['verzonden', 'datum', 'verstuurd'], to: ['aan'], cc: ['cc', 'bcc'], subject: ['onderwerp'] },
+    separators: ['oorspronkelijk bericht', 'doorgestuurd bericht', 'origineel bericht', 'begin doorgestuurd bericht', 'oorspronkelijke e-mail'],
+    devicePrefixes: ['verzonden vanaf', 'verstuurd vanaf', 'verzonden met', 'verzonden van', 'verstuurd met', 'outlook voor'],
+    deviceSuffixes: ['downloaden'],
+  },
+  da: {
+    attributionOpeners: ['den', 'd.'],
+    attributionVerbs: ['skrev', 'har skrevet'],
+    fields: { from: ['fra', 'afsender'], date: ['sendt', 'dato'], to: ['til', 'modtager'], cc: ['cc', 'bcc'], subject: ['emne'] },
+    separators: ['oprindelig meddelelse', 'videresendt meddelelse', 'start på videresendt besked', 'videresendt besked', 'original meddelelse'],
+    devicePrefixes: ['sendt fra', 'sendt via', 'sendt med', 'hent outlook til', 'få outlook til'],
+    deviceSuffixes: [],
+  },
+  nb: {
+    attributionOpeners: ['den'],
+    attributionVerbs: ['skrev', 'har skrevet'],
+    fields: { from: ['fra', 'avsender'], date: ['sendt', 'dato'], to: ['til', 'mottaker'], cc: ['kopi', 'cc'], subject: ['emne'] },
+    separators: ['opprinnelig melding', 'videresendt melding', 'videresendt e-post', 'original melding', 'start på videresendt melding'],
+    devicePrefixes: ['sendt fra', 'sendt med', 'få outlook for', 'hent outlook for'],
+    deviceSuffixes: [],
+  },
+  sv: {
+    attributionOpeners: ['den'],
+    attributionVerbs: ['skrev', 'har skrivit'],
+    fields: { from: ['från', 'avsändare'], date: ['skickat', 'skickades', 'datum'], to: ['till', 'mottagare'], cc: ['kopia', 'cc'], subject: ['ämne'] },
+    separators: ['ursprungligt meddelande', 'vidarebefordrat meddelande', 'vidarebefordrat brev', 'början på vidarebefordrat brev', 'originalmeddelande'],
+    devicePrefixes: ['skickat från', 'skickades från', 'skickat med', 'hämta outlook för', 'skaffa outlook för'],
+    deviceSuffixes: [],
+  },
+  fi: {
+    attributionOpeners: [],
+    attributionVerbs: ['kirjoitti', 'on kirjoittanut'],
+    fields: { from: ['lähettäjä'], date: ['lähetetty', 'päivämäärä', 'päiväys'], to: ['vastaanottaja'], cc: ['kopio'], subject: ['aihe'] },
+    separators: ['alkuperäinen viesti', 'välitetty viesti', 'välitetty viesti alkaa', 'edelleenlähetetty viesti'],
+    devicePrefixes: ['lähetetty iphone', 'lähetetty ipad', 'lähetetty android', 'lähetetty outlook', 'lähetetty samsung', 'lähetetty mobiili', 'lähetetty laitteesta', 'hanki outlook'],
+    deviceSuffixes: [],
+  },
+  pl: {
+    attributionOpeners: ['w dniu', 'dnia', 'dn.'],
+    attributionVerbs: ['napisał', 'napisała', 'napisał(a)', 'pisze', 'napisano'],
+    fields: { from: ['od', 'nadawca'], date: ['wysłano', 'wysłane', 'data'], to: ['do', 'adresat'], cc: ['dw', 'kopia'], subject: ['temat'] },
+    separators: ['wiadomość oryginalna', 'oryginalna wiadomość', 'przekazana wiadomość', 'początek przekazywanej wiadomości', 'przesłana wiadomość'],
+    devicePrefixes: ['wysłane z', 'wysłano z', 'pobierz program outlook', 'pobierz aplikację outlook'],
+    deviceSuffixes: [],
+  },
+  cs: {
+    attributionOpeners: ['dne'],
+    attributionVerbs: ['napsal', 'napsala', 'napsal(a)', 'píše'],
+    fields: { from: ['od', 'odesílatel'], date: ['odesláno', 'datum'], to: ['komu', 'příjemce'], cc: ['kopie'], subject: ['předmět'] },
+    separators: ['původní zpráva', 'přeposlaná zpráva', 'začátek přeposlané zprávy', 'původní e-mail'],
+    devicePrefixes: ['odesláno z', 'odeslaný z', 'odesláno ze', 'stáhněte si outlook'],
+    deviceSuffixes: [],
+  },
+  ru: {
+    attributionOpeners: ['в', 'от'],
+    attributionVerbs: ['написал', 'написала', 'написал(а)', 'пишет', 'писал'],
+    fields: { from: ['от', 'отправитель'], date: ['отправлено', 'дата', 'отправлен'], to: ['кому', 'получатель'], cc: ['копия', 'кол'], subject: ['тема'] },
+    separators: ['исходное сообщение', 'пересылаемое сообщение', 'начало переадресованного сообщения', 'оригинальное сообщение', 'пересланное сообщение'],
+    devicePrefixes: ['отправлено с', 'отправлено из', 'отправлено через', 'получить outlook для', 'скачайте outlook для'],
+    deviceSuffixes: [],
+  },
+  uk: {
+    attributionOpeners: ['в', 'о'],
+    attributionVerbs: ['пише', 'написав', 'написала', 'написав(ла)'],
+    fields: { from: ['від', 'відправник'], date: ['надіслано', 'дата', 'відправлено'], to: ['кому', 'отримувач'], cc: ['копія'], subject: ['тема'] },
+    separators: ['початкове повідомлення', 'оригінальне повідомлення', 'переслане повідомлення', 'пересланий лист', 'початок пересланого листа'],
+    devicePrefixes: ['надіслано з', 'відправлено з', 'надіслано із', 'завантажте outlook для'],
+    deviceSuffixes: [],
+  },
+  tr: {
+    attributionOpeners: [],
+    attributionVerbs: ['yazdı', 'şunu yazdı', 'şöyle yazdı'],
+    fields: { from: ['kimden', 'gönderen'], date: ['gönderildi', 'gönderilme tarihi', 'tarih'], to: ['kime', 'alıcı'], cc: ['bilgi', 'cc'], subject: ['konu'] },
+    separators: ['orijinal mesaj', 'özgün ileti', 'iletilen ileti', 'yönlendirilmiş mesaj', 'iletilmiş ileti', 'orijinal ileti'],
+    devicePrefixes: [],
+    deviceSuffixes: ['gönderildi', 'edinin'],
+  },
+  ja: {
+    attributionOpeners: [],
+    attributionVerbs: ['のメッセージ', 'が書きました', 'は書きました'],
+    fields: { from: ['差出人', '送信者'], date: ['送信日時', '日付', '送信日'], to: ['宛先', '受信者'], cc: ['cc'], subject: ['件名'] },
+    separators: ['元のメッセージ', '転送されたメッセージ', '転送メッセージ', 'オリジナルメッセージ'],
+    devicePrefixes: [],
+    deviceSuffixes: ['から送信', 'より送信', 'から送信しました'],
+  },
+  zh: {
+    attributionOpeners: ['在', '於'],
+    attributionVerbs: ['写道', '寫道', '寫了'],
+    fields: { from: ['发件人', '寄件者', '寄件人', '發件人'], date: ['发送时间', '日期', '时间', '寄件日期', '傳送時間', '發送時間', '发送日期'], to: ['收件人', '收件者'], cc: ['抄送', '副本', '抄送人'], subject: ['主题', '主旨', '主題'] },
+    separators: ['原始邮件', '邮件原件', '转发的邮件', '转发邮件', '原始郵件', '轉寄的郵件', '以下是转发的邮件', '轉寄郵件'],
+    devicePrefixes: ['发自我的', '從我的', '从我的', '發自我的', '发自', '寄自我的'],
+    deviceSuffixes: ['发送', '傳送'],
+  },
+  ko: {
+    attributionOpeners: [],
+    attributionVerbs: ['작성', '님이 작성', '님이 씀'],
+    fields: { from: ['보낸 사람', '보낸사람'], date: ['보낸 날짜', '날짜', '보낸날짜'], to: ['받는 사람', '받는사람'], cc: ['참조'], subject: ['제목'] },
+    separators: ['원본 메시지', '전달된 메시지', '전달된 메일', '원래 메시지'],
+    devicePrefixes: [],
+    deviceSuffixes: ['에서 보냄', '에서 보냈습니다', '에서 보낸 메일', '에서 발송'],
+  },
+  ar: {
+    attributionOpeners: ['في', 'فى'],
+    attributionVerbs: ['كتب', 'كتبت', 'كتب ما يلي'],
+    fields: { from: ['من', 'المرسل'], date: ['تاريخ الإرسال', 'التاريخ', 'أرسل', 'أُرسل'], to: ['إلى', 'الى'], cc: ['نسخة', 'نسخة إلى'], subject: ['الموضوع'] },
+    separators: ['الرسالة الأصلية', 'الرسالة المعاد توجيهها', 'رسالة محولة', 'بداية الرسالة المُعاد توجيهها', 'الرسالة المُعاد توجيهها'],
+    devicePrefixes: ['أرسلت من', 'أُرسلت من', 'مرسل من', 'تم الإرسال من', 'أرسل من'],
+    deviceSuffixes: [],
+  },
+  he: {
+    attributionOpeners: ['בתאריך', 'ב-'],
+    attributionVerbs: ['כתב', 'כתבה', 'כתב/ה'],
+    fields: { from: ['מאת'], date: ['נשלח', 'תאריך'], to: ['אל'], cc: ['עותק'], subject: ['נושא'] },
+    separators: ['הודעה מקורית', 'הודעה שהועברה', 'תחילת הודעה שהועברה', 'ההודעה המקורית'],
+    devicePrefixes: ['נשלח מ', 'נשלח מה', 'נשלח באמצעות'],
+    deviceSuffixes: [],
+  },
+};
+
+/** Devices and apps a suffix-matched device line must name (any language, matched as substrings). */
+export const DEVICE_WORDS = [
+  'iphone', 'ipad', 'ipod', 'android', 'outlook', 'samsung', 'galaxy', 'blackberry', 'mobile', 'smartphone', 'handy', 'telefon',
+  'phone', 'yahoo', 'gmail', 'mail', 'posta', 'proton', 'zoho', 'fastmail', 'typeapp', 'windows', 'huawei', 'xiaomi', 'pixel',
+  'tablet', 'app', '手机', '手機', 'スマートフォン', '携帯', '휴대폰', '갤럭시', '모바일', 'почт', 'телефон',
+];

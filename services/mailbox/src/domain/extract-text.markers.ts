@@ -1,0 +1,126 @@
+/**
+ * The table of extract-text.languages.ts compiled into line tests: header-block fields,
+ * "original message" separators, attributions and device signatures. Every test looks at
+ * one line (or 1-3 joined lines) of bounded length; the regexes are alternations of
+ * literals or single character classes, so none can backtrack over its input.
+ */
+import { DEVICE_WORDS, LANGUAGES } from './extract-text.languages';
+
+export type FieldKind = 'from' | 'date' | 'to' | 'cc' | 'subject';
+
+/** Lines longer than this are text, never a marker. */
+export const MAX_MARKER_LINE = 1_000;
+const MAX_ATTRIBUTION = 600;
+const MAX_DEVICE_LINE = 100;
+
+const norm = (s: string) => s.toLowerCase().replace(/[’`´]/g, "'").replace(/\s+/g, ' ').trim();
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const CJK = /[\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const byLength = (a: string, b: string) => b.length - a.length;
+const all = <K extends 'attributionOpeners' | 'attributionVerbs' | 'separators' | 'devicePrefixes' | 'deviceSuffixes'>(key: K) =>
+  [...new Set(Object.values(LANGUAGES).flatMap((l) => l[key].map(norm)))].sort(byLength);
+
+const FIELDS = new Map<string, FieldKind>();
+for (const lang of Object.values(LANGUAGES)) {
+  for (const [kind, names] of Object.entries(lang.fields) as [FieldKind, string[]][]) {
+    for (const name of names) if (!FIELDS.has(norm(name))) FIELDS.set(norm(name), kind);
+  }
+}
+const SEPARATORS = new Set(all('separators'));
+const DEVICE_PREFIXES = all('devicePrefixes');
+const DEVICE_SUFFIXES = all('deviceSuffixes');
+
+const verbs = all('attributionVerbs');
+const alt = (list: string[]) => list.map(escape).join('|');
+// Words of alphabetic scripts must stand alone ("wrote", not "overwrote"); CJK verbs cannot.
+const VERB_WORD = new RegExp(`(?<![\\p{L}\\p{M}])(?:${alt(verbs.filter((v) => !CJK.test(v)))})(?![\\p{L}\\p{M}])`, 'iu');
+const VERB_CJK = new RegExp(`(?:${alt(verbs.filter((v) => CJK.test(v)))})`, 'u');
+const VERB_AT_END = new RegExp(`(?:${alt(verbs)})$`, 'iu');
+const OPENER = new RegExp(`^(?:${alt(all('attributionOpeners'))})(?![\\p{L}\\p{M}])`, 'iu');
+
+const ADDRESS = /[^\s<>@]@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/u;
+const ENDS_WITH_ADDRESS = /(?:>|\]|@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+\)?)$/u;
+const TIME = /(?<!\d)\d{1,2}[:.]\d{2}(?!\d)/;
+const DATE = /(?<!\d)(?:19|20)\d{2}(?!\d)|(?<!\d)\d{1,2}[./-]\d{1,2}[./-]\d{2,4}(?!\d)/;
+const DECORATION = new Set([...' \t-_=*~#']);
+/** The line without leading and trailing runs of `-_=*~#` and blanks (a loop: no regex backtracks over the runs). */
+function undecorated(s: string): string {
+  let a = 0;
+  let b = s.length;
+  while (a < b && DECORATION.has(s[a]!)) a++;
+  while (b > a && DECORATION.has(s[b - 1]!)) b--;
+  return s.slice(a, b);
+}
+const LINK = /<(?:https?|mailto):[^>\s]{0,2000}>|\[(?:https?|mailto):[^\]\s]{0,2000}\]|\((?:https?|mailto):[^)\s]{0,2000}\)|\s(?:https?):\/\/\S{0,2000}$/g;
+
+/** The field of a header-block line ("From: a", "*De :* b", "发件人：c"), or null. */
+export function headerField(line: string): { kind: FieldKind; value: string } | null {
+  if (line.length > MAX_MARKER_LINE) return null;
+  const head = line.slice(0, 40);
+  const colon = head.search(/[:：]/);
+  if (colon < 1) return null;
+  const kind = FIELDS.get(norm(head.slice(0, colon).replace(/\*/g, '')));
+  return kind ? { kind, value: line.slice(colon + 1).replace(/^[\s*]+/, '') } : null;
+}
+
+/** "-----Original Message-----", "---------- Forwarded message ---------", "Begin forwarded message:", ... */
+export function isSeparator(line: string): boolean {
+  if (line.length > 200) return false;
+  const decorated = /^\s*[-_=*~#]{2,}/.test(line);
+  let core = undecorated(line);
+  const colon = /[:：]$/.test(core);
+  if (colon) core = core.slice(0, -1);
+  return (decorated || colon) && SEPARATORS.has(norm(core));
+}
+
+/** Whether a line starts as an attribution does ("On", "Le", "Am", "W dniu", ...). */
+export function startsWithOpener(line: string): boolean {
+  return OPENER.test(undecorated(line));
+}
+
+/** Whether the start of a line may open a wrapped attribution (its other lines come after). */
+export function mayOpenAttribution(line: string): boolean {
+  const s = undecorated(line);
+  return OPENER.test(s) || DATE.test(s) || TIME.test(s) || s.includes('<') || s.includes('@');
+}
+
+/**
+ * An attribution, on one line or on 2-3 joined ones: "On <date>, <name> wrote:" and its
+ * translations (the verb anywhere: "Am ... schrieb <name>:", "<name> kirjoitti <date>:"),
+ * "<name> <addr> wrote:", Zoho's "---- On ... wrote ----", and Gmail's verbless
+ * "<date> <name> <addr>:" (old English Gmail, Russian, Japanese, Hebrew). A verb needs an
+ * address, a time or an opening "On"-word beside it; a verbless one a date and an address.
+ */
+export function isAttribution(text: string): boolean {
+  if (text.length > MAX_ATTRIBUTION) return false;
+  const decorated = /^\s*[-_=*~#]{2,}/.test(text) && /[-_=*~#]{2}$/.test(text.trimEnd());
+  let s = undecorated(text);
+  const colon = /[:：]$/.test(s);
+  if (colon) s = s.slice(0, -1).trimEnd();
+  if (!s) return false;
+  const hasVerb = VERB_WORD.test(s) || VERB_CJK.test(s);
+  if (hasVerb) {
+    if (!colon && !decorated && !VERB_AT_END.test(s)) return false;
+    return ADDRESS.test(s) || TIME.test(s) || OPENER.test(s);
+  }
+  return colon && ENDS_WITH_ADDRESS.test(s) && (ADDRESS.test(s) || s.includes('<')) && (DATE.test(s) || TIME.test(s));
+}
+
+/**
+ * A device or app signature on its own line: "Sent from my iPhone", "Envoyé de mon iPad",
+ * "Von meinem iPhone gesendet", "iPhoneから送信", "Get Outlook for iOS<https://aka.ms/...>".
+ * At most 8 words after a link is taken off, with no sentence punctuation (", ; ! ? :"):
+ * "Sent from my desk, is much easier" is text.
+ */
+export function isDeviceLine(line: string): boolean {
+  if (line.length > MAX_DEVICE_LINE + 2_100) return false;
+  let s = norm(line.replace(LINK, ''));
+  if (!s || s.length > MAX_DEVICE_LINE) return false;
+  s = s.replace(/[.。!！]+$/, '');
+  if (s.split(' ').length > 8) return false;
+  for (const prefix of DEVICE_PREFIXES) {
+    if (s.length > prefix.length && s.startsWith(prefix)) return !/[,;!?:，；：]/.test(s.slice(prefix.length));
+  }
+  if (/[,;!?:，；：]/.test(s)) return false;
+  return DEVICE_SUFFIXES.some((suffix) => s.endsWith(suffix)) && DEVICE_WORDS.some((w) => s.includes(w));
+}
