@@ -106,6 +106,12 @@ export function isAttribution(text: string): boolean {
   return colon && ENDS_WITH_ADDRESS.test(s) && (ADDRESS.test(s) || s.includes('<')) && (DATE.test(s) || TIME.test(s));
 }
 
+/** "<name> writes:", "Bob a écrit :": a verb and a colon, without the address or time an attribution needs elsewhere. */
+export function isBareAttribution(line: string): boolean {
+  const s = line.trim();
+  return s.length <= 200 && /[:：]$/.test(s) && (VERB_WORD.test(s) || VERB_CJK.test(s));
+}
+
 /**
  * A device or app signature on its own line: "Sent from my iPhone", "Envoyé de mon iPad",
  * "Von meinem iPhone gesendet", "iPhoneから送信", "Get Outlook for iOS<https://aka.ms/...>".

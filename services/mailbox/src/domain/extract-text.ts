@@ -10,7 +10,7 @@
  * signatures and some quotes. Scores and the choice are in docs/decisions.md.
  */
 import { convert } from 'html-to-text';
-import { MAX_MARKER_LINE, headerField, isAttribution, isDeviceLine, isSeparator, mayOpenAttribution, startsWithOpener } from './extract-text.markers';
+import { MAX_MARKER_LINE, headerField, isAttribution, isBareAttribution, isDeviceLine, isSeparator, mayOpenAttribution, startsWithOpener } from './extract-text.markers';
 
 /** HTML as the text a reader sees: blockquotes become `> ` lines, links and images their visible text. */
 export function htmlToVisibleText(html: string): string {
@@ -95,6 +95,18 @@ function markerAt(lines: string[], i: number): number {
   return n;
 }
 
+/** Drops lines i-2..i when the first of them carries a date or time ("26.06.2014, 14:41, "A" <a@b>:"). */
+function dropDatedAttribution(lines: string[], drop: Uint8Array, i: number): void {
+  for (let k = 0; k < 3 && i - k >= 0; k++) {
+    const first = lines[i - k]!;
+    if (BLANK.test(first) || drop[i - k]) return;
+    if (DATEISH.test(first)) {
+      for (let d = i - k; d <= i; d++) drop[d] = 1;
+      return;
+    }
+  }
+}
+
 function nextNonBlank(lines: string[], i: number): number {
   while (i < lines.length && BLANK.test(lines[i]!)) i++;
   return i;
@@ -138,18 +150,12 @@ export function stripQuotes(lines: string[], keepSignature = false): string[] {
       continue;
     }
     // A generic attribution: up to 3 lines ending with ':' just above a `>` block, the first
-    // carrying a date or time ("26.06.2014, 14:41, "A" <a@b>:").
+    // carrying a date or time ("26.06.2014, 14:41, "A" <a@b>:"), or one with a verb ("Bob writes:").
     if (/[:：]\s*$/.test(line) && line.length <= MAX_MARKER_LINE) {
       const next = nextNonBlank(lines, i + 1);
       if (next < lines.length && isQuoted(lines[next]!)) {
-        for (let k = 0; k < 3 && i - k >= 0; k++) {
-          const first = lines[i - k]!;
-          if (BLANK.test(first) || drop[i - k]) break;
-          if (DATEISH.test(first)) {
-            for (let d = i - k; d <= i; d++) drop[d] = 1;
-            break;
-          }
-        }
+        if (isBareAttribution(line)) drop[i] = 1;
+        else dropDatedAttribution(lines, drop, i);
       }
     }
     seenText ||= !drop[i];

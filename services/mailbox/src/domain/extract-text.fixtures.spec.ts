@@ -1,0 +1,37 @@
+/**
+ * extracted_text on our own fixtures (services/mailbox/test/fixtures/extract/<lang>/<client>-<n>.in.txt
+ * and the expected .out.txt), written from what each mail client puts around a reply: its
+ * attribution line, header block, separator and device line, in every language of
+ * extract-text.languages.ts. Compared as the corpus spec does: LF endings, trailing
+ * whitespace per line removed, the whole trimmed.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { extractText } from './extract-text';
+import { LANGUAGES } from './extract-text.languages';
+
+const ROOT = path.resolve(__dirname, '..', '..', 'test', 'fixtures', 'extract');
+const N = (s: string) =>
+  s
+    .replace(/\r\n?/g, '\n')
+    .split('\n')
+    .map((l) => l.replace(/\s+$/u, ''))
+    .join('\n')
+    .trim();
+
+const cases = readdirSync(ROOT).flatMap((lang) =>
+  readdirSync(path.join(ROOT, lang))
+    .filter((f) => f.endsWith('.in.txt'))
+    .map((f) => ({ lang, name: `${lang}/${f.slice(0, -'.in.txt'.length)}`, file: path.join(ROOT, lang, f) })),
+);
+
+describe('extracted_text on the fixtures per language and client', () => {
+  it('has fixtures for every language of the table', () => {
+    for (const lang of Object.keys(LANGUAGES)) expect(cases.filter((c) => c.lang === lang).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it.each(cases)('$name', ({ file }) => {
+    const expected = readFileSync(file.replace(/\.in\.txt$/, '.out.txt'), 'utf8');
+    expect(N(extractText({ text: readFileSync(file, 'utf8') }))).toBe(N(expected));
+  });
+});
