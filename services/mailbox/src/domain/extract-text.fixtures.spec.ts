@@ -1,6 +1,6 @@
 /**
- * extracted_text on our own fixtures (services/mailbox/test/fixtures/extract/<lang>/<client>-<n>.in.txt
- * and the expected .out.txt), written from what each mail client puts around a reply: its
+ * extracted_text on our own fixtures (services/mailbox/test/fixtures/extract/<lang>/<client>-<n>.in.txt,
+ * or .in.html for a message with only an HTML part, and the expected .out.txt), written from what each mail client puts around a reply: its
  * attribution line, header block, separator and device line, in every language of
  * extract-text.languages.ts. Compared as the corpus spec does: LF endings, trailing
  * whitespace per line removed, the whole trimmed.
@@ -21,8 +21,8 @@ const N = (s: string) =>
 
 const cases = readdirSync(ROOT).flatMap((lang) =>
   readdirSync(path.join(ROOT, lang))
-    .filter((f) => f.endsWith('.in.txt'))
-    .map((f) => ({ lang, name: `${lang}/${f.slice(0, -'.in.txt'.length)}`, file: path.join(ROOT, lang, f) })),
+    .filter((f) => /\.in\.(txt|html)$/.test(f))
+    .map((f) => ({ lang, name: `${lang}/${f}`, file: path.join(ROOT, lang, f) })),
 );
 
 describe('extracted_text on the fixtures per language and client', () => {
@@ -31,7 +31,8 @@ describe('extracted_text on the fixtures per language and client', () => {
   });
 
   it.each(cases)('$name', ({ file }) => {
-    const expected = readFileSync(file.replace(/\.in\.txt$/, '.out.txt'), 'utf8');
-    expect(N(extractText({ text: readFileSync(file, 'utf8') }))).toBe(N(expected));
+    const expected = readFileSync(file.replace(/\.in\.(txt|html)$/, '.out.txt'), 'utf8');
+    const input = readFileSync(file, 'utf8');
+    expect(N(extractText(file.endsWith('.html') ? { html: input } : { text: input }))).toBe(N(expected));
   });
 });

@@ -115,18 +115,21 @@ export function isBareAttribution(line: string): boolean {
 /**
  * A device or app signature on its own line: "Sent from my iPhone", "Envoyé de mon iPad",
  * "Von meinem iPhone gesendet", "iPhoneから送信", "Get Outlook for iOS<https://aka.ms/...>".
- * At most 8 words after a link is taken off, with no sentence punctuation (", ; ! ? :"):
+ * At most 12 words after a link is taken off, with no sentence punctuation (", ; ! ? :"):
  * "Sent from my desk, is much easier" is text.
  */
 export function isDeviceLine(line: string): boolean {
   if (line.length > MAX_DEVICE_LINE + 2_100) return false;
-  let s = norm(line.replace(LINK, ''));
+  const s = norm(line.replace(LINK, ''));
   if (!s || s.length > MAX_DEVICE_LINE) return false;
-  s = s.replace(/[.。!！]+$/, '');
-  if (s.split(' ').length > 8) return false;
+  const bare = s.replace(/[.。!！]+$/, '');
+  if (bare.split(' ').length > 12) return false;
   for (const prefix of DEVICE_PREFIXES) {
-    if (s.length > prefix.length && s.startsWith(prefix)) return !/[,;!?:，；：]/.test(s.slice(prefix.length));
+    if (bare.length > prefix.length && bare.startsWith(prefix)) return !/[,;!?:，；：]/.test(bare.slice(prefix.length));
   }
-  if (/[,;!?:，；：]/.test(s)) return false;
-  return DEVICE_SUFFIXES.some((suffix) => s.endsWith(suffix)) && DEVICE_WORDS.some((w) => s.includes(w));
+  // Verb-last: a short line naming a device; a full stop only after CJK ("...에서 보냈습니다."), as
+  // "Ich habe es per Mail gesendet." is a sentence.
+  const suffixed = CJK.test(s) ? bare : s;
+  if (/[,;!?:，；：]/.test(suffixed) || suffixed.split(' ').length > 6) return false;
+  return DEVICE_SUFFIXES.some((suffix) => suffixed.endsWith(suffix)) && DEVICE_WORDS.some((w) => suffixed.includes(w));
 }

@@ -41,25 +41,38 @@ const SIG_DASH_NAME = /^(?:-\p{Lu}|-- ?\p{Lu})[\p{L}.'’ -]{0,40}$/u;
 const wordCount = (s: string) => s.trim().split(/\s+/).length;
 const isQuoted = (line: string) => QUOTED.test(line) && !(line.trimStart().startsWith('|') && TABLE_ROW.test(line));
 
-/** Lines of the header block starting at line i ("From:", "Sent:", "To:", "Subject:" in any listed language), or 0. */
+/**
+ * Lines of the header block starting at line i ("From:", "Sent:", "To:", "Subject:" in any
+ * listed language; single blank lines between fields, as HTML paragraphs leave them), or 0.
+ */
 function headerBlockAt(lines: string[], i: number): number {
   const first = headerField(lines[i]!);
   if (!first) return 0;
   let fields = 0;
   let hasFrom = false;
   let hasDate = false;
-  let j = i;
-  for (; j < lines.length && j < i + 10 && !BLANK.test(lines[j]!) && !isQuoted(lines[j]!); j++) {
+  let hasSubject = false;
+  let hasAddress = false;
+  let end = i;
+  for (let j = i; j < lines.length && j < i + 16 && !isQuoted(lines[j]!); j++) {
+    if (BLANK.test(lines[j]!)) {
+      if (j + 1 < lines.length && headerField(lines[j + 1]!)) continue;
+      break;
+    }
+    end = j + 1;
     const f = headerField(lines[j]!);
     if (!f) continue; // a wrapped To: or Subject: line
     fields++;
     hasFrom ||= f.kind === 'from';
     hasDate ||= f.kind === 'date';
+    hasSubject ||= f.kind === 'subject';
+    hasAddress ||= /@|mailto:/.test(f.value);
   }
-  // "From: Name <addr>" alone opens history; otherwise a From and another field, or three fields with a date.
+  // "From: Name <addr>" alone opens history; otherwise a From and another field with a date,
+  // a subject or an address ("From: sales / To: all staff" is a memo), or three fields with a date.
   const fromWithAddress = first.kind === 'from' && /@|mailto:/.test(first.value);
-  const ok = fromWithAddress || (hasFrom && fields >= 2) || (hasDate && fields >= 3);
-  return ok ? j - i : 0;
+  const ok = fromWithAddress || (hasFrom && fields >= 2 && (hasDate || hasSubject || hasAddress)) || (hasDate && fields >= 3);
+  return ok ? end - i : 0;
 }
 
 /** A line that may continue a wrapped attribution: not blank, not quoted, except the `>` that closes a wrapped `<address`. */
