@@ -26,9 +26,11 @@ for (const lang of Object.values(LANGUAGES)) {
     for (const name of names) if (!FIELDS.has(norm(name))) FIELDS.set(norm(name), kind);
   }
 }
+const MAX_FIELD_NAME = Math.max(...[...FIELDS.keys()].map((k) => k.length)) + 8; // room for `*` and spaces
 const SEPARATORS = new Set(all('separators'));
 const DEVICE_PREFIXES = all('devicePrefixes');
 const DEVICE_SUFFIXES = all('deviceSuffixes');
+const DEVICE_SUFFIX_LAST = new Set(DEVICE_SUFFIXES.map((p) => p[p.length - 1]!));
 
 const verbs = all('attributionVerbs');
 const alt = (list: string[]) => list.map(escape).join('|');
@@ -58,7 +60,7 @@ export function headerField(line: string): { kind: FieldKind; value: string } | 
   if (line.length > MAX_MARKER_LINE) return null;
   const head = line.slice(0, 40);
   const colon = head.search(/[:：]/);
-  if (colon < 1) return null;
+  if (colon < 1 || colon > MAX_FIELD_NAME) return null;
   const kind = FIELDS.get(norm(head.slice(0, colon).replace(/\*/g, '')));
   return kind ? { kind, value: line.slice(colon + 1).replace(/^[\s*]+/, '') } : null;
 }
@@ -67,6 +69,7 @@ export function headerField(line: string): { kind: FieldKind; value: string } | 
 export function isSeparator(line: string): boolean {
   if (line.length > 200) return false;
   const decorated = /^\s*[-_=*~#]{2,}/.test(line);
+  if (!decorated && !/[:：]\s*$/.test(line)) return false;
   let core = undecorated(line);
   const colon = /[:：]$/.test(core);
   if (colon) core = core.slice(0, -1);
@@ -119,7 +122,11 @@ export function isBareAttribution(line: string): boolean {
  * "Sent from my desk, is much easier" is text.
  */
 export function isDeviceLine(line: string): boolean {
-  if (line.length > MAX_DEVICE_LINE + 2_100) return false;
+  if (line.length > MAX_DEVICE_LINE + 2_100 || (line.length > MAX_DEVICE_LINE && !line.includes('http'))) return false;
+  // Most lines are ruled out by how they start and end, before any normalising.
+  const head = line.trimStart().slice(0, 24).toLowerCase();
+  const last = line.trimEnd().replace(/[.。]$/, '').slice(-1).toLowerCase();
+  if (!DEVICE_PREFIXES.some((p) => head.startsWith(p.slice(0, 4))) && !DEVICE_SUFFIX_LAST.has(last)) return false;
   const s = norm(line.replace(LINK, ''));
   if (!s || s.length > MAX_DEVICE_LINE) return false;
   const bare = s.replace(/[.。!！]+$/, '');

@@ -1,0 +1,202 @@
+/**
+ * The quoted-history half of extracted_text: which lines of a message are history (`>`
+ * blocks, attributions, header blocks, separators, what follows a device line) and which
+ * are new text. One pass over the lines; each rule looks at a window of at most 16 lines,
+ * and what a line is (blank, quoted, a header field) is computed once per line.
+ */
+import { type FieldKind, MAX_MARKER_LINE, headerField, isAttribution, isBareAttribution, isDeviceLine, isSeparator, mayOpenAttribution, startsWithOpener } from './extract-text.markers';
+
+/** `>` quotes, Supercite's `JD> ` and `|` quotes (a table row, closed by `|`, is not one). */
+const QUOTED = /^[ \t]*(?:>|\p{Lu}[\p{L}\p{N}]{0,3}>(?:[ >]|$)|\|(?![-:| ]*$))/u;
+const TABLE_ROW = /\|\s*$/;
+const BLANK = /^\s*$/;
+const RULE = /^\s*[-_=*~]{3,}\s*$/;
+const DATEISH = /\b\d{4}\b|\b\d{1,2}[:./-]\d{2}\b/;
+const ENDS_WITH_COLON = /[:：]\s*$/;
+const SENTENCE_END = /[.!?。！？]$/;
+const ADDRESSED = /@|mailto:/;
+const CLOSES_ADDRESS = /^\s*>\s*\S{0,12}\s*\S{0,12}$/;
+
+const isQuoted = (line: string) => QUOTED.test(line) && !(line.trimStart().startsWith('|') && TABLE_ROW.test(line));
+
+/** The lines of one message, with what each is, computed on first use. */
+class Scan {
+  readonly blank: Uint8Array;
+  readonly quoted: Uint8Array;
+  private readonly fields: ({ kind: FieldKind; value: string } | null | undefined)[];
+
+  constructor(readonly lines: string[]) {
+    this.blank = new Uint8Array(lines.length);
+    this.quoted = new Uint8Array(lines.length);
+    for (let i = 0; i < lines.length; i++) {
+      if (BLANK.test(lines[i]!)) this.blank[i] = 1;
+      else if (isQuoted(lines[i]!)) this.quoted[i] = 1;
+    }
+    this.fields = new Array(lines.length);
+  }
+
+  field(i: number) {
+    if (this.fields[i] === undefined) this.fields[i] = this.quoted[i] ? null : headerField(this.lines[i]!);
+    return this.fields[i];
+  }
+
+  nextNonBlank(i: number): number {
+    while (i < this.lines.length && this.blank[i]) i++;
+    return i;
+  }
+
+  /** Whether the next non-blank line after i is quoted. */
+  quoteFollows(i: number): boolean {
+    const next = this.nextNonBlank(i);
+    return next < this.lines.length && this.quoted[next] === 1;
+  }
+
+  /**
+   * Lines of the header block starting at line i ("From:", "Sent:", "To:", "Subject:" in any
+   * listed language; single blank lines between fields, as HTML paragraphs leave them), or 0.
+   */
+  headerBlockAt(i: number): number {
+    const first = this.field(i);
+    if (!first) return 0;
+    let fields = 0;
+    let hasFrom = false;
+    let hasDate = false;
+    let hasSubject = false;
+    let hasAddress = false;
+    let end = i;
+    for (let j = i; j < this.lines.length && j < i + 16 && !this.quoted[j]; j++) {
+      if (this.blank[j]) {
+        if (j + 1 < this.lines.length && this.field(j + 1)) continue;
+        break;
+      }
+      end = j + 1;
+      const f = this.field(j);
+      if (!f) continue; // a wrapped To: or Subject: line
+      fields++;
+      hasFrom ||= f.kind === 'from';
+      hasDate ||= f.kind === 'date';
+      hasSubject ||= f.kind === 'subject';
+      hasAddress ||= ADDRESSED.test(f.value);
+    }
+    // "From: Name <addr>" alone opens history; otherwise a From and another field with a date,
+    // a subject or an address ("From: sales / To: all staff" is a memo), or three fields with a date.
+    const fromWithAddress = first.kind === 'from' && ADDRESSED.test(first.value);
+    const ok = fromWithAddress || (hasFrom && fields >= 2 && (hasDate || hasSubject || hasAddress)) || (hasDate && fields >= 3);
+    return ok ? end - i : 0;
+  }
+
+  /** Length (1-3 lines) of an attribution starting at line i, or 0. */
+  attributionAt(i: number): number {
+    const lines = this.lines;
+    if (i >= lines.length || this.blank[i] || this.quoted[i] || lines[i]!.length > MAX_MARKER_LINE) return 0;
+    // Every attribution has an address, a date, a time or an "On"-word in its first line.
+    if (!mayOpenAttribution(lines[i]!)) return 0;
+    let joined = '';
+    for (let k = 0; k < 3 && i + k < lines.length; k++) {
+      const l = lines[i + k]!;
+      if (k > 0 && !this.continues(joined, i + k)) return 0;
+      joined += (k && !joined.endsWith('<') && !l.trimStart().startsWith('>') ? ' ' : '') + l.trim();
+      if (isAttribution(joined)) return k + 1;
+    }
+    return 0;
+  }
+
+  /** A line that may continue a wrapped attribution: not blank, not quoted, except the `>` that closes a wrapped `<address`. */
+  private continues(joined: string, j: number): boolean {
+    const line = this.lines[j]!;
+    if (this.blank[j] || line.length > MAX_MARKER_LINE) return false;
+    if (!this.quoted[j]) return true;
+    return CLOSES_ADDRESS.test(line) && joined.lastIndexOf('<') > joined.lastIndexOf('>');
+  }
+
+  /** Length of the history marker (separator, header block, attribution) at line i, or 0. */
+  markerAt(i: number): number {
+    const line = this.lines[i]!;
+    if (line.length > MAX_MARKER_LINE) return 0;
+    if (isSeparator(line)) return 1;
+    const header = this.headerBlockAt(i);
+    if (header) return header;
+    const n = this.attributionAt(i);
+    // A sentence above an attribution is not its first half: "... by 10:00.\nOn Mon ... wrote:"
+    // keeps the text line; "02.04.2012 14:20 <name> <\naddr> wrote:" is one attribution.
+    if (n > 1 && this.attributionAt(i + 1) && (SENTENCE_END.test(line.trim()) || startsWithOpener(this.lines[i + 1]!))) return 0;
+    return n;
+  }
+
+  /** Drops lines i-2..i when the first of them carries a date or time ("26.06.2014, 14:41, "A" <a@b>:"). */
+  dropDatedAttribution(drop: Uint8Array, i: number): void {
+    for (let k = 0; k < 3 && i - k >= 0; k++) {
+      if (this.blank[i - k] || drop[i - k]) return;
+      if (DATEISH.test(this.lines[i - k]!)) {
+        for (let d = i - k; d <= i; d++) drop[d] = 1;
+        return;
+      }
+    }
+  }
+}
+
+/**
+ * Removes quoted history; keeps new text written between or below quotes. A marker
+ * (attribution, header block, separator) above a quoted block is dropped with the block and
+ * the text after it is kept (bottom-posting, inline answers); a marker above unquoted text
+ * ends the new text. So does a device line ("Sent from my iPhone") below new text, which
+ * iOS and Outlook mobile put above unmarked history (kept when `keepSignature`).
+ */
+export function stripQuotes(lines: string[], keepSignature = false): string[] {
+  const scan = new Scan(lines);
+  const drop = new Uint8Array(lines.length);
+  let cut = lines.length; // from here on everything is history
+  let seenText = false;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (scan.quoted[i]) {
+      drop[i] = 1;
+      continue;
+    }
+    if (scan.blank[i]) continue;
+    const n = scan.markerAt(i);
+    if (n) {
+      if (scan.quoteFollows(i + n)) {
+        for (let k = i; k < i + n; k++) drop[k] = 1;
+        i += n - 1;
+        continue;
+      }
+      cut = i;
+      break;
+    }
+    if (isDeviceLine(line)) {
+      if (seenText) {
+        cut = keepSignature ? i + 1 : i;
+        break;
+      }
+      if (!keepSignature) drop[i] = 1;
+      continue;
+    }
+    // A generic attribution: up to 3 lines ending with ':' just above a `>` block, the first
+    // carrying a date or time ("26.06.2014, 14:41, "A" <a@b>:"), or one with a verb ("Bob writes:").
+    if (line.length <= MAX_MARKER_LINE && ENDS_WITH_COLON.test(line) && scan.quoteFollows(i + 1)) {
+      if (isBareAttribution(line)) drop[i] = 1;
+      else scan.dropDatedAttribution(drop, i);
+    }
+    seenText ||= !drop[i];
+  }
+  return keptText(lines, drop, cut);
+}
+
+/** The kept runs of lines before `cut`, each trimmed of blank edges and of a rule left above a cut, one blank line apart. */
+function keptText(lines: string[], drop: Uint8Array, cut: number): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < cut) {
+    while (i < cut && drop[i]) i++;
+    let a = i;
+    while (i < cut && !drop[i]) i++;
+    let b = i;
+    while (a < b && BLANK.test(lines[a]!)) a++;
+    while (b > a && (BLANK.test(lines[b - 1]!) || RULE.test(lines[b - 1]!))) b--;
+    if (a === b) continue;
+    if (out.length) out.push('');
+    for (let k = a; k < b; k++) out.push(lines[k]!);
+  }
+  return out;
+}
