@@ -17,7 +17,7 @@ const norm = (s: string) => s.toLowerCase().replace(/[’`´]/g, "'").replace(/\
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const CJK = /[\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const byLength = (a: string, b: string) => b.length - a.length;
-const all = <K extends 'attributionOpeners' | 'attributionVerbs' | 'separators' | 'devicePrefixes' | 'deviceSuffixes'>(key: K) =>
+const all = <K extends 'attributionOpeners' | 'attributionVerbs' | 'separators' | 'forwards' | 'forwardSubjects' | 'devicePrefixes' | 'deviceSuffixes'>(key: K) =>
   [...new Set(Object.values(LANGUAGES).flatMap((l) => l[key].map(norm)))].sort(byLength);
 
 const FIELDS = new Map<string, FieldKind>();
@@ -28,6 +28,8 @@ for (const lang of Object.values(LANGUAGES)) {
 }
 const MAX_FIELD_NAME = Math.max(...[...FIELDS.keys()].map((k) => k.length)) + 8; // room for `*` and spaces
 const SEPARATORS = new Set(all('separators'));
+const FORWARDS = new Set(all('forwards'));
+const FORWARD_SUBJECT = new RegExp(`^(?:${all('forwardSubjects').map(escape).join('|')})\\s*[:：]`, 'iu');
 const DEVICE_PREFIXES = all('devicePrefixes');
 const DEVICE_SUFFIXES = all('deviceSuffixes');
 const DEVICE_SUFFIX_LAST = new Set(DEVICE_SUFFIXES.map((p) => p[p.length - 1]!));
@@ -39,6 +41,7 @@ const VERB_WORD = new RegExp(`(?<![\\p{L}\\p{M}])(?:${alt(verbs.filter((v) => !C
 const VERB_CJK = new RegExp(`(?:${alt(verbs.filter((v) => CJK.test(v)))})`, 'u');
 const VERB_AT_END = new RegExp(`(?:${alt(verbs)})$`, 'iu');
 const OPENER = new RegExp(`^(?:${alt(all('attributionOpeners'))})(?![\\p{L}\\p{M}])`, 'iu');
+const OPENER_INSIDE = new RegExp(`(?<![\\p{L}\\p{M}])(?:${alt(all('attributionOpeners'))})(?![\\p{L}\\p{M}])`, 'giu');
 
 const ADDRESS = /[^\s<>@]@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/u;
 const ENDS_WITH_ADDRESS = /(?:>|\]|@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+\)?)$/u;
@@ -65,15 +68,23 @@ export function headerField(line: string): { kind: FieldKind; value: string } | 
   return kind ? { kind, value: line.slice(colon + 1).replace(/^[\s*]+/, '') } : null;
 }
 
-/** "-----Original Message-----", "---------- Forwarded message ---------", "Begin forwarded message:", ... */
-export function isSeparator(line: string): boolean {
-  if (line.length > 200) return false;
+/**
+ * "-----Original Message-----" and its translations ('original'), or "---------- Forwarded
+ * message ---------", "Begin forwarded message:" and theirs ('forward'), or null.
+ */
+export function separatorKind(line: string): 'original' | 'forward' | null {
+  if (line.length > 200) return null;
   const decorated = /^\s*[-_=*~#]{2,}/.test(line);
-  if (!decorated && !/[:：]\s*$/.test(line)) return false;
+  if (!decorated && !/[:：]\s*$/.test(line)) return null;
   let core = undecorated(line);
-  const colon = /[:：]$/.test(core);
-  if (colon) core = core.slice(0, -1);
-  return (decorated || colon) && SEPARATORS.has(norm(core));
+  if (/[:：]$/.test(core)) core = core.slice(0, -1);
+  const name = norm(core);
+  return SEPARATORS.has(name) ? 'original' : FORWARDS.has(name) ? 'forward' : null;
+}
+
+/** A subject that says its message is a forward ("FW: x", "WG: x", "TR: x"). */
+export function isForwardSubject(subject: string): boolean {
+  return FORWARD_SUBJECT.test(subject.trim());
 }
 
 /** Whether a line starts as an attribution does ("On", "Le", "Am", "W dniu", ...). */
@@ -107,6 +118,24 @@ export function isAttribution(text: string): boolean {
     return ADDRESS.test(s) || TIME.test(s) || OPENER.test(s);
   }
   return colon && ENDS_WITH_ADDRESS.test(s) && (ADDRESS.test(s) || s.includes('<')) && (DATE.test(s) || TIME.test(s));
+}
+
+/**
+ * Where an attribution starts inside a line that ends with it ("Thanks!On Mon, ... wrote:",
+ * a reply and the quote's attribution run together by an HTML converter), or -1. At most
+ * the first 5 "On"-words of the line are tried.
+ */
+export function attributionInside(line: string): number {
+  if (line.length > MAX_MARKER_LINE) return -1;
+  OPENER_INSIDE.lastIndex = 0;
+  for (let k = 0; k < 5; k++) {
+    const m = OPENER_INSIDE.exec(line);
+    if (!m) return -1;
+    const head = line.slice(0, m.index);
+    // "On Mon, Mar 20, 2017 at 10:00 AM, John <j@x> wrote:" is one attribution, not "... AM" + "AM, John ... wrote:".
+    if (m.index > 0 && head.trim() && !mayOpenAttribution(head) && isAttribution(line.slice(m.index))) return m.index;
+  }
+  return -1;
 }
 
 /** "<name> writes:", "Bob a écrit :": a verb and a colon, without the address or time an attribution needs elsewhere. */

@@ -4,7 +4,19 @@
  * are new text. One pass over the lines; each rule looks at a window of at most 16 lines,
  * and what a line is (blank, quoted, a header field) is computed once per line.
  */
-import { type FieldKind, MAX_MARKER_LINE, headerField, isAttribution, isBareAttribution, isDeviceLine, isSeparator, mayOpenAttribution, startsWithOpener } from './extract-text.markers';
+import {
+  type FieldKind,
+  MAX_MARKER_LINE,
+  attributionInside,
+  headerField,
+  isAttribution,
+  isBareAttribution,
+  isDeviceLine,
+  isForwardSubject,
+  mayOpenAttribution,
+  separatorKind,
+  startsWithOpener,
+} from './extract-text.markers';
 
 /** `>` quotes, Supercite's `JD> ` and `|` quotes (a table row, closed by `|`, is not one). */
 const QUOTED = /^[ \t]*(?:>|\p{Lu}[\p{L}\p{N}]{0,3}>(?:[ >]|$)|\|(?![-:| ]*$))/u;
@@ -16,6 +28,12 @@ const ENDS_WITH_COLON = /[:：]\s*$/;
 const SENTENCE_END = /[.!?。！？]$/;
 const ADDRESSED = /@|mailto:/;
 const CLOSES_ADDRESS = /^\s*>\s*\S{0,12}\s*\S{0,12}$/;
+
+/** A line ending inside `<http...`: a `>` opening the next line closes the link, it quotes nothing. */
+function opensLink(line: string): boolean {
+  const a = line.lastIndexOf('<');
+  return a >= 0 && a > line.lastIndexOf('>') && /^<(?:https?|mailto):/i.test(line.slice(a, a + 8));
+}
 
 const isQuoted = (line: string) => QUOTED.test(line) && !(line.trimStart().startsWith('|') && TABLE_ROW.test(line));
 
@@ -30,7 +48,7 @@ class Scan {
     this.quoted = new Uint8Array(lines.length);
     for (let i = 0; i < lines.length; i++) {
       if (BLANK.test(lines[i]!)) this.blank[i] = 1;
-      else if (isQuoted(lines[i]!)) this.quoted[i] = 1;
+      else if (isQuoted(lines[i]!) && !(i > 0 && !this.quoted[i - 1] && opensLink(lines[i - 1]!))) this.quoted[i] = 1;
     }
     this.fields = new Array(lines.length);
   }
@@ -109,18 +127,44 @@ class Scan {
     return CLOSES_ADDRESS.test(line) && joined.lastIndexOf('<') > joined.lastIndexOf('>');
   }
 
-  /** Length of the history marker (separator, header block, attribution) at line i, or 0. */
-  markerAt(i: number): number {
+  /** Whether the header block of `n` lines at line i has a forward's subject ("FW: ...", "WG: ..."). */
+  private forwardSubjectIn(i: number, n: number): boolean {
+    for (let j = i; j < i + n; j++) {
+      const f = this.field(j);
+      if (f?.kind === 'subject' && isForwardSubject(f.value)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * The history marker (separator, header block, attribution) at line i: its length in lines
+   * and whether it opens a forward (a forward separator, or a header block whose subject
+   * says so, with or without an "-----Original Message-----" above it), or null.
+   */
+  markerAt(i: number): { lines: number; forward: boolean } | null {
     const line = this.lines[i]!;
-    if (line.length > MAX_MARKER_LINE) return 0;
-    if (isSeparator(line)) return 1;
+    if (line.length > MAX_MARKER_LINE) return null;
+    const separator = separatorKind(line);
+    if (separator === 'forward') return { lines: 1, forward: true };
+    if (separator === 'original') {
+      const next = this.nextNonBlank(i + 1);
+      const header = next < this.lines.length ? this.headerBlockAt(next) : 0;
+      return { lines: 1, forward: header > 0 && this.forwardSubjectIn(next, header) };
+    }
     const header = this.headerBlockAt(i);
-    if (header) return header;
+    if (header) return { lines: header, forward: this.forwardSubjectIn(i, header) };
     const n = this.attributionAt(i);
     // A sentence above an attribution is not its first half: "... by 10:00.\nOn Mon ... wrote:"
     // keeps the text line; "02.04.2012 14:20 <name> <\naddr> wrote:" is one attribution.
-    if (n > 1 && this.attributionAt(i + 1) && (SENTENCE_END.test(line.trim()) || startsWithOpener(this.lines[i + 1]!))) return 0;
-    return n;
+    if (n === 0 || (n > 1 && this.attributionAt(i + 1) && (SENTENCE_END.test(line.trim()) || startsWithOpener(this.lines[i + 1]!)))) return null;
+    return { lines: n, forward: false };
+  }
+
+  /** Whether the first line after i that is not blank or a rule opens a forward. */
+  forwardFollows(i: number): boolean {
+    let j = this.nextNonBlank(i);
+    while (j < this.lines.length && RULE.test(this.lines[j]!)) j = this.nextNonBlank(j + 1);
+    return j < this.lines.length && this.markerAt(j)?.forward === true;
   }
 
   /** Drops lines i-2..i when the first of them carries a date or time ("26.06.2014, 14:41, "A" <a@b>:"). */
@@ -136,16 +180,22 @@ class Scan {
 }
 
 /**
- * Removes quoted history; keeps new text written between or below quotes. A marker
- * (attribution, header block, separator) above a quoted block is dropped with the block and
- * the text after it is kept (bottom-posting, inline answers); a marker above unquoted text
- * ends the new text. So does a device line ("Sent from my iPhone") below new text, which
- * iOS and Outlook mobile put above unmarked history (kept when `keepSignature`).
+ * Splits a message into its new text, without quoted history, and the forwarded message it
+ * carries, if any. A marker (attribution, header block, separator) above a quoted block is
+ * dropped with the block and the text after it is kept (bottom-posting, inline answers); a
+ * marker above unquoted text ends the new text. So does a device line ("Sent from my
+ * iPhone") below new text, which iOS and Outlook mobile put above unmarked history (kept
+ * when `keepSignature`). A forward's marker ("---------- Forwarded message ---------",
+ * "Begin forwarded message:", a header block with "Subject: FW: ...") ends the new text too,
+ * but what follows it is new to the reader: it is returned whole as `forward`. An
+ * attribution run onto the end of a line of new text is cut off it.
  */
-export function stripQuotes(lines: string[], keepSignature = false): string[] {
+export function stripQuotes(input: string[], keepSignature = false): { reply: string[]; forward: string[] } {
+  const lines = input.slice(); // a line may lose an attribution run onto its end
   const scan = new Scan(lines);
   const drop = new Uint8Array(lines.length);
-  let cut = lines.length; // from here on everything is history
+  let cut = lines.length; // from here on everything is history, or the forward
+  let forward = false;
   let seenText = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -154,18 +204,27 @@ export function stripQuotes(lines: string[], keepSignature = false): string[] {
       continue;
     }
     if (scan.blank[i]) continue;
-    const n = scan.markerAt(i);
-    if (n) {
-      if (scan.quoteFollows(i + n)) {
-        for (let k = i; k < i + n; k++) drop[k] = 1;
-        i += n - 1;
+    const inside = ENDS_WITH_COLON.test(line) ? attributionInside(line) : -1;
+    if (inside > 0) {
+      lines[i] = line.slice(0, inside).trimEnd();
+      seenText = true;
+      if (scan.quoteFollows(i + 1)) continue;
+      cut = i + 1;
+      break;
+    }
+    const marker = scan.markerAt(i);
+    if (marker) {
+      if (!marker.forward && scan.quoteFollows(i + marker.lines)) {
+        for (let k = i; k < i + marker.lines; k++) drop[k] = 1;
+        i += marker.lines - 1;
         continue;
       }
       cut = i;
+      forward = marker.forward;
       break;
     }
     if (isDeviceLine(line)) {
-      if (seenText) {
+      if (seenText && !scan.forwardFollows(i + 1)) {
         cut = keepSignature ? i + 1 : i;
         break;
       }
@@ -180,13 +239,13 @@ export function stripQuotes(lines: string[], keepSignature = false): string[] {
     }
     seenText ||= !drop[i];
   }
-  return keptText(lines, drop, cut);
+  return { reply: keptText(lines, drop, cut), forward: forward ? keptText(lines, new Uint8Array(lines.length), lines.length, cut) : [] };
 }
 
-/** The kept runs of lines before `cut`, each trimmed of blank edges and of a rule left above a cut, one blank line apart. */
-function keptText(lines: string[], drop: Uint8Array, cut: number): string[] {
+/** The kept runs of lines from `from` to `cut`, each trimmed of blank edges and of a rule left above a cut, one blank line apart. */
+function keptText(lines: string[], drop: Uint8Array, cut: number, from = 0): string[] {
   const out: string[] = [];
-  let i = 0;
+  let i = from;
   while (i < cut) {
     while (i < cut && drop[i]) i++;
     let a = i;

@@ -79,7 +79,8 @@ export function extractText(input: { text?: string | null; html?: string | null 
     lines = lines.filter((l, i) => !(l === '' && i > 0 && lines[i - 1] === ''));
   }
   lines = lines.map((l) => (GMAIL_MARK.test(l) ? '' : l));
-  lines = stripQuotes(lines, opts.stripSignature === false);
-  if (opts.stripSignature !== false) lines = stripSignature(lines);
+  const { reply, forward } = stripQuotes(lines, opts.stripSignature === false);
+  lines = opts.stripSignature === false ? reply : stripSignature(reply);
+  if (forward.length) lines = lines.length ? [...lines, '', ...forward] : forward;
   return lines.join('\n').trim();
 }
