@@ -32,6 +32,8 @@ const FORWARDS = new Set(all('forwards'));
 const FORWARD_SUBJECT = new RegExp(`^(?:${all('forwardSubjects').map(escape).join('|')})\\s*[:：]`, 'iu');
 const DEVICE_PREFIXES = all('devicePrefixes');
 const DEVICE_SUFFIXES = all('deviceSuffixes');
+const DEVICE_HEADS = new Map<string, string[]>();
+for (const p of DEVICE_PREFIXES) DEVICE_HEADS.set(p[0]!, [...new Set([...(DEVICE_HEADS.get(p[0]!) ?? []), p.slice(0, 4)])]);
 const DEVICE_SUFFIX_LAST = new Set(DEVICE_SUFFIXES.map((p) => p[p.length - 1]!));
 
 const verbs = all('attributionVerbs');
@@ -43,6 +45,7 @@ const VERB_AT_END = new RegExp(`(?:${alt(verbs)})$`, 'iu');
 const OPENER = new RegExp(`^(?:${alt(all('attributionOpeners'))})(?![\\p{L}\\p{M}])`, 'iu');
 const OPENER_INSIDE = new RegExp(`(?<![\\p{L}\\p{M}])(?:${alt(all('attributionOpeners'))})(?![\\p{L}\\p{M}])`, 'giu');
 
+const LETTER_AT_END = /[\p{L}\p{M})]$/u;
 const ADDRESS = /[^\s<>@]@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/u;
 const ENDS_WITH_ADDRESS = /(?:>|\]|@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+\)?)$/u;
 const TIME = /(?<!\d)\d{1,2}[:.]\d{2}(?!\d)/;
@@ -112,11 +115,13 @@ export function isAttribution(text: string): boolean {
   const colon = /[:：]$/.test(s);
   if (colon) s = s.slice(0, -1).trimEnd();
   if (!s) return false;
-  const hasVerb = VERB_WORD.test(s) || VERB_CJK.test(s);
-  if (hasVerb) {
-    if (!colon && !decorated && !VERB_AT_END.test(s)) return false;
-    return ADDRESS.test(s) || TIME.test(s) || OPENER.test(s);
+  const nearby = () => ADDRESS.test(s) || TIME.test(s) || OPENER.test(s);
+  if (!colon && !decorated) {
+    // Without a colon it must end with its verb ("... John Smith <j@x> wrote").
+    const tail = s.slice(-40);
+    return LETTER_AT_END.test(tail) && VERB_AT_END.test(tail) && (VERB_WORD.test(tail) || VERB_CJK.test(tail)) && nearby();
   }
+  if (VERB_WORD.test(s) || VERB_CJK.test(s)) return nearby();
   return colon && ENDS_WITH_ADDRESS.test(s) && (ADDRESS.test(s) || s.includes('<')) && (DATE.test(s) || TIME.test(s));
 }
 
@@ -153,9 +158,9 @@ export function isBareAttribution(line: string): boolean {
 export function isDeviceLine(line: string): boolean {
   if (line.length > MAX_DEVICE_LINE + 2_100 || (line.length > MAX_DEVICE_LINE && !line.includes('http'))) return false;
   // Most lines are ruled out by how they start and end, before any normalising.
-  const head = line.trimStart().slice(0, 24).toLowerCase();
+  const head = line.trimStart().slice(0, 4).toLowerCase();
   const last = line.trimEnd().replace(/[.。]$/, '').slice(-1).toLowerCase();
-  if (!DEVICE_PREFIXES.some((p) => head.startsWith(p.slice(0, 4))) && !DEVICE_SUFFIX_LAST.has(last)) return false;
+  if (!DEVICE_HEADS.get(head.charAt(0))?.some((h) => head.startsWith(h)) && !DEVICE_SUFFIX_LAST.has(last)) return false;
   const s = norm(line.replace(LINK, ''));
   if (!s || s.length > MAX_DEVICE_LINE) return false;
   const bare = s.replace(/[.。!！]+$/, '');

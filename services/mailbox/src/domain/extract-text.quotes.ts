@@ -24,10 +24,14 @@ const TABLE_ROW = /\|\s*$/;
 const BLANK = /^\s*$/;
 const RULE = /^\s*[-_=*~]{3,}\s*$/;
 const DATEISH = /\b\d{4}\b|\b\d{1,2}[:./-]\d{2}\b/;
-const ENDS_WITH_COLON = /[:：]\s*$/;
 const SENTENCE_END = /[.!?。！？]$/;
 const ADDRESSED = /@|mailto:/;
 const CLOSES_ADDRESS = /^\s*>\s*\S{0,12}\s*\S{0,12}$/;
+
+function endsWithColon(line: string): boolean {
+  const t = line.trimEnd();
+  return t.endsWith(':') || t.endsWith('：');
+}
 
 /** A line ending inside `<http...`: a `>` opening the next line closes the link, it quotes nothing. */
 function opensLink(line: string): boolean {
@@ -204,7 +208,7 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
       continue;
     }
     if (scan.blank[i]) continue;
-    const inside = ENDS_WITH_COLON.test(line) ? attributionInside(line) : -1;
+    const inside = endsWithColon(line) ? attributionInside(line) : -1;
     if (inside > 0) {
       lines[i] = line.slice(0, inside).trimEnd();
       seenText = true;
@@ -233,7 +237,7 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
     }
     // A generic attribution: up to 3 lines ending with ':' just above a `>` block, the first
     // carrying a date or time ("26.06.2014, 14:41, "A" <a@b>:"), or one with a verb ("Bob writes:").
-    if (line.length <= MAX_MARKER_LINE && ENDS_WITH_COLON.test(line) && scan.quoteFollows(i + 1)) {
+    if (line.length <= MAX_MARKER_LINE && endsWithColon(line) && scan.quoteFollows(i + 1)) {
       if (isBareAttribution(line)) drop[i] = 1;
       else scan.dropDatedAttribution(drop, i);
     }

@@ -78,7 +78,7 @@ export function extractText(input: { text?: string | null; html?: string | null 
     // Converters emit runs of empty paragraphs: keep at most one blank line.
     lines = lines.filter((l, i) => !(l === '' && i > 0 && lines[i - 1] === ''));
   }
-  lines = lines.map((l) => (GMAIL_MARK.test(l) ? '' : l));
+  if (source.includes('\u1427')) lines = lines.map((l) => (GMAIL_MARK.test(l) ? '' : l));
   const { reply, forward } = stripQuotes(lines, opts.stripSignature === false);
   lines = opts.stripSignature === false ? reply : stripSignature(reply);
   if (forward.length) lines = lines.length ? [...lines, '', ...forward] : forward;
