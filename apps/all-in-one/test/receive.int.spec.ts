@@ -232,6 +232,28 @@ describe('receiving', () => {
     expect(threads).toHaveLength(1);
   });
 
+  it('gives the HTML part without its quoted history, sanitized, as extracted_html (not in message.received)', async () => {
+    const inbox = await newInbox('htmlreply');
+    await transport().sendMail({
+      from: 'Ada <ada@sender.test>',
+      to: inbox.address,
+      subject: 'Re: Lunch',
+      messageId: '<html-reply@sender.test>',
+      text: 'Yes, noon works.\n\nOn Mon, Nov 23, 2026 at 9:00 AM Support <support@agents.test> wrote:\n> Lunch at noon?',
+      html:
+        '<div dir="ltr">Yes, <b>noon</b> works.<img src="https://tracker.test/p.gif"><script>alert(1)</script></div>' +
+        '<div class="gmail_quote"><div class="gmail_attr">On Mon, Nov 23, 2026 at 9:00 AM Support &lt;support@agents.test&gt; wrote:</div>' +
+        '<blockquote class="gmail_quote">Lunch at noon?</blockquote></div>',
+    });
+    const [listed] = await messagesOf(inbox.inbox_id, 1);
+    const message = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages/${listed.message_id}`)).body;
+    expect(message.extracted_text).toBe('Yes, noon works.');
+    expect(message.extracted_html).toBe('<div dir="ltr">Yes, <b>noon</b> works.</div>');
+    expect(message.html_body).toContain('Lunch at noon?');
+    const event = await tap.waitFor((e) => e.type === 'message.received' && e.data.message_id === message.message_id);
+    expect(Object.keys(event.data)).not.toContain('extracted_html');
+  });
+
   it('starts a new thread when the subject changed, even with In-Reply-To', async () => {
     const inbox = await newInbox();
     await transport().sendMail({ from: 'ada@sender.test', to: inbox.address, subject: 'Topic A', text: 'a', messageId: '<a1@sender.test>' });

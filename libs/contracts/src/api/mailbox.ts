@@ -93,6 +93,8 @@ export const message = z.object({
   subject: z.string(),
   /** The new text without quoted history and signature; absent when it could not be computed. */
   extracted_text: z.string().optional(),
+  /** The HTML part without quoted history, sanitized; absent without an HTML part. Not in message.received. */
+  extracted_html: z.string().optional(),
   text_body: z.string(),
   html_body: z.string(),
   labels: z.array(z.string()),

@@ -50,6 +50,7 @@ export function withoutNul(parsed: ParsedMail): ParsedMail {
     text: clean(parsed.text),
     html: clean(parsed.html),
     extracted_text: cleanNullable(parsed.extracted_text),
+    extracted_html: cleanNullable(parsed.extracted_html),
     attachments: parsed.attachments.map((a) => ({ ...a, filename: cleanNullable(a.filename), content_type: clean(a.content_type), content_id: cleanNullable(a.content_id), disposition: cleanNullable(a.disposition) })),
   };
 }
@@ -205,6 +206,7 @@ export class InboundStore {
           text_body: parsed.text,
           html_body: parsed.html,
           extracted_text: parsed.extracted_text,
+          extracted_html: parsed.extracted_html,
           has_attachments: parsed.attachments.length > 0,
           auth: JSON.stringify(item.auth),
           spam: JSON.stringify(item.spam),

@@ -42,6 +42,7 @@ function toMessage(row: MessageRow, labels: string[], attachments: AttachmentRow
     cc_addresses: row.cc_addresses,
     subject: row.subject,
     ...(row.extracted_text === null ? {} : { extracted_text: row.extracted_text }),
+    ...(row.extracted_html === null ? {} : { extracted_html: row.extracted_html }),
     text_body: row.text_body,
     html_body: row.html_body,
     labels,

@@ -13,6 +13,7 @@ import { detectMimeType } from 'nodemailer/lib/mime-funcs';
 import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
 import type { AttachmentRow, MessageRepository, MessageRow, NewMessage } from '../repo/message.repository';
 import type { EventSink } from './ports';
+import { extractHtml } from './extract-html';
 import { preview } from './messages';
 import { normalizeSubject } from './threading';
 
@@ -255,6 +256,7 @@ export class Sending {
         text_body: d.text,
         html_body: d.html ?? '',
         extracted_text: d.text,
+        extracted_html: d.html ? extractHtml(d.html) : null,
         has_attachments: attachments.length > 0,
         auth: JSON.stringify({ spf: { result: 'none' }, dkim: { result: 'none' }, dmarc: { result: 'none' }, arc: { result: 'none' } }),
         spam: JSON.stringify({ score: null, verdict: 'unscanned' }),

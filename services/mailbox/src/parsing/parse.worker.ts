@@ -4,6 +4,7 @@
  * exhaust this worker, which the pool kills at the task's deadline.
  */
 import { simpleParser, type AddressObject, type ParsedMail as MailparserMail } from 'mailparser';
+import { extractHtml } from '../domain/extract-html';
 import { extractText } from '../domain/extract-text';
 import { decodeFlowedParts } from './flowed';
 import type { ParsedAddress, ParsedMail } from './parsed-mail';
@@ -60,6 +61,12 @@ export default async function parse(task: ParseTask): Promise<ParsedMail> {
   } catch {
     extracted = null;
   }
+  let extractedHtml: string | null = null;
+  try {
+    extractedHtml = html ? extractHtml(html) : null;
+  } catch {
+    extractedHtml = null;
+  }
   const from = addresses(mail.from)[0] ?? null;
   return {
     subject: mail.subject ?? '',
@@ -73,6 +80,7 @@ export default async function parse(task: ParseTask): Promise<ParsedMail> {
     text,
     html,
     extracted_text: extracted,
+    extracted_html: extractedHtml,
     attachments: task.headersOnly
       ? []
       : mail.attachments.map((a) => ({

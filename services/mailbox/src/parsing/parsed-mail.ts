@@ -26,6 +26,8 @@ export interface ParsedMail {
   text: string;
   html: string;
   extracted_text: string | null;
+  /** The HTML part without quoted history, sanitized; null without an HTML part or when it could not be computed. */
+  extracted_html: string | null;
   attachments: ParsedAttachment[];
   /** Why only part of the message could be read; null when fully parsed. */
   error: string | null;

@@ -26,7 +26,7 @@ function workerFile(): string {
 }
 
 export function emptyParse(error: string): ParsedMail {
-  return { subject: '', message_id: null, in_reply_to: null, references: [], from: null, reply_to: [], to: [], cc: [], text: '', html: '', extracted_text: null, attachments: [], error };
+  return { subject: '', message_id: null, in_reply_to: null, references: [], from: null, reply_to: [], to: [], cc: [], text: '', html: '', extracted_text: null, extracted_html: null, attachments: [], error };
 }
 
 export class MailParser {

@@ -103,16 +103,16 @@ export class MessageRepository {
       with x as (
         select * from jsonb_to_recordset(${JSON.stringify(messages, textOnly)}::jsonb) as x(id text, org_id text, env_id text, inbox_id text, thread_id text,
           direction text, raw_id text, raw_size int, message_id_header text, in_reply_to text, "references" text[], from_address text, from_name text,
-          reply_to text[], to_addresses text[], cc_addresses text[], subject text, text_body text, html_body text, extracted_text text,
+          reply_to text[], to_addresses text[], cc_addresses text[], subject text, text_body text, html_body text, extracted_text text, extracted_html text,
           has_attachments boolean, auth text, spam text, mail_from text, parse_error text, received_at timestamptz,
           preview text, new_thread boolean, thread_subject text, normalized_subject text, pos int)
       ),
       m as (
         insert into messages (id, org_id, env_id, inbox_id, thread_id, direction, raw_id, raw_size, message_id_header, in_reply_to, "references",
-          from_address, from_name, reply_to, to_addresses, cc_addresses, subject, text_body, html_body, extracted_text, has_attachments,
+          from_address, from_name, reply_to, to_addresses, cc_addresses, subject, text_body, html_body, extracted_text, extracted_html, has_attachments,
           auth, spam, mail_from, parse_error, received_at, created_at)
         select id, org_id, env_id, inbox_id, thread_id, direction, raw_id, raw_size, message_id_header, in_reply_to, "references",
-          from_address, from_name, reply_to, to_addresses, cc_addresses, subject, text_body, html_body, extracted_text, has_attachments,
+          from_address, from_name, reply_to, to_addresses, cc_addresses, subject, text_body, html_body, extracted_text, extracted_html, has_attachments,
           auth::jsonb, spam::jsonb, mail_from, parse_error, received_at, ${now}
         from x order by pos
         on conflict (inbox_id, raw_id) do nothing

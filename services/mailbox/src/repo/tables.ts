@@ -53,6 +53,7 @@ export interface MessageTable {
   text_body: string;
   html_body: string;
   extracted_text: string | null;
+  extracted_html: string | null;
   has_attachments: boolean;
   auth: Json<AuthResults>;
   spam: Json<SpamResult>;

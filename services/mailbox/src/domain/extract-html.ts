@@ -1,0 +1,101 @@
+/**
+ * extracted_html: the HTML part without its quoted history, sanitized. History is what the
+ * clients mark as such: Gmail's `gmail_quote`, Apple Mail's and Thunderbird's
+ * `<blockquote type="cite">` (with Thunderbird's `moz-cite-prefix` attribution), Yahoo's
+ * `yahoo_quoted`, Proton's `protonmail_quote`, Zoho's `zmail_extra`, and Outlook's reply
+ * header (`divRplyFwdMsg`, `appendonsend`, the `border-top` header div of Outlook desktop),
+ * after which everything is history. A forward's block ("---------- Forwarded message
+ * ---------") is kept, as extracted_text keeps it. The cut is made on the source by the
+ * parser's offsets (no tree is serialized again: nesting depth costs nothing), then
+ * sanitize-html keeps a safe subset: no scripts, styles or event handlers, and no attribute
+ * that loads anything by itself (images keep only `cid:` and `data:` sources).
+ */
+import { type ChildNode, Element, Text } from 'domhandler';
+import { parseDocument } from 'htmlparser2';
+import sanitizeHtml from 'sanitize-html';
+import { separatorKind } from './extract-text.markers';
+
+const QUOTE_CLASSES = new Set(['gmail_quote', 'gmail_quote_container', 'yahoo_quoted', 'moz-cite-prefix', 'protonmail_quote', 'zmail_extra']);
+const HISTORY_IDS = /(?:^|_)(?:divRplyFwdMsg|appendonsend)$/;
+const OUTLOOK_HEADER_DIV = /border-top:\s*solid\s*#(?:e1e1e1|b5c4df)/i;
+
+const SANITIZE: sanitizeHtml.IOptions = {
+  allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'font', 'center'],
+  allowedAttributes: {
+    a: ['href', 'name', 'title', 'rel', 'target'],
+    img: ['src', 'alt', 'title', 'width', 'height'],
+    td: ['colspan', 'rowspan', 'align', 'valign'],
+    th: ['colspan', 'rowspan', 'align', 'valign'],
+    '*': ['dir', 'lang'],
+  },
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowedSchemesByTag: { img: ['cid', 'data'] },
+  allowProtocolRelative: false,
+  transformTags: { a: sanitizeHtml.simpleTransform('a', { rel: 'noopener noreferrer nofollow', target: '_blank' }) },
+  // An image whose remote source was taken off shows nothing: drop it.
+  exclusiveFilter: (frame) => frame.tag === 'img' && !frame.attribs.src,
+};
+
+function classes(el: Element): string[] {
+  return (el.attribs.class ?? '').split(/\s+/);
+}
+
+/** Whether the block's text opens with a forward's separator (kept, as extracted_text keeps forwards). */
+function isForward(el: Element): boolean {
+  // Its first piece of text, found without recursion (quotes nest deep).
+  const stack: ChildNode[] = [el];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (node instanceof Text && node.data.trim()) return separatorKind(node.data.trim()) === 'forward'; // entities decoded by the parser
+    if (node instanceof Element) for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+  return false;
+}
+
+/** A block of quoted history, removed alone. */
+function isQuoteBlock(el: Element): boolean {
+  if (el.name === 'blockquote' && el.attribs.type?.toLowerCase() === 'cite') return true;
+  return classes(el).some((c) => QUOTE_CLASSES.has(c));
+}
+
+/** Where Outlook's history starts: this element and everything after it go. */
+function startsHistory(el: Element): boolean {
+  if (HISTORY_IDS.test(el.attribs.id ?? '')) return true;
+  return el.name === 'div' && OUTLOOK_HEADER_DIV.test(el.attribs.style ?? '');
+}
+
+/** [start, end) ranges of the source that are quoted history. */
+function historyRanges(html: string): [number, number][] {
+  const doc = parseDocument(html, { withStartIndices: true, withEndIndices: true });
+  const ranges: [number, number][] = [];
+  const stack: ChildNode[] = [...doc.children].reverse();
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (!(node instanceof Element)) continue;
+    const start = node.startIndex ?? 0;
+    if (startsHistory(node)) {
+      // An <hr> right above Outlook web's reply header is its separator.
+      const prev = node.prev instanceof Element ? node.prev : node.prev?.prev instanceof Element ? node.prev.prev : null;
+      ranges.push([prev?.name === 'hr' ? (prev.startIndex ?? start) : start, html.length]);
+      break;
+    }
+    if (isQuoteBlock(node) && !isForward(node)) {
+      ranges.push([start, (node.endIndex ?? start) + 1]);
+      continue;
+    }
+    for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
+  }
+  return ranges;
+}
+
+export function extractHtml(html: string): string {
+  let kept = '';
+  let at = 0;
+  for (const [start, end] of historyRanges(html)) {
+    if (start < at) continue;
+    kept += html.slice(at, start);
+    at = end;
+  }
+  kept += html.slice(at);
+  return sanitizeHtml(kept, SANITIZE).trim();
+}
