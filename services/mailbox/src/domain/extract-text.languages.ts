@@ -36,7 +36,7 @@ export interface LanguageMarkers {
 export const LANGUAGES: Record<string, LanguageMarkers> = {
   en: {
     attributionOpeners: ['on'],
-    attributionVerbs: ['wrote', 'writes', 'has written'],
+    attributionVerbs: ['wrote', 'writes', 'has written', 'quoting'],
     fields: { from: ['from'], date: ['sent', 'date'], to: ['to', 'reply-to'], cc: ['cc', 'bcc'], subject: ['subject'] },
     separators: ['original message', 'reply message', 'original email'],
     forwards: ['forwarded message', 'begin forwarded message', 'forwarded email'],
@@ -46,17 +46,17 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   de: {
     attributionOpeners: ['am'],
-    attributionVerbs: ['schrieb', 'hat geschrieben'],
+    attributionVerbs: ['schrieb', 'hat geschrieben', 'zitat von'],
     fields: { from: ['von'], date: ['gesendet', 'datum', 'gesendet am'], to: ['an', 'antwort an'], cc: ['cc', 'kopie', 'bcc'], subject: ['betreff'] },
     separators: ['ursprüngliche nachricht', 'originalnachricht', 'ursprüngliche e-mail'],
     forwards: ['weitergeleitete nachricht', 'anfang der weitergeleiteten nachricht'],
     forwardSubjects: ['wg', 'fw', 'fwd'],
-    devicePrefixes: ['von meinem', 'gesendet von', 'gesendet mit', 'gesendet vom', 'outlook für'],
+    devicePrefixes: ['von meinem', 'von meiner', 'gesendet von', 'gesendet mit', 'gesendet vom', 'outlook für'],
     deviceSuffixes: ['gesendet', 'herunterladen'],
   },
   fr: {
     attributionOpeners: ['le'],
-    attributionVerbs: ['a écrit', 'écrit', 'a ecrit'],
+    attributionVerbs: ['a écrit', 'écrit', 'a ecrit', 'citation'],
     fields: { from: ['de', 'expéditeur'], date: ['envoyé', 'envoyé le', 'date', "date d'envoi"], to: ['à', 'a', 'destinataire', 'répondre à'], cc: ['cc', 'cci'], subject: ['objet', 'sujet'] },
     separators: ["message d'origine", 'message original', 'courriel original'],
     forwards: ['message transféré', 'début du message réexpédié', 'début du message transféré', 'message réexpédié'],
@@ -66,7 +66,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   es: {
     attributionOpeners: ['el'],
-    attributionVerbs: ['escribió', 'escribio', 'ha escrito'],
+    attributionVerbs: ['escribió', 'escribio', 'ha escrito', 'citando a'],
     fields: { from: ['de', 'remitente'], date: ['enviado', 'enviado el', 'fecha'], to: ['para', 'a', 'destinatario'], cc: ['cc', 'cco'], subject: ['asunto'] },
     separators: ['mensaje original', 'correo original'],
     forwards: ['mensaje reenviado', 'inicio del mensaje reenviado'],

@@ -106,7 +106,8 @@ export function mayOpenAttribution(line: string): boolean {
  * translations (the verb anywhere: "Am ... schrieb <name>:", "<name> kirjoitti <date>:"),
  * "<name> <addr> wrote:", Zoho's "---- On ... wrote ----", and Gmail's verbless
  * "<date> <name> <addr>:" (old English Gmail, Russian, Japanese, Hebrew). A verb needs an
- * address, a time or an opening "On"-word beside it; a verbless one a date and an address.
+ * address, a time, or an opening "On"-word and a date beside it; a verbless one a date and
+ * an address.
  */
 export function isAttribution(text: string): boolean {
   if (text.length > MAX_ATTRIBUTION) return false;
@@ -115,7 +116,8 @@ export function isAttribution(text: string): boolean {
   const colon = /[:：]$/.test(s);
   if (colon) s = s.slice(0, -1).trimEnd();
   if (!s) return false;
-  const nearby = () => ADDRESS.test(s) || TIME.test(s) || OPENER.test(s);
+  // "On Monday I wrote:" is prose: an opening word counts only with a date ("On 20/03/2017, John wrote:").
+  const nearby = () => ADDRESS.test(s) || TIME.test(s) || (OPENER.test(s) && DATE.test(s));
   if (!colon && !decorated) {
     // Without a colon it must end with its verb ("... John Smith <j@x> wrote").
     const tail = s.slice(-40);
@@ -152,7 +154,7 @@ export function isBareAttribution(line: string): boolean {
 /**
  * A device or app signature on its own line: "Sent from my iPhone", "Envoyé de mon iPad",
  * "Von meinem iPhone gesendet", "iPhoneから送信", "Get Outlook for iOS<https://aka.ms/...>".
- * At most 12 words after a link is taken off, with no sentence punctuation (", ; ! ? :"):
+ * At most 16 words after a link is taken off, with no sentence punctuation (", ; ! ? :"):
  * "Sent from my desk, is much easier" is text.
  */
 export function isDeviceLine(line: string): boolean {
@@ -164,7 +166,7 @@ export function isDeviceLine(line: string): boolean {
   const s = norm(line.replace(LINK, ''));
   if (!s || s.length > MAX_DEVICE_LINE) return false;
   const bare = s.replace(/[.。!！]+$/, '');
-  if (bare.split(' ').length > 12) return false;
+  if (bare.split(' ').length > 16) return false;
   for (const prefix of DEVICE_PREFIXES) {
     if (bare.length > prefix.length && bare.startsWith(prefix)) return !/[,;!?:，；：]/.test(bare.slice(prefix.length));
   }

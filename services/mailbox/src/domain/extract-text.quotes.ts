@@ -85,10 +85,14 @@ class Scan {
     let hasDate = false;
     let hasSubject = false;
     let hasAddress = false;
+    let gaps = 0;
     let end = i;
     for (let j = i; j < this.lines.length && j < i + 16 && !this.quoted[j]; j++) {
       if (this.blank[j]) {
-        if (j + 1 < this.lines.length && this.field(j + 1)) continue;
+        if (j + 1 < this.lines.length && this.field(j + 1)) {
+          gaps++;
+          continue;
+        }
         break;
       }
       end = j + 1;
@@ -103,7 +107,8 @@ class Scan {
     // "From: Name <addr>" alone opens history; otherwise a From and another field with a date,
     // a subject or an address ("From: sales / To: all staff" is a memo), or three fields with a date.
     const fromWithAddress = first.kind === 'from' && ADDRESSED.test(first.value);
-    const ok = fromWithAddress || (hasFrom && fields >= 2 && (hasDate || hasSubject || hasAddress)) || (hasDate && fields >= 3);
+    // Fields apart (HTML paragraphs) must be a full block: three with a date.
+    const ok = fromWithAddress || (gaps === 0 && hasFrom && fields >= 2 && (hasDate || hasSubject || hasAddress)) || (hasDate && fields >= 3);
     return ok ? end - i : 0;
   }
 
