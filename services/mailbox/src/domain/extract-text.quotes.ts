@@ -232,7 +232,9 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
       forward = marker.forward;
       break;
     }
-    if (isDeviceLine(line)) {
+    // A device line stands apart: a blank line above or below it (or the message's edge);
+    // "Hi,\nSent from my phone while I travel\nPlease call" is a sentence.
+    if ((i === 0 || scan.blank[i - 1] || i + 1 >= lines.length || scan.blank[i + 1]) && isDeviceLine(line)) {
       if (seenText && !scan.forwardFollows(i + 1)) {
         cut = keepSignature ? i + 1 : i;
         break;
