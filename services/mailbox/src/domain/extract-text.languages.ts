@@ -267,7 +267,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   vi: {
     attributionOpeners: ['vào'],
     attributionVerbs: ['đã viết'],
-    fields: { from: ['từ', 'người gửi'], date: ['đã gửi', 'ngày'], to: ['đến', 'tới'], cc: ['cc'], subject: ['chủ đề', 'tiêu đề'] },
+    fields: { from: ['từ', 'người gửi'], date: ['đã gửi', 'gửi', 'ngày gửi', 'ngày'], to: ['đến', 'tới'], cc: ['cc'], subject: ['chủ đề', 'tiêu đề'] },
     separators: ['thư gốc', 'tin nhắn gốc'],
     forwards: ['thư đã chuyển tiếp', 'tin nhắn được chuyển tiếp'],
     forwardSubjects: ['fw', 'fwd'],
