@@ -35,6 +35,8 @@ describe('extracted_html', () => {
       '<div><p>Done</p><div></div></div>',
     );
     expect(extractHtml('<div>Here</div><blockquote class="protonmail_quote">Q?</blockquote>')).toBe('<div>Here</div>');
+    expect(extractHtml('<p>Yes</p><div class=OutlookMessageHeader dir=ltr><hr tabindex=-1><b>From:</b> A</div><p>Q?</p>')).toBe('<p>Yes</p>');
+    expect(extractHtml('<p>Yes</p><hr id="stopSpelling">Date: x<br>From: A<p>Q?</p>')).toBe('<p>Yes</p>');
   });
 
   it('keeps a forwarded message, as extracted_text does', () => {

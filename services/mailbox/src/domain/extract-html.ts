@@ -3,7 +3,8 @@
  * clients mark as such: Gmail's `gmail_quote`, Apple Mail's and Thunderbird's
  * `<blockquote type="cite">` (with Thunderbird's `moz-cite-prefix` attribution), Yahoo's
  * `yahoo_quoted`, Proton's `protonmail_quote`, Zoho's `zmail_extra`, and Outlook's reply
- * header (`divRplyFwdMsg`, `appendonsend`, the `border-top` header div of Outlook desktop),
+ * header (`divRplyFwdMsg`, `appendonsend`, Outlook 2003's `OutlookMessageHeader`, the
+ * `border-top` header div of Outlook desktop, Hotmail's `hr#stopSpelling`),
  * after which everything is history. A forward's block ("---------- Forwarded message
  * ---------") is kept, as extracted_text keeps it. The cut is made on the source by the
  * parser's offsets (no tree is serialized again: nesting depth costs nothing), then
@@ -16,7 +17,7 @@ import sanitizeHtml from 'sanitize-html';
 import { separatorKind } from './extract-text.markers';
 
 const QUOTE_CLASSES = new Set(['gmail_quote', 'gmail_quote_container', 'yahoo_quoted', 'moz-cite-prefix', 'protonmail_quote', 'zmail_extra']);
-const HISTORY_IDS = /(?:^|_)(?:divRplyFwdMsg|appendonsend)$/;
+const HISTORY_IDS = /(?:^|_)(?:divRplyFwdMsg|appendonsend|stopSpelling)$/;
 const OUTLOOK_HEADER_DIV = /border-top:\s*solid\s*#(?:e1e1e1|b5c4df)/i;
 
 const SANITIZE: sanitizeHtml.IOptions = {
@@ -60,7 +61,7 @@ function isQuoteBlock(el: Element): boolean {
 
 /** Where Outlook's history starts: this element and everything after it go. */
 function startsHistory(el: Element): boolean {
-  if (HISTORY_IDS.test(el.attribs.id ?? '')) return true;
+  if (HISTORY_IDS.test(el.attribs.id ?? '') || classes(el).includes('OutlookMessageHeader')) return true;
   return el.name === 'div' && OUTLOOK_HEADER_DIV.test(el.attribs.style ?? '');
 }
 
