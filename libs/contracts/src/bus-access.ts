@@ -42,6 +42,8 @@ export const CONSUMERS = {
   'mailbox--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
   'webhooks--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
   'domains--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
+  // Every public event, counted once into the hourly rollups (issue 27).
+  'metrics--rollup': { stream: 'EVENTS' },
 } as const satisfies Record<string, ConsumerSpec>;
 export type ConsumerName = keyof typeof CONSUMERS;
 
@@ -52,7 +54,7 @@ export function consumerFilter(durable: string): string | undefined {
   return CONSUMER_SPECS.get(durable)?.filter;
 }
 
-export const BUS_IDENTITIES = ['orgs', 'auth', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'domains', 'gateway', 'migrate'] as const;
+export const BUS_IDENTITIES = ['orgs', 'auth', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'domains', 'metrics', 'gateway', 'migrate'] as const;
 export type BusIdentity = (typeof BUS_IDENTITIES)[number];
 
 export interface BusAccess {
@@ -161,6 +163,13 @@ export const BUS_ACCESS = {
     calls: ['orgs.organization.limits', 'orgs.environment.get', 'mailbox.inbox.listOnDomain'],
     publishes: [eventSubject('domain.verified'), 'internal.domains.domain.changed'],
     consumes: ['domains--environment-deleted'],
+    buckets: { replies: 'write' },
+  },
+  // The rollups of the public events; its replay command (cli.ts) reads EVENTS from the start.
+  metrics: {
+    ...NONE,
+    consumes: ['metrics--rollup'],
+    follows: ['EVENTS'],
     buckets: { replies: 'write' },
   },
   gateway: {

@@ -27,3 +27,4 @@ export * from './api/oauth';
 export * from './api/account-lifecycle';
 export * from './api/mfa';
 export * from './api/domains';
+export * from './api/metrics';

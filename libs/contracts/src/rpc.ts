@@ -18,6 +18,7 @@ import * as u from './api/usage';
 import * as upg from './api/upgrade-requests';
 import * as w from './api/webhooks';
 import * as dom from './api/domains';
+import * as met from './api/metrics';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
 import { roleSchema } from './permissions';
@@ -191,6 +192,10 @@ export const RPC = {
   'domains.domain.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
   'domains.usage.count': { request: u.usageOrgRequest, response: dom.domainsUsage },
   'mailbox.inbox.listOnDomain': { request: dom.inboxesOnDomainRequest, response: dom.inboxesOnDomain },
+  // metrics: hourly rollups of the public events (issue 27)
+  'metrics.activity.get': { request: met.metricsQuery, response: met.metricsActivity },
+  'metrics.summary.get': { request: met.metricsQuery, response: met.metricsSummary },
+  'metrics.deliverability.get': { request: met.metricsQuery, response: met.metricsDeliverability },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

@@ -1,0 +1,2 @@
+export { metricsService } from './main';
+export type { MetricsConfig } from './config';
