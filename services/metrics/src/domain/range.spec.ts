@@ -37,11 +37,11 @@ describe('metrics ranges', () => {
   });
 
   it('refuses reversed, empty, too long and future ranges with the field named', () => {
-    expect(refusal(() => resolveRange({ from: '2026-11-20T05:00:00Z', to: '2026-11-20T01:00:00Z' }, now, last24)).details).toEqual([{ path: 'to', message: expect.stringContaining('after from') }]);
+    expect(refusal(() => resolveRange({ from: '2026-11-20T05:00:00Z', to: '2026-11-20T01:00:00Z' }, now, last24)).details).toEqual([{ path: 'query.to', message: expect.stringContaining('after from') }]);
     expect(refusal(() => resolveRange({ from: '2026-11-20T05:10:00Z', to: '2026-11-20T05:00:00Z' }, now, last24)).code).toBe('invalid_request');
     expect(refusal(() => resolveRange({ from: '2026-10-01T00:00:00Z', to: '2026-11-02T00:00:00Z' }, now, last24)).message).toContain('at most 31 days');
     expect(resolveRange({ from: '2026-10-01T00:00:00Z', to: '2026-11-01T00:00:00Z' }, now, last24).from.toISOString()).toBe('2026-10-01T00:00:00.000Z');
-    expect(refusal(() => resolveRange({ from: '2026-11-21T00:00:00Z' }, now, last24)).details?.[0]?.path).toBe('from');
+    expect(refusal(() => resolveRange({ from: '2026-11-21T00:00:00Z' }, now, last24)).details?.[0]?.path).toBe('query.from');
   });
 
   it('has a previous period of the same length and one bucket per hour', () => {

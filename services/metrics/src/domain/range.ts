@@ -39,10 +39,10 @@ export function resolveRange(query: { from?: string | undefined; to?: string | u
   // Only `to`: the default's length, ending there.
   else from = to - (fallback.to.getTime() - fallback.from.getTime());
   const details: ErrorDetail[] = [];
-  if (from >= latestEnd) details.push({ path: 'from', message: `must not be in the future (it is now ${now.toISOString()})` });
-  if (to <= from) details.push({ path: 'to', message: 'must be after from (the range is empty or reversed)' });
-  else if (to - from > METRICS_MAX_RANGE_DAYS * DAY_MS) details.push({ path: 'to', message: `the range may be at most ${METRICS_MAX_RANGE_DAYS} days; ask for several ranges` });
-  if (details.length) throw new AppError('invalid_request', details.map((d) => `${d.path} ${d.message}`).join('; '), { details });
+  if (from >= latestEnd) details.push({ path: 'query.from', message: `must not be in the future (it is now ${now.toISOString()})` });
+  if (to <= from) details.push({ path: 'query.to', message: 'must be after from (the range is empty or reversed)' });
+  else if (to - from > METRICS_MAX_RANGE_DAYS * DAY_MS) details.push({ path: 'query.to', message: `the range may be at most ${METRICS_MAX_RANGE_DAYS} days; ask for several ranges` });
+  if (details.length) throw new AppError('invalid_request', details.map((d) => `${d.path.slice('query.'.length)} ${d.message}`).join('; '), { details });
   // An end past the current hour reads nothing more: it is cut there (hours are not invented).
   return { from: new Date(from), to: new Date(Math.min(to, latestEnd)) };
 }
