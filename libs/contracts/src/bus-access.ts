@@ -94,6 +94,7 @@ export const SERVICE_ONLY_OPERATIONS = [
   'domains.domain.countInEnvironment',
   'domains.usage.count',
   'mailbox.inbox.listOnDomain',
+  'metrics.usage.count',
 ] as const satisfies readonly RpcName[];
 
 const SERVICE_ONLY = new Set<string>(SERVICE_ONLY_OPERATIONS);
@@ -114,6 +115,8 @@ export const BUS_ACCESS = {
       'webhooks.usage.count',
       'domains.domain.countInEnvironment',
       'domains.usage.count',
+      // The messages of a period from the metrics rollups (issue 27, part 5).
+      'metrics.usage.count',
     ],
     publishes: ['internal.orgs.member.changed', 'internal.orgs.environment.member.changed', 'internal.orgs.environment.deleted', 'mail.system'],
     buckets: { replies: 'write' },

@@ -196,6 +196,8 @@ export const RPC = {
   'metrics.activity.get': { request: met.metricsQuery, response: met.metricsActivity },
   'metrics.summary.get': { request: met.metricsQuery, response: met.metricsSummary },
   'metrics.deliverability.get': { request: met.metricsQuery, response: met.metricsDeliverability },
+  // For orgs' usage (GET /api/v1/org/usage): whole hours, so a calendar month's bounds are exact.
+  'metrics.usage.count': { request: u.usageCountRequest, response: met.metricsUsage },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

@@ -96,3 +96,10 @@ export const metricsDeliverability = z.object({
   ),
 });
 export type MetricsDeliverability = z.infer<typeof metricsDeliverability>;
+
+/** For services: an organization's messages in a period (every environment), from the rollups. */
+export const metricsUsage = z.object({
+  messages_sent: count.describe('message.sent events in the period'),
+  messages_received: count.describe('message.received events in the period'),
+});
+export type MetricsUsage = z.infer<typeof metricsUsage>;

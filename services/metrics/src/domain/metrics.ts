@@ -3,7 +3,7 @@
  * environment. An `inbox_id` with no activity recorded in the environment answers 404: the
  * rollups are the only inboxes metrics knows (docs/decisions.md, "Metrics").
  */
-import { AppError, type MetricsActivity, type MetricsCounts, type MetricsDeliverability, type MetricsQuery, type MetricsSummary, type Tenant } from '@mailroom/contracts';
+import { AppError, type MetricsActivity, type MetricsCounts, type MetricsDeliverability, type MetricsQuery, type MetricsUsage, type MetricsSummary, type Tenant } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import type { CountsRow, Window } from '../repo/rollup.repository';
 import { breachesOf, ratesOf, scoreOf, warningMessage, type Thresholds } from './deliverability';
@@ -94,6 +94,19 @@ export class Metrics {
       score: scoreOf(rates),
       warnings,
     };
+  }
+
+  /**
+   * An organization's messages in a period, for its usage. The rollups are hourly: a bound
+   * inside an hour is refused (a calendar month's are whole hours), never rounded.
+   */
+  async usage(orgId: string, period: { start: string; end: string }): Promise<MetricsUsage> {
+    const start = new Date(period.start);
+    const end = new Date(period.end);
+    const details = [start, end].flatMap((d, i) => (d.getTime() % HOUR_MS === 0 ? [] : [{ path: i ? 'end' : 'start', message: 'must be a whole hour (UTC): the rollups are hourly' }]));
+    if (details.length) throw new AppError('invalid_request', 'usage periods are counted in whole hours', { details });
+    const m = await this.deps.store.organizationMessages(orgId, start, end);
+    return { messages_sent: m.sent, messages_received: m.received };
   }
 
   private head(range: Range, q: MetricsQuery) {

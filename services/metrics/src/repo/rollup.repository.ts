@@ -150,6 +150,17 @@ export class RollupRepository {
       .execute();
   }
 
+  /** Messages sent and received by an organization (every environment) in [from, to). */
+  async organizationMessages(orgId: string, from: Date, to: Date): Promise<{ sent: number; received: number }> {
+    return this.db
+      .selectFrom('hourly_counts')
+      .select([sql<number>`coalesce(sum(sent), 0)::bigint`.as('sent'), sql<number>`coalesce(sum(received), 0)::bigint`.as('received')])
+      .where('org_id', '=', orgId)
+      .where('hour', '>=', from)
+      .where('hour', '<', to)
+      .executeTakeFirstOrThrow();
+  }
+
   /** Whether the environment has any activity of the inbox recorded. */
   async hasInbox(t: Tenant, inboxId: string): Promise<boolean> {
     const row = await this.db.selectFrom('hourly_counts').select('inbox_id').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('inbox_id', '=', inboxId).limit(1).executeTakeFirst();
