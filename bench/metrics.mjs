@@ -6,8 +6,9 @@
 //   1. bare: a durable consumer (same concurrency, same parse and seal checks) acking every
 //      event, before and after the service; events/s, and the mean of the two;
 //   2. metrics: events/s from its start until every event is counted (processed_events);
-//   3. activity: --requests sequential GETs of 31 days, all inboxes (744 buckets summed over
-//      1,000 inboxes x 744 hours of rows, seeded with SQL), then the same for one inbox: p50/p99.
+//   3. activity: --requests sequential GETs of 31 days, all inboxes (1,000 inboxes x 744 hours
+//      of rows seeded with SQL, and the environment's row of all inboxes per hour, as the
+//      consumer keeps it), then the same for one inbox: p50/p99.
 // Options: --events <n> (50000), --requests <n> (200), --concurrency <n> (256).
 import { createDb, sql } from '@mailroom/db';
 import { publishEvent, runConsumer } from '@mailroom/messaging';
@@ -125,6 +126,11 @@ try {
     insert into hourly_counts (org_id, env_id, hour, inbox_id, received, sent, delivered, bounced_hard, complained)
     select ${owner.org_id}, ${owner.env_id}, ${from}::timestamptz + h * interval '1 hour', 'inb_' || lpad(i::text, 26, '0'), 3, 5, 4, (h + i) % 2, (h * i) % 3
     from generate_series(0, ${HOURS - 1}) h, generate_series(1, ${INBOXES}) i`.execute(db);
+  // The environment's row of all inboxes per hour, as the consumer keeps it.
+  await sql`
+    insert into hourly_counts (org_id, env_id, hour, inbox_id, received, sent, delivered, bounced_hard, complained)
+    select org_id, env_id, hour, '*', sum(received), sum(sent), sum(delivered), sum(bounced_hard), sum(complained)
+    from hourly_counts where org_id = ${owner.org_id} and env_id = ${owner.env_id} group by org_id, env_id, hour`.execute(db);
   await sql`analyze hourly_counts`.execute(db);
   console.log(`seeded ${INBOXES * HOURS} rollup rows in ${((performance.now() - seeded) / 1000).toFixed(1)} s`);
   const range = `from=${encodeURIComponent(from.toISOString())}&to=${encodeURIComponent(new Date(from.getTime() + HOURS * HOUR).toISOString())}`;

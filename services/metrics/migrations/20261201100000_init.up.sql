@@ -1,5 +1,7 @@
 -- Metrics rollups (issue 27). Every public event of the EVENTS stream is counted once into
--- the row of its organization, environment, inbox and hour (UTC); deliveries add their
+-- the row of its organization, environment, inbox and hour (UTC), and into the row of all
+-- the environment's inboxes in that hour (inbox_id '*': a read of the whole environment
+-- takes one row per hour, not one per inbox and hour); deliveries add their
 -- latency to a histogram of fixed buckets (src/domain/histogram.ts). The ids of the events
 -- counted are kept, written in the transaction of the counts, so a redelivered event adds
 -- nothing; they are pruned once the stream can no longer deliver them (its max age).
@@ -20,7 +22,8 @@ create table hourly_counts (
   latency_sum_ms bigint not null default 0,
   primary key (org_id, env_id, hour, inbox_id)
 );
--- One inbox's hours (the inbox_id filter, and whether an inbox has any activity here).
+-- One inbox's hours, or those of '*' (the inbox_id filter, the whole environment, and whether
+-- an inbox has any activity here).
 create index hourly_counts_by_inbox on hourly_counts (org_id, env_id, inbox_id, hour);
 
 -- Deliveries by latency bucket, per row of hourly_counts.

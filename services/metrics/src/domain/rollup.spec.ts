@@ -1,5 +1,5 @@
 import type { EventEnvelope } from '@mailroom/contracts';
-import { aggregate, hourOf, incrementOf } from './rollup';
+import { ALL_INBOXES, aggregate, hourOf, incrementOf } from './rollup';
 
 const base = { org_id: 'org_1', env_id: 'env_1', timestamp: '2026-11-20T10:59:59.999Z' } as const;
 const sent = (id: string, inbox = 'inb_a', timestamp: string = base.timestamp): EventEnvelope => ({
@@ -50,15 +50,18 @@ describe('rollup increments', () => {
     expect(incrementOf(verified)).toBeNull();
   });
 
-  it('adds a batch up per hour and inbox, in key order, with the latencies of deliveries', () => {
+  it('adds a batch up per hour and inbox and for all inboxes, in key order, with the latencies of deliveries', () => {
     const rows = aggregate([sent('evt_1', 'inb_b'), sent('evt_2'), sent('evt_3'), delivered('evt_4', 120), delivered('evt_5', 80), sent('evt_6', 'inb_a', '2026-11-20T11:00:00.000Z')]);
     expect(rows.map((r) => [r.inbox_id, r.hour.toISOString(), r.sent, r.delivered])).toEqual([
+      [ALL_INBOXES, '2026-11-20T10:00:00.000Z', 3, 2],
       ['inb_a', '2026-11-20T10:00:00.000Z', 2, 2],
       ['inb_b', '2026-11-20T10:00:00.000Z', 1, 0],
+      [ALL_INBOXES, '2026-11-20T11:00:00.000Z', 1, 0],
       ['inb_a', '2026-11-20T11:00:00.000Z', 1, 0],
     ]);
     expect(rows[0]!.latency_sum_ms).toBe(200);
-    expect([...rows[0]!.latency.entries()].sort()).toEqual([
+    expect(rows[1]!.latency_sum_ms).toBe(200);
+    expect([...rows[1]!.latency.entries()].sort()).toEqual([
       [0, 1],
       [1, 1],
     ]);

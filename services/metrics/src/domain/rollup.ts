@@ -2,11 +2,16 @@
  * What each public event adds to the hourly rollups: one counter of its organization,
  * environment, inbox and hour (the hour of the envelope's `timestamp`, UTC), and for a
  * delivery its latency's histogram bucket. Events of one batch add up into one row per
- * hour and inbox before they are written (see aggregate). `domain.verified` counts nothing
- * (no inbox; a domain dimension comes with inboxes on custom domains).
+ * hour and inbox before they are written (see aggregate), and each also adds to the row of
+ * all the environment's inboxes in that hour (inbox_id ALL_INBOXES), so a read of the whole
+ * environment takes one row per hour however many inboxes it has. `domain.verified` counts
+ * nothing (no inbox; a domain dimension comes with inboxes on custom domains).
  */
 import type { EventEnvelope } from '@mailroom/contracts';
 import { latencyBucket } from './histogram';
+
+/** The inbox_id of an environment's row of all its inboxes (no id has a `*`). */
+export const ALL_INBOXES = '*';
 
 export const COUNTERS = [
   'received',
@@ -99,16 +104,18 @@ export function aggregate(events: readonly EventEnvelope[]): RollupRow[] {
   for (const event of events) {
     const inc = incrementOf(event);
     if (!inc) continue;
-    const id = keyString(inc.key);
-    let row = rows.get(id);
-    if (!row) {
-      row = { ...inc.key, ...zeroCounters(), latency_sum_ms: 0, latency: new Map() };
-      rows.set(id, row);
-    }
-    row[inc.counter] += 1;
-    if (inc.latency) {
-      row.latency_sum_ms += inc.latency.ms;
-      row.latency.set(inc.latency.bucket, (row.latency.get(inc.latency.bucket) ?? 0) + 1);
+    for (const key of [inc.key, { ...inc.key, inbox_id: ALL_INBOXES }]) {
+      const id = keyString(key);
+      let row = rows.get(id);
+      if (!row) {
+        row = { ...key, ...zeroCounters(), latency_sum_ms: 0, latency: new Map() };
+        rows.set(id, row);
+      }
+      row[inc.counter] += 1;
+      if (inc.latency) {
+        row.latency_sum_ms += inc.latency.ms;
+        row.latency.set(inc.latency.bucket, (row.latency.get(inc.latency.bucket) ?? 0) + 1);
+      }
     }
   }
   return [...rows.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);

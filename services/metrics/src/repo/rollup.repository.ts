@@ -1,6 +1,7 @@
 /** The rollups: one query per method; every tenant read filters on org_id and env_id. */
 import type { Tenant } from '@mailroom/contracts';
 import { sql, type Executor, type Kysely } from '@mailroom/db';
+import { ALL_INBOXES } from '../domain/rollup';
 import type { MetricsDb } from './tables';
 
 export const COUNT_COLUMNS = [
@@ -37,6 +38,7 @@ export interface LatencyUpsert {
 export interface Window {
   from: Date;
   to: Date;
+  /** One inbox; absent: the environment's row of all inboxes. */
   inboxId?: string | undefined;
 }
 
@@ -99,7 +101,7 @@ export class RollupRepository {
       .where('env_id', '=', t.env_id)
       .where('hour', '>=', w.from)
       .where('hour', '<', w.to)
-      .$if(w.inboxId !== undefined, (q) => q.where('inbox_id', '=', w.inboxId!))
+      .where('inbox_id', '=', w.inboxId ?? ALL_INBOXES)
       .groupBy('hour')
       .orderBy('hour')
       .execute();
@@ -114,7 +116,7 @@ export class RollupRepository {
       .where('env_id', '=', t.env_id)
       .where('hour', '>=', w.from)
       .where('hour', '<', w.to)
-      .$if(w.inboxId !== undefined, (q) => q.where('inbox_id', '=', w.inboxId!))
+      .where('inbox_id', '=', w.inboxId ?? ALL_INBOXES)
       .executeTakeFirstOrThrow();
   }
 
@@ -127,7 +129,7 @@ export class RollupRepository {
       .where('env_id', '=', t.env_id)
       .where('hour', '>=', w.from)
       .where('hour', '<', w.to)
-      .$if(w.inboxId !== undefined, (q) => q.where('inbox_id', '=', w.inboxId!))
+      .where('inbox_id', '=', w.inboxId ?? ALL_INBOXES)
       .groupBy('bucket')
       .execute();
   }
@@ -142,6 +144,7 @@ export class RollupRepository {
       .where('hour', '>=', w.from)
       .where('hour', '<', w.to)
       .$if(w.inboxId !== undefined, (q) => q.where('inbox_id', '=', w.inboxId!))
+      .where('inbox_id', '!=', ALL_INBOXES)
       .groupBy('inbox_id')
       .having((eb) => eb(sql`sum(${eb.ref(column)})`, '>', 0))
       .orderBy('count', 'desc')
@@ -156,6 +159,7 @@ export class RollupRepository {
       .selectFrom('hourly_counts')
       .select([sql<number>`coalesce(sum(sent), 0)::bigint`.as('sent'), sql<number>`coalesce(sum(received), 0)::bigint`.as('received')])
       .where('org_id', '=', orgId)
+      .where('inbox_id', '=', ALL_INBOXES)
       .where('hour', '>=', from)
       .where('hour', '<', to)
       .executeTakeFirstOrThrow();
