@@ -4,6 +4,7 @@
  */
 import { authService } from '@mailroom/auth';
 import { domainsService } from '@mailroom/domains';
+import { adminService } from '@mailroom/admin';
 import { gatewayService } from '@mailroom/gateway';
 import { mailIngestService } from '@mailroom/mail-ingest';
 import { mailSendService } from '@mailroom/mail-send';
@@ -24,6 +25,7 @@ export const SERVICES = {
   webhooks: webhooksService,
   domains: domainsService,
   metrics: metricsService,
+  admin: adminService,
   gateway: gatewayService,
 } as const satisfies Record<string, AnyServiceModule>;
 

@@ -54,7 +54,7 @@ export function consumerFilter(durable: string): string | undefined {
   return CONSUMER_SPECS.get(durable)?.filter;
 }
 
-export const BUS_IDENTITIES = ['orgs', 'auth', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'domains', 'metrics', 'gateway', 'migrate'] as const;
+export const BUS_IDENTITIES = ['orgs', 'auth', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'domains', 'metrics', 'admin', 'gateway', 'migrate'] as const;
 export type BusIdentity = (typeof BUS_IDENTITIES)[number];
 
 export interface BusAccess {
@@ -95,6 +95,9 @@ export const SERVICE_ONLY_OPERATIONS = [
   'domains.usage.count',
   'mailbox.inbox.listOnDomain',
   'metrics.usage.count',
+  'domains.domain.route',
+  'domains.domain.status',
+  'mailbox.inbox.ofEnvironment',
 ] as const satisfies readonly RpcName[];
 
 const SERVICE_ONLY = new Set<string>(SERVICE_ONLY_OPERATIONS);
@@ -132,7 +135,8 @@ export const BUS_ACCESS = {
   mailbox: {
     ...NONE,
     // orgs.environment.get: a deletion fact is believed once orgs no longer knows the environment.
-    calls: ['mail-send.outbound.check', 'orgs.organization.limits', 'orgs.environment.get'],
+    // domains.domain.status: an inbox on a custom domain is created once the domain is verified.
+    calls: ['mail-send.outbound.check', 'orgs.organization.limits', 'orgs.environment.get', 'domains.domain.status'],
     publishes: [eventSubject('message.received'), 'mail.outbound'],
     consumes: ['mailbox--inbound', 'mailbox--environment-deleted'],
     // Reads what mail-ingest stored; writes the small raws that came inside their work item.
@@ -140,8 +144,10 @@ export const BUS_ACCESS = {
   },
   'mail-ingest': {
     ...NONE,
-    calls: ['mailbox.inbox.resolve'],
+    // domains.domain.route: which custom domains it takes mail for, and their catch-all; forgotten when DOMAINS_FACTS says a domain changed.
+    calls: ['mailbox.inbox.resolve', 'domains.domain.route'],
     publishes: ['mail.inbound', 'mail.feedback'],
+    follows: ['DOMAINS_FACTS'],
     buckets: { raw: 'write' },
   },
   'mail-send': {
@@ -163,7 +169,8 @@ export const BUS_ACCESS = {
   domains: {
     ...NONE,
     // mailbox.inbox.listOnDomain: a domain is deleted only when no inbox uses it.
-    calls: ['orgs.organization.limits', 'orgs.environment.get', 'mailbox.inbox.listOnDomain'],
+    // mailbox.inbox.ofEnvironment: a catch-all is an inbox on the domain, in its environment.
+    calls: ['orgs.organization.limits', 'orgs.environment.get', 'mailbox.inbox.listOnDomain', 'mailbox.inbox.ofEnvironment'],
     publishes: [eventSubject('domain.verified'), 'internal.domains.domain.changed'],
     consumes: ['domains--environment-deleted'],
     buckets: { replies: 'write' },
@@ -173,6 +180,10 @@ export const BUS_ACCESS = {
     ...NONE,
     consumes: ['metrics--rollup'],
     follows: ['EVENTS'],
+    buckets: { replies: 'write' },
+  },
+  admin: {
+    ...NONE,
     buckets: { replies: 'write' },
   },
   gateway: {
@@ -197,9 +208,7 @@ export const UNPUBLISHED: Record<string, string> = {};
  * Streams nobody reads yet, with the reason: the coverage test accepts these and nothing else
  * without a reader.
  */
-export const UNREAD_STREAMS: Partial<Record<StreamName, string>> = {
-  DOMAINS_FACTS: 'read by mailbox and mail-ingest once inboxes and catch-all on custom domains exist (issue 25, parts 5-7)',
-};
+export const UNREAD_STREAMS: Partial<Record<StreamName, string>> = {};
 
 /** Every subject the catalog's streams store, one by one (each event type, fact and work item). */
 export const PUBLISHED_SUBJECTS: readonly string[] = [...EVENT_TYPES.map(eventSubject), ...Object.keys(FACTS), ...Object.values(WORK)];

@@ -54,8 +54,8 @@ export const STREAMS = {
   },
   /**
    * Facts of the domains service (a domain became verified, stopped being verified, or was
-   * deleted), for mailbox and mail-ingest to learn which custom domains take inboxes and mail
-   * (issue 25, parts 5-7). Kept a week, like ORGS_FACTS.
+   * deleted, its catch-all changed), for mail-ingest to learn which custom domains take mail
+   * and where unknown addresses go. Kept a week, like ORGS_FACTS.
    */
   DOMAINS_FACTS: {
     subjects: ['internal.domains.>'],
@@ -169,13 +169,13 @@ export const FACTS = {
     env_id: idSchema('environment'),
     deleted_at: isoTimestamp,
   }),
-  /** A custom domain became verified, stopped being verified (a required record broke), or was deleted. */
+  /** A custom domain became verified, stopped being verified (a required record broke), had its catch-all set or cleared, or was deleted. */
   'internal.domains.domain.changed': z.object({
     org_id: idSchema('organization'),
     env_id: idSchema('environment'),
     domain_id: idSchema('domain'),
     domain_name: z.string().min(1),
-    state: z.enum(['verified', 'unverified', 'deleted']),
+    state: z.enum(['verified', 'unverified', 'catch_all_changed', 'deleted']),
     changed_at: isoTimestamp,
   }),
 } as const;

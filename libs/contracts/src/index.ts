@@ -28,3 +28,4 @@ export * from './api/account-lifecycle';
 export * from './api/mfa';
 export * from './api/domains';
 export * from './api/metrics';
+export * from './api/admin';

@@ -19,6 +19,7 @@ import * as upg from './api/upgrade-requests';
 import * as w from './api/webhooks';
 import * as dom from './api/domains';
 import * as met from './api/metrics';
+import * as adm from './api/admin';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
 import { roleSchema } from './permissions';
@@ -164,6 +165,7 @@ export const RPC = {
   'orgs.upgrade.list': { request: a.pageQuery, response: upg.upgradeRequestList },
   'orgs.upgrade.get': { request: upg.upgradeRequestId, response: upg.upgradeRequest },
   'orgs.upgrade.decide': { request: upg.upgradeDecisionRequest, response: upg.upgradeRequest },
+  'orgs.upgrade.listAll': { request: upg.upgradeRequestAdminQuery, response: upg.upgradeRequestList },
   /** For the services that create what plans limit (services only): the organization's plan and limits. */
   'orgs.organization.limits': { request: z.object({ org_id: idSchema('organization') }), response: upg.organizationLimits },
   // orgs: what auth asks of a person's organizations when their account is deleted, and purged (services only)
@@ -198,6 +200,17 @@ export const RPC = {
   'metrics.deliverability.get': { request: met.metricsQuery, response: met.metricsDeliverability },
   // For orgs' usage (GET /api/v1/org/usage): whole hours, so a calendar month's bounds are exact.
   'metrics.usage.count': { request: u.usageCountRequest, response: met.metricsUsage },
+  // catch-all and inboxes on custom domains (issue 25, parts 5-6)
+  'domains.domain.setCatchAll': { request: dom.catchAllBody.extend(dom.domainId.shape), response: dom.domain },
+  'domains.domain.route': { request: dom.domainRouteRequest, response: dom.domainRoute },
+  'domains.domain.status': { request: dom.domainStatusRequest, response: dom.domainStatus },
+  'mailbox.inbox.ofEnvironment': { request: dom.inboxOfEnvironmentRequest, response: dom.inboxOfEnvironment },
+  // admin: the platform operator's surface (issue 28)
+  'admin.key.create': { request: adm.adminKeyCreateBody, response: adm.adminKeyCreated },
+  'admin.key.list': { request: a.pageQuery, response: adm.adminKeyList },
+  'admin.key.get': { request: adm.adminKeyId, response: adm.adminKey },
+  'admin.key.revoke': { request: adm.adminKeyId, response: empty },
+  'admin.key.verify': { request: adm.adminKeyVerifyRequest, response: adm.adminKeyVerification },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

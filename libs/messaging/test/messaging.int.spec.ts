@@ -107,6 +107,7 @@ const handlers: RpcHandlers<'orgs'> = {
   'orgs.upgrade.decide': async () => {
     throw AppError.notFound('upgrade request');
   },
+  'orgs.upgrade.listAll': async () => ({ data: [], next_page_token: null }),
   'orgs.organization.limits': async () => {
     throw AppError.notFound('organization');
   },

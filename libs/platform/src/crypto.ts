@@ -41,6 +41,19 @@ export function sha256(value: string | Buffer): Buffer {
   return createHash('sha256').update(value).digest();
 }
 
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** n characters, each uniform over 62 (rejection sampling: no modulo bias): the body of API and admin keys. */
+export function randomBase62(n: number): string {
+  let out = '';
+  while (out.length < n) {
+    for (const byte of randomBytes(n * 2)) {
+      if (byte < 248 && out.length < n) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
 /** `<prefix><base64url of n random bytes>`. */
 export function randomToken(prefix: string, bytes = 32): string {
   return `${prefix}${randomBytes(bytes).toString('base64url')}`;

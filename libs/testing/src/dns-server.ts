@@ -50,6 +50,8 @@ export interface DnsFault {
 
 export interface DnsServerOptions {
   faults?: DnsFault[];
+  /** UDP and TCP port; a free one when left out (tests). */
+  port?: number;
 }
 
 export interface DnsServer {
@@ -234,7 +236,7 @@ export async function startDnsServer(zone: DnsRecord[], opts: DnsServerOptions =
     const socket = dgram.createSocket('udp4');
     socket.on('message', (bytes, peer) => handleUdp(socket, bytes, peer));
     return socket;
-  });
+  }, opts.port);
   return {
     host: HOST,
     port,
@@ -258,16 +260,16 @@ export async function startDnsServer(zone: DnsRecord[], opts: DnsServerOptions =
 }
 
 /**
- * Binds UDP to an ephemeral port, then TCP to the same number. Another process can hold that
- * TCP port already, so a few ports are tried.
+ * Binds UDP to an ephemeral port (or the one wanted), then TCP to the same number. Another
+ * process can hold that TCP port already, so a few ephemeral ports are tried.
  */
-async function listenOnOnePort(tcp: net.Server, createUdp: () => dgram.Socket): Promise<{ udp: dgram.Socket; port: number }> {
+async function listenOnOnePort(tcp: net.Server, createUdp: () => dgram.Socket, wanted = 0): Promise<{ udp: dgram.Socket; port: number }> {
   let lastError: unknown;
   for (let attempt = 0; attempt < 5; attempt++) {
     const udp = createUdp();
     await new Promise<void>((resolve, reject) => {
       udp.once('error', reject);
-      udp.bind(0, HOST, () => {
+      udp.bind(wanted, HOST, () => {
         udp.off('error', reject);
         resolve();
       });

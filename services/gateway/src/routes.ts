@@ -7,6 +7,11 @@ import {
   RPC,
   apiKeyCreateRequest,
   domainCreateBody,
+  adminKeyCreateBody,
+  upgradeDecisionBody,
+  upgradeRequestAdminQuery,
+  adminKeyId,
+  catchAllBody,
   domainId,
   environmentCreateBody,
   environmentMemberAddBody,
@@ -273,10 +278,13 @@ export const ROUTES: Route[] = [
   route('orgs.envMember.list', { method: 'get', path: '/api/v1/environments/{env_id}/members', auth: 'tenant', params: environmentParam, query: pageQuery, tag: 'Environment members', summary: 'Members who may act in the environment, with names and emails (owners and admins act in every environment besides)' }),
   route('orgs.envMember.remove', { method: 'delete', path: '/api/v1/environments/{env_id}/members/{member_id}', auth: 'tenant', params: environmentMemberParams, status: 204, tag: 'Environment members', summary: 'Take the environment from a member (owners and admins); their tokens are refused in it within a second' }),
   // Admin operations: wired with their aliases, answered when the admin service lands.
-  notYet('post', '/api/v1/admin/keys', 'Create an admin key', 'Admin'),
-  notYet('get', '/api/v1/admin/keys', 'List admin keys', 'Admin'),
-  notYet('get', '/api/v1/admin/keys/{id}', 'Get an admin key', 'Admin'),
-  notYet('delete', '/api/v1/admin/keys/{id}', 'Revoke an admin key', 'Admin'),
+  // Admin keys (issue 28): the first from the command (node services/admin/dist/cli.js create-key), the others here.
+  route('admin.key.create', { method: 'post', path: '/api/v1/admin/keys', auth: 'admin', body: adminKeyCreateBody, status: 201, idempotent: true, tag: 'Admin', summary: 'Create an admin key ({name, expires_at?}); the key (mra_...) is in this answer only, stored as a hash. An expiry not in the future is a 400' }),
+  route('admin.key.list', { method: 'get', path: '/api/v1/admin/keys', auth: 'admin', query: pageQuery, tag: 'Admin', summary: 'List admin keys, newest first, revoked and expired ones included (never the keys themselves)' }),
+  route('admin.key.get', { method: 'get', path: '/api/v1/admin/keys/{id}', auth: 'admin', params: adminKeyId, tag: 'Admin', summary: 'Get an admin key: name, prefix, who made it, expiry, last use (to the minute), revocation' }),
+  route('orgs.upgrade.listAll', { method: 'get', path: '/api/v1/admin/upgrade-requests', auth: 'admin', query: upgradeRequestAdminQuery, tag: 'Admin', summary: 'Every organization\'s upgrade requests, newest first; ?status=pending for those waiting, ?org_id= for one organization' }),
+  route('orgs.upgrade.decide', { method: 'post', path: '/api/v1/admin/upgrade-requests/{id}/decision', auth: 'admin', params: upgradeRequestId, body: upgradeDecisionBody, tag: 'Admin', summary: 'Approve (the organization is on the plan asked for, and its limits, at once) or decline an upgrade request, with an optional note the organization sees. A decided request is 409, an expired one 410' }),
+  route('admin.key.revoke', { method: 'delete', path: '/api/v1/admin/keys/{id}', auth: 'admin', params: adminKeyId, status: 204, tag: 'Admin', summary: 'Revoke an admin key (itself included): refused everywhere within a second. Revoking again changes nothing' }),
   notYet('get', '/api/v1/admin/health', 'Platform health', 'Admin', ['/admin/health']),
   notYet('get', '/api/v1/admin/health/history', 'Platform health history', 'Admin', ['/admin/health/history']),
   notYet('get', '/api/v1/admin/alerts', 'List alerts', 'Admin', ['/admin/alerts']),
@@ -321,6 +329,7 @@ export const ROUTES: Route[] = [
   route('metrics.activity.get', { method: 'get', path: '/api/v1/metrics/activity', auth: 'tenant', query: metricsQuery, tag: 'Metrics', summary: 'Email activity of the environment in hourly buckets (UTC): received, sent, delivered, bounced hard and soft, complained, rejected by reason. from (rounded down to its hour) and to (rounded up) default to the last 24 hours, the current hour included; at most 31 days; a range reversed or starting in the future is a 400. Every hour of the range is there, with zeros when nothing happened. inbox_id: one inbox (404 for an inbox with no activity recorded in this environment)' }),
   route('metrics.summary.get', { method: 'get', path: '/api/v1/metrics/summary', auth: 'tenant', query: metricsQuery, tag: 'Metrics', summary: 'Email counts of the environment for a range (default this calendar month so far, UTC; at most 31 days), and the same counts for the period of the same length just before, for comparison. Filters and rules as activity' }),
   route('metrics.deliverability.get', { method: 'get', path: '/api/v1/metrics/deliverability', auth: 'tenant', query: metricsQuery, tag: 'Metrics', summary: 'Deliverability of a window (default the last 30 days; at most 31): delivery, hard and soft bounce, complaint and rejection rates, p50/p95 delivery latency from a histogram, a score 0-100 (formula in the README), and warnings when the complaint rate is above 0.1% or the hard-bounce rate above 2% (configurable), naming the inboxes that contribute most' }),
+  route('domains.domain.setCatchAll', { method: 'patch', path: '/api/v1/domains/{id}/catch-all', auth: 'tenant', params: domainId, body: catchAllBody, tag: 'Domains', summary: 'Send mail to unknown addresses of the domain to one inbox ({inbox_id}: an inbox on this domain, in this environment; another domain\'s inbox is a 422, an inbox not here a 404), or refuse it at RCPT again ({inbox_id: null}). One catch-all per name: another environment\'s domain of the same name holding one is a 409. Answers the domain' }),
 ];
 
 /**

@@ -51,6 +51,8 @@ export const mailIngestConfigSchema = z
     SMTP_TLS_KEY_FILE: z.string().optional(),
     /** How long a recipient lookup (found or not) is trusted. */
     RCPT_CACHE_TTL_MS: envInt(5_000, { min: 0, max: 60_000 }),
+    /** How long what the domains service said about a custom domain is kept; a fact that the domain changed drops it sooner. */
+    DOMAIN_ROUTE_CACHE_TTL_MS: envInt(300_000, { min: 1, max: 3_600_000 }),
     /** Resolvers for SPF/DKIM/DMARC/ARC, host[:port] comma-separated; default: the system's. */
     DNS_SERVERS: hostPortList,
     DNS_TIMEOUT_MS: envInt(5_000, { min: 100 }),

@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { AppError, WORK, newId } from '@mailroom/contracts';
-import { RpcClient, encodeJson, openBucket, publishStored, storedNothing } from '@mailroom/messaging';
+import { RpcClient, encodeJson, openBucket, publishStored, storedNothing, watchFacts } from '@mailroom/messaging';
 import { runService, type ServiceModule } from '@mailroom/runtime';
 import { createResolver } from './clients/dns-resolver';
 import { RspamdScanner } from './clients/rspamd';
@@ -18,6 +18,7 @@ import { ConnectionLimiter, MessageRateLimiter } from './domain/limits';
 import { checkMailAuth } from './domain/mail-auth';
 import type { Authenticate } from './domain/acceptance';
 import { RecipientResolver } from './domain/recipients';
+import { ServedDomains } from './domain/served-domains';
 import { startSmtpEdge } from './smtp/server';
 
 export const mailIngestService: ServiceModule<MailIngestConfig, never> = {
@@ -26,8 +27,16 @@ export const mailIngestService: ServiceModule<MailIngestConfig, never> = {
   async start({ config, bus, life, log, clock }) {
     const raw = await openBucket(bus, 'raw');
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
-    const recipients = new RecipientResolver(
+    const served = new ServedDomains(
       new Set([config.MAIL_DOMAIN, ...config.MAIL_EXTRA_DOMAINS]),
+      (domain_name) => rpc.asService('mail-ingest', 'domains.domain.route', { domain_name }, { requestId: newId('request') }),
+      config.DOMAIN_ROUTE_CACHE_TTL_MS,
+    );
+    // From now on: what happened before start is not in the cache, which starts empty.
+    const facts = await watchFacts(bus, 'DOMAINS_FACTS', ['internal.domains.domain.changed'], new Date(), (_subject, fact) => served.forget(fact.domain_name));
+    life.add('mail-ingest:domain-facts', facts, (f) => f.stop());
+    const recipients = new RecipientResolver(
+      served,
       async (address) => {
         try {
           const r = await rpc.asService('mail-ingest', 'mailbox.inbox.resolve', { address }, { requestId: newId('request') });

@@ -10,6 +10,7 @@ import { transactor } from '@mailroom/db';
 import { RpcClient, openBucket, serveRpc } from '@mailroom/messaging';
 import { newId } from '@mailroom/contracts';
 import { DeletedEnvironments, Outbox, runService, type ServiceModule } from '@mailroom/runtime';
+import { customDomainsClient } from './clients/custom-domains.client';
 import { planLimitsClient } from './clients/plan-limits.client';
 import { loadConfig, type MailboxConfig } from './config';
 import { startEnvironmentDeletedConsumer } from './consumers/environment-deleted.consumer';
@@ -50,7 +51,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       clock,
     );
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
-    const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN, transactor(db), planLimitsClient(rpc), new DeletedEnvironments<MailboxDb>());
+    const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN, transactor(db), planLimitsClient(rpc), new DeletedEnvironments<MailboxDb>(), customDomainsClient(rpc));
     const messages = new Messages(transactor(db), messageRepo, inboxRepo, { has: async (rawId) => (await receivedBucket.info(rawId)) !== null });
     const sending = new Sending(
       inboxRepo,

@@ -37,6 +37,7 @@ function inboxes(answer: OrganizationLimits = { plan: 'free', limits: plans.free
     transactor(db),
     { of: async (orgId) => (asked.push(orgId), answer) },
     new DeletedEnvironments<MailboxDb>(),
+    { statusOf: async () => null },
   );
   return { api, asked };
 }

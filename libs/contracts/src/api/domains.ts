@@ -12,6 +12,8 @@ import { pageOf } from '../pagination';
 import { isoTimestamp } from '../time';
 
 export const DOMAIN_NAME_INPUT_MAX = 300;
+/** The label under a custom domain where VERP envelope senders live: `bounces.<domain>`, a CNAME to the platform's bounce domain. */
+export const BOUNCE_LABEL = 'bounces';
 export const DOMAIN_STATUSES = ['pending', 'verified', 'failed'] as const;
 export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
 /** A record's state: not checked yet, found as it should be, found wrong or absent, or the lookup failed for now. */
@@ -61,7 +63,7 @@ export const domain = z.object({
   /** Why the domain is not verified (pending or failed); null when verified. */
   failure_reason: z.string().nullable(),
   records: z.array(domainRecord),
-  /** Where mail to unknown addresses of the domain goes; null: refused (catch-all comes with a later part of issue 25). */
+  /** Where mail to unknown addresses of the domain goes (an inbox on the domain, same environment); null: such mail is refused at RCPT. */
   catch_all_inbox_id: idSchema('inbox').nullable(),
   created_at: isoTimestamp,
   /** When the domain last became verified; null if it never was. */
@@ -95,3 +97,31 @@ export const inboxesOnDomain = z.object({
   data: z.array(z.object({ inbox_id: idSchema('inbox'), address: z.string() })),
   total: z.number().int().nonnegative(),
 });
+
+/** PATCH /domains/{id}/catch-all: the inbox that takes mail to unknown addresses of the domain, or null for none. */
+export const catchAllBody = z.strictObject({
+  inbox_id: idSchema('inbox').nullable(),
+});
+
+/** For mail-ingest (services only): whether the platform takes mail for a name, and the catch-all address there. */
+export const domainRouteRequest = z.object({ domain_name: z.string().min(1).max(253) });
+export const domainRoute = z.object({
+  /** A custom domain that was verified and not deleted (a verified domain whose records broke still receives). */
+  served: z.boolean(),
+  /** The address of the catch-all inbox; null when unknown addresses are refused. */
+  catch_all_address: z.string().nullable(),
+});
+
+/** For mailbox (services only): a domain of one environment by name, as inboxes need it. */
+export const domainStatusRequest = z.object({ org_id: idSchema('organization'), env_id: idSchema('environment'), domain_name: z.string().min(1).max(253) });
+export const domainStatus = z.object({
+  domain_id: idSchema('domain'),
+  /** In A-label form, lower case, as addresses on it are written. */
+  domain_name: z.string(),
+  verification_status: z.enum(DOMAIN_STATUSES),
+  failure_reason: z.string().nullable(),
+});
+
+/** For domains (services only): an inbox of one environment, to check a catch-all target. */
+export const inboxOfEnvironmentRequest = z.object({ org_id: idSchema('organization'), env_id: idSchema('environment'), inbox_id: idSchema('inbox') });
+export const inboxOfEnvironment = z.object({ inbox_id: idSchema('inbox'), address: z.string(), domain: z.string() });

@@ -46,10 +46,19 @@ export const upgradeRequestId = z.object({ id: idSchema('upgradeRequest') });
 export const upgradeRequestList = pageOf(upgradeRequest);
 
 /** A platform operator's decision (admin context only). */
-export const upgradeDecisionRequest = z.strictObject({
-  id: idSchema('upgradeRequest'),
+/** An operator's decision (POST /api/v1/admin/upgrade-requests/{id}/decision). */
+export const upgradeDecisionBody = z.strictObject({
   decision: z.enum(['approve', 'decline']),
   note: text(UPGRADE_DECISION_NOTE_MAX, 'a note').optional(),
+});
+export const upgradeDecisionRequest = upgradeDecisionBody.extend({ id: idSchema('upgradeRequest') });
+
+/** An operator's list of every organization's requests (GET /api/v1/admin/upgrade-requests), newest first. */
+export const upgradeRequestAdminQuery = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  page_token: z.string().min(1).max(512).optional(),
+  status: z.enum(['pending', 'approved', 'declined']).optional(),
+  org_id: idSchema('organization').optional(),
 });
 
 /** For services only: an organization's plan, its limits, and the whole table (to name the plan that lifts a limit). */

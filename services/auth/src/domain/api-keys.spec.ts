@@ -1,9 +1,9 @@
 import { newId, type TenantContext } from '@mailroom/contracts';
-import { ManualClock } from '@mailroom/platform';
+import { ManualClock, randomBase62 } from '@mailroom/platform';
 import { MemoryDeletedEnvironments, memoryTransact, refusalOf } from '@mailroom/testing';
 import type { ApiKeyRepository, ApiKeyRow } from '../repo/api-key.repository';
 import type { AuthDb } from '../repo/tables';
-import { ApiKeys, newApiKeySecret, randomBase62, scopeOf } from './api-keys';
+import { ApiKeys, newApiKeySecret, scopeOf } from './api-keys';
 import type { OrgsPort, RevocationPort } from './ports';
 
 describe('API key secrets', () => {

@@ -7,27 +7,14 @@
  * created in it afterwards (404, as for any environment that is not there). A key whose
  * creator's account is deleted does not act until it is recovered (account-deletion.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { AppError, authorize, encodePageToken, pageCursor, idSchema, keyPermissions, KEY_PERMISSIONS, newId, type ApiKey, type Fact, type KeyScope, type Permission, type TenantContext } from '@mailroom/contracts';
-import { sha256, type Clock } from '@mailroom/platform';
+import { randomBase62, sha256, type Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { ApiKeyPublicRow, ApiKeyRepository } from '../repo/api-key.repository';
 import type { DeletedEnvironments, OrgsPort, RevocationPort, Transact } from './ports';
 
 export const API_KEY_PREFIX = 'mr_';
-const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_PATTERN = /^mr_[0-9A-Za-z]{43}$/;
-
-/** n characters, each uniform over 62 (rejection sampling: no modulo bias). */
-export function randomBase62(n: number): string {
-  let out = '';
-  while (out.length < n) {
-    for (const byte of randomBytes(n * 2)) {
-      if (byte < 248 && out.length < n) out += BASE62[byte % 62];
-    }
-  }
-  return out;
-}
 
 export function newApiKeySecret(): string {
   return `${API_KEY_PREFIX}${randomBase62(43)}`;

@@ -19,6 +19,7 @@ import {
   newId,
   pageCursor,
   type Domain,
+  type DomainStatus,
   type Fact,
   type RecordKind,
   type Tenant,
@@ -30,6 +31,7 @@ import { checkRecords } from './dns-check';
 import { normalizeDomainName } from './domain-name';
 import type { DeletedEnvironments, DnsLookup, DomainAnnouncements, InboxesOnDomain, MakeDkimKey, PlanLimitsPort, Sealer, Transact } from './ports';
 import { recordsOf, type Checks, type RecordSettings } from './records';
+import { routeOf } from './routing';
 import { nextState, reasonOf, type Schedule } from './verification';
 
 const cursor = z.object({ before: idSchema('domain') });
@@ -70,6 +72,11 @@ export function toDomain(row: DomainRow, settings: RecordSettings): Domain {
     last_checked_at: row.last_checked_at?.toISOString() ?? null,
     next_check_at: row.next_check_at.toISOString(),
   };
+}
+
+/** A name as services pass it (from an address or a request): lower case, no trailing dot; stored names are so already. */
+function bareName(name: string): string {
+  return name.trim().toLowerCase().replace(/\.$/, '');
 }
 
 /** `mr` and 8 random characters of the domain's id: one selector per domain, so two rows of one name never share a key's name. */
@@ -253,6 +260,51 @@ export class Domains {
       this.d.log.warn({ alert: 'domain_unverified', domain_id: id, org_id: result.row.org_id, env_id: result.row.env_id, failure_reason: result.row.failure_reason }, 'a verified custom domain no longer verifies');
     }
     return result.row;
+  }
+
+  /**
+   * Sets the catch-all: an inbox on this domain in this environment (an inbox of another
+   * domain is a 422, one not in this environment a 404), or null to refuse unknown addresses
+   * at RCPT again. One catch-all per name: another environment's domain of the name holding one
+   * is a 409. mail-ingest learns it from the fact, written with the change.
+   */
+  async setCatchAll(t: Tenant, id: string, inboxId: string | null): Promise<Domain> {
+    const row = await this.d.repo.find(t, id);
+    if (!row) throw AppError.notFound('domain');
+    let address: string | null = null;
+    if (inboxId) {
+      const inbox = await this.d.inboxes.ofEnvironment(t.org_id, t.env_id, inboxId);
+      if (!inbox) throw AppError.notFound('inbox');
+      if (inbox.domain !== row.name) {
+        throw new AppError('unprocessable', `${inbox.address} is not on ${row.name}: a catch-all is an inbox of the domain`, { details: [{ path: 'inbox_id', message: `an inbox on ${inbox.domain}` }] });
+      }
+      address = inbox.address;
+    }
+    const saved = await this.d.transact(async (tx) => {
+      await this.d.repo.lockName(row.name, tx);
+      if (inboxId && (await this.d.repo.catchAllElsewhere(row.name, id, tx))) {
+        throw new AppError('conflict', `another environment's ${row.name} has a catch-all; clear it there first (one catch-all per name)`);
+      }
+      const updated = await this.d.repo.setCatchAll(t, id, { catch_all_inbox_id: inboxId, catch_all_address: address }, tx);
+      if (!updated) throw AppError.notFound('domain');
+      await this.d.announce.changed(tx, newId('event'), this.factOf(updated, 'catch_all_changed', this.d.clock.now()));
+      return updated;
+    });
+    this.d.announce.kick();
+    return toDomain(saved, this.d.settings);
+  }
+
+  /** For mail-ingest: whether mail for the name is taken, and where its unknown addresses go (routing.ts). */
+  async route(name: string): Promise<{ served: boolean; catch_all_address: string | null }> {
+    return routeOf(await this.d.repo.servedRows(bareName(name)));
+  }
+
+  /** For mailbox: the environment's domain of that name, as inboxes need it (404 when it has none). */
+  async status(t: Tenant, name: string): Promise<{ domain_id: string; domain_name: string; verification_status: DomainStatus; failure_reason: string | null }> {
+    const row = await this.d.repo.findByName(t, bareName(name));
+    if (!row) throw AppError.notFound('domain');
+    const domain = toDomain(row, this.d.settings);
+    return { domain_id: domain.domain_id, domain_name: domain.domain_name, verification_status: domain.verification_status, failure_reason: domain.failure_reason };
   }
 
   /** Live domains of one environment (an environment is deleted only without any). */

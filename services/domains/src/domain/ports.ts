@@ -39,9 +39,11 @@ export interface DomainAnnouncements {
   kick(): void;
 }
 
-/** Live inboxes of an environment on a domain name, asked of mailbox (a domain in use is not deleted). */
+/** Inboxes, asked of mailbox: those on a domain name (a domain in use is not deleted), and one by id (a catch-all's target). */
 export interface InboxesOnDomain {
   list(orgId: string, envId: string, domain: string): Promise<{ data: { inbox_id: string; address: string }[]; total: number }>;
+  /** A live inbox of the environment; null when it has none of that id. */
+  ofEnvironment(orgId: string, envId: string, inboxId: string): Promise<{ inbox_id: string; address: string; domain: string } | null>;
 }
 
 /** A DKIM key pair made for one domain: RSA 2048. */

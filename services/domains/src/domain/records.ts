@@ -5,7 +5,7 @@
  * inboxes), DMARC, and the bounce name (VERP envelope senders on the domain). Each rule reads
  * DNS answers, never raw packets: the port (ports.ts `DnsLookup`) resolves.
  */
-import type { DomainRecord, RecordKind, RecordReason, RecordStatus } from '@mailroom/contracts';
+import { BOUNCE_LABEL, type DomainRecord, type RecordKind, type RecordReason, type RecordStatus } from '@mailroom/contracts';
 import type { DnsAnswer } from './ports';
 
 /** What the platform's side of the records is: configuration (README, "Configuration"). */
@@ -28,8 +28,6 @@ export interface DomainKeys {
   dkimPublicKey: string;
 }
 
-/** The label under the domain where VERP envelope senders live: `bounces.<domain>`. */
-export const BOUNCE_LABEL = 'bounces';
 export const MX_PRIORITY = 10;
 export const REQUIRED_KINDS: readonly RecordKind[] = ['spf', 'dkim'];
 

@@ -134,6 +134,26 @@ export class DomainRepository {
     await ex.updateTable('domains').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
   }
 
+  /** Sets or clears the catch-all (both columns together); the row as it then is. */
+  setCatchAll(t: Tenant, id: string, to: Pick<DomainRow, 'catch_all_inbox_id' | 'catch_all_address'>, ex: Executor<DomainsDb> = this.db): Promise<DomainRow | undefined> {
+    return ex.updateTable('domains').set(to).where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).returningAll().executeTakeFirst();
+  }
+
+  /** Whether another row of the name (another environment's) has a catch-all. */
+  async catchAllElsewhere(name: string, id: string, ex: Executor<DomainsDb> = this.db): Promise<boolean> {
+    const row = await ex.selectFrom('domains').select('id').where('name', '=', name).where('id', '<>', id).where('catch_all_inbox_id', 'is not', null).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Every row of the name that was ever verified, any tenant: what mail-ingest is told about it. */
+  servedRows(name: string, ex: Executor<DomainsDb> = this.db): Promise<Pick<DomainRow, 'status' | 'catch_all_address' | 'verified_at'>[]> {
+    return ex.selectFrom('domains').select(['status', 'catch_all_address', 'verified_at']).where('name', '=', name).where('verified_at', 'is not', null).execute();
+  }
+
+  findByName(t: Tenant, name: string, ex: Executor<DomainsDb> = this.db): Promise<DomainRow | undefined> {
+    return ex.selectFrom('domains').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('name', '=', name).executeTakeFirst();
+  }
+
   delete(t: Tenant, id: string, ex: Executor<DomainsDb> = this.db): Promise<DomainRow | undefined> {
     return ex.deleteFrom('domains').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).returningAll().executeTakeFirst();
   }

@@ -16,6 +16,8 @@ export interface DomainTable {
   dkim_private_key_sealed: Buffer;
   checks: Json;
   catch_all_inbox_id: string | null;
+  /** The catch-all inbox's address; set and cleared with catch_all_inbox_id. */
+  catch_all_address: string | null;
   created_at: Timestamp;
   verified_at: Date | null;
   verified_event_id: string | null;

@@ -19,6 +19,15 @@ export function domainsHandlers(domains: Domains): RpcHandlers<'domains'> {
       requireService(auth);
       return domains.countInEnvironment(req);
     },
+    'domains.domain.setCatchAll': (req, { auth }) => domains.setCatchAll(tenantScope(auth), req.id, req.inbox_id),
+    'domains.domain.route': async (req, { auth }) => {
+      requireService(auth);
+      return domains.route(req.domain_name);
+    },
+    'domains.domain.status': async (req, { auth }) => {
+      requireService(auth);
+      return domains.status(req, req.domain_name);
+    },
     'domains.usage.count': async (req, { auth }) => {
       requireService(auth);
       return domains.usage(req.org_id);

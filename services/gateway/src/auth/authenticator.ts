@@ -14,6 +14,8 @@
  *   the organization; others: the default one and those they were given), else 404.
  *   Environment-membership changes and deletions on ORGS_FACTS are read before the cache
  *   of confirmed environments, so a removal applies as soon as its fact arrives.
+ * - Admin keys (`mra_...`) on admin routes only (admin-keys.ts); tenant credentials there, and
+ *   admin keys on every other route, are 403.
  * Until the facts that existed at start are read, user tokens answer 503 and readiness fails:
  * a restarted gateway never admits a token it would refuse a moment later.
  */
@@ -23,6 +25,7 @@ import { AppError, can, idSchema, newId, roleSchema, type AuthContext, type Fact
 import type { CallContext, FactWatch, RpcClient } from '@mailroom/messaging';
 import { sha256, ttlCache, type Clock, type Logger, type TtlCache } from '@mailroom/platform';
 import type { AuthMode } from '../routes';
+import { AdminKeyVerifier, isAdminKey } from './admin-keys';
 import { isCanonicalCompactJws } from './jws-format';
 
 export interface AuthenticatorSettings {
@@ -58,6 +61,7 @@ function unauthorized(message: string): AppError {
 export class Authenticator {
   /** By key hash; absent when the TTL is 0. */
   private readonly keys: TtlCache<string, { value: KeyVerification | null }> | undefined;
+  private readonly adminKeys: AdminKeyVerifier;
   /** Lookups under way, so concurrent requests with one key ask once. */
   private readonly keyLookups = new Map<string, Promise<KeyVerification | null>>();
   /**
@@ -100,6 +104,7 @@ export class Authenticator {
     private readonly log: Logger,
   ) {
     this.keys = settings.apiKeyCacheTtlMs > 0 ? ttlCache({ max: MAX_CACHED_KEYS, ttlMs: settings.apiKeyCacheTtlMs }) : undefined;
+    this.adminKeys = new AdminKeyVerifier(rpc, settings.apiKeyCacheTtlMs);
   }
 
   /** Replays recent revocations before the gateway takes traffic; loads the JWKS if auth is up. */
@@ -174,10 +179,13 @@ export class Authenticator {
     if (mode === 'admin') {
       // Admin routes take admin keys only: a tenant's credential is refused before anything else.
       if (match && (match[1]!.startsWith('mr_') || match[1]!.split('.').length === 3)) throw new AppError('forbidden', 'admin operations take an admin key, not an API key or access token');
-      throw new AppError('not_implemented', 'admin operations are not available yet');
+      if (!match) throw unauthorized('send your admin key as "Authorization: Bearer mra_..."');
+      if (!isAdminKey(match[1]!)) throw unauthorized('credential is not an admin key');
+      return this.adminKeys.verify(match[1]!, call);
     }
     if (!match) throw unauthorized('send your credential as "Authorization: Bearer <API key or access token>"');
     const token = match[1]!;
+    if (isAdminKey(token)) throw new AppError('forbidden', 'an admin key acts on admin operations only (/api/v1/admin/...), not on a tenant\'s');
     if (envHeader !== undefined && !idSchema('environment').safeParse(envHeader).success) {
       throw new AppError('invalid_request', 'X-Env-Id must be an environment id (env_...)');
     }

@@ -1,11 +1,16 @@
 /**
- * RCPT TO decisions: which addresses are ours, and which inbox each is. Lookups are cached
- * briefly (positive and negative) so a burst of mail to one address asks the mailbox
- * service once; a deleted inbox is refused within RCPT_CACHE_TTL_MS.
+ * RCPT TO decisions: which addresses are ours, and which inbox each is. A domain is ours when
+ * ServedDomains says so (ours, or a custom domain the domains service serves); an address of
+ * it no inbox has goes to the domain's catch-all inbox when it has one, else is refused.
+ * VERP addresses of our reports are ours on the bounce domain and on `bounces.<a served
+ * custom domain>` (the CNAME the domain publishes). Lookups are cached briefly (positive and
+ * negative) so a burst of mail to one address asks the mailbox service once; a deleted inbox
+ * is refused within RCPT_CACHE_TTL_MS.
  */
-import { AppError, VERP_LOCAL_PART } from '@mailroom/contracts';
+import { AppError, BOUNCE_LABEL, VERP_LOCAL_PART } from '@mailroom/contracts';
 import { ttlCache, type TtlCache } from '@mailroom/platform';
 import { SmtpReply } from './replies';
+import type { DomainRoute, DomainRoutes } from './served-domains';
 
 export interface InboxRecipient {
   kind: 'inbox';
@@ -34,7 +39,7 @@ export class RecipientResolver {
   private readonly cache: TtlCache<string, { value: InboxRef | null }> | undefined;
 
   constructor(
-    private readonly domains: Set<string>,
+    private readonly domains: DomainRoutes,
     private readonly lookup: Lookup,
     ttlMs: number,
     now: () => number = Date.now,
@@ -49,24 +54,44 @@ export class RecipientResolver {
     const address = raw.trim().toLowerCase();
     if (!ADDRESS.test(address)) throw new SmtpReply('badAddress');
     const at = address.lastIndexOf('@');
+    const local = address.slice(0, at);
     const domain = address.slice(at + 1);
-    if (domain === this.bounceDomain && VERP_LOCAL_PART.test(address.slice(0, at))) return { kind: 'feedback', address };
-    if (!this.domains.has(domain)) throw new SmtpReply('relayDenied');
-    const hit = this.cache?.get(address);
-    let value: InboxRef | null;
-    if (hit) {
-      value = hit.value;
-    } else {
-      try {
-        value = await this.lookup(address);
-      } catch (err) {
-        // The mailbox service is down or slow: the sender must try again, not give up.
-        if (err instanceof AppError && !err.retryable && err.code !== 'internal_error') throw err;
-        throw new SmtpReply('tryLater', 'recipient lookup unavailable');
-      }
-      this.cache?.set(address, { value });
+    const verp = VERP_LOCAL_PART.test(local);
+    if (verp && domain === this.bounceDomain) return { kind: 'feedback', address };
+    const route = await this.routeOf(domain);
+    if (!route.served) {
+      const parent = domain.startsWith(`${BOUNCE_LABEL}.`) ? domain.slice(BOUNCE_LABEL.length + 1) : undefined;
+      if (verp && parent && (await this.routeOf(parent)).served) return { kind: 'feedback', address };
+      throw new SmtpReply('relayDenied');
     }
+    let value = await this.inboxOf(address);
+    if (!value && route.catch_all_address && route.catch_all_address !== address) value = await this.inboxOf(route.catch_all_address);
     if (!value) throw new SmtpReply('noSuchUser');
     return { kind: 'inbox', address, ...value };
+  }
+
+  private async routeOf(domain: string): Promise<DomainRoute> {
+    try {
+      return await this.domains.route(domain);
+    } catch (err) {
+      // The domains service is down or slow: the sender must try again, not give up.
+      if (err instanceof AppError && !err.retryable && err.code !== 'internal_error') throw err;
+      throw new SmtpReply('tryLater', 'domain lookup unavailable');
+    }
+  }
+
+  private async inboxOf(address: string): Promise<InboxRef | null> {
+    const hit = this.cache?.get(address);
+    if (hit) return hit.value;
+    let value: InboxRef | null;
+    try {
+      value = await this.lookup(address);
+    } catch (err) {
+      // The mailbox service is down or slow: the sender must try again, not give up.
+      if (err instanceof AppError && !err.retryable && err.code !== 'internal_error') throw err;
+      throw new SmtpReply('tryLater', 'recipient lookup unavailable');
+    }
+    this.cache?.set(address, { value });
+    return value;
   }
 }

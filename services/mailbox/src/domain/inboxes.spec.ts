@@ -9,7 +9,7 @@ import { MemoryDeletedEnvironments, memoryTransact, refusalOf } from '@mailroom/
 import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
 import type { MailboxDb } from '../repo/tables';
 import { Inboxes } from './inboxes';
-import type { PlanLimitsPort } from './ports';
+import type { CustomDomainsPort, PlanLimitsPort } from './ports';
 
 class MemoryInboxes implements Pick<InboxRepository, keyof InboxRepository> {
   rows: InboxRow[] = [];
@@ -75,12 +75,22 @@ const staging: Tenant = { org_id: org, env_id: newId('environment') };
 const production: Tenant = { org_id: org, env_id: newId('environment') };
 const fact = { ...staging, deleted_at: '2026-01-01T00:00:00.000Z' };
 
+/** staging has example.com verified and pending.example pending; other environments have none. */
+const domains: CustomDomainsPort = {
+  async statusOf(t, name) {
+    if (t.env_id !== staging.env_id) return null;
+    if (name === 'example.com') return { domain_name: name, verification_status: 'verified', failure_reason: null };
+    if (name === 'pending.example') return { domain_name: name, verification_status: 'pending', failure_reason: 'SPF record missing' };
+    return null;
+  },
+};
+
 function setUp() {
   const deleted = new MemoryDeletedEnvironments();
   const repo = new MemoryInboxes(deleted);
   // Plans that leave room: the limit is not what these tests are about.
   const plans: PlanLimitsPort = { of: async () => ({ plan: 'enterprise', limits: DEFAULT_PLAN_LIMITS.enterprise, plans: DEFAULT_PLAN_LIMITS }) };
-  return { repo, inboxes: new Inboxes(repo, new ManualClock(), 'agents.test', memoryTransact<MailboxDb>(), plans, deleted) };
+  return { repo, inboxes: new Inboxes(repo, new ManualClock(), 'agents.test', memoryTransact<MailboxDb>(), plans, deleted, domains) };
 }
 
 describe('inboxes of a deleted environment', () => {
@@ -126,5 +136,27 @@ describe('creating an inbox', () => {
     await inboxes.create(staging, { username: 'taken' });
     const refusal = await refusalOf(inboxes.create(production, { username: 'taken' }));
     expect(refusal.code).toBe('conflict');
+  });
+});
+
+describe('inboxes on custom domains', () => {
+  it('are created on a domain the environment has verified', async () => {
+    const { inboxes } = setUp();
+    expect(await inboxes.create(staging, { username: 'support', domain: 'example.com' })).toMatchObject({ address: 'support@example.com' });
+    expect(await inboxes.create(staging, { username: 'sales', domain: 'example.com.' })).toMatchObject({ address: 'sales@example.com' });
+    expect(await inboxes.create(staging, { username: 'own' })).toMatchObject({ address: 'own@agents.test' });
+  });
+
+  it('are refused with 422 on a domain not verified, saying why', async () => {
+    const { inboxes } = setUp();
+    const refused = await refusalOf(inboxes.create(staging, { username: 'support', domain: 'pending.example' }));
+    expect(refused).toMatchObject({ code: 'unprocessable' });
+    expect(refused.message).toContain('SPF record missing');
+  });
+
+  it("are refused with 422 on a domain of another environment or nobody's", async () => {
+    const { inboxes } = setUp();
+    await expect(inboxes.create(production, { username: 'support', domain: 'example.com' })).rejects.toMatchObject({ code: 'unprocessable', message: expect.stringContaining('not a domain of this environment') });
+    await expect(inboxes.create(staging, { username: 'support', domain: 'elsewhere.example' })).rejects.toMatchObject({ code: 'unprocessable' });
   });
 });

@@ -1,6 +1,6 @@
 /**
- * Inboxes: an address on MAIL_DOMAIN (custom domains join when the domains service
- * exists), unique case-insensitively across all tenants. A paused inbox still receives
+ * Inboxes: an address on MAIL_DOMAIN or on a custom domain of the environment once the
+ * domains service has it verified, unique case-insensitively across all tenants. A paused inbox still receives
  * mail; only its sending is refused (mail-send). A deleted inbox refuses mail at RCPT.
  * The organization's plan limits its live inboxes, all environments together: counted under
  * a lock on the organization in the transaction that adds the one more. When orgs deletes an
@@ -11,7 +11,7 @@ import { AppError, INBOXES_ON_DOMAIN_SHOWN, checkRoomForOneMore, encodePageToken
 import type { Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
-import type { DeletedEnvironments, PlanLimitsPort, Transact } from './ports';
+import type { CustomDomainsPort, DeletedEnvironments, PlanLimitsPort, Transact } from './ports';
 
 const cursor = z.object({ before: idSchema('inbox') });
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
@@ -42,16 +42,12 @@ export class Inboxes {
     private readonly transact: Transact,
     private readonly plans: PlanLimitsPort,
     private readonly deleted: DeletedEnvironments,
+    private readonly domains: CustomDomainsPort,
   ) {}
 
   async create(t: Tenant, input: { username?: string | undefined; domain?: string | undefined; display_name?: string | undefined }): Promise<Inbox> {
-    const domain = input.domain ?? this.mailDomain;
-    if (domain !== this.mailDomain) {
-      throw new AppError('unprocessable', `domain ${domain} is not available for inboxes; use ${this.mailDomain}`, {
-        details: [{ path: 'domain', message: 'not a domain of this service' }],
-      });
-    }
     // Asked before the transaction: no database connection waits on the bus.
+    const domain = await this.domainFor(t, input.domain);
     const { plan, plans } = await this.plans.of(t.org_id);
     const now = this.clock.now();
     return this.transact(async (trx) => {
@@ -83,6 +79,32 @@ export class Inboxes {
       }
       throw new AppError('conflict', 'could not generate a free address; retry');
     });
+  }
+
+  /** MAIL_DOMAIN, or a custom domain of the environment that is verified now (422 otherwise, saying what to do). */
+  private async domainFor(t: Tenant, asked: string | undefined): Promise<string> {
+    const name = asked?.replace(/\.$/, '') ?? this.mailDomain;
+    if (name === this.mailDomain) return name;
+    const found = await this.domains.statusOf(t, name);
+    if (!found) {
+      throw new AppError('unprocessable', `${name} is not a domain of this environment: add it (POST /api/v1/domains) and verify it, or use ${this.mailDomain}`, {
+        details: [{ path: 'domain', message: 'not a domain of this environment' }],
+      });
+    }
+    if (found.verification_status !== 'verified') {
+      const why = found.failure_reason ? ` (${found.failure_reason})` : '';
+      throw new AppError('unprocessable', `${found.domain_name} is ${found.verification_status}${why}: inboxes on it can be created once it is verified (POST /api/v1/domains/{id}/verify checks now)`, {
+        details: [{ path: 'domain', message: `domain ${found.verification_status}` }],
+      });
+    }
+    return found.domain_name;
+  }
+
+  /** For domains: a live inbox of the environment, with its domain (a catch-all must be on the domain it serves). */
+  async ofEnvironment(t: Tenant, id: string): Promise<{ inbox_id: string; address: string; domain: string }> {
+    const row = await this.repo.find(t, id);
+    if (!row) throw AppError.notFound('inbox');
+    return { inbox_id: row.id, address: row.address, domain: row.domain };
   }
 
   /** How many live inboxes the environment holds (orgs asks before deleting an environment). */

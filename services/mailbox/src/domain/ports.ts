@@ -1,6 +1,6 @@
 /** What the mailbox domain needs from outside it, as plain interfaces; the composition root passes the real ones. */
 import type { EnvironmentTombstones, EventSink as EventSinkOf, Transact as TransactOf } from '@mailroom/platform';
-import type { OrganizationLimits } from '@mailroom/contracts';
+import type { DomainStatus, OrganizationLimits, Tenant } from '@mailroom/contracts';
 import type { MailboxTx } from '../repo/tables';
 
 /** One transaction of this service's schema (libs/db `transactor`). */
@@ -17,3 +17,7 @@ export interface PlanLimitsPort {
 }
 /** Environments orgs deleted, recorded in this schema (libs/runtime `DeletedEnvironments`). */
 export type DeletedEnvironments = EnvironmentTombstones<MailboxTx>;
+/** A custom domain of an environment by name, asked of domains (domains.domain.status); null when the environment has none of that name. */
+export interface CustomDomainsPort {
+  statusOf(t: Tenant, name: string): Promise<{ domain_name: string; verification_status: DomainStatus; failure_reason: string | null } | null>;
+}

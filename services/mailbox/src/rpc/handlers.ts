@@ -29,6 +29,10 @@ export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: S
       requireService(auth);
       return inboxes.onDomain(req, req.domain);
     },
+    'mailbox.inbox.ofEnvironment': async (req, { auth }) => {
+      requireService(auth);
+      return inboxes.ofEnvironment(req, req.inbox_id);
+    },
     'mailbox.inbox.resolve': async (req, { auth }) => {
       requireService(auth);
       return inboxes.resolve(req.address);

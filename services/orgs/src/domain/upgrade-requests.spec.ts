@@ -36,6 +36,12 @@ class MemoryRequests implements Pick<UpgradeRequestRepository, keyof UpgradeRequ
   async list(orgId: string, opts: { limit: number; before?: string | undefined }) {
     return this.rows.filter((r) => r.org_id === orgId && (!opts.before || r.id < opts.before)).sort((a, b) => b.id.localeCompare(a.id)).slice(0, opts.limit);
   }
+  async listAll(opts: { limit: number; before?: string | undefined; status?: string | undefined; org_id?: string | undefined }) {
+    return this.rows
+      .filter((r) => (!opts.status || r.status === opts.status) && (!opts.org_id || r.org_id === opts.org_id) && (!opts.before || r.id < opts.before))
+      .sort((a, b) => b.id.localeCompare(a.id))
+      .slice(0, opts.limit);
+  }
   async findForDecision(id: string) {
     const r = this.rows.find((x) => x.id === id);
     return r && { ...r };
@@ -181,6 +187,15 @@ describe("a platform operator's decision", () => {
     await upgrades.decide(ADMIN, { id: made.id, decision: 'decline' });
     expect(await refusalOf(upgrades.decide(ADMIN, { id: made.id, decision: 'approve' }))).toMatchObject({ code: 'conflict', message: 'this upgrade request was already declined' });
     expect(plans.get(ORG)).toBe('free');
+  });
+
+  it("lists every organization's requests for an operator, by status, and for nobody else", async () => {
+    const { upgrades, person } = setup();
+    const made = await upgrades.create(person('owner'), { plan: 'pro' });
+    expect((await upgrades.listAll(ADMIN, { limit: 20, status: 'pending' })).data.map((r) => r.id)).toEqual([made.id]);
+    expect((await upgrades.listAll(ADMIN, { limit: 20, status: 'approved' })).data).toEqual([]);
+    expect((await upgrades.listAll(ADMIN, { limit: 20, org_id: newId('organization') })).data).toEqual([]);
+    expect((await refusalOf(upgrades.listAll(person('owner'), { limit: 20 }))).code).toBe('forbidden');
   });
 
   it('is for admin contexts only, and an unknown request is not found', async () => {

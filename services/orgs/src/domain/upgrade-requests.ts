@@ -115,6 +115,16 @@ export class UpgradeRequests {
     return toUpgradeRequest(row);
   }
 
+  /** A platform operator's list: every organization's requests, filtered by status and organization. */
+  async listAll(auth: AuthContext, q: { limit: number; page_token?: string | undefined; status?: UpgradeRequest['status'] | undefined; org_id?: string | undefined }): Promise<{ data: UpgradeRequest[]; next_page_token: string | null }> {
+    requireAdmin(auth);
+    const before = pageCursor(q.page_token, cursor)?.before;
+    const rows = await this.requests.listAll({ limit: q.limit + 1, before, status: q.status, org_id: q.org_id });
+    const page = rows.slice(0, q.limit);
+    const last = page.at(-1);
+    return { data: page.map(toUpgradeRequest), next_page_token: rows.length > q.limit && last ? encodePageToken({ before: last.id }) : null };
+  }
+
   /** A platform operator's decision: approve (the organization moves to the plan asked for) or decline. */
   async decide(auth: AuthContext, req: { id: string; decision: 'approve' | 'decline'; note?: string | undefined }): Promise<UpgradeRequest> {
     requireAdmin(auth);

@@ -32,6 +32,15 @@ export class UpgradeRequestRepository {
     return q.orderBy('id', 'desc').limit(opts.limit).execute();
   }
 
+  /** Every organization's requests, newest first, of one status and organization when given: a platform operator's list. */
+  listAll(opts: { limit: number; before?: string | undefined; status?: UpgradeRequestRow['status'] | undefined; org_id?: string | undefined }, ex: Executor<OrgsDb> = this.db): Promise<UpgradeRequestRow[]> {
+    let q = ex.selectFrom('upgrade_requests').selectAll();
+    if (opts.status) q = q.where('status', '=', opts.status);
+    if (opts.org_id) q = q.where('org_id', '=', opts.org_id);
+    if (opts.before) q = q.where('id', '<', opts.before);
+    return q.orderBy('id', 'desc').limit(opts.limit).execute();
+  }
+
   /** For a platform operator's decision: the request, whichever organization's, not locked (its organization is locked first). */
   findForDecision(id: string, ex: Executor<OrgsDb> = this.db): Promise<UpgradeRequestRow | undefined> {
     return ex.selectFrom('upgrade_requests').selectAll().where('id', '=', id).executeTakeFirst();

@@ -93,6 +93,7 @@ export function orgsHandlers({ orgs, members, environments, transfers, invitatio
     'orgs.upgrade.list': (req, { auth }) => upgrades.list(auth, req),
     'orgs.upgrade.get': (req, { auth }) => upgrades.get(auth, req.id),
     'orgs.upgrade.decide': (req, { auth }) => upgrades.decide(auth, req),
+    'orgs.upgrade.listAll': (req, { auth }) => upgrades.listAll(auth, req),
     'orgs.organization.limits': async (req, { auth }) => {
       requireService(auth);
       return orgs.limits(req.org_id);

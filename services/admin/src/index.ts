@@ -1,0 +1,2 @@
+export { adminService } from './main';
+export type { AdminConfig } from './config';
