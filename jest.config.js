@@ -6,7 +6,7 @@
 // dist/: so SWC also rewrites the imports (jsc.paths), and the set-up reads the sources too.
 const packages = {
   libs: ['contracts', 'platform', 'db', 'messaging', 'runtime', 'testing'],
-  services: ['auth', 'orgs', 'gateway', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'domains', 'admin'],
+  services: ['auth', 'orgs', 'gateway', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'domains', 'metrics', 'admin'],
   apps: ['all-in-one', 'launcher'],
 };
 const sources = Object.entries(packages).flatMap(([dir, names]) => names.map((name) => [`@mailroom/${name}`, `${dir}/${name}/src`]));

@@ -9,6 +9,7 @@ import { gatewayService } from '@mailroom/gateway';
 import { mailIngestService } from '@mailroom/mail-ingest';
 import { mailSendService } from '@mailroom/mail-send';
 import { mailboxService } from '@mailroom/mailbox';
+import { metricsService } from '@mailroom/metrics';
 import { orgsService } from '@mailroom/orgs';
 import { webhooksService } from '@mailroom/webhooks';
 import { createLogger, Lifecycle, type Clock, type Env, type Logger } from '@mailroom/platform';
@@ -23,6 +24,7 @@ export const SERVICES = {
   'mail-send': mailSendService,
   webhooks: webhooksService,
   domains: domainsService,
+  metrics: metricsService,
   admin: adminService,
   gateway: gatewayService,
 } as const satisfies Record<string, AnyServiceModule>;

@@ -42,6 +42,8 @@ export const CONSUMERS = {
   'mailbox--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
   'webhooks--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
   'domains--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
+  // Every public event, counted once into the hourly rollups (issue 27).
+  'metrics--rollup': { stream: 'EVENTS' },
 } as const satisfies Record<string, ConsumerSpec>;
 export type ConsumerName = keyof typeof CONSUMERS;
 
@@ -52,7 +54,7 @@ export function consumerFilter(durable: string): string | undefined {
   return CONSUMER_SPECS.get(durable)?.filter;
 }
 
-export const BUS_IDENTITIES = ['orgs', 'auth', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'domains', 'admin', 'gateway', 'migrate'] as const;
+export const BUS_IDENTITIES = ['orgs', 'auth', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'domains', 'metrics', 'admin', 'gateway', 'migrate'] as const;
 export type BusIdentity = (typeof BUS_IDENTITIES)[number];
 
 export interface BusAccess {
@@ -92,6 +94,7 @@ export const SERVICE_ONLY_OPERATIONS = [
   'domains.domain.countInEnvironment',
   'domains.usage.count',
   'mailbox.inbox.listOnDomain',
+  'metrics.usage.count',
   'domains.domain.route',
   'domains.domain.status',
   'mailbox.inbox.ofEnvironment',
@@ -115,6 +118,8 @@ export const BUS_ACCESS = {
       'webhooks.usage.count',
       'domains.domain.countInEnvironment',
       'domains.usage.count',
+      // The messages of a period from the metrics rollups (issue 27, part 5).
+      'metrics.usage.count',
     ],
     publishes: ['internal.orgs.member.changed', 'internal.orgs.environment.member.changed', 'internal.orgs.environment.deleted', 'mail.system'],
     buckets: { replies: 'write' },
@@ -168,6 +173,13 @@ export const BUS_ACCESS = {
     calls: ['orgs.organization.limits', 'orgs.environment.get', 'mailbox.inbox.listOnDomain', 'mailbox.inbox.ofEnvironment'],
     publishes: [eventSubject('domain.verified'), 'internal.domains.domain.changed'],
     consumes: ['domains--environment-deleted'],
+    buckets: { replies: 'write' },
+  },
+  // The rollups of the public events; its replay command (cli.ts) reads EVENTS from the start.
+  metrics: {
+    ...NONE,
+    consumes: ['metrics--rollup'],
+    follows: ['EVENTS'],
     buckets: { replies: 'write' },
   },
   admin: {

@@ -27,4 +27,5 @@ export * from './api/oauth';
 export * from './api/account-lifecycle';
 export * from './api/mfa';
 export * from './api/domains';
+export * from './api/metrics';
 export * from './api/admin';

@@ -37,6 +37,7 @@ export const PERMISSION_NAMES = [
   'environments.read',
   'environments.manage',
   'ownership.transfer',
+  'metrics.read',
 ] as const;
 export type Permission = (typeof PERMISSION_NAMES)[number];
 
@@ -62,11 +63,12 @@ export const PERMISSIONS: Record<Permission, string> = {
   'environments.read': 'list or read environments (owners and admins: all of them; others: those they are members of) and their members',
   'environments.manage': 'create, rename or delete environments, and give members an environment or take it away',
   'ownership.transfer': 'hand the organization to another member (ownership transfer)',
+  'metrics.read': 'read activity, summary and deliverability metrics of the environment',
 };
 
 export const permissionSchema = z.enum(PERMISSION_NAMES, { error: (issue) => `unknown permission ${JSON.stringify(issue.input)}; permissions are ${PERMISSION_NAMES.join(', ')}` });
 
-const VIEWER = ['org.read', 'members.read', 'keys.read', 'inboxes.read', 'mail.read', 'suppressions.read', 'webhooks.read', 'domains.read', 'environments.read'] as const satisfies readonly Permission[];
+const VIEWER = ['org.read', 'members.read', 'keys.read', 'inboxes.read', 'mail.read', 'suppressions.read', 'webhooks.read', 'domains.read', 'environments.read', 'metrics.read'] as const satisfies readonly Permission[];
 const MEMBER = [...VIEWER, 'inboxes.write', 'mail.send', 'mail.label', 'suppressions.manage', 'webhooks.manage', 'domains.manage'] as const satisfies readonly Permission[];
 const ADMIN = [...MEMBER, 'org.manage', 'members.manage', 'keys.manage', 'environments.manage'] as const satisfies readonly Permission[];
 
@@ -251,6 +253,10 @@ export const ROUTE_ACCESS = {
   'DELETE /api/v1/domains/{id}': 'domains.manage',
   'POST /api/v1/domains/{id}/verify': 'domains.manage',
   'GET /api/v1/domains/{id}/zone-file': 'domains.read',
+  // Metrics (issue 27): aggregates of the environment's mail, read by every role and by full and read-only keys.
+  'GET /api/v1/metrics/activity': 'metrics.read',
+  'GET /api/v1/metrics/summary': 'metrics.read',
+  'GET /api/v1/metrics/deliverability': 'metrics.read',
   'PATCH /api/v1/domains/{id}/catch-all': 'domains.manage',
   // Upgrade requests, decided by the platform's operators (issue 28 part 5).
   'GET /api/v1/admin/upgrade-requests': 'admin',

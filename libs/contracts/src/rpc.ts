@@ -18,6 +18,7 @@ import * as u from './api/usage';
 import * as upg from './api/upgrade-requests';
 import * as w from './api/webhooks';
 import * as dom from './api/domains';
+import * as met from './api/metrics';
 import * as adm from './api/admin';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
@@ -193,6 +194,12 @@ export const RPC = {
   'domains.domain.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
   'domains.usage.count': { request: u.usageOrgRequest, response: dom.domainsUsage },
   'mailbox.inbox.listOnDomain': { request: dom.inboxesOnDomainRequest, response: dom.inboxesOnDomain },
+  // metrics: hourly rollups of the public events (issue 27)
+  'metrics.activity.get': { request: met.metricsQuery, response: met.metricsActivity },
+  'metrics.summary.get': { request: met.metricsQuery, response: met.metricsSummary },
+  'metrics.deliverability.get': { request: met.metricsQuery, response: met.metricsDeliverability },
+  // For orgs' usage (GET /api/v1/org/usage): whole hours, so a calendar month's bounds are exact.
+  'metrics.usage.count': { request: u.usageCountRequest, response: met.metricsUsage },
   // catch-all and inboxes on custom domains (issue 25, parts 5-6)
   'domains.domain.setCatchAll': { request: dom.catchAllBody.extend(dom.domainId.shape), response: dom.domain },
   'domains.domain.route': { request: dom.domainRouteRequest, response: dom.domainRoute },

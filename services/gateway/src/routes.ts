@@ -31,6 +31,7 @@ import {
   ownershipTransferCreateBody,
   ownershipTransferId,
   memberUpdateBody,
+  metricsQuery,
   messageListRequest,
   organizationUpdateRequest,
   pageQuery,
@@ -324,6 +325,10 @@ export const ROUTES: Route[] = [
   route('domains.domain.delete', { method: 'delete', path: '/api/v1/domains/{id}', auth: 'tenant', params: domainId, status: 204, tag: 'Domains', summary: 'Delete a domain and its DKIM key; 409 naming the inboxes that still use it (delete them first)' }),
   route('domains.domain.verify', { method: 'post', path: '/api/v1/domains/{id}/verify', auth: 'tenant', params: domainId, tag: 'Domains', summary: 'Check the domain\'s DNS records now and answer its new state: verified once SPF and DKIM check out (domain.verified is emitted the first time), failed when a verified domain\'s required record broke; a DNS timeout is temporary_failure and changes no state' }),
   route('domains.domain.zoneFile', { method: 'get', path: '/api/v1/domains/{id}/zone-file', auth: 'tenant', params: domainId, textResponse: true, tag: 'Domains', summary: 'The domain\'s records as a BIND zone fragment (text/plain), fully qualified names, ready for the zone or the DNS host' }),
+  // Metrics (issue 27): read from the metrics service's hourly rollups of the events; ranges in whole UTC hours.
+  route('metrics.activity.get', { method: 'get', path: '/api/v1/metrics/activity', auth: 'tenant', query: metricsQuery, tag: 'Metrics', summary: 'Email activity of the environment in hourly buckets (UTC): received, sent, delivered, bounced hard and soft, complained, rejected by reason. from (rounded down to its hour) and to (rounded up) default to the last 24 hours, the current hour included; at most 31 days; a range reversed or starting in the future is a 400. Every hour of the range is there, with zeros when nothing happened. inbox_id: one inbox (404 for an inbox with no activity recorded in this environment)' }),
+  route('metrics.summary.get', { method: 'get', path: '/api/v1/metrics/summary', auth: 'tenant', query: metricsQuery, tag: 'Metrics', summary: 'Email counts of the environment for a range (default this calendar month so far, UTC; at most 31 days), and the same counts for the period of the same length just before, for comparison. Filters and rules as activity' }),
+  route('metrics.deliverability.get', { method: 'get', path: '/api/v1/metrics/deliverability', auth: 'tenant', query: metricsQuery, tag: 'Metrics', summary: 'Deliverability of a window (default the last 30 days; at most 31): delivery, hard and soft bounce, complaint and rejection rates, p50/p95 delivery latency from a histogram, a score 0-100 (formula in the README), and warnings when the complaint rate is above 0.1% or the hard-bounce rate above 2% (configurable), naming the inboxes that contribute most' }),
   route('domains.domain.setCatchAll', { method: 'patch', path: '/api/v1/domains/{id}/catch-all', auth: 'tenant', params: domainId, body: catchAllBody, tag: 'Domains', summary: 'Send mail to unknown addresses of the domain to one inbox ({inbox_id}: an inbox on this domain, in this environment; another domain\'s inbox is a 422, an inbox not here a 404), or refuse it at RCPT again ({inbox_id: null}). One catch-all per name: another environment\'s domain of the same name holding one is a 409. Answers the domain' }),
 ];
 

@@ -1,0 +1,3 @@
+export { metricsService } from './main';
+export type { MetricsConfig } from './config';
+export { replayRollups } from './replay';

@@ -1,0 +1,173 @@
+/** The rollups: one query per method; every tenant read filters on org_id and env_id. */
+import type { Tenant } from '@mailroom/contracts';
+import { sql, type Executor, type Kysely } from '@mailroom/db';
+import { ALL_INBOXES } from '../domain/rollup';
+import type { MetricsDb } from './tables';
+
+export const COUNT_COLUMNS = [
+  'received',
+  'sent',
+  'delivered',
+  'bounced_hard',
+  'bounced_soft',
+  'complained',
+  'rejected_blocked_recipient',
+  'rejected_rate_limited',
+  'rejected_account_paused',
+] as const;
+export type CountColumn = (typeof COUNT_COLUMNS)[number];
+export type CountsRow = Record<CountColumn, number>;
+
+export interface CountsUpsert extends CountsRow {
+  org_id: string;
+  env_id: string;
+  hour: Date;
+  inbox_id: string;
+  latency_sum_ms: number;
+}
+
+export interface LatencyUpsert {
+  org_id: string;
+  env_id: string;
+  hour: Date;
+  inbox_id: string;
+  bucket: number;
+  deliveries: number;
+}
+
+export interface Window {
+  from: Date;
+  to: Date;
+  /** One inbox; absent: the environment's row of all inboxes. */
+  inboxId?: string | undefined;
+}
+
+export class RollupRepository {
+  constructor(private readonly db: Kysely<MetricsDb>) {}
+
+  /** Records the event ids not seen before and answers those (the ones to count). */
+  async markProcessed(ids: readonly string[], ex: Executor<MetricsDb> = this.db): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await ex
+      .insertInto('processed_events')
+      .values(ids.map((event_id) => ({ event_id })))
+      .onConflict((oc) => oc.column('event_id').doNothing())
+      .returning('event_id')
+      .execute();
+    return new Set(rows.map((r) => r.event_id));
+  }
+
+  /** Adds to the rows (created at zero when absent). Rows in key order: see domain aggregate. */
+  async addCounts(rows: readonly CountsUpsert[], ex: Executor<MetricsDb> = this.db): Promise<void> {
+    if (!rows.length) return;
+    await ex
+      .insertInto('hourly_counts')
+      .values(rows.map((r) => ({ ...r })))
+      .onConflict((oc) =>
+        oc.columns(['org_id', 'env_id', 'hour', 'inbox_id']).doUpdateSet((eb) => ({
+          ...Object.fromEntries(COUNT_COLUMNS.map((c) => [c, eb(`hourly_counts.${c}`, '+', eb.ref(`excluded.${c}`))])),
+          latency_sum_ms: eb('hourly_counts.latency_sum_ms', '+', eb.ref('excluded.latency_sum_ms')),
+        })),
+      )
+      .execute();
+  }
+
+  async addLatency(rows: readonly LatencyUpsert[], ex: Executor<MetricsDb> = this.db): Promise<void> {
+    if (!rows.length) return;
+    await ex
+      .insertInto('hourly_latency')
+      .values(rows.map((r) => ({ ...r })))
+      .onConflict((oc) => oc.columns(['org_id', 'env_id', 'hour', 'inbox_id', 'bucket']).doUpdateSet((eb) => ({ deliveries: eb('hourly_latency.deliveries', '+', eb.ref('excluded.deliveries')) })))
+      .execute();
+  }
+
+  /** Forgets the ids of events counted before `before` (the stream no longer holds them). */
+  async pruneProcessed(before: Date): Promise<number> {
+    const r = await this.db.deleteFrom('processed_events').where('processed_at', '<', before).executeTakeFirst();
+    return Number(r.numDeletedRows);
+  }
+
+  /** Empties every table, for a replay. */
+  async truncate(ex: Executor<MetricsDb> = this.db): Promise<void> {
+    await sql`truncate hourly_counts, hourly_latency, processed_events`.execute(ex);
+  }
+
+  /** Counts of each hour of the window that has any, summed over inboxes (or the one inbox). */
+  async countsByHour(t: Tenant, w: Window): Promise<(CountsRow & { hour: Date })[]> {
+    return this.db
+      .selectFrom('hourly_counts')
+      .select((eb) => ['hour', ...COUNT_COLUMNS.map((c) => sql<number>`sum(${eb.ref(c)})::bigint`.as(c))])
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('hour', '>=', w.from)
+      .where('hour', '<', w.to)
+      .where('inbox_id', '=', w.inboxId ?? ALL_INBOXES)
+      .groupBy('hour')
+      .orderBy('hour')
+      .execute();
+  }
+
+  /** Counts of the window, summed; zeros for none. */
+  async totals(t: Tenant, w: Window): Promise<CountsRow> {
+    return this.db
+      .selectFrom('hourly_counts')
+      .select((eb) => COUNT_COLUMNS.map((c) => sql<number>`coalesce(sum(${eb.ref(c)}), 0)::bigint`.as(c)))
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('hour', '>=', w.from)
+      .where('hour', '<', w.to)
+      .where('inbox_id', '=', w.inboxId ?? ALL_INBOXES)
+      .executeTakeFirstOrThrow();
+  }
+
+  /** Deliveries by latency bucket in the window. */
+  async latency(t: Tenant, w: Window): Promise<{ bucket: number; deliveries: number }[]> {
+    return this.db
+      .selectFrom('hourly_latency')
+      .select(['bucket', sql<number>`sum(deliveries)::bigint`.as('deliveries')])
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('hour', '>=', w.from)
+      .where('hour', '<', w.to)
+      .where('inbox_id', '=', w.inboxId ?? ALL_INBOXES)
+      .groupBy('bucket')
+      .execute();
+  }
+
+  /** The inboxes with the most of `column` in the window (none with zero), with what they sent. */
+  async topInboxes(t: Tenant, w: Window, column: CountColumn, limit: number): Promise<{ inbox_id: string; count: number; sent: number }[]> {
+    return this.db
+      .selectFrom('hourly_counts')
+      .select((eb) => ['inbox_id', sql<number>`sum(${eb.ref(column)})::bigint`.as('count'), sql<number>`sum(sent)::bigint`.as('sent')])
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('hour', '>=', w.from)
+      .where('hour', '<', w.to)
+      .$if(w.inboxId !== undefined, (q) => q.where('inbox_id', '=', w.inboxId!))
+      .where('inbox_id', '!=', ALL_INBOXES)
+      .groupBy('inbox_id')
+      .having((eb) => eb(sql`sum(${eb.ref(column)})`, '>', 0))
+      .orderBy('count', 'desc')
+      .orderBy('inbox_id')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Messages sent and received by an organization (every environment) in [from, to). */
+  async organizationMessages(orgId: string, from: Date, to: Date): Promise<{ sent: number; received: number }> {
+    return this.db
+      .selectFrom('hourly_counts')
+      .select([sql<number>`coalesce(sum(sent), 0)::bigint`.as('sent'), sql<number>`coalesce(sum(received), 0)::bigint`.as('received')])
+      .where('org_id', '=', orgId)
+      .where('inbox_id', '=', ALL_INBOXES)
+      .where('hour', '>=', from)
+      .where('hour', '<', to)
+      .executeTakeFirstOrThrow();
+  }
+
+  /** Whether the environment has any activity of the inbox recorded. */
+  async hasInbox(t: Tenant, inboxId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('hourly_counts').select('inbox_id').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('inbox_id', '=', inboxId).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+}

@@ -1,0 +1,43 @@
+import type { ColumnType, Transaction } from '@mailroom/db';
+
+/** bigint columns (libs/db parses int8 to number). */
+type Count = ColumnType<number, number | undefined, number>;
+
+export interface HourlyCountsTable {
+  org_id: string;
+  env_id: string;
+  hour: Date;
+  inbox_id: string;
+  received: Count;
+  sent: Count;
+  delivered: Count;
+  bounced_hard: Count;
+  bounced_soft: Count;
+  complained: Count;
+  rejected_blocked_recipient: Count;
+  rejected_rate_limited: Count;
+  rejected_account_paused: Count;
+  latency_sum_ms: Count;
+}
+
+export interface HourlyLatencyTable {
+  org_id: string;
+  env_id: string;
+  hour: Date;
+  inbox_id: string;
+  bucket: number;
+  deliveries: Count;
+}
+
+export interface ProcessedEventsTable {
+  event_id: string;
+  processed_at: ColumnType<Date, Date | undefined, Date>;
+}
+
+export interface MetricsDb {
+  hourly_counts: HourlyCountsTable;
+  hourly_latency: HourlyLatencyTable;
+  processed_events: ProcessedEventsTable;
+}
+
+export type MetricsTx = Transaction<MetricsDb>;
