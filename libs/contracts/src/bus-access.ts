@@ -98,6 +98,8 @@ export const SERVICE_ONLY_OPERATIONS = [
   'domains.domain.route',
   'domains.domain.status',
   'mailbox.inbox.ofEnvironment',
+  // mail-send signs a custom domain's mail with its key (issue 25, part 7).
+  'domains.domain.signingKey',
 ] as const satisfies readonly RpcName[];
 
 const SERVICE_ONLY = new Set<string>(SERVICE_ONLY_OPERATIONS);
@@ -152,7 +154,12 @@ export const BUS_ACCESS = {
   },
   'mail-send': {
     ...NONE,
-    calls: ['orgs.organization.get'],
+    calls: [
+      'orgs.organization.get',
+      // A custom domain's key and standing; DOMAINS_FACTS drops what it cached of a domain that changed (issue 25, part 7).
+      'domains.domain.signingKey',
+    ],
+    follows: ['DOMAINS_FACTS'],
     publishes: (['message.sent', 'message.delivered', 'message.bounced', 'message.complained', 'message.rejected'] as const).map(eventSubject),
     consumes: ['mail-send--outbound', 'mail-send--feedback', 'mail-send--system', 'mail-send--account'],
     // Reads what mail-ingest received (reports), writes what it sends.

@@ -169,13 +169,17 @@ export const FACTS = {
     env_id: idSchema('environment'),
     deleted_at: isoTimestamp,
   }),
-  /** A custom domain became verified, stopped being verified (a required record broke), had its catch-all set or cleared, or was deleted. */
+  /**
+   * A custom domain became verified, stopped being verified (a required record broke), had its
+   * catch-all set or cleared, was deleted, or its DKIM key was rotated (a rotation's new record
+   * verified: the new key signs now).
+   */
   'internal.domains.domain.changed': z.object({
     org_id: idSchema('organization'),
     env_id: idSchema('environment'),
     domain_id: idSchema('domain'),
     domain_name: z.string().min(1),
-    state: z.enum(['verified', 'unverified', 'catch_all_changed', 'deleted']),
+    state: z.enum(['verified', 'unverified', 'catch_all_changed', 'deleted', 'dkim_rotated']),
     changed_at: isoTimestamp,
   }),
 } as const;

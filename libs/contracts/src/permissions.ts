@@ -59,7 +59,7 @@ export const PERMISSIONS: Record<Permission, string> = {
   'webhooks.read': 'list or read webhook endpoints and their deliveries',
   'webhooks.manage': 'create, change or delete webhook endpoints, redeliver and recover events',
   'domains.read': 'list or read domains',
-  'domains.manage': 'add, verify or delete domains, or set their catch-all',
+  'domains.manage': 'add, verify or delete domains, set their catch-all, rotate their DKIM keys',
   'environments.read': 'list or read environments (owners and admins: all of them; others: those they are members of) and their members',
   'environments.manage': 'create, rename or delete environments, and give members an environment or take it away',
   'ownership.transfer': 'hand the organization to another member (ownership transfer)',
@@ -258,6 +258,8 @@ export const ROUTE_ACCESS = {
   'GET /api/v1/metrics/summary': 'metrics.read',
   'GET /api/v1/metrics/deliverability': 'metrics.read',
   'PATCH /api/v1/domains/{id}/catch-all': 'domains.manage',
+  // A new DKIM key beside the current one (issue 25, part 7): managed, as verify is.
+  'POST /api/v1/domains/{id}/dkim/rotate': 'domains.manage',
   // Upgrade requests, decided by the platform's operators (issue 28 part 5).
   'GET /api/v1/admin/upgrade-requests': 'admin',
   'POST /api/v1/admin/upgrade-requests/{id}/decision': 'admin',

@@ -211,6 +211,9 @@ export const RPC = {
   'admin.key.get': { request: adm.adminKeyId, response: adm.adminKey },
   'admin.key.revoke': { request: adm.adminKeyId, response: empty },
   'admin.key.verify': { request: adm.adminKeyVerifyRequest, response: adm.adminKeyVerification },
+  // Sending with a custom domain's key (issue 25, part 7).
+  'domains.domain.rotateDkim': { request: dom.domainId, response: dom.domain },
+  'domains.domain.signingKey': { request: dom.signingKeyRequest, response: dom.signingKey },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

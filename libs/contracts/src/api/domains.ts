@@ -22,13 +22,16 @@ export type RecordStatus = (typeof RECORD_STATUSES)[number];
 /** Why a record is not verified: absent, present but not ours (`found` says what is there), or DNS did not answer. */
 export const RECORD_REASONS = ['missing', 'mismatch', 'temporary_failure'] as const;
 export type RecordReason = (typeof RECORD_REASONS)[number];
-/** The records of a domain, by what each is for. */
-export const RECORD_KINDS = ['mx', 'spf', 'dkim', 'dmarc', 'bounce'] as const;
+/**
+ * The records of a domain, by what each is for. `dkim_next`: the key a rotation made
+ * (`POST .../dkim/rotate`), listed beside the current one until its record verifies.
+ */
+export const RECORD_KINDS = ['mx', 'spf', 'dkim', 'dmarc', 'bounce', 'dkim_next'] as const;
 export type RecordKind = (typeof RECORD_KINDS)[number];
 export const RECORD_PURPOSES = ['receiving', 'sending', 'signing', 'policy', 'bounces'] as const;
 
 export const domainRecord = z.object({
-  /** Which record this is: mx, spf, dkim, dmarc or bounce. */
+  /** Which record this is: mx, spf, dkim, dmarc, bounce, or dkim_next (a rotation's new key, until it verifies). */
   kind: z.enum(RECORD_KINDS),
   type: z.enum(['MX', 'TXT', 'CNAME']),
   /** The owner name, fully qualified, without the trailing dot. */
@@ -125,3 +128,22 @@ export const domainStatus = z.object({
 /** For domains (services only): an inbox of one environment, to check a catch-all target. */
 export const inboxOfEnvironmentRequest = z.object({ org_id: idSchema('organization'), env_id: idSchema('environment'), inbox_id: idSchema('inbox') });
 export const inboxOfEnvironment = z.object({ inbox_id: idSchema('inbox'), address: z.string(), domain: z.string() });
+
+// Sending with a custom domain's key (issue 25, part 7).
+
+/** For mail-send (services only): the domain of an environment by name, to sign its mail with. */
+export const signingKeyRequest = z.object({ org_id: idSchema('organization'), env_id: idSchema('environment'), domain_name: z.string().min(1).max(253) });
+export const signingKey = z.object({
+  domain_id: idSchema('domain'),
+  domain_name: z.string(),
+  status: z.enum(DOMAIN_STATUSES),
+  /** Why the domain is not verified; null when it is. */
+  failure_reason: z.string().nullable(),
+  /** The selector of the key that signs now (a rotation's new key signs once its record verifies). */
+  selector: z.string(),
+  /** The private key (PKCS#8 PEM) sealed with SECRETS_ENCRYPTION_KEY, the domain id as associated data, base64: it never crosses the bus in the clear. */
+  private_key_sealed: z.string(),
+  /** `bounces.<domain>` when its CNAME to our bounce domain verifies (VERP envelope senders there); null: the platform's BOUNCE_DOMAIN. */
+  bounce_domain: z.string().nullable(),
+});
+export type SigningKey = z.infer<typeof signingKey>;

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import {
   AppError,
+  BOUNCE_LABEL,
   RECORD_KINDS,
   RECORD_REASONS,
   RECORD_STATUSES,
@@ -22,17 +23,18 @@ import {
   type DomainStatus,
   type Fact,
   type RecordKind,
+  type SigningKey,
   type Tenant,
 } from '@mailroom/contracts';
 import type { Clock, Logger } from '@mailroom/platform';
-import type { DomainRepository, DomainRow } from '../repo/domain.repository';
+import type { DomainRepository, DomainRow, PromotedKey } from '../repo/domain.repository';
 import type { DomainsTx } from '../repo/tables';
 import { checkRecords } from './dns-check';
 import { normalizeDomainName } from './domain-name';
 import type { DeletedEnvironments, DnsLookup, DomainAnnouncements, InboxesOnDomain, MakeDkimKey, PlanLimitsPort, Sealer, Transact } from './ports';
-import { recordsOf, type Checks, type RecordSettings } from './records';
+import { recordsOf, type Checks, type DomainKeys, type RecordSettings } from './records';
 import { routeOf } from './routing';
-import { nextState, reasonOf, type Schedule } from './verification';
+import { nextState, reasonOf, rotationRecheckMs, type Schedule } from './verification';
 
 const cursor = z.object({ before: idSchema('domain') });
 
@@ -65,7 +67,7 @@ export function toDomain(row: DomainRow, settings: RecordSettings): Domain {
     mx_status: status('mx'),
     bounce_status: status('bounce'),
     failure_reason: row.status === 'verified' ? null : (row.failure_reason ?? reasonOf(checks)),
-    records: recordsOf({ name: row.name, dkimSelector: row.dkim_selector, dkimPublicKey: row.dkim_public_key }, settings, checks),
+    records: recordsOf(keysOf(row), settings, checks),
     catch_all_inbox_id: row.catch_all_inbox_id,
     created_at: row.created_at.toISOString(),
     verified_at: row.verified_at?.toISOString() ?? null,
@@ -82,6 +84,53 @@ function bareName(name: string): string {
 /** `mr` and 8 random characters of the domain's id: one selector per domain, so two rows of one name never share a key's name. */
 export function selectorOf(domainId: string): string {
   return `mr${domainId.slice(-8)}`;
+}
+
+/** A rotation's selector: `mr` and 8 random characters, never the current one's. */
+export function nextSelectorOf(current: string): string {
+  for (;;) {
+    const selector = selectorOf(newId('domain'));
+    if (selector !== current) return selector;
+  }
+}
+
+/** The keys a domain's records name: the current one, and a rotation's while it is pending. */
+export function keysOf(row: Pick<DomainRow, 'name' | 'dkim_selector' | 'dkim_public_key' | 'dkim_next_selector' | 'dkim_next_public_key'>): DomainKeys {
+  return {
+    name: row.name,
+    dkimSelector: row.dkim_selector,
+    dkimPublicKey: row.dkim_public_key,
+    next: row.dkim_next_selector && row.dkim_next_public_key ? { selector: row.dkim_next_selector, publicKey: row.dkim_next_public_key } : null,
+  };
+}
+
+/**
+ * What a check means for a rotation: the rotation's record verified (the key it looked for
+ * still the pending one) -> the new key's columns to write and its check as the DKIM check;
+ * otherwise the checks as found (a `dkim_next` check only while a rotation is pending).
+ */
+export function rotationOutcome(
+  row: Pick<DomainRow, 'dkim_next_selector' | 'dkim_next_public_key' | 'dkim_next_private_key_sealed'>,
+  found: Checks,
+  nextChecked: string | null,
+): { checks: Checks; promoted?: PromotedKey } {
+  const { dkim_next: next, ...rest } = found;
+  if (!row.dkim_next_selector || !row.dkim_next_public_key || !row.dkim_next_private_key_sealed) return { checks: rest };
+  // Looked for before this rotation started, or for another key: its result says nothing of this one.
+  if (!next || nextChecked !== row.dkim_next_public_key) return { checks: rest };
+  if (next.status !== 'verified') return { checks: { ...rest, dkim_next: next } };
+  return {
+    checks: { ...rest, dkim: next },
+    promoted: {
+      dkim_selector: row.dkim_next_selector,
+      dkim_public_key: row.dkim_next_public_key,
+      dkim_private_key_sealed: row.dkim_next_private_key_sealed,
+      dkim_next_selector: null,
+      dkim_next_public_key: null,
+      dkim_next_private_key_sealed: null,
+      dkim_next_created_at: null,
+    },
+  };
 }
 
 export interface DomainsDeps {
@@ -194,16 +243,23 @@ export class Domains {
   /** One check of a domain's records, recorded; undefined when the domain is gone. The job calls it too. */
   async check(row: DomainRow): Promise<DomainRow | undefined> {
     const startedAt = this.d.clock.now();
-    const checks = await checkRecords(this.d.dns, { name: row.name, dkimSelector: row.dkim_selector, dkimPublicKey: row.dkim_public_key }, this.d.settings, startedAt);
-    return this.record(row.id, checks, startedAt);
+    const keys = keysOf(row);
+    const checks = await checkRecords(this.d.dns, keys, this.d.settings, startedAt);
+    return this.record(row.id, checks, startedAt, keys.next?.publicKey ?? null);
   }
 
-  private async record(id: string, checks: Checks, checkedAt: Date): Promise<DomainRow | undefined> {
+  /**
+   * `nextChecked`: the rotation's key the check looked for (null: none). Its record verified
+   * and the rotation still pending with that key: the key becomes the current one (its check
+   * the DKIM check), and the fact `dkim_rotated` tells mail-send to fetch it.
+   */
+  private async record(id: string, found: Checks, checkedAt: Date, nextChecked: string | null): Promise<DomainRow | undefined> {
     const result = await this.d.transact(async (tx) => {
       const row = await this.d.repo.lockById(id, tx);
       if (!row) return { row: undefined, announced: false };
       // A newer check was recorded while this one looked things up: it stands.
       if (row.last_checked_at && row.last_checked_at.getTime() >= checkedAt.getTime()) return { row, announced: false };
+      const { checks, promoted } = rotationOutcome(row, found, nextChecked);
       const requiredVerified = checks.spf?.status === 'verified' && checks.dkim?.status === 'verified';
       let claimedElsewhere = false;
       if (requiredVerified && row.status !== 'verified') {
@@ -230,6 +286,11 @@ export class Domains {
           consecutive_failures: outcome.consecutive_failures,
           checks: JSON.stringify(checks),
           ...(eventId ? { verified_event_id: eventId } : {}),
+          ...(promoted ?? {}),
+          // A rotation still pending is looked for sooner than the outcome alone says.
+          ...(!promoted && row.dkim_next_created_at
+            ? { next_check_at: new Date(Math.min(outcome.next_check_at.getTime(), now.getTime() + rotationRecheckMs(row.dkim_next_created_at, now, this.d.schedule))) }
+            : {}),
         },
         tx,
       );
@@ -253,7 +314,8 @@ export class Domains {
         });
       }
       if (outcome.fact) await this.d.announce.changed(tx, newId('event'), this.factOf(saved, outcome.fact, now));
-      return { row: saved, announced: eventId !== undefined || outcome.fact !== null, broke: outcome.fact === 'unverified' };
+      if (promoted) await this.d.announce.changed(tx, newId('event'), this.factOf(saved, 'dkim_rotated', now));
+      return { row: saved, announced: eventId !== undefined || outcome.fact !== null || promoted !== undefined, broke: outcome.fact === 'unverified' };
     });
     if (result.announced) this.d.announce.kick();
     if ('broke' in result && result.broke && result.row) {
@@ -305,6 +367,59 @@ export class Domains {
     if (!row) throw AppError.notFound('domain');
     const domain = toDomain(row, this.d.settings);
     return { domain_id: domain.domain_id, domain_name: domain.domain_name, verification_status: domain.verification_status, failure_reason: domain.failure_reason };
+  }
+
+  /**
+   * A new DKIM key pair with a new selector, beside the current key, which keeps signing until
+   * a check finds the new record (then it replaces it: `record`). One rotation at a time: a
+   * second while one is pending is a 409 (its record may be published already; replacing it
+   * would make that work void). Checked again soon (rotationRecheckMs).
+   */
+  async rotateDkim(t: Tenant, id: string): Promise<Domain> {
+    const row = await this.d.repo.find(t, id);
+    if (!row) throw AppError.notFound('domain');
+    if (row.dkim_next_selector) throw this.rotationPending(row);
+    const key = await this.d.makeKey();
+    const now = this.d.clock.now();
+    const rotated = await this.d.repo.startRotation(t, id, {
+      dkim_next_selector: nextSelectorOf(row.dkim_selector),
+      dkim_next_public_key: key.publicKey,
+      dkim_next_private_key_sealed: this.d.sealer.seal(key.privateKeyPem, id),
+      dkim_next_created_at: now,
+      next_check_at: new Date(Math.min(row.next_check_at.getTime(), now.getTime() + this.d.schedule.backoffBaseMs)),
+    });
+    if (rotated) return toDomain(rotated, this.d.settings);
+    // Deleted, or rotated by another request, since it was read.
+    const again = await this.d.repo.find(t, id);
+    if (!again) throw AppError.notFound('domain');
+    throw this.rotationPending(again);
+  }
+
+  private rotationPending(row: DomainRow): AppError {
+    return new AppError(
+      'conflict',
+      `a DKIM rotation of ${row.name} is pending: publish the TXT record ${row.dkim_next_selector}._domainkey.${row.name} (the domain's records, kind dkim_next) and verify; the new key signs from then, and another rotation can start`,
+    );
+  }
+
+  /**
+   * For mail-send (services only): the domain of an environment named `domain_name`, with the
+   * key that signs now (sealed: mail-send opens it with the same SECRETS_ENCRYPTION_KEY) and
+   * the bounce name to use; 404 when the environment has no such domain.
+   */
+  async signingKey(req: { org_id: string; env_id: string; domain_name: string }): Promise<SigningKey> {
+    const row = await this.d.repo.findByName({ org_id: req.org_id, env_id: req.env_id }, bareName(req.domain_name));
+    if (!row) throw AppError.notFound('domain');
+    const checks = checksOf(row);
+    return {
+      domain_id: row.id,
+      domain_name: row.name,
+      status: row.status,
+      failure_reason: row.status === 'verified' ? null : (row.failure_reason ?? reasonOf(checks)),
+      selector: row.dkim_selector,
+      private_key_sealed: row.dkim_private_key_sealed.toString('base64'),
+      bounce_domain: checks.bounce?.status === 'verified' ? `${BOUNCE_LABEL}.${row.name}` : null,
+    };
   }
 
   /** Live domains of one environment (an environment is deleted only without any). */

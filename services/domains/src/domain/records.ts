@@ -26,6 +26,8 @@ export interface DomainKeys {
   dkimSelector: string;
   /** base64 of the DER SubjectPublicKeyInfo (the `p=` of the DKIM record). */
   dkimPublicKey: string;
+  /** A rotation's new key, until its record verifies and it replaces the current one. */
+  next?: { selector: string; publicKey: string } | null;
 }
 
 export const MX_PRIORITY = 10;
@@ -72,6 +74,7 @@ function expected(d: DomainKeys, s: RecordSettings): Expected[] {
     { kind: 'dkim', type: 'TXT', name: `${d.dkimSelector}._domainkey.${d.name}`, value: dkimValue(d.dkimPublicKey), priority: null, purpose: 'signing' },
     { kind: 'dmarc', type: 'TXT', name: `_dmarc.${d.name}`, value: dmarcValue(s), priority: null, purpose: 'policy' },
     { kind: 'bounce', type: 'CNAME', name: `${BOUNCE_LABEL}.${d.name}`, value: s.bounceTarget, priority: null, purpose: 'bounces' },
+    ...(d.next ? [{ kind: 'dkim_next', type: 'TXT', name: `${d.next.selector}._domainkey.${d.name}`, value: dkimValue(d.next.publicKey), priority: null, purpose: 'signing' } as const] : []),
   ];
 }
 
@@ -91,14 +94,15 @@ export function recordsOf(d: DomainKeys, s: RecordSettings, checks: Checks): Dom
   });
 }
 
-/** Where each record is looked up, and how. */
-export function lookupsOf(d: DomainKeys): Record<RecordKind, { type: DomainRecord['type']; name: string }> {
+/** Where each record is looked up, and how (`dkim_next` only while a rotation is pending). */
+export function lookupsOf(d: DomainKeys): Record<Exclude<RecordKind, 'dkim_next'>, { type: DomainRecord['type']; name: string }> & { dkim_next?: { type: 'TXT'; name: string } } {
   return {
     mx: { type: 'MX', name: d.name },
     spf: { type: 'TXT', name: d.name },
     dkim: { type: 'TXT', name: `${d.dkimSelector}._domainkey.${d.name}` },
     dmarc: { type: 'TXT', name: `_dmarc.${d.name}` },
     bounce: { type: 'CNAME', name: `${BOUNCE_LABEL}.${d.name}` },
+    ...(d.next ? { dkim_next: { type: 'TXT', name: `${d.next.selector}._domainkey.${d.name}` } } : {}),
   };
 }
 

@@ -50,7 +50,16 @@ export function backoffMs(failures: number, s: Schedule): number {
   return Math.min(s.backoffBaseMs * 2 ** exp, s.backoffMaxMs);
 }
 
-const NAMES: Record<RecordKind, string> = { spf: 'SPF', dkim: 'DKIM', dmarc: 'DMARC', mx: 'MX', bounce: 'bounce' };
+const NAMES: Record<RecordKind, string> = { spf: 'SPF', dkim: 'DKIM', dmarc: 'DMARC', mx: 'MX', bounce: 'bounce', dkim_next: 'new DKIM' };
+
+/**
+ * When to look for a pending rotation's record again: half the rotation's age, between the
+ * backoff's first step and its ceiling, so a record published soon after the rotation is found
+ * soon, and one never published costs few lookups.
+ */
+export function rotationRecheckMs(rotatedAt: Date, now: Date, s: Schedule): number {
+  return Math.min(Math.max((now.getTime() - rotatedAt.getTime()) / 2, s.backoffBaseMs), s.backoffMaxMs);
+}
 
 /** Why the required records do not verify, in words (missing, mismatch, temporary), or null when they do. */
 export function reasonOf(checks: Checks): string | null {

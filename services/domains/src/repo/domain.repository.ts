@@ -9,7 +9,15 @@ export type NewDomainRow = Pick<DomainRow, 'id' | 'org_id' | 'env_id' | 'name' |
 export type CheckedFields = Pick<DomainRow, 'status' | 'failure_reason' | 'verified_at' | 'last_checked_at' | 'next_check_at' | 'consecutive_failures'> & {
   checks: string;
   verified_event_id?: string;
+} & Partial<PromotedKey>;
+/** A rotation's key made the current one: its columns moved, the rotation's cleared. */
+export type PromotedKey = Pick<DomainRow, 'dkim_selector' | 'dkim_public_key' | 'dkim_private_key_sealed'> & {
+  dkim_next_selector: null;
+  dkim_next_public_key: null;
+  dkim_next_private_key_sealed: null;
+  dkim_next_created_at: null;
 };
+export type NextKey = Pick<DomainRow, 'dkim_next_selector' | 'dkim_next_public_key' | 'dkim_next_private_key_sealed'> & { dkim_next_created_at: Date; next_check_at: Date };
 
 export class DomainRepository {
   constructor(private readonly db: Kysely<DomainsDb>) {}
@@ -83,6 +91,19 @@ export class DomainRepository {
 
   find(t: Tenant, id: string, ex: Executor<DomainsDb> = this.db): Promise<DomainRow | undefined> {
     return ex.selectFrom('domains').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).executeTakeFirst();
+  }
+
+  /** Stores a rotation's new key unless one is pending already; the row, or undefined (not found or a rotation pending). */
+  startRotation(t: Tenant, id: string, next: NextKey, ex: Executor<DomainsDb> = this.db): Promise<DomainRow | undefined> {
+    return ex
+      .updateTable('domains')
+      .set(next)
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('id', '=', id)
+      .where('dkim_next_selector', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
   }
 
   /** Newest first; `before` is the last id of the previous page. */

@@ -14,6 +14,11 @@ export interface DomainTable {
   dkim_selector: string;
   dkim_public_key: string;
   dkim_private_key_sealed: Buffer;
+  /** A rotation's new key, until its record verifies (all four or none). */
+  dkim_next_selector: string | null;
+  dkim_next_public_key: string | null;
+  dkim_next_private_key_sealed: Buffer | null;
+  dkim_next_created_at: Date | null;
   checks: Json;
   catch_all_inbox_id: string | null;
   /** The catch-all inbox's address; set and cleared with catch_all_inbox_id. */

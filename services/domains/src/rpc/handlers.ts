@@ -32,5 +32,11 @@ export function domainsHandlers(domains: Domains): RpcHandlers<'domains'> {
       requireService(auth);
       return domains.usage(req.org_id);
     },
+    // Sending with a custom domain's key (issue 25, part 7).
+    'domains.domain.rotateDkim': (req, { auth }) => domains.rotateDkim(tenantScope(auth), req.id),
+    'domains.domain.signingKey': async (req, { auth }) => {
+      requireService(auth);
+      return domains.signingKey(req);
+    },
   };
 }
