@@ -53,7 +53,9 @@ export const mailSendConfigSchema = z
     SEND_RATE_PER_ORG_PER_MINUTE: envInt(1200, { min: 0 }),
     /** Outbound messages handed to the provider at once by this instance. */
     OUTBOUND_CONCURRENCY: envInt(16, { min: 1, max: 256 }),
-    /** Seals nothing here: keys the VERP tokens so a forged report cannot name our messages. Required in production. */
+    /** How long a custom domain's signing key and standing are kept; a change of the domain (DOMAINS_FACTS) drops them sooner. */
+    DOMAIN_KEY_CACHE_TTL_MS: envInt(60_000, { min: 1, max: 3_600_000 }),
+    /** Keys the VERP tokens so a forged report cannot name our messages, and opens custom domains' DKIM keys (the domains service seals them with the same key). Required in production. */
     SECRETS_ENCRYPTION_KEY: secretsKeyField,
   })
   .superRefine((c, ctx) => {

@@ -9,9 +9,11 @@ import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { transactor } from '@mailroom/db';
 import { newId } from '@mailroom/contracts';
-import { RpcClient, openBucket, serveRpc } from '@mailroom/messaging';
+import { RpcClient, openBucket, serveRpc, watchFacts } from '@mailroom/messaging';
+import { SecretBox } from '@mailroom/platform';
 import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
 import { fetchText } from './clients/fetch-text';
+import { keyOpener, signingKeysClient } from './clients/signing-keys.client';
 import { loadConfig, type MailSendConfig } from './config';
 import { startFeedbackConsumer } from './consumers/mail-feedback.consumer';
 import { startOutboundConsumer } from './consumers/mail-outbound.consumer';
@@ -23,6 +25,7 @@ import { SesNotifications } from './domain/ses-notifications';
 import { SnsVerifier } from './domain/sns';
 import { dkimKey, type DkimKey } from './domain/dkim';
 import { OutboundSender } from './domain/outbound';
+import { OutboundIdentity, SendingDomains } from './domain/sending-domains';
 import { SystemMailFeedback } from './domain/system-mail/system-feedback';
 import { SystemMailer } from './domain/system-mail/system-mailer';
 import { Suppressions } from './domain/suppressions';
@@ -68,20 +71,32 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
     life.add('mail-send:provider', provider, (p) => p.close());
     const verp = new Verp(config.SECRETS_ENCRYPTION_KEY, config.BOUNCE_DOMAIN);
     const transact = transactor(db);
+    const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
+    // Custom domains' keys (issue 25, part 7): fetched from domains, kept until a fact about the domain or the TTL.
+    const sendingDomains = new SendingDomains(signingKeysClient(rpc), keyOpener(new SecretBox(config.SECRETS_ENCRYPTION_KEY)), clock, config.DOMAIN_KEY_CACHE_TTL_MS);
+    // From now on the server's clock (the stream's timestamps), not the platform's (tests move it): nothing is cached before.
+    const domainFacts = await watchFacts(bus, 'DOMAINS_FACTS', ['internal.domains.domain.changed'], new Date(), (_subject, fact) => sendingDomains.forget(fact.org_id, fact.env_id, fact.domain_name));
+    life.add('mail-send:domain-facts', domainFacts, (w) => w.stop());
     const sender = new OutboundSender(
       transact,
       repo,
       provider,
       { put: async (rawId, bytes) => void (await sent.putBlob({ name: rawId }, bytes)) },
       (object) => attachmentBucket.getBlob(object),
-      verp,
-      dkim,
+      new OutboundIdentity(config.MAIL_DOMAIN, dkim, verp, sendingDomains),
       outbox,
       clock,
     );
-    const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
     const orgStatuses = new OrgStatuses(async (orgId) => (await rpc.asService('mail-send', 'orgs.organization.get', { org_id: orgId }, { requestId: newId('request') })).status, clock);
-    const checks = new SendChecks(transact, repo, outbox, clock, { perInboxPerMinute: config.SEND_RATE_PER_INBOX_PER_MINUTE, perOrgPerMinute: config.SEND_RATE_PER_ORG_PER_MINUTE }, orgStatuses);
+    const checks = new SendChecks(
+      transact,
+      repo,
+      outbox,
+      clock,
+      { perInboxPerMinute: config.SEND_RATE_PER_INBOX_PER_MINUTE, perOrgPerMinute: config.SEND_RATE_PER_ORG_PER_MINUTE },
+      orgStatuses,
+      { ownDomain: config.MAIL_DOMAIN, domains: sendingDomains },
+    );
     const systemMails = new SystemMailRepository(db);
     const feedback = new FeedbackHandler(transact, repo, verp, parseFeedback, outbox, clock, new SystemMailFeedback(transact, systemMails, () => clock.now()));
     const ses = config.SES_SNS_TOPIC_ARNS.length

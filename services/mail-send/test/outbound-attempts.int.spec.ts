@@ -38,7 +38,9 @@ beforeAll(async () => {
     },
     close: async () => {},
   };
-  sender = new OutboundSender(transactor(db), repo, provider, { put: async () => {} }, async () => null, new Verp(randomBytes(32).toString('base64'), 'bounces.test'), undefined, outbox, new ManualClock(new Date()));
+  const verp = new Verp(randomBytes(32).toString('base64'), 'bounces.test');
+  const identity = { of: async (j: Pick<OutboundJob, 'message_id'>) => ({ dkim: undefined, returnPath: verp.address(j.message_id) }) };
+  sender = new OutboundSender(transactor(db), repo, provider, { put: async () => {} }, async () => null, identity, outbox, new ManualClock(new Date()));
 });
 
 afterAll(async () => {

@@ -1,7 +1,8 @@
 /**
  * Checks before a message is stored to be sent: a paused inbox or organization
- * (account_paused), a recipient on the suppression list (blocked_recipient), the inbox's or organization's
- * send rate (rate_limited). A refusal is announced as message.rejected (it has no message
+ * (account_paused), a From on a custom domain that is not verified in the environment
+ * (account_paused: the sending account is the domain), a recipient on the suppression list
+ * (blocked_recipient), the inbox's or organization's send rate (rate_limited). A refusal is announced as message.rejected (it has no message
  * id: nothing was stored) and answered to the caller with the same reason.
  */
 import { AppError, type EnvelopeOf, type OrganizationStatus, type REJECTION_REASONS, type SendCheckRequest } from '@mailroom/contracts';
@@ -9,6 +10,7 @@ import { ttlCache, type Clock, type TtlCache } from '@mailroom/platform';
 import type { SendRepository } from '../repo/send.repository';
 import { newEventId } from './event-ids';
 import type { EventSink, Transact } from './ports';
+import { domainOf, type SendingDomain, type SendingDomains } from './sending-domains';
 
 type Reason = (typeof REJECTION_REASONS)[number];
 
@@ -50,6 +52,24 @@ export class OrgStatuses {
   }
 }
 
+/**
+ * Why mail from `from` may not be sent (its domain is custom and not verified, or not a domain
+ * of the environment at all), or undefined; mail from MAIL_DOMAIN is not the domains' to judge.
+ */
+export function domainRefusal(name: string, domain: Pick<SendingDomain, 'status' | 'failureReason'> | null): string | undefined {
+  if (!domain) return `the domain ${name} is not a domain of this environment; add it (POST /api/v1/domains) and verify it to send from it`;
+  if (domain.status === 'verified') return undefined;
+  const why = domain.failureReason ? ` (${domain.failureReason})` : '';
+  if (domain.status === 'failed') return `the domain ${name} is no longer verified${why}; sending from it resumes once it verifies again`;
+  return `the domain ${name} is not verified${why}; sending from it resumes once it verifies`;
+}
+
+/** The custom domains a From may be on: MAIL_DOMAIN is the platform's. */
+export interface FromDomains {
+  ownDomain: string;
+  domains: Pick<SendingDomains, 'of'>;
+}
+
 export class SendChecks {
   constructor(
     private readonly transact: Transact,
@@ -58,6 +78,7 @@ export class SendChecks {
     private readonly clock: Clock,
     private readonly limits: RateLimits,
     private readonly orgs: Pick<OrgStatuses, 'of'>,
+    private readonly from: FromDomains,
   ) {}
 
   async check(req: SendCheckRequest): Promise<void> {
@@ -88,6 +109,12 @@ export class SendChecks {
   private async refusal(req: SendCheckRequest, now: Date): Promise<{ reason: Reason; detail: string; retryAfterSeconds?: number } | undefined> {
     if (req.inbox_status === 'paused') return { reason: 'account_paused', detail: 'the inbox is paused; resume it to send' };
     if ((await this.orgs.of(req.org_id)) === 'paused') return { reason: 'account_paused', detail: 'the organization is paused; an owner or admin resumes it (PATCH /api/v1/org)' };
+    const name = domainOf(req.from_address);
+    if (name !== this.from.ownDomain) {
+      // Asked before the send is logged: a refused send does not count toward the rate.
+      const refused = domainRefusal(name, await this.from.domains.of(req.org_id, req.env_id, name));
+      if (refused) return { reason: 'account_paused', detail: refused };
+    }
     // Suppressions and rates in one round trip; an admitted send is logged by the same statement.
     const { blocked, inbox, org, inbox_oldest, org_oldest } = await this.repo.admit({
       org_id: req.org_id,

@@ -1,7 +1,8 @@
 /**
- * Sending one stored outbound message: compose, sign, keep the raw bytes (the object the
- * mailbox message points to), hand it to the provider with our VERP address as envelope
- * sender, then record `sent` and announce message.sent in one transaction. Temporary
+ * Sending one stored outbound message: compose, sign (with the platform's key, or a custom
+ * domain's: sending-domains.ts), keep the raw bytes (the object the mailbox message points
+ * to), hand it to the provider with our VERP address as envelope sender, then record `sent`
+ * and announce message.sent in one transaction. Temporary
  * failures are retried from the work queue; a message the provider accepted is never
  * handed over again (its status says so before the work item is acknowledged). Recipients
  * the provider refused for good are a bounce, and go on the suppression list; a message it
@@ -15,9 +16,9 @@ import { ProviderError, type MailProvider, type RejectedRecipient } from '../pro
 import { newEventId } from './event-ids';
 import type { EventSink, Transact } from './ports';
 import { compose, MissingAttachment, type AttachmentSource } from './compose';
-import { signDkim, type DkimKey } from './dkim';
+import { signDkim } from './dkim';
+import { SigningUnavailable, type OutboundIdentity } from './sending-domains';
 import { before, bounceSubType } from './status';
-import type { Verp } from './verp';
 
 export interface RawStore {
   put(rawId: string, raw: Buffer): Promise<void>;
@@ -42,8 +43,7 @@ export class OutboundSender {
     private readonly provider: MailProvider,
     private readonly raw: RawStore,
     private readonly attachments: AttachmentSource,
-    private readonly verp: Verp,
-    private readonly dkim: DkimKey | undefined,
+    private readonly identity: Pick<OutboundIdentity, 'of'>,
     private readonly outbox: EventSink,
     private readonly clock: Clock,
   ) {}
@@ -71,12 +71,20 @@ export class OutboundSender {
       // Not expected (objects are stored before the message refers to them): retried, then given up.
       return this.failed(job, recipients, attempt, new ProviderError(err.message, true), logging);
     }
-    if (this.dkim) raw = await signDkim(raw, this.dkim, this.clock.now());
+    let signing;
+    try {
+      signing = await this.identity.of(job);
+    } catch (err) {
+      if (!(err instanceof SigningUnavailable)) throw err;
+      // Its domain deleted, or domains not answering: retried, then given up as a bounce that says why.
+      return this.failed(job, recipients, attempt, new ProviderError(err.message, true), logging);
+    }
+    if (signing.dkim) raw = await signDkim(raw, signing.dkim, this.clock.now());
     await this.raw.put(job.raw_id, raw);
 
     let accepted;
     try {
-      accepted = await this.provider.send({ from: this.verp.address(job.message_id), to: recipients, raw, envelopeId: job.message_id });
+      accepted = await this.provider.send({ from: signing.returnPath, to: recipients, raw, envelopeId: job.message_id });
     } catch (err) {
       if (!(err instanceof ProviderError)) throw err;
       return this.failed(job, recipients, attempt, err, logging);

@@ -3,12 +3,16 @@
  * envelope sender, so the address alone says which message they are about, even when the
  * reporting server strips our headers. The MAC (HMAC-SHA256, 10 base32 characters) keeps
  * someone who knows a message id from forging reports that would suppress its recipients.
+ * Mail from a custom domain returns to `bounces.<that domain>` (a CNAME to ours, checked by
+ * the domains service): reports there are ours too, the MAC deciding as everywhere.
  */
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { VERP_LOCAL_PART } from '@mailroom/contracts';
 import { constantTimeEqual } from '@mailroom/platform';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+/** The bounce name of a custom domain: `bounces.<domain>` (the domains service's records, BOUNCE_LABEL). */
+const CUSTOM_BOUNCE_PREFIX = 'bounces.';
 
 function split(address: string): { local: string; domain: string } | null {
   const a = address.trim().toLowerCase();
@@ -34,14 +38,16 @@ export class Verp {
     return out;
   }
 
-  address(messageId: string): string {
-    return `bounces+${messageId}-${this.mac(messageId)}@${this.domain}`;
+  /** `domain`: a custom domain's bounce name (`bounces.<domain>`); default the platform's bounce domain. */
+  address(messageId: string, domain: string = this.domain): string {
+    return `bounces+${messageId}-${this.mac(messageId)}@${domain}`;
   }
 
-  /** The message a report is about, or null when the address is not one of ours or its MAC is wrong. */
+  /** The message a report is about, or null when the address is not one of ours (our bounce domain or a custom domain's bounce name) or its MAC is wrong. */
   messageOf(address: string): string | null {
     const parts = split(address);
-    const m = parts && parts.domain === this.domain ? VERP_LOCAL_PART.exec(parts.local) : null;
+    const ours = parts !== null && (parts.domain === this.domain || (parts.domain.startsWith(CUSTOM_BOUNCE_PREFIX) && parts.domain.length > CUSTOM_BOUNCE_PREFIX.length));
+    const m = ours ? VERP_LOCAL_PART.exec(parts.local) : null;
     if (!m) return null;
     return constantTimeEqual(m[2]!, this.mac(m[1]!)) ? m[1]! : null;
   }
