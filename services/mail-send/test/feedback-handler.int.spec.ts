@@ -227,6 +227,18 @@ describe('message.delivered, per recipient', () => {
     expect(delivered(list)[0]!.data.to_addresses).toEqual(['ok@one.test']);
   });
 
+  it('reads a report that came to a custom domain\'s bounce name (bounces.<domain>), the MAC deciding as on ours', async () => {
+    const s = await send(['bounced@custom.test']);
+    const custom = verp.address(s.message_id, 'bounces.example.com');
+    const report = Buffer.from(dsn(s.message_id, [['bounced@custom.test', 'failed']]).toString().replace(/^To: .*$/m, `To: ${custom}`));
+    const forged = custom.replace(/-[0-9a-z]{10}@/, '-aaaaaaaaaa@');
+    const forgedReport = Buffer.from(report.toString().replace(custom, forged));
+    expect(await handler.handle({ ...item(s.message_id), rcpt_to: [forged] }, forgedReport, log)).toBe('unattributed');
+    expect(await suppressed()).not.toContain(`bounced@custom.test hard_bounce ${s.message_id}`);
+    expect(await handler.handle({ ...item(s.message_id), rcpt_to: [custom] }, report, log)).toBe('applied');
+    expect(await suppressed()).toContain(`bounced@custom.test hard_bounce ${s.message_id}`);
+  });
+
   it('holds a report that arrives before the send is recorded as sent, then announces it after message.sent', async () => {
     const s = await send(['early@one.test'], { recorded: false });
     const early = item(s.message_id);
