@@ -7,12 +7,12 @@
  * the domains service): reports there are ours too, the MAC deciding as everywhere.
  */
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
-import { VERP_LOCAL_PART } from '@mailroom/contracts';
+import { BOUNCE_LABEL, VERP_LOCAL_PART } from '@mailroom/contracts';
 import { constantTimeEqual } from '@mailroom/platform';
 
 const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
-/** The bounce name of a custom domain: `bounces.<domain>` (the domains service's records, BOUNCE_LABEL). */
-const CUSTOM_BOUNCE_PREFIX = 'bounces.';
+/** The bounce name of a custom domain: `bounces.<domain>` (the domains service's records). */
+const CUSTOM_BOUNCE_PREFIX = `${BOUNCE_LABEL}.`;
 
 function split(address: string): { local: string; domain: string } | null {
   const a = address.trim().toLowerCase();
