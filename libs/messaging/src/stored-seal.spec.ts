@@ -30,7 +30,10 @@ describe('stored seals', () => {
   });
 
   it('gives an identity the keys of what it publishes and reads, and nothing else', () => {
-    expect(sealedSubjectsOf('mail-ingest').sort()).toEqual(['mail.feedback', 'mail.inbound']);
+    // mail-ingest and mail-send follow DOMAINS_FACTS (which names the edge takes; which keys sign).
+    expect(sealedSubjectsOf('mail-ingest').sort()).toEqual(['internal.domains.domain.changed', 'mail.feedback', 'mail.inbound']);
+    expect(sealedSubjectsOf('mail-send')).toContain('internal.domains.domain.changed');
+    expect(sealedSubjectsOf('mail-send').some((s) => s.startsWith('internal.orgs.') || s.startsWith('internal.auth.'))).toBe(false);
     expect(sealedSubjectsOf('mailbox').sort()).toEqual(['events.message.received', 'internal.orgs.environment.deleted', 'mail.inbound', 'mail.outbound']);
     // A consumer filtered to one fact holds that fact's key, not those of the rest of its stream.
     expect(sealedSubjectsOf('auth').sort()).toEqual(['internal.auth.apikey.revoked', 'internal.auth.session.revoked', 'internal.orgs.environment.deleted', 'mail.account']);
