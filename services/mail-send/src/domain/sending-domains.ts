@@ -63,7 +63,10 @@ export class SendingDomains {
     const pending = this.asking.get(key);
     if (pending) return pending;
     const generation = this.generation;
-    const asked = this.fetch(orgId, envId, domainName).finally(() => this.asking.delete(key));
+    const asked: Promise<SendingDomain | null> = this.fetch(orgId, envId, domainName).finally(() => {
+      // Only its own entry: a lookup begun after a fact may be under way under the key.
+      if (this.asking.get(key) === asked) this.asking.delete(key);
+    });
     this.asking.set(key, asked);
     const found = await asked;
     if (found && generation === this.generation) this.cache.set(key, found);
