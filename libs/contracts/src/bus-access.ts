@@ -100,6 +100,8 @@ export const SERVICE_ONLY_OPERATIONS = [
   'mailbox.inbox.ofEnvironment',
   // mail-send signs a custom domain's mail with its key (issue 25, part 7).
   'domains.domain.signingKey',
+  // Single sign-on's just-in-time members (issue 26).
+  'orgs.membership.addForSso',
 ] as const satisfies readonly RpcName[];
 
 const SERVICE_ONLY = new Set<string>(SERVICE_ONLY_OPERATIONS);
@@ -129,7 +131,7 @@ export const BUS_ACCESS = {
   auth: {
     ...NONE,
     // orgs.membership.owned and purgeUser: a person's deletion and purge.
-    calls: ['orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.organization.get', 'orgs.environment.get', 'orgs.membership.owned', 'orgs.membership.purgeUser'],
+    calls: ['orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.organization.get', 'orgs.environment.get', 'orgs.membership.owned', 'orgs.membership.purgeUser', 'orgs.membership.addForSso'],
     publishes: ['internal.auth.session.revoked', 'internal.auth.apikey.revoked', 'mail.account'],
     consumes: ['auth--environment-deleted'],
     buckets: { replies: 'write' },

@@ -33,6 +33,8 @@ export const ID_PREFIXES = {
   upgradeRequest: 'upr',
   systemMail: 'sml',
   oneTimeCode: 'otc',
+  // Single sign-on (issue 26).
+  ssoConfig: 'sso',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

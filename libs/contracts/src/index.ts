@@ -29,3 +29,4 @@ export * from './api/mfa';
 export * from './api/domains';
 export * from './api/metrics';
 export * from './api/admin';
+export * from './api/sso';

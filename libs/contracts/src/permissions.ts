@@ -38,6 +38,7 @@ export const PERMISSION_NAMES = [
   'environments.manage',
   'ownership.transfer',
   'metrics.read',
+  'sso.manage',
 ] as const;
 export type Permission = (typeof PERMISSION_NAMES)[number];
 
@@ -64,13 +65,14 @@ export const PERMISSIONS: Record<Permission, string> = {
   'environments.manage': 'create, rename or delete environments, and give members an environment or take it away',
   'ownership.transfer': 'hand the organization to another member (ownership transfer)',
   'metrics.read': 'read activity, summary and deliverability metrics of the environment',
+  'sso.manage': 'read, create, change, test, activate or delete the single sign-on configurations of the organization',
 };
 
 export const permissionSchema = z.enum(PERMISSION_NAMES, { error: (issue) => `unknown permission ${JSON.stringify(issue.input)}; permissions are ${PERMISSION_NAMES.join(', ')}` });
 
 const VIEWER = ['org.read', 'members.read', 'keys.read', 'inboxes.read', 'mail.read', 'suppressions.read', 'webhooks.read', 'domains.read', 'environments.read', 'metrics.read'] as const satisfies readonly Permission[];
 const MEMBER = [...VIEWER, 'inboxes.write', 'mail.send', 'mail.label', 'suppressions.manage', 'webhooks.manage', 'domains.manage'] as const satisfies readonly Permission[];
-const ADMIN = [...MEMBER, 'org.manage', 'members.manage', 'keys.manage', 'environments.manage'] as const satisfies readonly Permission[];
+const ADMIN = [...MEMBER, 'org.manage', 'members.manage', 'keys.manage', 'environments.manage', 'sso.manage'] as const satisfies readonly Permission[];
 
 /** Each role and what it holds. The owner is the admin that transfer of ownership (later) and nobody else can demote. */
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
@@ -263,6 +265,16 @@ export const ROUTE_ACCESS = {
   // Upgrade requests, decided by the platform's operators (issue 28 part 5).
   'GET /api/v1/admin/upgrade-requests': 'admin',
   'POST /api/v1/admin/upgrade-requests/{id}/decision': 'admin',
+  // Single sign-on (issue 26): configurations are the owners' and admins' (people only: keys never hold sso.manage), read
+  // included (they name the provider and its client); a login starts and ends signed out.
+  'POST /api/v1/org/sso': 'sso.manage',
+  'GET /api/v1/org/sso': 'sso.manage',
+  'PATCH /api/v1/org/sso/{configId}': 'sso.manage',
+  'DELETE /api/v1/org/sso/{configId}': 'sso.manage',
+  'POST /api/v1/org/sso/{configId}/test': 'sso.manage',
+  'POST /api/v1/org/sso/{configId}/activate': 'sso.manage',
+  'GET /api/v1/auth/sso/{org_identifier}': 'public',
+  'POST /api/v1/auth/sso/oidc/callback': 'public',
 } as const satisfies Record<string, RouteAccess>;
 
 const ROUTE_ACCESS_BY_KEY = new Map<string, RouteAccess>(Object.entries(ROUTE_ACCESS));

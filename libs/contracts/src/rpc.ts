@@ -20,6 +20,7 @@ import * as w from './api/webhooks';
 import * as dom from './api/domains';
 import * as met from './api/metrics';
 import * as adm from './api/admin';
+import * as sso from './api/sso';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
 import { roleSchema } from './permissions';
@@ -214,6 +215,17 @@ export const RPC = {
   // Sending with a custom domain's key (issue 25, part 7).
   'domains.domain.rotateDkim': { request: dom.domainId, response: dom.domain },
   'domains.domain.signingKey': { request: dom.signingKeyRequest, response: dom.signingKey },
+  // auth: single sign-on per organization, its configurations and the OIDC login (issue 26)
+  'auth.sso.create': { request: sso.ssoConfigCreateBody, response: sso.ssoConfig },
+  'auth.sso.list': { request: empty, response: sso.ssoConfigList },
+  'auth.sso.update': { request: sso.ssoConfigId.extend(sso.ssoConfigUpdateBody.shape), response: sso.ssoConfig },
+  'auth.sso.delete': { request: sso.ssoConfigId, response: empty },
+  'auth.sso.test': { request: sso.ssoConfigId, response: sso.ssoTestResult },
+  'auth.sso.activate': { request: sso.ssoConfigId, response: sso.ssoConfig },
+  'auth.sso.start': { request: sso.ssoLoginParam, response: sso.ssoAuthorization },
+  'auth.sso.oidcCallback': { request: sso.ssoOidcCallbackBody, response: a.sessionResponse },
+  /** For auth (services only): a just-in-time member of an organization whose SSO signed them in. */
+  'orgs.membership.addForSso': { request: sso.ssoMemberRequest, response: a.membership },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

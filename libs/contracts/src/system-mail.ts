@@ -76,7 +76,7 @@ export const SYSTEM_MAIL_TEMPLATES = {
     /** The client in words: "Firefox on Linux", "curl". */
     client: z.string().min(1).max(200),
     /** What proved it: the password, with a second-factor code, or an outside provider (OAuth). */
-    with: z.enum(['password', 'password_and_mfa', 'provider']),
+    with: z.enum(['password', 'password_and_mfa', 'provider', 'sso']),
   }),
   /** A notice: too many failed attempts at one secret of the account (`attempt`); they are refused until `locked_until`. */
   account_locked: z.object({

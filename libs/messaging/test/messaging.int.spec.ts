@@ -113,6 +113,9 @@ const handlers: RpcHandlers<'orgs'> = {
   },
   'orgs.membership.owned': async () => ({ data: [] }),
   'orgs.membership.purgeUser': async () => ({ memberships_removed: 0, organizations_deleted: [], ownership_passed: [] }),
+  'orgs.membership.addForSso': async () => {
+    throw AppError.notFound('organization');
+  },
 };
 
 const keyAuth = { kind: 'api_key' as const, key_id: newId('apiKey'), org_id: orgId, env_id: envId, permissions: [...KEY_SCOPES.full] };

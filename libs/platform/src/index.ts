@@ -9,3 +9,4 @@ export * from './batch';
 export * from './ports';
 export * from './ttl-cache';
 export * from './rounds';
+export * from './ip-policy';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envInt, envString, envUrl, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
+import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envInt, envString, envUrl, parseCidr, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
 import { baseEnv } from '@mailroom/runtime';
 import { oauthProvidersSchema } from './oauth-config';
 import type { AttemptPolicy } from './domain/attempt-limits';
@@ -27,14 +27,27 @@ export const authConfigSchema = z
     AUTH_LOCKOUT_SECONDS: envInt(900, { min: 1, max: 86_400 }),
     AUTH_LOCKOUT_MAX_SECONDS: envInt(86_400, { min: 1, max: 30 * 86_400 }),
     AUTH_LOCKOUT_MEMORY_SECONDS: envInt(86_400, { min: 60, max: 30 * 86_400 }),
+    // Single sign-on (issue 26).
+    /** Where identity providers send people back: the web app's SSO page, which posts code and state to POST /api/v1/auth/sso/oidc/callback. Empty: <APP_URL>/sso/callback. */
+    SSO_REDIRECT_URI: envString('').pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })])),
+    /** Address ranges (comma-separated CIDRs) identity providers may be at although not public: development and tests only (the SSRF guard refuses them otherwise). */
+    SSO_ALLOWED_CIDRS: envString(''),
   })
   .superRefine((c, ctx) => {
     checkSecretsKey(c, ctx);
     if (c.AUTH_LOCKOUT_MAX_SECONDS < c.AUTH_LOCKOUT_SECONDS) ctx.addIssue({ code: 'custom', path: ['AUTH_LOCKOUT_MAX_SECONDS'], message: 'must be at least AUTH_LOCKOUT_SECONDS (the first lock)' });
     // Links carry tokens: in production they must not travel in clear (nor point at localhost, the default).
+    for (const cidr of c.SSO_ALLOWED_CIDRS.split(',').map((s) => s.trim()).filter(Boolean)) {
+      if (!parseCidr(cidr)) ctx.addIssue({ code: 'custom', path: ['SSO_ALLOWED_CIDRS'], message: `${cidr} is not an address range (e.g. 127.0.0.1/32)` });
+    }
     if (c.MAILROOM_ENV === 'production' && !c.APP_URL.startsWith('https://')) ctx.addIssue({ code: 'custom', path: ['APP_URL'], message: 'must be an https URL in production (verification and reset links carry tokens)' });
   })
-  .transform((c) => ({ ...c, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY }));
+  .transform((c) => ({
+    ...c,
+    SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY,
+    SSO_REDIRECT_URI: c.SSO_REDIRECT_URI || `${c.APP_URL.replace(/\/+$/, '')}/sso/callback`,
+    ssoAllowedCidrs: c.SSO_ALLOWED_CIDRS.split(',').map((s) => s.trim()).filter(Boolean),
+  }));
 
 /** With the outside providers (oauth-config.ts): variables named after each provider. */
 const fullSchema = authConfigSchema.and(oauthProvidersSchema);

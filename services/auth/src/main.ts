@@ -9,7 +9,7 @@
 import path from 'node:path';
 import { transactor } from '@mailroom/db';
 import { RpcClient, serveRpc } from '@mailroom/messaging';
-import { SecretBox } from '@mailroom/platform';
+import { IpPolicy, SecretBox } from '@mailroom/platform';
 import { DeletedEnvironments, Outbox, runService, type ServiceModule } from '@mailroom/runtime';
 import { accountOutbox } from './clients/account-outbox.client';
 import { failureLimiter } from './clients/failure-limiter.client';
@@ -57,6 +57,13 @@ import { MfaRepository } from './repo/mfa.repository';
 import { MfaChallengeRepository } from './repo/mfa-challenge.repository';
 import { SessionHistoryRepository } from './repo/session-history.repository';
 import { authHandlers } from './rpc/handlers';
+import { guardedFetch } from './clients/sso-http';
+import { SsoOidcClient } from './clients/sso-oidc.client';
+import { ssoMembersClient } from './clients/sso-members.client';
+import { SsoAttempts } from './domain/sso-attempts';
+import { SsoConfigs } from './domain/sso-configs';
+import { SsoSignIn } from './domain/sso-sign-in';
+import { SsoRepository } from './repo/sso.repository';
 
 export const authService: ServiceModule<AuthConfig, AuthDb> = {
   name: 'auth',
@@ -90,7 +97,8 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     life.add('auth:attempt-prune', prune.unref(), (t) => clearInterval(t));
     const verification = new EmailVerification(transact, users, credentialRepo, codes, account, clock, guard);
     const notices = new SignInNotices(new SessionHistoryRepository(db), account);
-    const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS }, notices);
+    const ssoRepo = new SsoRepository(db);
+    const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS }, notices, ssoRepo);
     const deletedAccounts = new DeletedAccountRepository(db);
     const recovery = new AccountRecovery(transact, deletedAccounts, start, account, clock);
     const deletedSignIn = { findByEmail: (email: string) => deletedAccounts.findByEmail(email), refuseSignIn: recovery.refuseSignIn.bind(recovery) };
@@ -142,7 +150,12 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const emailChange = new EmailChange(transact, users, deletedAccounts, credentialRepo, codes, proof, account, clock, ttl);
     const deletion = new AccountDeletion(transact, users, deletedAccounts, credentialRepo, apiKeyRepo, proof, departures, account, revocations, clock, ttl);
     const purge = new AccountPurge(transact, deletedAccounts, apiKeyRepo, departures, revocations, clock, (err, userId) => log.warn({ err, user_id: userId }, 'could not purge a deleted account; the next run tries again'));
-    const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin });
+    // Single sign-on: configurations and the OIDC login; providers are called through the SSRF guard.
+    const ssoSealer = new SecretBox(config.SECRETS_ENCRYPTION_KEY);
+    const ssoProvider = new SsoOidcClient(guardedFetch(new IpPolicy(config.ssoAllowedCidrs), config.OAUTH_TIMEOUT_MS), config.SSO_REDIRECT_URI);
+    const ssoConfigs = new SsoConfigs(transact, ssoRepo, ssoProvider, ssoSealer, clock, { allowHttp: config.MAILROOM_ENV !== 'production' });
+    const sso = new SsoSignIn({ transact, repo: ssoRepo, attempts: new SsoAttempts(ssoRepo, ssoSealer, clock), provider: ssoProvider, sealer: ssoSealer, users, members: ssoMembersClient(rpc), start, clock });
+    const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso });
     life.add('auth:rpc', serveRpc(bus, 'auth', handlers), (s) => s.stop());
     const purgeJob = life.add('auth:account-purge', new AccountPurgeJob(purge, clock, config.ACCOUNT_PURGE_INTERVAL_SECONDS * 1000, log), (j) => j.stop());
     purgeJob.start();

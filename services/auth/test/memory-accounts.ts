@@ -25,7 +25,7 @@ export class MemoryAccounts extends MemoryCredentials implements Pick<DeletedAcc
     const s = this.sessions.get(id);
     const at = this.signedInAt.get(id);
     if (!s || s.user_id !== userId || !at) return undefined;
-    return { ...s, org_id: 'org_01', created_at: at, last_refreshed_at: at, expires_at: new Date(at.getTime() + 86_400_000), ip: null, user_agent: null, authenticated_at: at };
+    return { ...s, org_id: 'org_01', created_at: at, last_refreshed_at: at, expires_at: new Date(at.getTime() + 86_400_000), ip: null, user_agent: null, authenticated_at: at, method: 'password' };
   }
 
   // accounts in any state

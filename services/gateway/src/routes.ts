@@ -73,6 +73,11 @@ import {
   accountRecoverBody,
   emailChangeBody,
   emailChangeConfirmBody,
+  ssoConfigCreateBody,
+  ssoConfigId,
+  ssoConfigUpdateBody,
+  ssoLoginParam,
+  ssoOidcCallbackBody,
 } from '@mailroom/contracts';
 
 /**
@@ -332,6 +337,15 @@ export const ROUTES: Route[] = [
   route('domains.domain.setCatchAll', { method: 'patch', path: '/api/v1/domains/{id}/catch-all', auth: 'tenant', params: domainId, body: catchAllBody, tag: 'Domains', summary: 'Send mail to unknown addresses of the domain to one inbox ({inbox_id}: an inbox on this domain, in this environment; another domain\'s inbox is a 422, an inbox not here a 404), or refuse it at RCPT again ({inbox_id: null}). One catch-all per name: another environment\'s domain of the same name holding one is a 409. Answers the domain' }),
   // DKIM key rotation (issue 25, part 7).
   route('domains.domain.rotateDkim', { method: 'post', path: '/api/v1/domains/{id}/dkim/rotate', auth: 'tenant', params: domainId, tag: 'Domains', summary: 'Make a new DKIM key pair with a new selector beside the current one: the domain\'s records then list its TXT record as `dkim_next` (pending). The current key keeps signing until a check (verify or the job) finds the new record; from then the new key signs and the old record may be removed. 409 while a rotation is pending (publish its record first)' }),
+  // Single sign-on (issue 26): an organization's identity providers, and the OIDC login.
+  route('auth.sso.create', { method: 'post', path: '/api/v1/org/sso', auth: 'user', body: ssoConfigCreateBody, status: 201, tag: 'SSO', summary: 'Configure an OpenID Connect provider for the organization (owners and admins): issuer (its metadata is discovered now: 422 saying what is wrong when it cannot be), client_id, client_secret (sealed, never answered), scopes (default openid email profile), claim_mapping (email, name), default_role of members made at their first sign-in, enforced, allowed_domains. Created inactive; at most 10. type saml: 422 (not yet)' }),
+  route('auth.sso.list', { method: 'get', path: '/api/v1/org/sso', auth: 'user', tag: 'SSO', summary: 'The organization\'s SSO configurations, oldest first (at most 10: one page); active marks the one sign-ins use' }),
+  route('auth.sso.update', { method: 'patch', path: '/api/v1/org/sso/{configId}', auth: 'user', params: ssoConfigId, body: ssoConfigUpdateBody, tag: 'SSO', summary: 'Change a configuration (any field but type); a new issuer is discovered again. Answers the configuration' }),
+  route('auth.sso.delete', { method: 'delete', path: '/api/v1/org/sso/{configId}', auth: 'user', params: ssoConfigId, status: 204, tag: 'SSO', summary: 'Delete a configuration (the active one too: SSO is then off for the organization); its sign-in attempts and the identities linked through it go with it' }),
+  route('auth.sso.test', { method: 'post', path: '/api/v1/org/sso/{configId}/test', auth: 'user', params: ssoConfigId, tag: 'SSO', summary: 'Run a round trip to the provider: discovery and its signing keys (JWKS). Answers ok, or the problem: unreachable, blocked_destination (a non-public address), not_openid_issuer, issuer_mismatch, no_jwks, with a message' }),
+  route('auth.sso.activate', { method: 'post', path: '/api/v1/org/sso/{configId}/activate', auth: 'user', params: ssoConfigId, tag: 'SSO', summary: 'Make this configuration the one sign-ins use (the previously active one is deactivated). Answers the configuration' }),
+  route('auth.sso.start', { method: 'get', path: '/api/v1/auth/sso/{org_identifier}', auth: 'none', params: ssoLoginParam, tag: 'Auth', summary: 'Start an SSO login to an organization (org_identifier: its id) with its active configuration: answers the authorization_url (authorization code with PKCE; state and nonce kept here), the state and when the attempt expires (10 minutes). The provider sends the person back to the web app\'s SSO page (SSO_REDIRECT_URI), which posts code and state to the callback. No active configuration: 404' }),
+  route('auth.sso.oidcCallback', { method: 'post', path: '/api/v1/auth/sso/oidc/callback', auth: 'none', body: ssoOidcCallbackBody, tag: 'Auth', summary: 'Finish an SSO login with what the provider\'s redirect carried (code, state, iss when sent): the ID token is checked (signature against the provider\'s keys, iss, aud, exp, nonce), the address must be verified by the provider (email_verified) and in the configuration\'s allowed_domains (else 403). An unknown address becomes an account and a member with the default role; a known one is linked (and made a member if it is not). Answers like login: a session in that organization (method sso). The state works once (400 invalid_state)' }),
 ];
 
 /**

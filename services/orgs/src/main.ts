@@ -17,6 +17,7 @@ import { USAGE_OWNER_TIMEOUT_MS, usageOwners } from './clients/usage-owners.clie
 import { usersClient } from './clients/users.client';
 import { loadConfig, type OrgsConfig } from './config';
 import { Departures } from './domain/departures';
+import { SsoMembers } from './domain/sso-members';
 import { Environments } from './domain/environments';
 import { Invitations, type NewMember } from './domain/invitations';
 import { Members } from './domain/members';
@@ -60,8 +61,10 @@ export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
     const usage = new Usage(new UsageRepository(db), usageOwners(new RpcClient(bus, { timeoutMs: USAGE_OWNER_TIMEOUT_MS })), config.plans, clock);
     const upgrades = new UpgradeRequests(transact, new UpgradeRequestRepository(db), orgRepo, memberRepo, clock);
     // A person's deleted account: what they own, and their purge (auth asks).
+    // Members made by single sign-on (auth asks).
+    const ssoMembers = new SsoMembers(transact, memberRepo, addMember, (userId) => organizations.membershipsOf(userId), facts, plan, clock);
     const departures = new Departures(transact, new DepartureRepository(db), memberRepo, facts, environmentFacts(outbox), clock);
-    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers({ orgs: organizations, members, environments, transfers, invitations, upgrades, usage, departures })), (s) => s.stop());
+    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers({ orgs: organizations, members, environments, transfers, invitations, upgrades, usage, departures, ssoMembers })), (s) => s.stop());
   },
 };
 

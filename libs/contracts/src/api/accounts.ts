@@ -110,6 +110,8 @@ export const session = z.object({
   /** Client address and User-Agent as the gateway saw them when tokens were last issued. */
   ip: z.string().nullable(),
   user_agent: z.string().nullable(),
+  /** How the person signed in for it: password, password_and_mfa, provider (OAuth), sso, or a session it was switched from; null for sessions older than the field. */
+  method: z.string().nullable(),
   /** The session of the access token making this request. */
   current: z.boolean(),
 });

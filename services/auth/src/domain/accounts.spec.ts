@@ -342,6 +342,7 @@ describe('a person\'s sessions', () => {
       expires_at: new Date(clock.now().getTime() + 3_600_000).toISOString(),
       ip: '192.0.2.1',
       user_agent: 'agent/1',
+      method: 'password',
       current: true,
     });
     const first = await sessions.list(caller, { limit: 1 });

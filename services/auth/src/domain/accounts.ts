@@ -15,7 +15,7 @@ import type { EmailVerification } from './email-verification';
 import type { MfaLogin } from './mfa-login';
 import type { Passwords } from './passwords';
 import type { ClientInfo, DeletedAccounts, OrgsPort, RevocationPort, Transact, Users } from './ports';
-import { REFRESH_TOKEN_PREFIX, tokenFields, type SessionStart } from './session-start';
+import { REFRESH_TOKEN_PREFIX, ssoRequired, tokenFields, type SessionStart } from './session-start';
 import { isLive, recordedClient, revocationFact, type Caller } from './sessions';
 import { toUser } from './users';
 
@@ -73,7 +73,7 @@ export class Accounts {
       if (within) await within(trx, userId);
       // Inside the transaction: if the organization cannot be made, no account is left behind.
       const result = await this.orgs.createForOwner(userId, name ? `${name}'s organization` : `${email.split('@')[0]}'s organization`);
-      await this.start.insert(trx, { sessionId, userId, orgId: result.organization.id, refresh, now, client });
+      await this.start.insert(trx, { sessionId, userId, orgId: result.organization.id, refresh, now, client, method: account.passwordHash === null ? 'provider' : 'password' });
       if (account.emailVerifiedAt === null) await this.verification.queueInSignup(trx, { id: userId, email });
       return result;
     });
@@ -126,6 +126,11 @@ export class Accounts {
       await this.revoke(session, 'membership_ended');
       throw invalid;
     }
+    // SSO enforced since the sign-in: a session it did not open ends.
+    if (!(await this.start.allows(membership, session.method))) {
+      await this.revoke(session, 'sso_enforced');
+      throw ssoRequired(membership.org_id);
+    }
     const next = randomToken(REFRESH_TOKEN_PREFIX);
     const seen = recordedClient(client);
     const won = await this.transact(async (trx) => {
@@ -162,7 +167,13 @@ export class Accounts {
     const membership = (await this.orgs.memberships(user.id)).find((m) => m.org_id === orgId);
     if (!membership) throw AppError.notFound('organization');
     // Switching proves nothing new: the new session keeps the proof of the one it came from.
-    return this.start.open(user, client, membership, current.authenticated_at);
+    // SSO enforced there: only a session SSO opened (or the owner's) may act in it.
+    if (!(await this.start.allows(membership, current.method))) throw ssoRequired(orgId);
+    // An SSO session proves the person to its organization's provider only: it does not reach the others.
+    if (current.method === 'sso' && current.org_id !== orgId) {
+      throw new AppError('forbidden', 'a session opened by single sign-on acts in its organization only; sign in with your password (or another way) to reach your other organizations');
+    }
+    return this.start.open(user, client, membership, current.authenticated_at, current.method);
   }
 
   async logout(sessionId: string): Promise<void> {

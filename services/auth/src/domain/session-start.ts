@@ -1,8 +1,9 @@
 /**
  * Opening a session once a person has proved who they are (a password, a second factor, later
- * an outside provider): the session row and its first refresh token, then the answer of
+ * an outside provider, single sign-on): the session row and its first refresh token, then the answer of
  * login with an access token for the session's organization. A sign-in also tells the person
- * when it comes from a client new to the account (sign-in-notice.ts).
+ * when it comes from a client new to the account (sign-in-notice.ts). An organization whose
+ * active SSO configuration is enforced takes its members (but the owner) through SSO only.
  */
 import { AppError, newId, type Membership, type SessionResponse } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
@@ -30,6 +31,27 @@ export interface NewSession {
   client: ClientInfo;
   /** When the person proved who they are: `now` for a sign-in; switch-org passes its session's. */
   authenticatedAt?: Date | undefined;
+  /** How they proved it (SignInMethod); switch-org passes its session's. */
+  method?: string | null | undefined;
+}
+
+/**
+ * Organizations whose active SSO configuration is enforced (domain/sso-enforcement.ts): their
+ * members but the owner open sessions there through SSO only.
+ */
+export interface SsoGate {
+  /** The ones among `orgIds` that enforce SSO. */
+  enforcedAmong(orgIds: readonly string[]): Promise<ReadonlySet<string>>;
+}
+
+/** Whether a session opened by `method` may act in `membership`'s organization, given the organizations enforcing SSO. */
+export function ssoAllows(membership: Pick<Membership, 'org_id' | 'role'>, method: string | null | undefined, enforced: ReadonlySet<string>): boolean {
+  return method === 'sso' || membership.role === 'owner' || !enforced.has(membership.org_id);
+}
+
+/** The refusal of a sign-in that is not SSO into an organization enforcing it. */
+export function ssoRequired(orgId: string): AppError {
+  return new AppError('sso_required', `organization ${orgId} requires single sign-on: sign in with GET /api/v1/auth/sso/${orgId} (the owner may still use the password)`);
 }
 
 export function tokenFields(access: { token: string; expiresIn: number }, refresh: string) {
@@ -45,20 +67,40 @@ export class SessionStart {
     private readonly clock: Clock,
     private readonly settings: SessionStartSettings,
     private readonly notices: Pick<SignInNotices, 'queue' | 'kick'>,
+    /** None: no organization enforces SSO (unit tests). */
+    private readonly sso: SsoGate = { enforcedAmong: async () => new Set() },
   ) {}
+
+  /**
+   * The organization a sign-in by `how` acts in: the first the person belongs to whose SSO
+   * enforcement lets it in (an owner always; sso_required when every one refuses it).
+   */
+  async acting(userId: string, how: string | null | undefined): Promise<Membership> {
+    const memberships = await this.orgs.memberships(userId);
+    if (memberships.length === 0) throw new AppError('forbidden', 'this account belongs to no organization');
+    const enforced = how === 'sso' ? new Set<string>() : await this.sso.enforcedAmong(memberships.map((m) => m.org_id));
+    const allowed = memberships.find((m) => ssoAllows(m, how, enforced));
+    if (!allowed) throw ssoRequired(memberships[0]!.org_id);
+    return allowed;
+  }
+
+  /** Whether a session of `method` may (still) act in `membership`'s organization. */
+  async allows(membership: Pick<Membership, 'org_id' | 'role'>, method: string | null | undefined): Promise<boolean> {
+    if (method === 'sso' || membership.role === 'owner') return true;
+    return ssoAllows(membership, method, await this.sso.enforcedAmong([membership.org_id]));
+  }
 
   /**
    * A new session of `user` in `membership`'s organization, or in the first organization the
    * person belongs to when none is named; `authenticatedAt`: when the person proved who they
    * are, if not now (a session opened from another).
    */
-  async open(user: UserRow, client: ClientInfo, membership?: Membership, authenticatedAt?: Date): Promise<SessionResponse> {
-    const acting = membership ?? (await this.orgs.memberships(user.id))[0];
-    if (!acting) throw new AppError('forbidden', 'this account belongs to no organization');
+  async open(user: UserRow, client: ClientInfo, membership?: Membership, authenticatedAt?: Date, method?: string | null): Promise<SessionResponse> {
+    const acting = membership ?? (await this.acting(user.id, method));
     const refresh = randomToken(REFRESH_TOKEN_PREFIX);
     const sessionId = newId('session');
     const now = this.clock.now();
-    await this.transact((trx) => this.insert(trx, { sessionId, userId: user.id, orgId: acting.org_id, refresh, now, client, authenticatedAt }));
+    await this.transact((trx) => this.insert(trx, { sessionId, userId: user.id, orgId: acting.org_id, refresh, now, client, authenticatedAt, method }));
     return this.respond(user, sessionId, acting, refresh);
   }
 
@@ -68,9 +110,9 @@ export class SessionStart {
    * spends (`proof`, run first: whatever it throws, nothing of the sign-in is kept) and the
    * new-sign-in notice when the client is new to the account.
    */
-  async signIn(user: UserRow, client: ClientInfo, how: SignInMethod, proof?: (trx: AuthTx) => Promise<void>): Promise<SessionResponse> {
-    const acting = (await this.orgs.memberships(user.id))[0];
-    if (!acting) throw new AppError('forbidden', 'this account belongs to no organization');
+  async signIn(user: UserRow, client: ClientInfo, how: SignInMethod, proof?: (trx: AuthTx) => Promise<void>, membership?: Membership): Promise<SessionResponse> {
+    // SSO names its organization; other sign-ins take the first one that lets them in.
+    const acting = membership ?? (await this.acting(user.id, how));
     const refresh = randomToken(REFRESH_TOKEN_PREFIX);
     const sessionId = newId('session');
     const now = this.clock.now();
@@ -78,7 +120,7 @@ export class SessionStart {
       if (proof) await proof(trx);
       // Before the session is written: the new session is not a client seen before.
       const queued = await this.notices.queue(trx, user, client, how, now);
-      await this.insert(trx, { sessionId, userId: user.id, orgId: acting.org_id, refresh, now, client });
+      await this.insert(trx, { sessionId, userId: user.id, orgId: acting.org_id, refresh, now, client, method: how });
       return queued;
     });
     // A proof may have queued mail too (a recovery code used): out now, not at the relay's next round.
@@ -101,6 +143,7 @@ export class SessionStart {
         ip: seen.ip,
         user_agent: seen.userAgent,
         authenticated_at: s.authenticatedAt ?? s.now,
+        method: s.method ?? null,
       },
       trx,
     );

@@ -53,6 +53,7 @@ function toSession(row: SessionRow, caller: Caller): Session {
     expires_at: row.expires_at.toISOString(),
     ip: row.ip,
     user_agent: row.user_agent,
+    method: row.method,
     current: row.id === caller.session_id,
   };
 }

@@ -24,7 +24,7 @@ const MAX_CLIENTS_READ = 1_000;
 const UNKNOWN = 'an unknown client';
 
 /** How the person proved who they were. */
-export type SignInMethod = 'password' | 'password_and_mfa' | 'provider';
+export type SignInMethod = 'password' | 'password_and_mfa' | 'provider' | 'sso';
 
 /** The client in words, from its User-Agent: "Firefox on Linux", "curl"; no version. */
 export function familyOf(userAgent: string | null): string {

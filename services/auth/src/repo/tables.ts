@@ -28,6 +28,8 @@ export interface SessionTable {
   user_agent: string | null;
   /** When the person last proved who they are for it: a sign-in; switch-org carries it over. */
   authenticated_at: Timestamp;
+  /** How the person signed in for it (domain/sign-in-notice.ts SignInMethod, or `switched`); null for sessions older than the column. */
+  method: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface RefreshTokenTable {
@@ -165,6 +167,47 @@ export interface AttemptGuardTable {
   forget_at: Date;
 }
 
+/** An organization's identity provider (migrations/20261129100000; the rules: domain/sso-configs.ts). */
+export interface SsoConfigurationTable {
+  id: string;
+  org_id: string;
+  type: 'oidc' | 'saml';
+  name: string;
+  issuer: string;
+  client_id: string;
+  client_secret_sealed: Buffer;
+  scopes: string[];
+  email_claim: string;
+  name_claim: string;
+  default_role: 'admin' | 'member' | 'viewer';
+  enforced: boolean;
+  allowed_domains: string[];
+  active: boolean;
+  created_at: Date;
+  updated_at: Date;
+  last_tested_at: Date | null;
+}
+
+/** An SSO login attempt (the state's hash; nonce and PKCE verifier sealed). */
+export interface SsoAttemptTable {
+  state_hash: Buffer;
+  config_id: string;
+  secrets_sealed: Buffer;
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+/** A person at a configuration's provider, linked to an account. */
+export interface SsoIdentityTable {
+  config_id: string;
+  subject: string;
+  user_id: string;
+  email: string;
+  linked_at: Date;
+  last_used_at: Date;
+}
+
 export interface AuthDb {
   users: UserTable;
   sessions: SessionTable;
@@ -181,6 +224,9 @@ export interface AuthDb {
   mfa_recovery_codes: MfaRecoveryCodeTable;
   mfa_challenges: MfaChallengeTable;
   attempt_guards: AttemptGuardTable;
+  sso_configurations: SsoConfigurationTable;
+  sso_attempts: SsoAttemptTable;
+  sso_identities: SsoIdentityTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */

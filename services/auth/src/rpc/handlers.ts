@@ -17,6 +17,8 @@ import type { AccountRecovery } from '../domain/account-recovery';
 import type { EmailChange } from '../domain/email-change';
 import type { Mfa } from '../domain/mfa';
 import type { MfaLogin } from '../domain/mfa-login';
+import type { SsoConfigs } from '../domain/sso-configs';
+import type { SsoSignIn } from '../domain/sso-sign-in';
 
 function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
   if (auth.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
@@ -43,10 +45,13 @@ export interface AuthDomain {
   /** The second factor and the login step that needs it (domain/mfa.ts, mfa-login.ts). */
   mfa: Mfa;
   mfaLogin: MfaLogin;
+  /** Single sign-on: an organization's configurations and the login (domain/sso-configs.ts, sso-sign-in.ts). */
+  ssoConfigs: SsoConfigs;
+  sso: SsoSignIn;
 }
 
 export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
-  const { accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin } = domain;
+  const { accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso } = domain;
   return {
     'auth.user.signup': (req, { client }) => accounts.signup(req, clientInfo(client)),
     'auth.user.login': (req, { client }) => accounts.login(req, clientInfo(client)),
@@ -132,5 +137,19 @@ export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
     },
     'auth.mfa.regenerateRecoveryCodes': async (req, { auth }) => mfa.regenerateRecoveryCodes(userOf(auth).user_id, req.code),
     'auth.mfa.verifyLogin': (req, { client }) => mfaLogin.verifyLogin(req, clientInfo(client)),
+    'auth.sso.create': (req, { auth }) => ssoConfigs.create(auth, req),
+    'auth.sso.list': (_req, { auth }) => ssoConfigs.list(auth),
+    'auth.sso.update': (req, { auth }) => {
+      const { configId, ...changes } = req;
+      return ssoConfigs.update(auth, configId, changes);
+    },
+    'auth.sso.delete': async (req, { auth }) => {
+      await ssoConfigs.remove(auth, req.configId);
+      return {};
+    },
+    'auth.sso.test': (req, { auth }) => ssoConfigs.test(auth, req.configId),
+    'auth.sso.activate': (req, { auth }) => ssoConfigs.activate(auth, req.configId),
+    'auth.sso.start': (req) => sso.begin(req.org_identifier),
+    'auth.sso.oidcCallback': (req, { client }) => sso.complete(req, clientInfo(client)),
   };
 }

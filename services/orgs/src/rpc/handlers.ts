@@ -9,6 +9,7 @@ import type { Organizations } from '../domain/organizations';
 import type { OwnershipTransfers } from '../domain/ownership-transfers';
 import type { Usage } from '../domain/usage';
 import type { UpgradeRequests } from '../domain/upgrade-requests';
+import type { SsoMembers } from '../domain/sso-members';
 
 export interface OrgsDomain {
   orgs: Organizations;
@@ -20,9 +21,11 @@ export interface OrgsDomain {
   usage: Usage;
   /** A person's deleted account (auth asks; services only). */
   departures: Departures;
+  /** Members made by single sign-on (auth asks; services only). */
+  ssoMembers: SsoMembers;
 }
 
-export function orgsHandlers({ orgs, members, environments, transfers, invitations, upgrades, usage, departures }: OrgsDomain): RpcHandlers<'orgs'> {
+export function orgsHandlers({ orgs, members, environments, transfers, invitations, upgrades, usage, departures, ssoMembers }: OrgsDomain): RpcHandlers<'orgs'> {
   return {
     'orgs.organization.createForOwner': async (req, { auth }) => {
       requireService(auth);
@@ -40,6 +43,10 @@ export function orgsHandlers({ orgs, members, environments, transfers, invitatio
     'orgs.organization.update': (req, { auth }) => orgs.update(authorize(auth, 'org.manage'), req),
     // Org-wide, whichever environment the caller acts in (permission org.read, checked by the gateway).
     'orgs.organization.usage': (_req, { auth }) => usage.of(tenantOf(auth).org_id),
+    'orgs.membership.addForSso': async (req, { auth }) => {
+      requireService(auth);
+      return ssoMembers.join(req);
+    },
     'orgs.membership.listForUser': async (req, { auth }) => {
       requireService(auth);
       return { data: await orgs.membershipsOf(req.user_id) };

@@ -55,6 +55,7 @@ function codeAndLink(d: DataOf<'email_verification' | 'password_reset'>, what: {
 const SIGN_IN_PROOF: Record<DataOf<'new_sign_in'>['with'], string> = {
   password: 'the password',
   password_and_mfa: 'the password and a second-factor code',
+  sso: "your organization's single sign-on",
   provider: 'an outside provider (OAuth)',
 };
 

@@ -1,0 +1,150 @@
+/**
+ * HTTP and RPC shapes of single sign-on per organization (spec section 4, "SSO"; issue 26).
+ * An organization's owners and admins configure identity providers (OpenID Connect now;
+ * `saml` is a type the schema keeps for later and refuses with 422); one configuration is
+ * active at a time. A login starts at GET /api/v1/auth/sso/{org_identifier}, goes to the
+ * provider, and comes back through the web app to POST /api/v1/auth/sso/oidc/callback.
+ */
+import { z } from 'zod';
+import { idSchema } from '../ids';
+import { pageOf } from '../pagination';
+import { isoTimestamp } from '../time';
+
+export const SSO_TYPES = ['oidc', 'saml'] as const;
+/** Configurations an organization may keep (one active). */
+export const SSO_CONFIGS_MAX = 10;
+/** The roles a just-in-time member may get: ownership moves only by transfer. */
+export const SSO_MEMBER_ROLES = ['admin', 'member', 'viewer'] as const;
+
+/** A claim name of the ID token (or userinfo): letters, digits and `_`, `-`, `.`, `:`, `/` (URI-named claims). */
+const claimName = z.string().regex(/^[A-Za-z0-9_.:/-]{1,200}$/, 'must be a claim name (letters, digits, _ - . : /), at most 200 characters');
+/** An OAuth scope token (RFC 6749 3.3). */
+const scopeToken = z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]{1,100}$/, 'must be a scope: printable characters without spaces, quotes or backslashes');
+/** A domain of email addresses, lower-cased: example.com. */
+const emailDomain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/, 'must be a domain name such as example.com (no @, no wildcard)');
+
+export const ssoClaimMapping = z.strictObject({
+  /** The claim holding the person's address; `email` by default. */
+  email: claimName.default('email'),
+  /** The claim holding the person's name; `name` by default. */
+  name: claimName.default('name'),
+});
+
+const oidcFields = {
+  name: z.string().trim().min(1).max(100).optional(),
+  /** The OpenID issuer; its metadata is discovered (/.well-known/openid-configuration) when the configuration is saved. */
+  issuer: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL (https in production)' }).max(2048),
+  client_id: z.string().min(1).max(512),
+  /** Sealed at rest, never answered. */
+  client_secret: z.string().min(1).max(2048),
+  /** Requested at the provider; must include `openid`. Default: openid email profile. */
+  scopes: z
+    .array(scopeToken)
+    .min(1)
+    .max(20)
+    .refine((s) => s.includes('openid'), 'must include openid')
+    .default(['openid', 'email', 'profile']),
+  claim_mapping: ssoClaimMapping.default({ email: 'email', name: 'name' }),
+  /** The role of a person who becomes a member by signing in (just in time). */
+  default_role: z.enum(SSO_MEMBER_ROLES).default('member'),
+  /** When active and enforced: members (but the owner) sign in to the organization with SSO only. */
+  enforced: z.boolean().default(false),
+  /** Addresses the provider may sign in; others are refused. */
+  allowed_domains: z.array(emailDomain).min(1, 'name at least one email domain whose people may sign in').max(50),
+};
+
+/** POST /api/v1/org/sso. `type: saml` is refused (422) in this version. */
+export const ssoConfigCreateBody = z.strictObject({ type: z.enum(SSO_TYPES), ...oidcFields });
+
+/** PATCH /api/v1/org/sso/{configId}: any field but the type; a new issuer is discovered again. */
+export const ssoConfigUpdateBody = z.strictObject({
+  name: oidcFields.name,
+  issuer: oidcFields.issuer.optional(),
+  client_id: oidcFields.client_id.optional(),
+  client_secret: oidcFields.client_secret.optional(),
+  scopes: z
+    .array(scopeToken)
+    .min(1)
+    .max(20)
+    .refine((s) => s.includes('openid'), 'must include openid')
+    .optional(),
+  claim_mapping: ssoClaimMapping.partial().optional(),
+  default_role: z.enum(SSO_MEMBER_ROLES).optional(),
+  enforced: z.boolean().optional(),
+  allowed_domains: oidcFields.allowed_domains.optional(),
+});
+
+export const ssoConfigId = z.object({ configId: idSchema('ssoConfig') });
+
+export const ssoConfig = z.object({
+  id: idSchema('ssoConfig'),
+  org_id: idSchema('organization'),
+  type: z.enum(SSO_TYPES),
+  name: z.string(),
+  issuer: z.string(),
+  client_id: z.string(),
+  /** Always true: the secret is kept sealed and never answered. */
+  client_secret_set: z.boolean(),
+  scopes: z.array(z.string()),
+  claim_mapping: z.object({ email: z.string(), name: z.string() }),
+  default_role: z.enum(SSO_MEMBER_ROLES),
+  enforced: z.boolean(),
+  allowed_domains: z.array(z.string()),
+  /** The one configuration sign-ins use. */
+  active: z.boolean(),
+  created_at: isoTimestamp,
+  updated_at: isoTimestamp,
+  last_tested_at: isoTimestamp.nullable(),
+});
+export type SsoConfig = z.infer<typeof ssoConfig>;
+/** Never more than one page (SSO_CONFIGS_MAX). */
+export const ssoConfigList = pageOf(ssoConfig);
+
+/** What a test found wrong: the issuer did not answer, is not an OpenID issuer, names another issuer, or has no usable keys. */
+export const SSO_TEST_PROBLEMS = ['unreachable', 'blocked_destination', 'not_openid_issuer', 'issuer_mismatch', 'no_jwks'] as const;
+export type SsoTestProblem = (typeof SSO_TEST_PROBLEMS)[number];
+
+/** POST /api/v1/org/sso/{configId}/test: a round trip to the provider (discovery, then its keys). */
+export const ssoTestResult = z.object({
+  ok: z.boolean(),
+  /** null when ok. */
+  problem: z.enum(SSO_TEST_PROBLEMS).nullable(),
+  message: z.string(),
+  issuer: z.string(),
+  authorization_endpoint: z.string().nullable(),
+  token_endpoint: z.string().nullable(),
+  jwks_uri: z.string().nullable(),
+  /** Signing keys the provider publishes. */
+  keys: z.number().int().nonnegative(),
+  tested_at: isoTimestamp,
+});
+export type SsoTestResult = z.infer<typeof ssoTestResult>;
+
+/** The organization's id (a verified email domain of it: later). */
+export const ssoLoginParam = z.object({ org_identifier: z.string().min(1).max(253) });
+
+/** The state of an SSO attempt: `mrs_` and 43 base64url characters (32 random bytes). */
+export const ssoState = z.string().regex(/^mrs_[A-Za-z0-9_-]{43}$/, 'must be the state of an SSO attempt this API started (mrs_...)');
+
+export const ssoAuthorization = z.object({
+  /** Where to send the person (the provider's authorization endpoint, with state, nonce and PKCE challenge). */
+  authorization_url: z.url(),
+  state: ssoState,
+  /** The attempt works once, until then (10 minutes). */
+  expires_at: isoTimestamp,
+});
+export type SsoAuthorization = z.infer<typeof ssoAuthorization>;
+
+/** What the provider's redirect to the web app carried (`code`, `state`, `iss` when sent), posted to the API. */
+export const ssoOidcCallbackBody = z.strictObject({
+  code: z.string().min(1).max(2048),
+  state: ssoState,
+  iss: z.url().max(2048).optional(),
+});
+
+/** For auth (services only): make the person a member of the organization with this role; a member already keeps theirs. */
+export const ssoMemberRequest = z.object({ org_id: idSchema('organization'), user_id: idSchema('user'), role: z.enum(SSO_MEMBER_ROLES) });

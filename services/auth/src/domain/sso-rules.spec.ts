@@ -1,0 +1,57 @@
+import { AppError } from '@mailroom/contracts';
+import { ssoAllows } from './session-start';
+import { domainAllowed, ssoIdentity } from './sso-rules';
+
+const mapping = { email: 'email', name: 'name' };
+
+function refusal(run: () => unknown): AppError {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof AppError) return err;
+    throw err;
+  }
+  throw new Error('not refused');
+}
+
+describe('ssoIdentity', () => {
+  it('reads the address and name under the configured claim names, lower-casing the address', () => {
+    const claims = { sub: 's1', mail: 'Ann@Corp.Example', email_verified: true, display: '  Ann  ' };
+    expect(ssoIdentity(claims, { email: 'mail', name: 'display' }, ['corp.example'])).toEqual({ subject: 's1', email: 'ann@corp.example', name: 'Ann' });
+  });
+
+  it('takes email_verified as a string too, and no name as null', () => {
+    expect(ssoIdentity({ sub: 's', email: 'a@corp.example', email_verified: 'true' }, mapping, ['corp.example']).name).toBeNull();
+  });
+
+  it('refuses no subject, no address, an address not said verified, and one outside the allowed domains (403)', () => {
+    const ok = { sub: 's', email: 'a@corp.example', email_verified: true };
+    expect(refusal(() => ssoIdentity({ ...ok, sub: '' }, mapping, ['corp.example'])).message).toContain('sub');
+    expect(refusal(() => ssoIdentity({ ...ok, email: 'not an address' }, mapping, ['corp.example'])).message).toContain('email claim');
+    expect(refusal(() => ssoIdentity({ ...ok, email_verified: false }, mapping, ['corp.example'])).message).toContain('verified');
+    expect(refusal(() => ssoIdentity({ ...ok, email_verified: undefined }, mapping, ['corp.example'])).code).toBe('forbidden');
+    const outside = refusal(() => ssoIdentity(ok, mapping, ['other.example']));
+    expect([outside.code, outside.message]).toEqual(['forbidden', expect.stringContaining('other.example')]);
+  });
+});
+
+describe('domainAllowed', () => {
+  it('matches the domain exactly: a sub-domain or a look-alike is another domain', () => {
+    expect(domainAllowed('a@corp.example', ['corp.example'])).toBe(true);
+    expect(domainAllowed('a@eu.corp.example', ['corp.example'])).toBe(false);
+    expect(domainAllowed('a@evilcorp.example', ['corp.example'])).toBe(false);
+    expect(domainAllowed('a@CORP.example', ['corp.example'])).toBe(true);
+  });
+});
+
+describe('ssoAllows (enforcement)', () => {
+  const enforced = new Set(['org_a']);
+  it('lets SSO sessions and owners in, refuses other sign-ins of members where SSO is enforced', () => {
+    expect(ssoAllows({ org_id: 'org_a', role: 'admin' }, 'sso', enforced)).toBe(true);
+    expect(ssoAllows({ org_id: 'org_a', role: 'owner' }, 'password', enforced)).toBe(true);
+    expect(ssoAllows({ org_id: 'org_a', role: 'member' }, 'password', enforced)).toBe(false);
+    expect(ssoAllows({ org_id: 'org_a', role: 'viewer' }, 'provider', enforced)).toBe(false);
+    expect(ssoAllows({ org_id: 'org_a', role: 'admin' }, null, enforced)).toBe(false);
+    expect(ssoAllows({ org_id: 'org_b', role: 'member' }, 'password', enforced)).toBe(true);
+  });
+});
