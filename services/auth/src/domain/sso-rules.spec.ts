@@ -1,5 +1,7 @@
-import { AppError } from '@mailroom/contracts';
-import { ssoAllows } from './session-start';
+import { AppError, type Membership } from '@mailroom/contracts';
+import { ManualClock } from '@mailroom/platform';
+import type { OrgsPort } from './ports';
+import { SessionStart, ssoAllows } from './session-start';
 import { domainAllowed, ssoIdentity } from './sso-rules';
 
 const mapping = { email: 'email', name: 'name' };
@@ -53,5 +55,31 @@ describe('ssoAllows (enforcement)', () => {
     expect(ssoAllows({ org_id: 'org_a', role: 'viewer' }, 'provider', enforced)).toBe(false);
     expect(ssoAllows({ org_id: 'org_a', role: 'admin' }, null, enforced)).toBe(false);
     expect(ssoAllows({ org_id: 'org_b', role: 'member' }, 'password', enforced)).toBe(true);
+  });
+});
+
+describe('SessionStart.acting (the organization a sign-in acts in)', () => {
+  const m = (org_id: string, role: Membership['role']): Membership => ({ org_id, org_name: org_id, role, default_env_id: 'env_01' as Membership['default_env_id'] });
+  const start = (memberships: Membership[], enforced: string[]) =>
+    new SessionStart(
+      (() => Promise.reject(new Error('no transaction here'))) as never,
+      {} as never,
+      {} as never,
+      { memberships: async () => memberships } as unknown as OrgsPort,
+      new ManualClock(new Date('2026-11-29T10:00:00Z')),
+      { refreshTokenTtlSeconds: 3600 },
+      {} as never,
+      { enforcedAmong: async (ids) => new Set(ids.filter((id) => enforced.includes(id))) },
+    );
+
+  it('skips organizations enforcing SSO for a password, not for SSO, and not where the person is the owner', async () => {
+    expect((await start([m('org_a', 'member'), m('org_b', 'member')], ['org_a']).acting('usr_1', 'password')).org_id).toBe('org_b');
+    expect((await start([m('org_a', 'member'), m('org_b', 'member')], ['org_a']).acting('usr_1', 'sso')).org_id).toBe('org_a');
+    expect((await start([m('org_a', 'owner'), m('org_b', 'member')], ['org_a']).acting('usr_1', 'password')).org_id).toBe('org_a');
+  });
+
+  it('answers sso_required when every organization refuses the sign-in, forbidden when there is none', async () => {
+    await expect(start([m('org_a', 'admin')], ['org_a']).acting('usr_1', 'provider')).rejects.toMatchObject({ code: 'sso_required', message: expect.stringContaining('/api/v1/auth/sso/org_a') });
+    await expect(start([], []).acting('usr_1', 'password')).rejects.toMatchObject({ code: 'forbidden' });
   });
 });
