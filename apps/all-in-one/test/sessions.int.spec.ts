@@ -64,8 +64,11 @@ describe('sessions', () => {
       expires_at: expect.any(String),
       ip: '203.0.113.7',
       user_agent: 'laptop-agent/1.0',
+      method: 'password',
       current: true,
     });
+    // The sign-up's session: made by signup with a password.
+    expect(first.method).toBe('password');
     // Cut to 512 characters; what is not an IP address is not kept.
     expect(third).toMatchObject({ current: false, ip: null, user_agent: 'x'.repeat(512) });
     // Without X-Forwarded-For, the address of the connection (IPv4 mapped into IPv6 written as IPv4).

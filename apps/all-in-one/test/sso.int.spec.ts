@@ -9,6 +9,8 @@
  * not to the owner nor to API keys. A stand-in provider gives ID tokens for another audience
  * and with another nonce, which are refused.
  */
+import { randomBytes } from 'node:crypto';
+import { newId } from '@mailroom/contracts';
 import { createDb, sql, type Kysely } from '@mailroom/db';
 import type { ApiClient, ApiResponse, Tenant } from '@mailroom/testing';
 import { addColleague, addMembership } from './colleagues';
@@ -19,6 +21,10 @@ import { startStandInProvider, type StandInProvider } from './sso-providers';
 const APP_URL = 'https://app.sso.test';
 const REDIRECT = `${APP_URL}/sso/callback`;
 const DOMAIN = 'corp.example';
+/** Each organization of the tests has its own verified domain (a name is verified by one organization). */
+const SIGNIN = 'signin.example';
+const ENFORCED = 'enforced.example';
+const STAND_IN = 'stand-in.example';
 
 let idp: TestOidcProvider;
 let standIn: StandInProvider;
@@ -27,7 +33,7 @@ beforeAll(async () => {
   standIn = await startStandInProvider();
 });
 const { anon, env, signUp, tenant } = usePlatform({
-  services: ['gateway', 'auth', 'orgs'],
+  services: ['gateway', 'auth', 'orgs', 'domains'],
   env: () => ({
     APP_URL,
     RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0',
@@ -44,6 +50,16 @@ afterAll(async () => {
   await idp?.close();
   await standIn?.close();
 });
+
+/**
+ * Gives the organization the domain verified, as the domains service records it once its DNS
+ * checks out (domains.int.spec.ts proves that part over DNS); its next check far away.
+ */
+async function verifiedDomain(org: Pick<Tenant, 'org_id' | 'env_id'>, name: string): Promise<void> {
+  const now = new Date();
+  await sql`insert into domains.domains (id, org_id, env_id, name, status, dkim_selector, dkim_public_key, dkim_private_key_sealed, created_at, verified_at, next_check_at)
+    values (${newId('domain')}, ${org.org_id}, ${org.env_id}, ${name}, 'verified', ${`mr${randomBytes(4).toString('hex')}`}, 'k', ${Buffer.from('k')}, ${now}, ${now}, ${new Date(now.getTime() + 86_400_000)})`.execute(db);
+}
 
 let people = 0;
 const fresh = (name: string, domain = DOMAIN) => `${name}-${++people}-${Date.now()}@${domain}`;
@@ -80,6 +96,8 @@ async function ssoLogin(orgId: string, login: string): Promise<ApiResponse> {
 }
 
 describe('SSO configurations', () => {
+  beforeAll(() => verifiedDomain(tenant, DOMAIN));
+
   it('are created, listed, changed, tested, activated and deleted by the owner; the secret never comes back', async () => {
     const owner = tenant.accessToken;
     const made = await as(owner).post('/api/v1/org/sso', oidcConfig({ name: 'Corp IdP', default_role: 'viewer' }));
@@ -161,6 +179,10 @@ describe('SSO configurations', () => {
     const owner = tenant.accessToken;
     expectError(await as(owner).post('/api/v1/org/sso', oidcConfig({ type: 'saml' })), 422, 'unprocessable');
     expectError(await as(owner).post('/api/v1/org/sso', oidcConfig({ allowed_domains: [] })), 400, 'invalid_request');
+    // Only the organization's verified domains: its provider must not vouch for others' addresses.
+    const notOurs = await as(owner).post('/api/v1/org/sso', oidcConfig({ allowed_domains: [DOMAIN, 'gmail.com'] }));
+    expectError(notOurs, 422, 'unprocessable');
+    expect(notOurs.body.error.details).toEqual([{ path: 'allowed_domains', message: expect.stringContaining('gmail.com is not a verified domain') }]);
     expectError(await as(owner).post('/api/v1/org/sso', oidcConfig({ scopes: ['email'] })), 400, 'invalid_request');
     expectError(await as(owner).post('/api/v1/org/sso', oidcConfig({ default_role: 'owner' })), 400, 'invalid_request');
     expectError(await as(owner).post('/api/v1/org/sso', oidcConfig({ client_secret: undefined })), 400, 'invalid_request');
@@ -180,11 +202,12 @@ describe('signing in with SSO', () => {
   let org: Tenant;
   beforeAll(async () => {
     org = await signUp(fresh('sso-owner', 'example.com'));
-    await activeConfig(org);
+    await verifiedDomain(org, SIGNIN);
+    await activeConfig(org, { allowed_domains: [SIGNIN] });
   });
 
   it('makes an unknown person an account and a member (just in time), in a session of method sso', async () => {
-    const email = fresh('jit');
+    const email = fresh('jit', SIGNIN);
     idp.people.set('jit', { email, email_verified: true, name: 'Jit Person' });
     const started = await anon.get(`/api/v1/auth/sso/${org.org_id}`);
     const url = new URL(started.body.authorization_url);
@@ -211,7 +234,7 @@ describe('signing in with SSO', () => {
   });
 
   it('links a known account of the address and makes it a member; its own organization stays its own', async () => {
-    const known = await signUp(fresh('known'));
+    const known = await signUp(fresh('known', SIGNIN));
     const me = await as(known.accessToken).get('/api/v1/user/me');
     idp.people.set('known', { email: known.email.toUpperCase(), email_verified: true });
     const res = await ssoLogin(org.org_id, 'known');
@@ -226,16 +249,16 @@ describe('signing in with SSO', () => {
   });
 
   it('refuses an address the provider does not say is verified, or one outside the allowed domains', async () => {
-    idp.people.set('unverified', { email: fresh('unverified'), email_verified: false });
+    idp.people.set('unverified', { email: fresh('unverified', SIGNIN), email_verified: false });
     expectError(await ssoLogin(org.org_id, 'unverified'), 403, 'forbidden');
     idp.people.set('outsider', { email: fresh('outsider', 'elsewhere.example'), email_verified: true });
     const outsider = await ssoLogin(org.org_id, 'outsider');
     expectError(outsider, 403, 'forbidden');
-    expect(outsider.body.error.message).toContain(DOMAIN);
+    expect(outsider.body.error.message).toContain(SIGNIN);
   });
 
   it('takes a state once; an unknown state is refused', async () => {
-    const email = fresh('twice');
+    const email = fresh('twice', SIGNIN);
     idp.people.set('twice', { email, email_verified: true });
     const back = await throughProvider(org.org_id, 'twice');
     expectError(await anon.post('/api/v1/auth/sso/oidc/callback', { ...back, state: `mrs_${'A'.repeat(43)}` }), 400, 'invalid_state');
@@ -243,15 +266,24 @@ describe('signing in with SSO', () => {
     expectError(await anon.post('/api/v1/auth/sso/oidc/callback', back), 400, 'invalid_state');
     expectError(await anon.post('/api/v1/auth/sso/oidc/callback', { ...back, state: 'not-a-state' }), 400, 'invalid_request');
     expectError(await anon.get('/api/v1/auth/sso/not-an-org'), 404, 'not_found');
+    expectError(await anon.get('/api/v1/auth/sso/unknown.example'), 404, 'not_found');
+  });
+
+  it('starts from a verified domain of the organization, or an address there, as well as its id', async () => {
+    for (const identifier of [SIGNIN, `someone@${SIGNIN}`, SIGNIN.toUpperCase()]) {
+      const res = await anon.get(`/api/v1/auth/sso/${encodeURIComponent(identifier)}`);
+      expect([res.status, new URL(res.body.authorization_url).origin]).toEqual([200, idp.issuer]);
+    }
   });
 });
 
 describe('enforced SSO', () => {
   it('refuses the password to members (new logins, switch-org and refresh), not to the owner, and API keys keep working', async () => {
     const org = await signUp(fresh('enforcing-owner', 'example.com'));
-    const configId = await activeConfig(org);
+    await verifiedDomain(org, ENFORCED);
+    const configId = await activeConfig(org, { allowed_domains: [ENFORCED] });
     // A member whose only organization is this one, signed in with a password before enforcement.
-    const member = await addColleague(env.DATABASE_URL!, anon, org, () => signUp(fresh('member')), 'admin');
+    const member = await addColleague(env.DATABASE_URL!, anon, org, () => signUp(fresh('member', ENFORCED)), 'admin');
     await sql`delete from orgs.members where user_id = ${member.user_id} and org_id <> ${org.org_id}`.execute(db);
     // And one who belongs to another organization too, where the password still works.
     const both = await signUp(fresh('both'));
@@ -288,14 +320,15 @@ describe('ID tokens the platform must refuse', () => {
   let org: Tenant;
   beforeAll(async () => {
     org = await signUp(fresh('stand-in-owner', 'example.com'));
-    await activeConfig(org, { issuer: standIn.issuer, client_id: standIn.clientId, client_secret: standIn.clientSecret });
+    await verifiedDomain(org, STAND_IN);
+    await activeConfig(org, { allowed_domains: [STAND_IN], issuer: standIn.issuer, client_id: standIn.clientId, client_secret: standIn.clientSecret });
   });
   afterEach(() => {
     standIn.misbehave = {};
   });
 
   async function standInLogin(): Promise<ApiResponse> {
-    standIn.person = { sub: `p-${++people}`, email: fresh('stand-in'), email_verified: true };
+    standIn.person = { sub: `p-${++people}`, email: fresh('stand-in', STAND_IN), email_verified: true };
     return ssoLogin(org.org_id, 'anyone');
   }
 

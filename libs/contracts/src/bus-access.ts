@@ -102,6 +102,7 @@ export const SERVICE_ONLY_OPERATIONS = [
   'domains.domain.signingKey',
   // Single sign-on's just-in-time members (issue 26).
   'orgs.membership.addForSso',
+  'domains.domain.verifiedNames',
 ] as const satisfies readonly RpcName[];
 
 const SERVICE_ONLY = new Set<string>(SERVICE_ONLY_OPERATIONS);
@@ -131,7 +132,7 @@ export const BUS_ACCESS = {
   auth: {
     ...NONE,
     // orgs.membership.owned and purgeUser: a person's deletion and purge.
-    calls: ['orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.organization.get', 'orgs.environment.get', 'orgs.membership.owned', 'orgs.membership.purgeUser', 'orgs.membership.addForSso'],
+    calls: ['orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.organization.get', 'orgs.environment.get', 'orgs.membership.owned', 'orgs.membership.purgeUser', 'orgs.membership.addForSso', 'domains.domain.verifiedNames'],
     publishes: ['internal.auth.session.revoked', 'internal.auth.apikey.revoked', 'mail.account'],
     consumes: ['auth--environment-deleted'],
     buckets: { replies: 'write' },

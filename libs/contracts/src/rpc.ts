@@ -226,6 +226,8 @@ export const RPC = {
   'auth.sso.oidcCallback': { request: sso.ssoOidcCallbackBody, response: a.sessionResponse },
   /** For auth (services only): a just-in-time member of an organization whose SSO signed them in. */
   'orgs.membership.addForSso': { request: sso.ssoMemberRequest, response: a.membership },
+  /** For auth (services only): the names among these an organization has verified (SSO admits their addresses). */
+  'domains.domain.verifiedNames': { request: sso.verifiedDomainsRequest, response: sso.verifiedDomains },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

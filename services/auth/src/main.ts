@@ -60,6 +60,7 @@ import { authHandlers } from './rpc/handlers';
 import { guardedFetch } from './clients/sso-http';
 import { SsoOidcClient } from './clients/sso-oidc.client';
 import { ssoMembersClient } from './clients/sso-members.client';
+import { ssoDomainsClient } from './clients/sso-domains.client';
 import { SsoAttempts } from './domain/sso-attempts';
 import { SsoConfigs } from './domain/sso-configs';
 import { SsoSignIn } from './domain/sso-sign-in';
@@ -153,8 +154,9 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     // Single sign-on: configurations and the OIDC login; providers are called through the SSRF guard.
     const ssoSealer = new SecretBox(config.SECRETS_ENCRYPTION_KEY);
     const ssoProvider = new SsoOidcClient(guardedFetch(new IpPolicy(config.ssoAllowedCidrs), config.OAUTH_TIMEOUT_MS), config.SSO_REDIRECT_URI);
-    const ssoConfigs = new SsoConfigs(transact, ssoRepo, ssoProvider, ssoSealer, clock, { allowHttp: config.MAILROOM_ENV !== 'production' });
-    const sso = new SsoSignIn({ transact, repo: ssoRepo, attempts: new SsoAttempts(ssoRepo, ssoSealer, clock), provider: ssoProvider, sealer: ssoSealer, users, members: ssoMembersClient(rpc), start, clock });
+    const ssoDomains = ssoDomainsClient(rpc);
+    const ssoConfigs = new SsoConfigs(transact, ssoRepo, ssoProvider, ssoSealer, clock, { allowHttp: config.MAILROOM_ENV !== 'production' }, ssoDomains);
+    const sso = new SsoSignIn({ transact, repo: ssoRepo, attempts: new SsoAttempts(ssoRepo, ssoSealer, clock), provider: ssoProvider, sealer: ssoSealer, users, members: ssoMembersClient(rpc), domains: ssoDomains, start, clock });
     const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso });
     life.add('auth:rpc', serveRpc(bus, 'auth', handlers), (s) => s.stop());
     const purgeJob = life.add('auth:account-purge', new AccountPurgeJob(purge, clock, config.ACCOUNT_PURGE_INTERVAL_SECONDS * 1000, log), (j) => j.stop());

@@ -146,5 +146,9 @@ export const ssoOidcCallbackBody = z.strictObject({
   iss: z.url().max(2048).optional(),
 });
 
+/** For auth (services only): which of these names are verified domains, and of which organization (one at most: a name is verified by one organization). */
+export const verifiedDomainsRequest = z.object({ names: z.array(z.string().min(1).max(253)).min(1).max(50), org_id: idSchema('organization').optional() });
+export const verifiedDomains = z.object({ data: z.array(z.object({ name: z.string(), org_id: idSchema('organization') })) });
+
 /** For auth (services only): make the person a member of the organization with this role; a member already keeps theirs. */
 export const ssoMemberRequest = z.object({ org_id: idSchema('organization'), user_id: idSchema('user'), role: z.enum(SSO_MEMBER_ROLES) });

@@ -10,7 +10,7 @@ import { AppError, authorize, newId, SSO_CONFIGS_MAX, type ssoConfigCreateBody, 
 import type { Clock } from '@mailroom/platform';
 import type { SsoConfigChanges, SsoConfigRow, SsoRepository } from '../repo/sso.repository';
 import type { Sealer, Transact } from './ports';
-import type { SsoProviderPort, SsoProviderSettings } from './sso-ports';
+import type { SsoDomainsPort, SsoProviderPort, SsoProviderSettings } from './sso-ports';
 
 type CreateBody = z.output<typeof ssoConfigCreateBody>;
 type UpdateBody = z.output<typeof ssoConfigUpdateBody>;
@@ -54,11 +54,13 @@ export class SsoConfigs {
     private readonly sealer: Sealer,
     private readonly clock: Clock,
     private readonly settings: SsoConfigsSettings,
+    private readonly domains: SsoDomainsPort,
   ) {}
 
   async create(auth: AuthContext, body: CreateBody): Promise<SsoConfig> {
     const { org_id } = authorize(auth, 'sso.manage');
     if (body.type === 'saml') throw new AppError('unprocessable', 'SAML configurations are not supported yet: configure an OpenID Connect provider (type oidc)', { details: [{ path: 'type', message: 'saml is not supported yet' }] });
+    await this.ownDomains(org_id, body.allowed_domains);
     await this.discover(body.issuer);
     const id = newId('ssoConfig');
     const now = this.clock.now();
@@ -98,6 +100,7 @@ export class SsoConfigs {
     const { org_id } = authorize(auth, 'sso.manage');
     const current = await this.repo.findConfig(org_id, id);
     if (!current) throw AppError.notFound('SSO configuration');
+    if (body.allowed_domains !== undefined) await this.ownDomains(org_id, body.allowed_domains);
     if (body.issuer !== undefined && body.issuer !== current.issuer) await this.discover(body.issuer);
     const changes: SsoConfigChanges = { updated_at: this.clock.now() };
     if (body.name !== undefined) changes.name = body.name;
@@ -151,6 +154,19 @@ export class SsoConfigs {
       keys: found.keys,
       tested_at: now.toISOString(),
     };
+  }
+
+  /**
+   * Every admitted domain must be a verified domain of the organization (the domains
+   * service): an organization's provider may vouch for its own addresses only, never for
+   * another's (which would sign their accounts in).
+   */
+  private async ownDomains(orgId: string, names: readonly string[]): Promise<void> {
+    const verified = new Set((await this.domains.verified(names, orgId)).map((d) => d.name));
+    const missing = [...new Set(names)].filter((n) => !verified.has(n));
+    if (missing.length === 0) return;
+    const message = `${missing.join(', ')} ${missing.length === 1 ? 'is not a verified domain' : 'are not verified domains'} of this organization: add and verify ${missing.length === 1 ? 'it' : 'them'} first (POST /api/v1/domains, then /verify)`;
+    throw new AppError('unprocessable', `allowed_domains: ${message}`, { details: [{ path: 'allowed_domains', message }] });
   }
 
   /** The issuer checked as it is saved: http only outside production, and discovered (422 with the problem otherwise). */

@@ -25,3 +25,9 @@ export interface SsoProviderPort {
   /** Redeems the code and answers the checked ID token's claims (with userinfo's when it lacks the address); a failed check: 400. */
   identify(settings: SsoProviderSettings, callback: { code: string; state: string; iss?: string | undefined }, checks: AttemptChecks): Promise<Record<string, unknown>>;
 }
+
+/** The domains service's verified domains (clients/sso-domains.client.ts). */
+export interface SsoDomainsPort {
+  /** The names among `names` that are verified now (of `orgId` when given), with the organization of each. */
+  verified(names: readonly string[], orgId?: string): Promise<{ name: string; org_id: string }[]>;
+}

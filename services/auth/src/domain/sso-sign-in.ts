@@ -21,7 +21,7 @@ import type { ClientInfo, Sealer, Transact, Users } from './ports';
 import type { SessionStart } from './session-start';
 import { providerSettings } from './sso-configs';
 import type { SsoAttempts } from './sso-attempts';
-import type { SsoProviderPort } from './sso-ports';
+import type { SsoDomainsPort, SsoProviderPort } from './sso-ports';
 import { ssoIdentity, type SsoIdentity } from './sso-rules';
 
 export interface SsoMembersPort {
@@ -37,26 +37,36 @@ export interface SsoSignInDeps {
   sealer: Sealer;
   users: Pick<Users, 'findLiveById' | 'findLiveByEmail' | 'insertUser'>;
   members: SsoMembersPort;
+  domains: SsoDomainsPort;
   start: Pick<SessionStart, 'signIn'>;
   clock: Clock;
 }
 
 const orgId = idSchema('organization');
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/;
 
 export class SsoSignIn {
   constructor(private readonly d: SsoSignInDeps) {}
 
-  /** Where to send a person signing in to the organization `identifier` (its id). */
+  /** Where to send a person signing in to the organization `identifier`: its id, a verified domain of it, or an address there. */
   async begin(identifier: string): Promise<SsoAuthorization> {
     const noSso = AppError.notFound('single sign-on for this organization');
-    // A verified email domain of the organization as the identifier: later (the domains service).
-    if (!orgId.safeParse(identifier).success) throw noSso;
-    const config = await this.d.repo.findActiveConfig(identifier);
+    const org = await this.organizationOf(identifier);
+    if (!org) throw noSso;
+    const config = await this.d.repo.findActiveConfig(org);
     if (!config || config.type !== 'oidc') throw noSso;
     const checks = this.d.attempts.checks();
     const url = await this.d.provider.authorizationUrl(providerSettings(config, this.d.sealer), checks);
     const expiresAt = await this.d.attempts.record(config.id, checks);
     return { authorization_url: url, state: checks.state, expires_at: expiresAt.toISOString() };
+  }
+
+  /** The organization an identifier names: an id as it is; a domain (or an address's) by the organization that verified it. */
+  private async organizationOf(identifier: string): Promise<string | undefined> {
+    if (orgId.safeParse(identifier).success) return identifier;
+    const domain = identifier.slice(identifier.lastIndexOf('@') + 1).trim().toLowerCase();
+    if (!DOMAIN.test(domain)) return undefined;
+    return (await this.d.domains.verified([domain]))[0]?.org_id;
   }
 
   /** The callback: a session in the configuration's organization, or a refusal. */
@@ -67,6 +77,11 @@ export class SsoSignIn {
     if (!config || !config.active) throw new AppError('forbidden', "this organization's single sign-on changed since the attempt started; start again");
     const claims = await this.d.provider.identify(providerSettings(config, this.d.sealer), callback, checks);
     const identity = ssoIdentity(claims, { email: config.email_claim, name: config.name_claim }, config.allowed_domains);
+    // Still the organization's verified domain (it may have been deleted, or its records broken, since the configuration was saved).
+    const domain = identity.email.slice(identity.email.lastIndexOf('@') + 1);
+    if ((await this.d.domains.verified([domain], config.org_id)).length === 0) {
+      throw new AppError('forbidden', `${domain} is no longer a verified domain of this organization: its single sign-on does not admit its addresses until it is verified again`);
+    }
     const now = this.d.clock.now();
     const user = await this.account(config, identity, now);
     const membership = await this.d.members.join(config.org_id, user.id, config.default_role);

@@ -357,6 +357,11 @@ export class Domains {
   }
 
   /** For mail-ingest: whether mail for the name is taken, and where its unknown addresses go (routing.ts). */
+  /** For auth: the names among these that are verified (now), with the organization of each; names are compared as stored (lower case, A-labels). */
+  async verifiedNames(names: readonly string[], orgId?: string): Promise<{ data: { name: string; org_id: string }[] }> {
+    return { data: await this.d.repo.verifiedNames([...new Set(names.map((n) => bareName(n)))], orgId) };
+  }
+
   async route(name: string): Promise<{ served: boolean; catch_all_address: string | null }> {
     return routeOf(await this.d.repo.servedRows(bareName(name)));
   }

@@ -166,6 +166,13 @@ export class DomainRepository {
     return row !== undefined;
   }
 
+  /** The verified rows among `names` (of `orgId` when given): which organization verified each (single sign-on admits their addresses). */
+  verifiedNames(names: readonly string[], orgId: string | undefined, ex: Executor<DomainsDb> = this.db): Promise<{ name: string; org_id: string }[]> {
+    let q = ex.selectFrom('domains').select(['name', 'org_id']).distinct().where('name', 'in', [...names]).where('status', '=', 'verified');
+    if (orgId !== undefined) q = q.where('org_id', '=', orgId);
+    return q.execute();
+  }
+
   /** Every row of the name that was ever verified, any tenant: what mail-ingest is told about it. */
   servedRows(name: string, ex: Executor<DomainsDb> = this.db): Promise<Pick<DomainRow, 'status' | 'catch_all_address' | 'verified_at'>[]> {
     return ex.selectFrom('domains').select(['status', 'catch_all_address', 'verified_at']).where('name', '=', name).where('verified_at', 'is not', null).execute();

@@ -15,6 +15,10 @@ export function domainsHandlers(domains: Domains): RpcHandlers<'domains'> {
     },
     'domains.domain.verify': (req, { auth }) => domains.verify(tenantScope(auth), req.id),
     'domains.domain.zoneFile': async (req, { auth }) => ({ content_type: 'text/plain; charset=utf-8' as const, text: zoneFileOf(await domains.get(tenantScope(auth), req.id)) }),
+    'domains.domain.verifiedNames': async (req, { auth }) => {
+      requireService(auth);
+      return domains.verifiedNames(req.names, req.org_id);
+    },
     'domains.domain.countInEnvironment': async (req, { auth }) => {
       requireService(auth);
       return domains.countInEnvironment(req);
