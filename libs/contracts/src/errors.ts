@@ -19,7 +19,7 @@ export const ERROR_CODES = {
   plan_limit: { status: 403 },
   /** A sign-in that proved a deleted account: details carry a recovery_token and recover_before. */
   account_deleted: { status: 403 },
-  /** A password (or outside provider) sign-in into an organization whose active SSO configuration is enforced: sign in with SSO (details: org_id, sso_url). */
+  /** A sign-in other than SSO (password, outside provider) into an organization whose active SSO configuration is enforced; the message names the SSO route. */
   sso_required: { status: 403 },
   not_found: { status: 404 },
   route_not_found: { status: 404 },
