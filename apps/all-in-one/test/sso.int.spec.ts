@@ -277,6 +277,29 @@ describe('signing in with SSO', () => {
   });
 });
 
+describe('a login whose ground moved', () => {
+  it('is refused when its configuration was deactivated since it started, or its domain is no longer verified', async () => {
+    const domain = 'changing.example';
+    const org = await signUp(fresh('changing-owner', 'example.com'));
+    await verifiedDomain(org, domain);
+    await activeConfig(org, { allowed_domains: [domain] });
+    idp.people.set('changing', { email: fresh('changing', domain), email_verified: true });
+    const back = await throughProvider(org.org_id, 'changing');
+    const next = await activeConfig(org, { allowed_domains: [domain] });
+    const stale = await anon.post('/api/v1/auth/sso/oidc/callback', back);
+    expectError(stale, 403, 'forbidden');
+    expect(stale.body.error.message).toContain('changed since the attempt started');
+
+    const again = await throughProvider(org.org_id, 'changing');
+    await sql`delete from domains.domains where org_id = ${org.org_id}`.execute(db);
+    const unverified = await anon.post('/api/v1/auth/sso/oidc/callback', again);
+    expectError(unverified, 403, 'forbidden');
+    expect(unverified.body.error.message).toContain(`${domain} is no longer a verified domain`);
+    // Nor can the configuration be saved with it.
+    expectError(await as(org.accessToken).patch(`/api/v1/org/sso/${next}`, { allowed_domains: [domain] }), 422, 'unprocessable');
+  });
+});
+
 describe('enforced SSO', () => {
   it('refuses the password to members (new logins, switch-org and refresh), not to the owner, and API keys keep working', async () => {
     const org = await signUp(fresh('enforcing-owner', 'example.com'));
