@@ -72,11 +72,13 @@ export const permissionSchema = z.enum(PERMISSION_NAMES, { error: (issue) => `un
 
 const VIEWER = ['org.read', 'members.read', 'keys.read', 'inboxes.read', 'mail.read', 'suppressions.read', 'webhooks.read', 'domains.read', 'environments.read', 'metrics.read'] as const satisfies readonly Permission[];
 const MEMBER = [...VIEWER, 'inboxes.write', 'mail.send', 'mail.label', 'suppressions.manage', 'webhooks.manage', 'domains.manage'] as const satisfies readonly Permission[];
-const ADMIN = [...MEMBER, 'org.manage', 'members.manage', 'keys.manage', 'environments.manage', 'sso.manage'] as const satisfies readonly Permission[];
+const ADMIN = [...MEMBER, 'org.manage', 'members.manage', 'keys.manage', 'environments.manage'] as const satisfies readonly Permission[];
 
 /** Each role and what it holds. The owner is the admin that transfer of ownership (later) and nobody else can demote. */
 export const ROLE_PERMISSIONS: Record<Role, readonly Permission[]> = {
-  owner: [...ADMIN, 'ownership.transfer'],
+  // sso.manage: the owner's alone. Whoever points the organization at a provider can sign in as any
+  // account at its verified domains, the owner's included, so an admin must not.
+  owner: [...ADMIN, 'ownership.transfer', 'sso.manage'],
   admin: ADMIN,
   member: MEMBER,
   viewer: VIEWER,

@@ -113,6 +113,8 @@ export const domainRoute = z.object({
   served: z.boolean(),
   /** The address of the catch-all inbox; null when unknown addresses are refused. */
   catch_all_address: z.string().nullable(),
+  /** The organizations it is served for: an inbox of another organization on the name takes no mail there. */
+  org_ids: z.array(idSchema('organization')),
 });
 
 /** For mailbox (services only): a domain of one environment by name, as inboxes need it. */

@@ -44,7 +44,7 @@ describe('IdentityProof', () => {
 
   it('takes, for an account without a password, a sign-in less than 5 minutes old, and nothing else', async () => {
     const { proof, clock } = setup();
-    const signedIn = { authenticated_at: clock.now() };
+    const signedIn = { authenticated_at: clock.now(), method: 'oauth' };
     clock.advance(FRESH_SIGN_IN_MS - 1);
     await proof.require(withoutPassword, signedIn, undefined, 'password');
     clock.advance(1);
@@ -52,5 +52,11 @@ describe('IdentityProof', () => {
     expect([stale.code, stale.message]).toEqual(['forbidden', expect.stringMatching(/sign in again and retry within 5 minutes/)]);
     // No session (ended meanwhile): no proof either; a password given to such an account proves nothing.
     expect((await refusalOf(proof.require(withoutPassword, undefined, 'anything', 'password'))).code).toBe('forbidden');
+  });
+
+  it("never takes a single sign-on session, however fresh: the organization's provider vouches for the address, not the account", async () => {
+    const { proof, clock } = setup();
+    const refusal = await refusalOf(proof.require(withoutPassword, { authenticated_at: clock.now(), method: 'sso' }, undefined, 'password'));
+    expect([refusal.code, refusal.message]).toEqual(['forbidden', expect.stringContaining('single sign-on session cannot prove')]);
   });
 });

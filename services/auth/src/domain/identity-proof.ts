@@ -30,8 +30,11 @@ export class IdentityProof {
    * Throws unless the caller proved now that they hold `user`: `password` (the body field
    * `field`) for an account with one, else a fresh sign-in of `session`.
    */
-  async require(user: Pick<UserRow, 'id' | 'password_hash'>, session: Pick<SessionRow, 'authenticated_at'> | undefined, password: string | undefined, field: string): Promise<void> {
+  async require(user: Pick<UserRow, 'id' | 'password_hash'>, session: Pick<SessionRow, 'authenticated_at' | 'method'> | undefined, password: string | undefined, field: string): Promise<void> {
     if (user.password_hash === null) {
+      // An organization's provider vouches for the address, not for the account's holder: its
+      // sessions act in that organization and prove nothing about the account as a whole.
+      if (session?.method === 'sso') throw new AppError('forbidden', 'a single sign-on session cannot prove who holds this account: sign in with the account\'s own method (password, Google, GitHub) and retry');
       const at = session?.authenticated_at.getTime();
       if (at !== undefined && this.clock.now().getTime() - at < FRESH_SIGN_IN_MS) return;
       throw new AppError('forbidden', `this account has no password: sign in again and retry within ${FRESH_SIGN_IN_MS / 60_000} minutes`);

@@ -344,7 +344,7 @@ export class Domains {
     }
     const saved = await this.d.transact(async (tx) => {
       await this.d.repo.lockName(row.name, tx);
-      if (inboxId && (await this.d.repo.catchAllElsewhere(row.name, id, tx))) {
+      if (inboxId && (await this.d.repo.catchAllElsewhere(row.name, t.org_id, id, tx))) {
         throw new AppError('conflict', `another environment's ${row.name} has a catch-all; clear it there first (one catch-all per name)`);
       }
       const updated = await this.d.repo.setCatchAll(t, id, { catch_all_inbox_id: inboxId, catch_all_address: address }, tx);
@@ -362,7 +362,7 @@ export class Domains {
     return { data: await this.d.repo.verifiedNames([...new Set(names.map((n) => bareName(n)))], orgId) };
   }
 
-  async route(name: string): Promise<{ served: boolean; catch_all_address: string | null }> {
+  async route(name: string): Promise<{ served: boolean; catch_all_address: string | null; org_ids: string[] }> {
     return routeOf(await this.d.repo.servedRows(bareName(name)));
   }
 

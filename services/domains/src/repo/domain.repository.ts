@@ -160,9 +160,9 @@ export class DomainRepository {
     return ex.updateTable('domains').set(to).where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).returningAll().executeTakeFirst();
   }
 
-  /** Whether another row of the name (another environment's) has a catch-all. */
-  async catchAllElsewhere(name: string, id: string, ex: Executor<DomainsDb> = this.db): Promise<boolean> {
-    const row = await ex.selectFrom('domains').select('id').where('name', '=', name).where('id', '<>', id).where('catch_all_inbox_id', 'is not', null).limit(1).executeTakeFirst();
+  /** Whether another row of the name in the organization (another environment's) has a catch-all. */
+  async catchAllElsewhere(name: string, orgId: string, id: string, ex: Executor<DomainsDb> = this.db): Promise<boolean> {
+    const row = await ex.selectFrom('domains').select('id').where('name', '=', name).where('org_id', '=', orgId).where('id', '<>', id).where('catch_all_inbox_id', 'is not', null).limit(1).executeTakeFirst();
     return row !== undefined;
   }
 
@@ -174,8 +174,8 @@ export class DomainRepository {
   }
 
   /** Every row of the name that was ever verified, any tenant: what mail-ingest is told about it. */
-  servedRows(name: string, ex: Executor<DomainsDb> = this.db): Promise<Pick<DomainRow, 'status' | 'catch_all_address' | 'verified_at'>[]> {
-    return ex.selectFrom('domains').select(['status', 'catch_all_address', 'verified_at']).where('name', '=', name).where('verified_at', 'is not', null).execute();
+  servedRows(name: string, ex: Executor<DomainsDb> = this.db): Promise<Pick<DomainRow, 'org_id' | 'status' | 'catch_all_address' | 'verified_at'>[]> {
+    return ex.selectFrom('domains').select(['org_id', 'status', 'catch_all_address', 'verified_at']).where('name', '=', name).where('verified_at', 'is not', null).execute();
   }
 
   findByName(t: Tenant, name: string, ex: Executor<DomainsDb> = this.db): Promise<DomainRow | undefined> {

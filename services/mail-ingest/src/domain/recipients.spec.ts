@@ -50,8 +50,8 @@ describe('RecipientResolver', () => {
 
   describe('on custom domains', () => {
     const routes: Record<string, DomainRoute> = {
-      'example.com': { served: true, catch_all_address: 'all@example.com' },
-      'plain.example': { served: true, catch_all_address: null },
+      'example.com': { served: true, catch_all_address: 'all@example.com', org_ids: ['org_1'] },
+      'plain.example': { served: true, catch_all_address: null, org_ids: ['org_1'] },
     };
     const all = { inbox_id: 'inb_all', org_id: 'org_1', env_id: 'env_1' };
     const resolver = () =>
@@ -83,6 +83,17 @@ describe('RecipientResolver', () => {
       await expect(r.resolve(verp)).resolves.toEqual({ kind: 'feedback', address: verp });
       await expect(r.resolve('someone@bounces.example.com')).rejects.toMatchObject({ reply: 'relayDenied' });
       await expect(r.resolve('bounces+msg_01m81betdze3mw8mv7aj87yqgh-abcdefghjk@bounces.pending.example')).rejects.toMatchObject({ reply: 'relayDenied' });
+    });
+
+    it("refuses, or sends to the catch-all, mail for an inbox of an organization the name is no longer served for", async () => {
+      const moved = new RecipientResolver(
+        { route: async () => ({ served: true, catch_all_address: 'all@moved.example', org_ids: ['org_new'] }) },
+        async (a) => (a === 'old@moved.example' ? inbox : a === 'all@moved.example' ? { ...all, org_id: 'org_new' } : null),
+        5_000,
+      );
+      await expect(moved.resolve('old@moved.example')).resolves.toEqual({ kind: 'inbox', address: 'old@moved.example', ...all, org_id: 'org_new' });
+      const noCatchAll = new RecipientResolver({ route: async () => ({ served: true, catch_all_address: 'theirs@moved.example', org_ids: ['org_new'] }) }, async () => inbox, 5_000);
+      await expect(noCatchAll.resolve('old@moved.example')).rejects.toMatchObject({ reply: 'noSuchUser' });
     });
 
     it('answers 451 when the domains service is unavailable', async () => {

@@ -64,8 +64,10 @@ export class RecipientResolver {
       if (verp && parent && (await this.routeOf(parent)).served) return { kind: 'feedback', address };
       throw new SmtpReply('relayDenied');
     }
-    let value = await this.inboxOf(address);
-    if (!value && route.catch_all_address && route.catch_all_address !== address) value = await this.inboxOf(route.catch_all_address);
+    // An inbox of an organization the name is not served for (it lost the name) takes nothing there.
+    const ours = (inbox: InboxRef | null) => (inbox && (!route.org_ids || route.org_ids.includes(inbox.org_id)) ? inbox : null);
+    let value = ours(await this.inboxOf(address));
+    if (!value && route.catch_all_address && route.catch_all_address !== address) value = ours(await this.inboxOf(route.catch_all_address));
     if (!value) throw new SmtpReply('noSuchUser');
     return { kind: 'inbox', address, ...value };
   }

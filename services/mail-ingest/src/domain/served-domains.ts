@@ -13,6 +13,8 @@ export interface DomainRoute {
   served: boolean;
   /** Where mail to unknown addresses of the domain goes; null: refused. */
   catch_all_address: string | null;
+  /** A custom domain's: the organizations whose inboxes take mail on it (absent for MAIL_DOMAIN and MAIL_EXTRA_DOMAINS). */
+  org_ids?: string[];
 }
 export type RouteLookup = (name: string) => Promise<DomainRoute>;
 
