@@ -1,21 +1,12 @@
 /** The rollups: one query per method; every tenant read filters on org_id and env_id. */
 import type { Tenant } from '@mailroom/contracts';
 import { sql, type Executor, type Kysely } from '@mailroom/db';
-import { ALL_INBOXES } from '../domain/rollup';
+import { ALL_INBOXES, COUNTERS, type Counter } from '../domain/rollup';
 import type { MetricsDb } from './tables';
 
-export const COUNT_COLUMNS = [
-  'received',
-  'sent',
-  'delivered',
-  'bounced_hard',
-  'bounced_soft',
-  'complained',
-  'rejected_blocked_recipient',
-  'rejected_rate_limited',
-  'rejected_account_paused',
-] as const;
-export type CountColumn = (typeof COUNT_COLUMNS)[number];
+/** The rollup's counter columns: the domain's counters, one column each. */
+export const COUNT_COLUMNS = COUNTERS;
+export type CountColumn = Counter;
 export type CountsRow = Record<CountColumn, number>;
 
 export interface CountsUpsert extends CountsRow {
