@@ -18,8 +18,14 @@ function refusal(run: () => unknown): AppError {
 
 describe('ssoIdentity', () => {
   it('reads the address and name under the configured claim names, lower-casing the address', () => {
-    const claims = { sub: 's1', mail: 'Ann@Corp.Example', email_verified: true, display: '  Ann  ' };
+    const claims = { sub: 's1', mail: 'Ann@Corp.Example', email: 'ann@corp.example', email_verified: true, display: '  Ann  ' };
     expect(ssoIdentity(claims, { email: 'mail', name: 'display' }, ['corp.example'])).toEqual({ subject: 's1', email: 'ann@corp.example', name: 'Ann' });
+  });
+
+  it('takes another claim than email only when it is the verified email: email_verified vouches for that one alone', () => {
+    const claims = { sub: 's1', upn: 'ceo@corp.example', email: 'intern@corp.example', email_verified: true };
+    expect(refusal(() => ssoIdentity(claims, { email: 'upn', name: 'name' }, ['corp.example'])).message).toContain('email_verified vouches for the email claim only');
+    expect(refusal(() => ssoIdentity({ sub: 's1', upn: 'ceo@corp.example', email_verified: true }, { email: 'upn', name: 'name' }, ['corp.example'])).code).toBe('forbidden');
   });
 
   it('takes email_verified as a string too, and no name as null', () => {

@@ -31,6 +31,11 @@ export function ssoIdentity(claims: Record<string, unknown>, mapping: { email: s
   if (claims.email_verified !== true && claims.email_verified !== 'true') {
     throw new AppError('forbidden', `the identity provider does not say ${email} is verified (email_verified): single sign-on takes verified addresses only`);
   }
+  // email_verified vouches for the `email` claim alone: another claim (upn, a custom attribute
+  // people may edit at the provider) is taken only when it is that verified address.
+  if (mapping.email !== 'email' && (typeof claims.email !== 'string' || claims.email.toLowerCase() !== email)) {
+    throw new AppError('forbidden', `the identity provider verified no address in the ${mapping.email} claim (email_verified vouches for the email claim only, which does not say ${email})`);
+  }
   if (!domainAllowed(email, allowedDomains)) {
     throw new AppError('forbidden', `${email} is not in a domain this organization's single sign-on admits (${allowedDomains.join(', ')})`);
   }
