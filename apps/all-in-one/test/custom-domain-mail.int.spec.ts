@@ -5,7 +5,7 @@
  * refusals at RCPT for domains it does not serve.
  */
 import nodemailer from 'nodemailer';
-import { waitFor, type DnsRecord, type Tenant } from '@mailroom/testing';
+import { waitFor, type Tenant, publishedRecord } from '@mailroom/testing';
 import { usePlatform } from './fixtures';
 
 const platform = usePlatform({
@@ -35,11 +35,6 @@ interface Domain {
   catch_all_inbox_id: string | null;
 }
 
-function served(r: Rec): DnsRecord {
-  if (r.type === 'MX') return { type: 'MX', name: r.name, preference: r.priority ?? 10, exchange: r.value };
-  if (r.type === 'CNAME') return { type: 'CNAME', name: r.name, target: r.value };
-  return { type: 'TXT', name: r.name, text: r.value };
-}
 
 const opts = (t: Tenant, envId?: string) => ({ token: envId ? t.accessToken : t.key, ...(envId ? { headers: { 'x-env-id': envId } } : {}) });
 
@@ -56,7 +51,7 @@ async function verified(t: Tenant, d: Domain, envId?: string): Promise<Domain> {
   for (const r of d.records) {
     // Two environments' domains of one name share all records but DKIM's; an SPF record served twice would be two.
     const key = `${r.type} ${r.name} ${r.value}`;
-    if (!published.has(key)) dns.add(served(r));
+    if (!published.has(key)) dns.add(publishedRecord(r));
     published.add(key);
   }
   const res = await api.post(`/api/v1/domains/${d.domain_id}/verify`, undefined, opts(t, envId));

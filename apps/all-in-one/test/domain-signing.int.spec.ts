@@ -11,7 +11,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
 import { dkimVerify } from 'mailauth';
-import { freePort, startTestRelay, waitFor, type DnsRecord, type TestRelay } from '@mailroom/testing';
+import { freePort, startTestRelay, waitFor, type DnsRecord, type TestRelay, publishedRecord } from '@mailroom/testing';
 import { usePlatform } from './fixtures';
 
 const MAIL_DOMAIN = 'agents.test';
@@ -64,11 +64,6 @@ interface DomainBody {
   records: Rec[];
 }
 
-function served(r: Rec): DnsRecord {
-  if (r.type === 'MX') return { type: 'MX', name: r.name, preference: r.priority ?? 10, exchange: r.value };
-  if (r.type === 'CNAME') return { type: 'CNAME', name: r.name, target: r.value };
-  return { type: 'TXT', name: r.name, text: r.value };
-}
 const record = (d: { records: Rec[] }, kind: string) => d.records.find((r) => r.kind === kind);
 const selectorOf = (r: Rec) => r.name.split('._domainkey.')[0]!;
 
@@ -96,7 +91,7 @@ function unserve(name: string): void {
 /** A domain with every record served and checked: verified. */
 async function verifiedDomain(name: string): Promise<DomainBody> {
   const d = await addDomain(name);
-  serve(...d.records.map(served));
+  serve(...d.records.map((x) => publishedRecord(x)));
   const checked = await verify(d.domain_id);
   expect(checked).toMatchObject({ verification_status: 'verified', bounce_status: 'verified' });
   return checked;
@@ -141,7 +136,7 @@ describe('mail from a verified custom domain', () => {
 
   it('returns to the platform bounce domain while the bounce name does not verify; MAIL_DOMAIN\'s mail keeps the platform key', async () => {
     const d = await addDomain('nobounce.example.com');
-    serve(...d.records.filter((x) => x.kind !== 'bounce').map(served));
+    serve(...d.records.filter((x) => x.kind !== 'bounce').map((x) => publishedRecord(x)));
     expect(await verify(d.domain_id)).toMatchObject({ verification_status: 'verified', bounce_status: 'failed' });
     const inbox = await inboxOn(d.domain_name);
     const res = await send(inbox.inbox_id, 'No bounce name yet');
@@ -187,7 +182,7 @@ describe('a From on a domain that does not verify', () => {
 
     // Fixed and verified: the fact drops what mail-send kept of the domain, and the send goes.
     unserve(dkim.name);
-    serve(served(dkim));
+    serve(publishedRecord(dkim));
     expect(await verify(d.domain_id)).toMatchObject({ verification_status: 'verified' });
     const sent = await waitFor(async () => {
       const res = await send(inbox.inbox_id, 'Verified again');
@@ -228,7 +223,7 @@ describe('rotating a domain\'s DKIM key', () => {
     expect(await dkimOf((await relayed('Still the old key')).raw)).toEqual([['rotate.example.com', oldSelector, 'pass']]);
 
     // Published and verified: the new key is the domain's key.
-    serve(served(next));
+    serve(publishedRecord(next));
     const promoted = await verify(d.domain_id);
     expect(promoted).toMatchObject({ verification_status: 'verified', dkim_status: 'verified' });
     expect(record(promoted, 'dkim')).toMatchObject({ name: next.name, value: next.value, status: 'verified' });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDb, sql, type Kysely } from '@mailroom/db';
 import { newId } from '@mailroom/contracts';
-import { startDnsServer, waitFor, WebhookReceiver, type DnsFault, type DnsRecord, type DnsServer, type Tenant } from '@mailroom/testing';
+import { startDnsServer, waitFor, WebhookReceiver, type DnsFault, type DnsServer, type Tenant, publishedRecord } from '@mailroom/testing';
 import { usePlatform } from './fixtures';
 
 const faults: DnsFault[] = [];
@@ -81,17 +81,12 @@ async function add(t: Tenant, domain_name: string) {
   return res.body as { domain_id: string; domain_name: string; records: Rec[]; verification_status: string };
 }
 
-function served(r: Rec, value = r.value): DnsRecord {
-  if (r.type === 'MX') return { type: 'MX', name: r.name, preference: r.priority ?? 10, exchange: value };
-  if (r.type === 'CNAME') return { type: 'CNAME', name: r.name, target: value };
-  return { type: 'TXT', name: r.name, text: value };
-}
 
 /** Serves every record of the domain (one replaced, or left out with null). */
 function serve(records: Rec[], change: Partial<Record<string, string | null>> = {}): void {
   for (const r of records) {
     const value = change[r.kind];
-    if (value !== null) dns.add(served(r, value));
+    if (value !== null) dns.add(publishedRecord(r, value));
   }
 }
 

@@ -38,6 +38,13 @@ export type DnsRecord = RecordBase &
 
 export type DnsRecordType = DnsRecord['type'];
 
+/** A record the domains API tells a customer to publish (type, name, value, MX priority), as this server serves it. */
+export function publishedRecord(r: { type: 'MX' | 'TXT' | 'CNAME'; name: string; value: string; priority: number | null }, value = r.value): DnsRecord {
+  if (r.type === 'MX') return { type: 'MX', name: r.name, preference: r.priority ?? 10, exchange: value };
+  if (r.type === 'CNAME') return { type: 'CNAME', name: r.name, target: value };
+  return { type: 'TXT', name: r.name, text: value };
+}
+
 export interface DnsFault {
   name: string;
   /** The question types it applies to; all of them when left out. */
