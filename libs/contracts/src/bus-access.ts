@@ -44,6 +44,8 @@ export const CONSUMERS = {
   'domains--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
   // Every public event, counted once into the hourly rollups (issue 27).
   'metrics--rollup': { stream: 'EVENTS' },
+  // Every service's audit entries, kept a year in the admin service's log (issue 28).
+  'admin--audit': { stream: 'AUDIT' },
 } as const satisfies Record<string, ConsumerSpec>;
 export type ConsumerName = keyof typeof CONSUMERS;
 
@@ -126,14 +128,14 @@ export const BUS_ACCESS = {
       // The messages of a period from the metrics rollups (issue 27, part 5).
       'metrics.usage.count',
     ],
-    publishes: ['internal.orgs.member.changed', 'internal.orgs.environment.member.changed', 'internal.orgs.environment.deleted', 'mail.system'],
+    publishes: ['internal.orgs.member.changed', 'internal.orgs.environment.member.changed', 'internal.orgs.environment.deleted', 'mail.system', 'audit.orgs'],
     buckets: { replies: 'write' },
   },
   auth: {
     ...NONE,
     // orgs.membership.owned and purgeUser: a person's deletion and purge.
     calls: ['orgs.organization.createForOwner', 'orgs.membership.listForUser', 'orgs.organization.get', 'orgs.environment.get', 'orgs.membership.owned', 'orgs.membership.purgeUser', 'orgs.membership.addForSso', 'domains.domain.verifiedNames'],
-    publishes: ['internal.auth.session.revoked', 'internal.auth.apikey.revoked', 'mail.account'],
+    publishes: ['internal.auth.session.revoked', 'internal.auth.apikey.revoked', 'mail.account', 'audit.auth'],
     consumes: ['auth--environment-deleted'],
     buckets: { replies: 'write' },
   },
@@ -181,7 +183,7 @@ export const BUS_ACCESS = {
     // mailbox.inbox.listOnDomain: a domain is deleted only when no inbox uses it.
     // mailbox.inbox.ofEnvironment: a catch-all is an inbox on the domain, in its environment.
     calls: ['orgs.organization.limits', 'orgs.environment.get', 'mailbox.inbox.listOnDomain', 'mailbox.inbox.ofEnvironment'],
-    publishes: [eventSubject('domain.verified'), 'internal.domains.domain.changed'],
+    publishes: [eventSubject('domain.verified'), 'internal.domains.domain.changed', 'audit.domains'],
     consumes: ['domains--environment-deleted'],
     buckets: { replies: 'write' },
   },
@@ -194,6 +196,7 @@ export const BUS_ACCESS = {
   },
   admin: {
     ...NONE,
+    consumes: ['admin--audit'],
     buckets: { replies: 'write' },
   },
   gateway: {

@@ -9,6 +9,7 @@ import { WORK_ITEMS } from './mail';
 import { idSchema } from './ids';
 import { isoTimestamp } from './time';
 import { roleSchema } from './permissions';
+import { auditEntry } from './api/audit';
 
 export interface StreamSpec {
   subjects: string[];
@@ -63,6 +64,18 @@ export const STREAMS = {
     maxAgeSeconds: 7 * DAY,
     duplicateWindowSeconds: 120,
     description: 'Domains facts: custom domains verified, no longer verified, deleted',
+  },
+  /**
+   * Audit entries (issue 28): one subject per service that does audited actions
+   * (`audit.<service>`), written through its outbox with the action, read by the admin
+   * service into its year-long log. Kept 30 days, so an admin service down for weeks loses none.
+   */
+  AUDIT: {
+    subjects: ['audit.>'],
+    retention: 'limits',
+    maxAgeSeconds: 30 * DAY,
+    duplicateWindowSeconds: 120,
+    description: 'Audit entries of admin and security-relevant tenant actions, for the admin service',
   },
   /** Work queue: accepted inbound mail, one item per SMTP transaction, consumed by mailbox. */
   MAIL_INBOUND: {
@@ -182,7 +195,14 @@ export const FACTS = {
     state: z.enum(['verified', 'unverified', 'catch_all_changed', 'deleted', 'dkim_rotated']),
     changed_at: isoTimestamp,
   }),
+  /** Audit entries of the services that do audited actions (AUDIT_ACTIONS names which may say which). */
+  'audit.auth': auditEntry,
+  'audit.orgs': auditEntry,
+  'audit.domains': auditEntry,
 } as const;
+
+/** The audit subject of a service's entries. */
+export type AuditSubject = Extract<FactSubject, `audit.${string}`>;
 
 export type FactSubject = keyof typeof FACTS;
 export type Fact<S extends FactSubject> = z.infer<(typeof FACTS)[S]>;
@@ -201,6 +221,8 @@ export const CONSUMABLE = {
   'events.>': { stream: 'EVENTS', schema: eventEnvelope },
   /** One fact of ORGS_FACTS: its consumers are filtered to it (contracts CONSUMERS). */
   'internal.orgs.environment.deleted': { stream: 'ORGS_FACTS', schema: FACTS['internal.orgs.environment.deleted'] },
+  /** Every service's audit entries (the subject names the service). */
+  'audit.>': { stream: 'AUDIT', schema: auditEntry },
 } as const satisfies Record<string, { stream: StreamName; schema: z.ZodType }>;
 
 export type ConsumableSubject = keyof typeof CONSUMABLE;

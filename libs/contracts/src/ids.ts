@@ -35,6 +35,8 @@ export const ID_PREFIXES = {
   oneTimeCode: 'otc',
   // Single sign-on (issue 26).
   ssoConfig: 'sso',
+  // The audit log (issue 28).
+  auditEntry: 'aud',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

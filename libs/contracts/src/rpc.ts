@@ -21,6 +21,7 @@ import * as dom from './api/domains';
 import * as met from './api/metrics';
 import * as adm from './api/admin';
 import * as sso from './api/sso';
+import * as aud from './api/audit';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
 import { roleSchema } from './permissions';
@@ -212,6 +213,8 @@ export const RPC = {
   'admin.key.get': { request: adm.adminKeyId, response: adm.adminKey },
   'admin.key.revoke': { request: adm.adminKeyId, response: empty },
   'admin.key.verify': { request: adm.adminKeyVerifyRequest, response: adm.adminKeyVerification },
+  // The audit log (issue 28, part 5).
+  'admin.audit.list': { request: aud.auditLogQuery, response: aud.auditLog },
   // Sending with a custom domain's key (issue 25, part 7).
   'domains.domain.rotateDkim': { request: dom.domainId, response: dom.domain },
   'domains.domain.signingKey': { request: dom.signingKeyRequest, response: dom.signingKey },

@@ -36,7 +36,7 @@ describe('stored seals', () => {
     expect(sealedSubjectsOf('mail-send').some((s) => s.startsWith('internal.orgs.') || s.startsWith('internal.auth.'))).toBe(false);
     expect(sealedSubjectsOf('mailbox').sort()).toEqual(['events.message.received', 'internal.orgs.environment.deleted', 'mail.inbound', 'mail.outbound']);
     // A consumer filtered to one fact holds that fact's key, not those of the rest of its stream.
-    expect(sealedSubjectsOf('auth').sort()).toEqual(['internal.auth.apikey.revoked', 'internal.auth.session.revoked', 'internal.orgs.environment.deleted', 'mail.account']);
+    expect(sealedSubjectsOf('auth').sort()).toEqual(['audit.auth', 'internal.auth.apikey.revoked', 'internal.auth.session.revoked', 'internal.orgs.environment.deleted', 'mail.account']);
     expect(sealedSubjectsOf('webhooks')).toEqual(expect.arrayContaining(PUBLISHED_SUBJECTS.filter((s) => s.startsWith('events.'))));
     expect(sealedSubjectsOf('webhooks').some((s) => s.startsWith('mail.'))).toBe(false);
     expect(sealedSubjectsOf('gateway').sort()).toEqual(PUBLISHED_SUBJECTS.filter((s) => s.startsWith('internal.auth.') || s.startsWith('internal.orgs.')).sort());

@@ -6,12 +6,14 @@
  * service ever started. `bash scripts/mailroom admin create-key --name ...` runs it with the
  * launcher's settings.
  */
-import { createDb, migrate, type Kysely } from '@mailroom/db';
+import { createDb, migrate, transactor, type Kysely } from '@mailroom/db';
 import { adminKeyCreateBody, type AdminKey } from '@mailroom/contracts';
 import pino from 'pino';
 import { createLogger, systemClock } from '@mailroom/platform';
 import { loadConfig } from './config';
-import { AdminKeys } from './domain/admin-keys';
+import { AdminKeys, COMMAND_CALL } from './domain/admin-keys';
+import { AuditLog } from './domain/audit-log';
+import { AuditLogRepository } from './repo/audit-log.repository';
 import { MIGRATIONS_DIR } from './main';
 import { AdminKeyRepository } from './repo/admin-key.repository';
 import type { AdminDb } from './repo/tables';
@@ -35,7 +37,8 @@ export async function createKey(env: Record<string, string | undefined>, input: 
   const db = createDb<AdminDb>({ url: config.DATABASE_URL, schema: 'admin', max: 1 });
   try {
     await migrate(db as unknown as Kysely<unknown>, { schema: 'admin', migrationsDir: MIGRATIONS_DIR });
-    return await new AdminKeys(new AdminKeyRepository(db), systemClock).create(null, input);
+    const audit = new AuditLog(new AuditLogRepository(db), systemClock);
+    return await new AdminKeys(transactor(db), new AdminKeyRepository(db), audit, systemClock).create(null, input, COMMAND_CALL);
   } finally {
     await db.destroy();
   }

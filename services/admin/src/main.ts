@@ -8,11 +8,16 @@
  * database, bus, lifecycle, health and telemetry); the all-in-one runs it beside the others.
  */
 import path from 'node:path';
+import { transactor } from '@mailroom/db';
 import { serveRpc } from '@mailroom/messaging';
+import { Rounds } from '@mailroom/platform';
 import { runService, type ServiceModule } from '@mailroom/runtime';
 import { loadConfig, type AdminConfig } from './config';
+import { runAuditConsumer } from './consumers/audit.consumer';
 import { AdminKeys } from './domain/admin-keys';
+import { AuditLog } from './domain/audit-log';
 import { AdminKeyRepository } from './repo/admin-key.repository';
+import { AuditLogRepository } from './repo/audit-log.repository';
 import type { AdminDb } from './repo/tables';
 import { adminHandlers } from './rpc/handlers';
 
@@ -22,9 +27,23 @@ export const adminService: ServiceModule<AdminConfig, AdminDb> = {
   name: 'admin',
   database: { schema: 'admin', migrationsDir: MIGRATIONS_DIR },
   loadConfig,
-  async start({ bus, db, life, clock }) {
-    const keys = new AdminKeys(new AdminKeyRepository(db), clock);
-    life.add('admin:rpc', serveRpc(bus, 'admin', adminHandlers(keys)), (s) => s.stop());
+  async start({ config, bus, db, life, clock, log }) {
+    const audit = new AuditLog(new AuditLogRepository(db), clock);
+    const keys = new AdminKeys(transactor(db), new AdminKeyRepository(db), audit, clock);
+    life.add('admin:rpc', serveRpc(bus, 'admin', adminHandlers(keys, audit)), (s) => s.stop());
+    life.add('admin:audit', await runAuditConsumer(bus, audit), (c) => c.stop());
+    const purgeLog = log.child({ component: 'audit-purge' });
+    const purge = new Rounds(
+      async () => {
+        const purged = await audit.purge();
+        if (purged) purgeLog.info({ purged }, 'deleted audit entries older than a year');
+        return false;
+      },
+      (err) => purgeLog.warn({ err }, 'purging old audit entries failed; next round tries again'),
+      config.AUDIT_PURGE_INTERVAL_MS,
+    );
+    life.add('admin:audit-purge', purge, (p) => p.stop());
+    purge.start();
   },
 };
 

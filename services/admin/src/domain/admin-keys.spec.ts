@@ -1,8 +1,8 @@
-import { ADMIN_KEY_PATTERN } from '@mailroom/contracts';
+import { ADMIN_KEY_PATTERN, type AuditEntry, type AuditedCall } from '@mailroom/contracts';
 import { ManualClock, sha256 } from '@mailroom/platform';
 import { refusalOf } from '@mailroom/testing';
 import type { AdminKeyRepository, AdminKeyRow } from '../repo/admin-key.repository';
-import { actsAt, AdminKeys, newAdminKeySecret } from './admin-keys';
+import { actsAt, AdminKeys, COMMAND_CALL, newAdminKeySecret } from './admin-keys';
 
 class MemoryKeys implements Pick<AdminKeyRepository, keyof AdminKeyRepository> {
   rows: AdminKeyRow[] = [];
@@ -19,8 +19,8 @@ class MemoryKeys implements Pick<AdminKeyRepository, keyof AdminKeyRepository> {
     return this.rows.filter((r) => !before || r.id < before).sort((a, b) => (a.id < b.id ? 1 : -1)).slice(0, limit);
   }
   async revoke(id: string, at: Date) {
-    const row = this.rows.find((r) => r.id === id);
-    if (row) row.revoked_at ??= at;
+    const row = this.rows.find((r) => r.id === id && r.revoked_at === null);
+    if (row) row.revoked_at = at;
     return row;
   }
   async touch(id: string, at: Date) {
@@ -32,14 +32,18 @@ class MemoryKeys implements Pick<AdminKeyRepository, keyof AdminKeyRepository> {
 function setUp() {
   const clock = new ManualClock(new Date('2026-11-26T10:00:00.000Z'));
   const repo = new MemoryKeys();
-  return { clock, repo, keys: new AdminKeys(repo, clock) };
+  const audited: AuditEntry[] = [];
+  const audit = { record: async (entry: AuditEntry) => void audited.push(entry) };
+  return { clock, repo, audited, keys: new AdminKeys(async (work) => work(undefined as never), repo, audit, clock) };
 }
+
+const operator = (admin_key_id: string): AuditedCall => ({ auth: { kind: 'admin', admin_key_id }, requestId: 'req_1', client: { ip: '192.0.2.7' } });
 
 describe('admin keys', () => {
   it('are mra_ and 43 base62 characters, stored as their SHA-256 only', async () => {
     expect(newAdminKeySecret()).toMatch(ADMIN_KEY_PATTERN);
     const { repo, keys } = setUp();
-    const made = await keys.create(null, { name: 'first' });
+    const made = await keys.create(null, { name: 'first' }, COMMAND_CALL);
     expect(made.key).toMatch(ADMIN_KEY_PATTERN);
     expect(made).toMatchObject({ name: 'first', key_prefix: made.key.slice(0, 8), created_by: null, expires_at: null, revoked_at: null });
     expect(repo.rows[0]!.key_hash).toBe(sha256(made.key).toString('base64url'));
@@ -49,14 +53,14 @@ describe('admin keys', () => {
 
   it('act until revoked or expired, and every refusal is the same 401', async () => {
     const { clock, keys } = setUp();
-    const lasting = await keys.create(null, { name: 'lasting' });
-    const brief = await keys.create(lasting.id, { name: 'brief', expires_at: '2026-11-26T11:00:00.000Z' });
+    const lasting = await keys.create(null, { name: 'lasting' }, COMMAND_CALL);
+    const brief = await keys.create(lasting.id, { name: 'brief', expires_at: '2026-11-26T11:00:00.000Z' }, operator(lasting.id));
     expect(brief.created_by).toBe(lasting.id);
     expect(await keys.verify(brief.key)).toEqual({ admin_key_id: brief.id });
     clock.advance(3_600_000);
     const expired = await refusalOf(keys.verify(brief.key));
     expect(await keys.verify(lasting.key)).toEqual({ admin_key_id: lasting.id });
-    await keys.revoke(lasting.id);
+    await keys.revoke(lasting.id, operator(lasting.id));
     const revoked = await refusalOf(keys.verify(lasting.key));
     const unknown = await refusalOf(keys.verify(newAdminKeySecret()));
     const malformed = await refusalOf(keys.verify('mr_not-an-admin-key'));
@@ -65,7 +69,7 @@ describe('admin keys', () => {
 
   it('record their last use to the minute, keep the first revocation time, and refuse an expiry in the past', async () => {
     const { clock, keys } = setUp();
-    const k = await keys.create(null, { name: 'k' });
+    const k = await keys.create(null, { name: 'k' }, COMMAND_CALL);
     await keys.verify(k.key);
     const first = (await keys.get(k.id)).last_used_at;
     clock.advance(30_000);
@@ -74,13 +78,27 @@ describe('admin keys', () => {
     clock.advance(31_000);
     await keys.verify(k.key);
     expect((await keys.get(k.id)).last_used_at).not.toBe(first);
-    await keys.revoke(k.id);
+    await keys.revoke(k.id, COMMAND_CALL);
     const at = (await keys.get(k.id)).revoked_at;
     clock.advance(1_000);
-    await keys.revoke(k.id);
+    await keys.revoke(k.id, COMMAND_CALL);
     expect((await keys.get(k.id)).revoked_at).toBe(at);
-    await expect(keys.revoke('adk_01jzzzzzzzzzzzzzzzzzzzzzzz')).rejects.toMatchObject({ code: 'not_found' });
-    await expect(keys.create(null, { name: 'late', expires_at: clock.now().toISOString() })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(keys.revoke('adk_01jzzzzzzzzzzzzzzzzzzzzzzz', COMMAND_CALL)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(keys.create(null, { name: 'late', expires_at: clock.now().toISOString() }, COMMAND_CALL)).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('are audited: who made or revoked which key, from where; a second revocation says nothing', async () => {
+    const { keys, audited } = setUp();
+    const first = await keys.create(null, { name: 'first' }, COMMAND_CALL);
+    const second = await keys.create(first.id, { name: 'second' }, operator(first.id));
+    await keys.revoke(second.id, operator(first.id));
+    await keys.revoke(second.id, operator(first.id));
+    expect(audited.map((e) => [e.action, e.actor, e.target.id, e.request_id, e.ip])).toEqual([
+      ['admin_key.created', { type: 'command', id: null }, first.id, null, null],
+      ['admin_key.created', { type: 'admin_key', id: first.id }, second.id, 'req_1', '192.0.2.7'],
+      ['admin_key.revoked', { type: 'admin_key', id: first.id }, second.id, 'req_1', '192.0.2.7'],
+    ]);
+    expect(JSON.stringify(audited)).not.toContain(second.key);
   });
 
   it('actsAt: not revoked, expiry ahead', () => {

@@ -5,10 +5,12 @@
  * an admin key (`created_by`). A key may revoke itself; revoking twice keeps the first time.
  * Admin keys act on admin routes only, and tenant credentials never do (the gateway).
  */
-import { ADMIN_KEY_PATTERN, ADMIN_KEY_PREFIX, AppError, encodePageToken, idSchema, newId, pageCursor, type AdminKey } from '@mailroom/contracts';
-import { randomBase62, sha256, type Clock } from '@mailroom/platform';
+import { ADMIN_KEY_PATTERN, ADMIN_KEY_PREFIX, AppError, auditEntryOf, encodePageToken, idSchema, newId, pageCursor, type AdminKey, type AuditedCall } from '@mailroom/contracts';
+import { randomBase62, sha256, type Clock, type Transact } from '@mailroom/platform';
 import { z } from 'zod';
 import type { AdminKeyPublicRow, AdminKeyRepository } from '../repo/admin-key.repository';
+import type { AdminTx } from '../repo/tables';
+import type { AuditLog } from './audit-log';
 
 const cursor = z.object({ before: idSchema('adminKey') });
 
@@ -38,14 +40,19 @@ export function toAdminKey(row: AdminKeyPublicRow): AdminKey {
   };
 }
 
+/** The command line's call: the operator at the shell, with no request. */
+export const COMMAND_CALL: AuditedCall = { auth: { kind: 'anonymous' } };
+
 export class AdminKeys {
   constructor(
+    private readonly transact: Transact<AdminTx>,
     private readonly repo: Pick<AdminKeyRepository, keyof AdminKeyRepository>,
+    private readonly audit: Pick<AuditLog, 'record'>,
     private readonly clock: Clock,
   ) {}
 
-  /** A new key; `by`: the admin key asking, null for the command. */
-  async create(by: string | null, input: { name: string; expires_at?: string | undefined }): Promise<AdminKey & { key: string }> {
+  /** A new key; `by`: the admin key asking (`call`'s), null for the command. Audited with it. */
+  async create(by: string | null, input: { name: string; expires_at?: string | undefined }, call: AuditedCall): Promise<AdminKey & { key: string }> {
     const now = this.clock.now();
     const expiresAt = input.expires_at === undefined ? null : new Date(input.expires_at);
     if (expiresAt && expiresAt.getTime() <= now.getTime()) {
@@ -53,7 +60,17 @@ export class AdminKeys {
     }
     const key = newAdminKeySecret();
     const row = { id: newId('adminKey'), name: input.name, key_hash: hashOf(key), key_prefix: key.slice(0, ADMIN_KEY_PREFIX.length + 4), created_by: by, created_at: now, expires_at: expiresAt };
-    await this.repo.insert(row);
+    const entry = auditEntryOf(call, now, {
+      action: 'admin_key.created',
+      org_id: null,
+      target: { type: 'admin_key', id: row.id },
+      details: { name: row.name, expires_at: expiresAt?.toISOString() ?? null },
+      ...(by === null ? { actor: { type: 'command' as const, id: null } } : {}),
+    });
+    await this.transact(async (tx) => {
+      await this.repo.insert(row, tx);
+      await this.audit.record(entry, tx);
+    });
     const { key_hash: _hash, ...shown } = row;
     return { ...toAdminKey({ ...shown, last_used_at: null, revoked_at: null }), key };
   }
@@ -72,8 +89,17 @@ export class AdminKeys {
     return toAdminKey(row);
   }
 
-  async revoke(id: string): Promise<void> {
-    if (!(await this.repo.revoke(id, this.clock.now()))) throw AppError.notFound('admin key');
+  /** Revokes the key; the first revocation is audited (revoking again changes nothing, and says nothing). */
+  async revoke(id: string, call: AuditedCall): Promise<void> {
+    const now = this.clock.now();
+    await this.transact(async (tx) => {
+      const row = await this.repo.revoke(id, now, tx);
+      if (!row) {
+        if (!(await this.repo.find(id, tx))) throw AppError.notFound('admin key');
+        return;
+      }
+      await this.audit.record(auditEntryOf(call, now, { action: 'admin_key.revoked', org_id: null, target: { type: 'admin_key', id }, details: { name: row.name } }), tx);
+    });
   }
 
   /** Who the key is; 401 for anything that does not act (malformed, unknown, revoked, expired), all alike. */

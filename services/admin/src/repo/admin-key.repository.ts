@@ -30,14 +30,9 @@ export class AdminKeyRepository {
     return q.orderBy('id', 'desc').limit(limit).execute();
   }
 
-  /** Revokes the key unless it was already; the row as it then is, undefined when there is none. */
+  /** Revokes the key if it acts still; the row as it then is, undefined when it was revoked already or there is none. */
   async revoke(id: string, at: Date, ex: Executor<AdminDb> = this.db): Promise<AdminKeyPublicRow | undefined> {
-    return ex
-      .updateTable('admin_keys')
-      .set((eb) => ({ revoked_at: eb.fn.coalesce('revoked_at', eb.val(at)) }))
-      .where('id', '=', id)
-      .returning(PUBLIC)
-      .executeTakeFirst();
+    return ex.updateTable('admin_keys').set({ revoked_at: at }).where('id', '=', id).where('revoked_at', 'is', null).returning(PUBLIC).executeTakeFirst();
   }
 
   /** Records a use, at most once a minute per key (a use is shown to the minute). */

@@ -14,8 +14,25 @@ export interface AdminKeyTable {
   revoked_at: Date | null;
 }
 
+/** One entry of the audit log (append-only). */
+export interface AuditLogTable {
+  id: string;
+  at: Timestamp;
+  action: string;
+  actor_type: string;
+  actor_id: string | null;
+  org_id: string | null;
+  target_type: string;
+  target_id: string;
+  details: ColumnType<Record<string, string | number | boolean | null>, string, never>;
+  request_id: string | null;
+  ip: string | null;
+  source: string;
+}
+
 export interface AdminDb {
   admin_keys: AdminKeyTable;
+  audit_log: AuditLogTable;
 }
 
 export type AdminTx = Transaction<AdminDb>;

@@ -2,17 +2,19 @@
 import { requireAdmin, requireService } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
 import type { AdminKeys } from '../domain/admin-keys';
+import type { AuditLog } from '../domain/audit-log';
 
-export function adminHandlers(keys: AdminKeys): RpcHandlers<'admin'> {
+export function adminHandlers(keys: AdminKeys, audit: AuditLog): RpcHandlers<'admin'> {
   return {
-    'admin.key.create': (req, { auth }) => keys.create(requireAdmin(auth).admin_key_id, req),
+    'admin.key.create': (req, ctx) => keys.create(requireAdmin(ctx.auth).admin_key_id, req, ctx),
     'admin.key.list': (req, { auth }) => (requireAdmin(auth), keys.list(req)),
     'admin.key.get': (req, { auth }) => (requireAdmin(auth), keys.get(req.id)),
-    'admin.key.revoke': async (req, { auth }) => {
-      requireAdmin(auth);
-      await keys.revoke(req.id);
+    'admin.key.revoke': async (req, ctx) => {
+      requireAdmin(ctx.auth);
+      await keys.revoke(req.id, ctx);
       return {};
     },
     'admin.key.verify': (req, { auth }) => (requireService(auth), keys.verify(req.key)),
+    'admin.audit.list': (req, { auth }) => (requireAdmin(auth), audit.list(req)),
   };
 }
