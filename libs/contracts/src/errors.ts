@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   plan_limit: { status: 403 },
   /** A sign-in that proved a deleted account: details carry a recovery_token and recover_before. */
   account_deleted: { status: 403 },
+  /** The platform's operators suspended the account: no sign-in, its API keys do not act. */
+  account_suspended: { status: 403 },
   /** A sign-in other than SSO (password, outside provider) into an organization whose active SSO configuration is enforced; the message names the SSO route. */
   sso_required: { status: 403 },
   not_found: { status: 404 },

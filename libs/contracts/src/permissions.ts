@@ -267,7 +267,12 @@ export const ROUTE_ACCESS = {
   // Upgrade requests, decided by the platform's operators (issue 28 part 5).
   'GET /api/v1/admin/upgrade-requests': 'admin',
   'POST /api/v1/admin/upgrade-requests/{id}/decision': 'admin',
+  // The audit log and people's accounts (issue 28 part 5).
   'GET /api/v1/admin/audit-log': 'admin',
+  'GET /api/v1/admin/users': 'admin',
+  'GET /api/v1/admin/users/{id}': 'admin',
+  'POST /api/v1/admin/users/{id}/suspend': 'admin',
+  'POST /api/v1/admin/users/{id}/unsuspend': 'admin',
   // Single sign-on (issue 26): configurations are the owners' and admins' (people only: keys never hold sso.manage), read
   // included (they name the provider and its client); a login starts and ends signed out.
   'POST /api/v1/org/sso': 'sso.manage',

@@ -213,6 +213,11 @@ export const RPC = {
   'admin.key.get': { request: adm.adminKeyId, response: adm.adminKey },
   'admin.key.revoke': { request: adm.adminKeyId, response: empty },
   'admin.key.verify': { request: adm.adminKeyVerifyRequest, response: adm.adminKeyVerification },
+  // People's accounts, as the platform's operators see and suspend them (issue 28, part 5).
+  'auth.adminUser.search': { request: adm.adminUserSearch, response: adm.adminUserList },
+  'auth.adminUser.get': { request: adm.adminUserId, response: adm.adminUser },
+  'auth.adminUser.suspend': { request: adm.userSuspendRequest, response: adm.adminUser },
+  'auth.adminUser.unsuspend': { request: adm.adminUserId, response: adm.adminUser },
   // The audit log (issue 28, part 5).
   'admin.audit.list': { request: aud.auditLogQuery, response: aud.auditLog },
   // Sending with a custom domain's key (issue 25, part 7).

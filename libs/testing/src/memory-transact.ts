@@ -5,6 +5,7 @@
  * integration specs.
  */
 import { DummyDriver, Kysely, PostgresAdapter, PostgresIntrospector, PostgresQueryCompiler, type Transaction } from 'kysely';
+import type { AuditEntry } from '@mailroom/contracts';
 import type { Transact } from '@mailroom/platform';
 
 export function memoryTransact<DB>(): Transact<Transaction<DB>> {
@@ -29,5 +30,17 @@ export class MemoryDeletedEnvironments {
     if (this.has(env.org_id, env.env_id)) return false;
     this.envs.add(`${env.org_id}/${env.env_id}`);
     return true;
+  }
+}
+
+/** A service's audit trail (its outbox's audit subject) for the same unit tests: the entries written, in order. */
+export class MemoryAuditTrail {
+  readonly entries: AuditEntry[] = [];
+  kicks = 0;
+  async record(_tx: unknown, entry: AuditEntry): Promise<void> {
+    this.entries.push(entry);
+  }
+  kick(): void {
+    this.kicks++;
   }
 }

@@ -65,6 +65,8 @@ import { SsoAttempts } from './domain/sso-attempts';
 import { SsoConfigs } from './domain/sso-configs';
 import { SsoSignIn } from './domain/sso-sign-in';
 import { SsoRepository } from './repo/sso.repository';
+import { UserSuspensionRepository } from './repo/user-suspension.repository';
+import { UserSuspensions } from './domain/user-suspensions';
 
 export const authService: ServiceModule<AuthConfig, AuthDb> = {
   name: 'auth',
@@ -99,7 +101,10 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const verification = new EmailVerification(transact, users, credentialRepo, codes, account, clock, guard);
     const notices = new SignInNotices(new SessionHistoryRepository(db), account);
     const ssoRepo = new SsoRepository(db);
-    const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS }, notices, ssoRepo);
+    const suspensionRepo = new UserSuspensionRepository(db);
+    const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS }, notices, ssoRepo, {
+      isSuspended: async (userId) => (await suspensionRepo.find(userId)) !== undefined,
+    });
     const deletedAccounts = new DeletedAccountRepository(db);
     const recovery = new AccountRecovery(transact, deletedAccounts, start, account, clock);
     const deletedSignIn = { findByEmail: (email: string) => deletedAccounts.findByEmail(email), refuseSignIn: recovery.refuseSignIn.bind(recovery) };
@@ -110,8 +115,20 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
     const organizations = new UserOrganizations(orgs);
     const apiKeyRepo = new ApiKeyRepository(db);
-    const apiKeys = new ApiKeys(transact, apiKeyRepo, new DeletedEnvironments<AuthDb>(), orgs, revocations, clock);
+    const apiKeys = new ApiKeys(transact, apiKeyRepo, new DeletedEnvironments<AuthDb>(), orgs, revocations, clock, account);
     const ttl = { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS };
+    const suspensions = new UserSuspensions({
+      transact,
+      accounts: deletedAccounts,
+      suspensions: suspensionRepo,
+      credentials: credentialRepo,
+      keys: apiKeyRepo,
+      orgs,
+      outbox: account,
+      revocations,
+      clock,
+      ...ttl,
+    });
     const reset = new PasswordReset(transact, users, credentialRepo, passwords, codes, account, clock, {
       ...ttl,
       onError: (err) => log.error({ err }, 'password reset request failed; no mail was sent'),
@@ -157,7 +174,7 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const ssoDomains = ssoDomainsClient(rpc);
     const ssoConfigs = new SsoConfigs(transact, ssoRepo, ssoProvider, ssoSealer, clock, { allowHttp: config.MAILROOM_ENV !== 'production' }, ssoDomains);
     const sso = new SsoSignIn({ transact, repo: ssoRepo, attempts: new SsoAttempts(ssoRepo, ssoSealer, clock), provider: ssoProvider, sealer: ssoSealer, users, members: ssoMembersClient(rpc), domains: ssoDomains, start, clock });
-    const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso });
+    const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso, suspensions });
     life.add('auth:rpc', serveRpc(bus, 'auth', handlers), (s) => s.stop());
     const purgeJob = life.add('auth:account-purge', new AccountPurgeJob(purge, clock, config.ACCOUNT_PURGE_INTERVAL_SECONDS * 1000, log), (j) => j.stop());
     purgeJob.start();

@@ -5,7 +5,7 @@
  * left) of a live account of that address, a code used once) and the outbox (mails and
  * revocation facts as written).
  */
-import type { AccountMail, Fact } from '@mailroom/contracts';
+import type { AccountMail, AuditEntry, Fact } from '@mailroom/contracts';
 import { ManualClock } from '@mailroom/platform';
 import type { FailureLimiter } from '../src/domain/password-change';
 import type { AccountOutbox, Transact } from '../src/domain/ports';
@@ -118,12 +118,16 @@ export class MemoryCredentials
 export class MemoryOutbox implements AccountOutbox {
   readonly mails: AccountMail[] = [];
   readonly facts: Fact<'internal.auth.session.revoked'>[] = [];
+  readonly audited: AuditEntry[] = [];
   kicks = 0;
   async mail(_tx: AuthTx, mail: AccountMail): Promise<void> {
     this.mails.push(mail);
   }
   async sessionRevoked(_tx: AuthTx, fact: Fact<'internal.auth.session.revoked'>): Promise<void> {
     this.facts.push(fact);
+  }
+  async audit(_tx: AuthTx, entry: AuditEntry): Promise<void> {
+    this.audited.push(entry);
   }
   kick(): void {
     this.kicks++;

@@ -11,6 +11,7 @@ import { RpcClient, serveRpc } from '@mailroom/messaging';
 import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
 import { environmentContents } from './clients/environment-contents.client';
 import { environmentFacts } from './clients/environment-facts.client';
+import { auditTrail } from './clients/audit-trail.client';
 import { membershipFacts } from './clients/membership-facts.client';
 import { systemMail } from './clients/system-mail.client';
 import { USAGE_OWNER_TIMEOUT_MS, usageOwners } from './clients/usage-owners.client';
@@ -51,15 +52,16 @@ export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
     const memberRepo = new MemberRepository(db);
     const users = usersClient(rpc);
     const facts = membershipFacts(outbox);
-    const members = new Members(transact, memberRepo, users, facts, clock);
+    const audit = auditTrail(outbox);
+    const members = new Members(transact, memberRepo, users, facts, clock, audit);
     const plan = new PlanGuard(config.plans, (orgId, tx) => orgRepo.lockPlan(orgId, tx));
     const environments = new Environments(transact, new EnvironmentRepository(db), memberRepo, users, environmentContents(rpc), environmentFacts(outbox), plan, clock);
     const orgName = async (tx: OrgsTx, orgId: string) => (await orgRepo.findById(orgId, tx))?.name;
-    const transfers = new OwnershipTransfers(transact, new OwnershipTransferRepository(db), memberRepo, users, orgName, facts, systemMail(outbox), clock);
+    const transfers = new OwnershipTransfers(transact, new OwnershipTransferRepository(db), memberRepo, users, orgName, facts, systemMail(outbox), clock, audit);
     const addMember = (tx: OrgsTx, m: NewMember) => orgRepo.insertMember(m, tx);
     const invitations = new Invitations(transact, new InvitationRepository(db), memberRepo, addMember, users, orgName, facts, systemMail(outbox), plan, clock);
     const usage = new Usage(new UsageRepository(db), usageOwners(new RpcClient(bus, { timeoutMs: USAGE_OWNER_TIMEOUT_MS })), config.plans, clock);
-    const upgrades = new UpgradeRequests(transact, new UpgradeRequestRepository(db), orgRepo, memberRepo, clock);
+    const upgrades = new UpgradeRequests(transact, new UpgradeRequestRepository(db), orgRepo, memberRepo, clock, audit);
     // A person's deleted account: what they own, and their purge (auth asks).
     // Members made by single sign-on (auth asks).
     const ssoMembers = new SsoMembers(transact, memberRepo, addMember, (userId) => organizations.membershipsOf(userId), facts, plan, clock);

@@ -81,6 +81,9 @@ export interface AuditedCall {
   client?: { ip?: string | undefined } | undefined;
 }
 
+/** What of a call its entry names besides the caller: the request, the client's address. */
+export type CallOrigin = Omit<AuditedCall, 'auth'>;
+
 /** An entry for `action` done by `call` at `at`. */
 export function auditEntryOf(
   call: AuditedCall,

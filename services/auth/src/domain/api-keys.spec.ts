@@ -5,6 +5,7 @@ import type { ApiKeyRepository, ApiKeyRow } from '../repo/api-key.repository';
 import type { AuthDb } from '../repo/tables';
 import { ApiKeys, newApiKeySecret, scopeOf } from './api-keys';
 import type { OrgsPort, RevocationPort } from './ports';
+import { MemoryOutbox } from '../../test/memory-credentials';
 
 describe('API key secrets', () => {
   it('are mr_ and 43 base62 characters, all different', () => {
@@ -41,6 +42,7 @@ class MemoryKeys implements Pick<ApiKeyRepository, keyof ApiKeyRepository> {
   rows: ApiKeyRow[] = [];
   /** Accounts deleted (not purged), by user id: when. */
   readonly deletedAccounts = new Map<string, Date>();
+  readonly suspended = new Map<string, Date>();
   constructor(private readonly deleted: MemoryDeletedEnvironments) {}
   async countLive(orgId: string, envId: string) {
     return this.rows.filter((r) => r.org_id === orgId && r.env_id === envId && !r.revoked_at).length;
@@ -52,7 +54,7 @@ class MemoryKeys implements Pick<ApiKeyRepository, keyof ApiKeyRepository> {
   }
   async findLiveByHash(hash: Buffer) {
     const row = this.rows.find((r) => r.key_hash.equals(hash) && !r.revoked_at);
-    return row && { ...row, creator_deleted_at: (row.created_by && this.deletedAccounts.get(row.created_by)) || null };
+    return row && { ...row, creator_deleted_at: (row.created_by && this.deletedAccounts.get(row.created_by)) || null, creator_suspended_at: (row.created_by && this.suspended.get(row.created_by)) || null };
   }
   async liveCreatedBy(userId: string) {
     return this.rows.filter((r) => r.created_by === userId && !r.revoked_at).map(({ id, org_id }) => ({ id, org_id }));
@@ -99,9 +101,24 @@ describe('API keys of a deleted environment', () => {
       organization: async () => Promise.reject(new Error('not used')),
       environment: async () => Promise.reject(new Error('not used')),
     };
-    const keys = new ApiKeys(memoryTransact<AuthDb>(), repo, deleted, orgs, revocations, new ManualClock());
-    return { keys, repo, announced };
+    const outbox = new MemoryOutbox();
+    const keys = new ApiKeys(memoryTransact<AuthDb>(), repo, deleted, orgs, revocations, new ManualClock(), outbox);
+    return { keys, repo, announced, outbox };
   }
+
+  it('audits a creation and a revocation with who did it, never the key itself', async () => {
+    const { keys, outbox } = setUp();
+    const ctx = owner(production);
+    const made = await keys.create(ctx, { name: 'ci', scope: 'send_only' }, { requestId: 'req_x', client: { ip: '198.51.100.4' } });
+    await keys.revoke(ctx, made.id);
+    await expect(keys.revoke(ctx, made.id)).rejects.toMatchObject({ code: 'not_found' });
+    expect(outbox.audited.map((e) => [e.action, e.actor, e.org_id, e.target, e.request_id, e.ip])).toEqual([
+      ['api_key.created', { type: 'user', id: ctx.kind === 'user' ? ctx.user_id : '' }, org, { type: 'api_key', id: made.id }, 'req_x', '198.51.100.4'],
+      ['api_key.revoked', { type: 'user', id: ctx.kind === 'user' ? ctx.user_id : '' }, org, { type: 'api_key', id: made.id }, null, null],
+    ]);
+    expect(outbox.audited[0]!.details).toMatchObject({ name: 'ci', scope: 'send_only' });
+    expect(JSON.stringify(outbox.audited)).not.toContain(made.key);
+  });
 
   it('revokes the live keys of the environment and announces each, leaving other environments and organizations alone', async () => {
     const { keys, repo, announced } = setUp();
@@ -140,11 +157,11 @@ describe('API keys of a deleted environment', () => {
 });
 
 describe('API keys of a deleted account', () => {
-  it('refuse to act while their creator is deleted, act again once recovered, and stay refused once revoked', async () => {
+  it('refuse to act while their creator is deleted or suspended, act again once recovered or lifted, and stay refused once revoked', async () => {
     const deleted = new MemoryDeletedEnvironments();
     const repo = new MemoryKeys(deleted);
     const orgs: OrgsPort = { createForOwner: async () => Promise.reject(new Error('not used')), memberships: async () => [], organization: async () => Promise.reject(new Error('not used')), environment: async () => Promise.reject(new Error('not used')) };
-    const keys = new ApiKeys(memoryTransact<AuthDb>(), repo, deleted, orgs, { sessionRevoked: async () => {}, apiKeyRevoked: async () => {} }, new ManualClock());
+    const keys = new ApiKeys(memoryTransact<AuthDb>(), repo, deleted, orgs, { sessionRevoked: async () => {}, apiKeyRevoked: async () => {} }, new ManualClock(), new MemoryOutbox());
     const ada: TenantContext = { kind: 'user', user_id: newId('user'), session_id: newId('session'), org_id: newId('organization'), env_id: newId('environment'), role: 'owner' };
     const theirs = await keys.create(ada, { name: 'agent' });
     const colleague = await keys.create({ ...ada, user_id: newId('user') }, { name: 'colleague' });
@@ -153,6 +170,10 @@ describe('API keys of a deleted account', () => {
     expect([refusal.code, refusal.message]).toEqual(['unauthorized', expect.stringMatching(/account that created it is deleted/)]);
     expect(await keys.verify(colleague.key)).toMatchObject({ key_id: colleague.id });
     repo.deletedAccounts.delete(ada.user_id);
+    expect(await keys.verify(theirs.key)).toMatchObject({ key_id: theirs.id });
+    repo.suspended.set(ada.user_id, new Date('2026-11-27T11:00:00.000Z'));
+    await expect(keys.verify(theirs.key)).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/account that created it is suspended/) });
+    repo.suspended.delete(ada.user_id);
     expect(await keys.verify(theirs.key)).toMatchObject({ key_id: theirs.id });
     await repo.revokeCreatedBy(ada.user_id, new Date());
     await expect(keys.verify(theirs.key)).rejects.toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/invalid or has been revoked/) });

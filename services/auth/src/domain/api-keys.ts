@@ -5,13 +5,14 @@
  * permissions.ts). People with keys.manage (owner, admin) create and revoke them; keys
  * cannot manage keys. When orgs deletes an environment, its keys are revoked, and no key is
  * created in it afterwards (404, as for any environment that is not there). A key whose
- * creator's account is deleted does not act until it is recovered (account-deletion.ts).
+ * creator's account is deleted does not act until it is recovered (account-deletion.ts), nor
+ * one whose creator is suspended until the suspension is lifted (user-suspensions.ts).
  */
-import { AppError, authorize, encodePageToken, pageCursor, idSchema, keyPermissions, KEY_PERMISSIONS, newId, type ApiKey, type Fact, type KeyScope, type Permission, type TenantContext } from '@mailroom/contracts';
+import { AppError, auditEntryOf, authorize, encodePageToken, pageCursor, idSchema, keyPermissions, KEY_PERMISSIONS, newId, type ApiKey, type CallOrigin, type Fact, type KeyScope, type Permission, type TenantContext } from '@mailroom/contracts';
 import { randomBase62, sha256, type Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { ApiKeyPublicRow, ApiKeyRepository } from '../repo/api-key.repository';
-import type { DeletedEnvironments, OrgsPort, RevocationPort, Transact } from './ports';
+import type { AccountOutbox, DeletedEnvironments, OrgsPort, RevocationPort, Transact } from './ports';
 
 export const API_KEY_PREFIX = 'mr_';
 const KEY_PATTERN = /^mr_[0-9A-Za-z]{43}$/;
@@ -71,11 +72,13 @@ export class ApiKeys {
     private readonly orgs: OrgsPort,
     private readonly revocations: RevocationPort,
     private readonly clock: Clock,
+    private readonly audit: Pick<AccountOutbox, 'audit' | 'kick'>,
   ) {}
 
   async create(
     ctx: TenantContext,
     input: { name: string; env_id?: string | undefined; scope?: KeyScope | 'custom' | undefined; permissions?: Permission[] | undefined },
+    origin: CallOrigin = {},
   ): Promise<ApiKey & { key: string }> {
     const user = manager(ctx, 'keys.manage');
     const { scope, permissions } = scopeOf(input);
@@ -95,9 +98,19 @@ export class ApiKeys {
       created_by: user.user_id,
       created_at: now,
     };
-    // A stale gateway (or one in the instant before orgs' fact arrives) may still let a request
-    // act in an environment orgs deleted: the insert is refused once its deletion is recorded here.
-    if (!(await this.repo.insert(row))) throw AppError.notFound('environment');
+    const entry = auditEntryOf({ auth: ctx, ...origin }, now, {
+      action: 'api_key.created',
+      org_id: row.org_id,
+      target: { type: 'api_key', id: row.id },
+      details: { name: row.name, env_id: row.env_id, scope, key_prefix: row.key_prefix },
+    });
+    await this.transact(async (tx) => {
+      // A stale gateway (or one in the instant before orgs' fact arrives) may still let a request
+      // act in an environment orgs deleted: the insert is refused once its deletion is recorded here.
+      if (!(await this.repo.insert(row, tx))) throw AppError.notFound('environment');
+      await this.audit.audit(tx, entry);
+    });
+    this.audit.kick();
     return { ...toApiKey({ ...row, last_used_at: null }), key };
   }
 
@@ -122,9 +135,14 @@ export class ApiKeys {
     return toApiKey(row);
   }
 
-  async revoke(ctx: TenantContext, id: string): Promise<void> {
+  async revoke(ctx: TenantContext, id: string, origin: CallOrigin = {}): Promise<void> {
     const user = manager(ctx, 'keys.manage');
-    if (!(await this.repo.revoke(user.org_id, id, this.clock.now()))) throw AppError.notFound('API key');
+    const now = this.clock.now();
+    await this.transact(async (tx) => {
+      if (!(await this.repo.revoke(user.org_id, id, now, tx))) throw AppError.notFound('API key');
+      await this.audit.audit(tx, auditEntryOf({ auth: ctx, ...origin }, now, { action: 'api_key.revoked', org_id: user.org_id, target: { type: 'api_key', id } }));
+    });
+    this.audit.kick();
     await this.revocations.apiKeyRevoked({ key_id: id, org_id: user.org_id });
   }
 
@@ -151,6 +169,7 @@ export class ApiKeys {
     if (!row) throw invalid;
     // Acting for a deleted account: refused until it is recovered (revoked when it is purged).
     if (row.creator_deleted_at !== null) throw new AppError('unauthorized', 'this API key does not work while the account that created it is deleted (it works again if the account is recovered within 30 days)');
+    if (row.creator_suspended_at !== null) throw new AppError('unauthorized', 'this API key does not work while the account that created it is suspended');
     await this.repo.touch(row.id, this.clock.now());
     return { key_id: row.id, org_id: row.org_id, env_id: row.env_id, scope: row.scope, permissions: keyPermissions(row.scope, row.permissions) };
   }

@@ -2,7 +2,7 @@
 import type { EnvironmentTombstones, Transact as TransactOf } from '@mailroom/platform';
 import type { AuthTx } from '../repo/tables';
 import type { UserRepository } from '../repo/user.repository';
-import type { AccountMail, Environment, Fact, Membership, Organization, OwnedOrganization, UserPurged } from '@mailroom/contracts';
+import type { AccountMail, AuditEntry, Environment, Fact, Membership, Organization, OwnedOrganization, UserPurged } from '@mailroom/contracts';
 import type { DeletedAccountRepository } from '../repo/deleted-account.repository';
 
 export interface OrgsPort {
@@ -39,6 +39,8 @@ export type Users = Pick<UserRepository, keyof UserRepository>;
 export interface AccountOutbox {
   mail(tx: AuthTx, mail: AccountMail): Promise<void>;
   sessionRevoked(tx: AuthTx, fact: Fact<'internal.auth.session.revoked'>): Promise<void>;
+  /** An audited action's entry (AUDIT, for the admin service's log). */
+  audit(tx: AuthTx, entry: AuditEntry): Promise<void>;
   /** Publish what was committed now, not at the relay's next interval. */
   kick(): void;
 }

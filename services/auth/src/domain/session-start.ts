@@ -3,7 +3,8 @@
  * an outside provider, single sign-on): the session row and its first refresh token, then the answer of
  * login with an access token for the session's organization. A sign-in also tells the person
  * when it comes from a client new to the account (sign-in-notice.ts). An organization whose
- * active SSO configuration is enforced takes its members (but the owner) through SSO only.
+ * active SSO configuration is enforced takes its members (but the owner) through SSO only. A
+ * person the platform's operators suspended opens no session at all (403 account_suspended).
  */
 import { AppError, newId, type Membership, type SessionResponse } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
@@ -13,7 +14,13 @@ import type { AuthTx } from '../repo/tables';
 import type { ClientInfo, OrgsPort, Transact, Users } from './ports';
 import { recordedClient } from './sessions';
 import type { SignInMethod, SignInNotices } from './sign-in-notice';
+import { suspendedError } from './user-suspensions';
 import { toUser } from './users';
+
+/** Whether the platform's operators suspended a person (user-suspensions.ts): no session opens for them. */
+export interface SuspensionGate {
+  isSuspended(userId: string): Promise<boolean>;
+}
 
 export const REFRESH_TOKEN_PREFIX = 'mrt_';
 
@@ -69,6 +76,8 @@ export class SessionStart {
     private readonly notices: Pick<SignInNotices, 'queue' | 'kick'>,
     /** None: no organization enforces SSO (unit tests). */
     private readonly sso: SsoGate = { enforcedAmong: async () => new Set() },
+    /** None: nobody is suspended (unit tests). */
+    private readonly suspensions: SuspensionGate = { isSuspended: async () => false },
   ) {}
 
   /**
@@ -96,6 +105,7 @@ export class SessionStart {
    * are, if not now (a session opened from another).
    */
   async open(user: UserRow, client: ClientInfo, membership?: Membership, authenticatedAt?: Date, method?: string | null): Promise<SessionResponse> {
+    if (await this.suspensions.isSuspended(user.id)) throw suspendedError();
     const acting = membership ?? (await this.acting(user.id, method));
     const refresh = randomToken(REFRESH_TOKEN_PREFIX);
     const sessionId = newId('session');
@@ -111,6 +121,7 @@ export class SessionStart {
    * new-sign-in notice when the client is new to the account.
    */
   async signIn(user: UserRow, client: ClientInfo, how: SignInMethod, proof?: (trx: AuthTx) => Promise<void>, membership?: Membership): Promise<SessionResponse> {
+    if (await this.suspensions.isSuspended(user.id)) throw suspendedError();
     // SSO names its organization; other sign-ins take the first one that lets them in.
     const acting = membership ?? (await this.acting(user.id, how));
     const refresh = randomToken(REFRESH_TOKEN_PREFIX);

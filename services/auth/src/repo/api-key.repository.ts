@@ -49,15 +49,19 @@ export class ApiKeyRepository {
     return res.numInsertedOrUpdatedRows === 1n;
   }
 
-  /** The live key of this hash, with when its creator's account was deleted (null: it was not, or no creator is known). */
+  /**
+   * The live key of this hash, with when its creator's account was deleted and when it was
+   * suspended (null: it was not, or no creator is known).
+   */
   findLiveByHash(
     hash: Buffer,
     ex: Executor<AuthDb> = this.db,
-  ): Promise<(Pick<ApiKeyRow, 'id' | 'org_id' | 'env_id' | 'scope' | 'permissions'> & { creator_deleted_at: Date | null }) | undefined> {
+  ): Promise<(Pick<ApiKeyRow, 'id' | 'org_id' | 'env_id' | 'scope' | 'permissions'> & { creator_deleted_at: Date | null; creator_suspended_at: Date | null }) | undefined> {
     return ex
       .selectFrom('api_keys as k')
       .leftJoin('users as u', 'u.id', 'k.created_by')
-      .select(['k.id', 'k.org_id', 'k.env_id', 'k.scope', 'k.permissions', 'u.deleted_at as creator_deleted_at'])
+      .leftJoin('user_suspensions as s', 's.user_id', 'k.created_by')
+      .select(['k.id', 'k.org_id', 'k.env_id', 'k.scope', 'k.permissions', 'u.deleted_at as creator_deleted_at', 's.suspended_at as creator_suspended_at'])
       .where('k.key_hash', '=', hash)
       .where('k.revoked_at', 'is', null)
       .executeTakeFirst();

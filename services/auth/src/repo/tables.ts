@@ -15,6 +15,14 @@ export interface UserTable {
   deleted_at: Date | null;
 }
 
+/** An account suspended by the platform's operators: a row while it is. */
+export interface UserSuspensionTable {
+  user_id: string;
+  suspended_at: Date;
+  reason: string;
+  suspended_by: string;
+}
+
 export interface SessionTable {
   id: string;
   user_id: string;
@@ -210,6 +218,7 @@ export interface SsoIdentityTable {
 
 export interface AuthDb {
   users: UserTable;
+  user_suspensions: UserSuspensionTable;
   sessions: SessionTable;
   refresh_tokens: RefreshTokenTable;
   signing_keys: SigningKeyTable;

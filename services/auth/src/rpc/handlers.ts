@@ -19,6 +19,7 @@ import type { Mfa } from '../domain/mfa';
 import type { MfaLogin } from '../domain/mfa-login';
 import type { SsoConfigs } from '../domain/sso-configs';
 import type { SsoSignIn } from '../domain/sso-sign-in';
+import type { UserSuspensions } from '../domain/user-suspensions';
 
 function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
   if (auth.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
@@ -48,10 +49,11 @@ export interface AuthDomain {
   /** Single sign-on: an organization's configurations and the login (domain/sso-configs.ts, sso-sign-in.ts). */
   ssoConfigs: SsoConfigs;
   sso: SsoSignIn;
+  suspensions: UserSuspensions;
 }
 
 export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
-  const { accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso } = domain;
+  const { accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso, suspensions } = domain;
   return {
     'auth.user.signup': (req, { client }) => accounts.signup(req, clientInfo(client)),
     'auth.user.login': (req, { client }) => accounts.login(req, clientInfo(client)),
@@ -101,11 +103,11 @@ export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
       const { keys } = await tokens.jwks();
       return { keys: keys.map((k) => ({ ...k, kty: String(k.kty), kid: String(k.kid), alg: String(k.alg) })) };
     },
-    'auth.apikey.create': (req, { auth }) => apiKeys.create(tenantOf(auth), req),
+    'auth.apikey.create': (req, { auth, requestId, client }) => apiKeys.create(tenantOf(auth), req, { requestId, client }),
     'auth.apikey.list': (req, { auth }) => apiKeys.list(tenantOf(auth), req),
     'auth.apikey.get': (req, { auth }) => apiKeys.get(tenantOf(auth), req.id),
-    'auth.apikey.delete': async (req, { auth }) => {
-      await apiKeys.revoke(tenantOf(auth), req.id);
+    'auth.apikey.delete': async (req, { auth, requestId, client }) => {
+      await apiKeys.revoke(tenantOf(auth), req.id, { requestId, client });
       return {};
     },
     'auth.user.profiles': async (req, { auth }) => {
@@ -150,6 +152,11 @@ export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
     'auth.sso.test': (req, { auth }) => ssoConfigs.test(auth, req.configId),
     'auth.sso.activate': (req, { auth }) => ssoConfigs.activate(auth, req.configId),
     'auth.sso.start': (req) => sso.begin(req.org_identifier),
+    // The platform's operators (admin keys only; the domain checks).
+    'auth.adminUser.search': (req, ctx) => suspensions.search(ctx, req),
+    'auth.adminUser.get': (req, ctx) => suspensions.get(ctx, req.id),
+    'auth.adminUser.suspend': (req, ctx) => suspensions.suspend(ctx, req.id, req.reason),
+    'auth.adminUser.unsuspend': (req, ctx) => suspensions.unsuspend(ctx, req.id),
     'auth.sso.oidcCallback': (req, { client }) => sso.complete(req, clientInfo(client)),
   };
 }

@@ -7,6 +7,7 @@ export function announcements(outbox: Outbox<DomainsDb>): DomainAnnouncements {
   return {
     event: (tx, event) => outbox.add(tx, event),
     changed: (tx, id, fact) => outbox.addFact(tx, 'internal.domains.domain.changed', id, fact),
+    audit: (tx, entry) => outbox.addFact(tx, 'audit.domains', entry.id, entry),
     kick: () => outbox.kick(),
   };
 }

@@ -25,6 +25,8 @@ import {
   type RecordKind,
   type SigningKey,
   type Tenant,
+  auditEntryOf,
+  type AuditedCall,
 } from '@mailroom/contracts';
 import type { Clock, Logger } from '@mailroom/platform';
 import type { DomainRepository, DomainRow, PromotedKey } from '../repo/domain.repository';
@@ -211,7 +213,7 @@ export class Domains {
    * Deletes the domain and its key, unless inboxes use it (409 naming them: deleting them is
    * deleting their mail, which a caller does inbox by inbox, knowingly).
    */
-  async delete(t: Tenant, id: string): Promise<void> {
+  async delete(t: Tenant, id: string, call: AuditedCall): Promise<void> {
     const row = await this.d.repo.find(t, id);
     if (!row) throw AppError.notFound('domain');
     const inUse = await this.d.inboxes.list(t.org_id, t.env_id, row.name);
@@ -226,6 +228,8 @@ export class Domains {
       const gone = await this.d.repo.delete(t, id, tx);
       if (!gone) throw AppError.notFound('domain');
       await this.announceDeleted(tx, gone);
+      const entry = auditEntryOf(call, this.d.clock.now(), { action: 'domain.deleted', org_id: t.org_id, target: { type: 'domain', id }, details: { name: gone.name, env_id: t.env_id } });
+      await this.d.announce.audit(tx, entry);
     });
     this.d.announce.kick();
   }

@@ -1,5 +1,5 @@
 /** What the domains domain needs from outside it, as plain interfaces; the composition root passes the real ones. */
-import type { EventEnvelope, Fact, OrganizationLimits } from '@mailroom/contracts';
+import type { AuditEntry, EventEnvelope, Fact, OrganizationLimits } from '@mailroom/contracts';
 import type { EnvironmentTombstones, Transact as TransactOf } from '@mailroom/platform';
 import type { DomainsTx } from '../repo/tables';
 
@@ -35,6 +35,8 @@ export interface DnsLookup {
 export interface DomainAnnouncements {
   event(tx: DomainsTx, event: EventEnvelope): Promise<void>;
   changed(tx: DomainsTx, id: string, fact: Fact<'internal.domains.domain.changed'>): Promise<void>;
+  /** An audited action's entry (AUDIT, for the admin service's log). */
+  audit(tx: DomainsTx, entry: AuditEntry): Promise<void>;
   /** Publish what was committed now, not at the relay's next interval. */
   kick(): void;
 }

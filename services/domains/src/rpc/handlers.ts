@@ -9,8 +9,8 @@ export function domainsHandlers(domains: Domains): RpcHandlers<'domains'> {
     'domains.domain.create': (req, { auth }) => domains.create(tenantScope(auth), req),
     'domains.domain.list': (req, { auth }) => domains.list(tenantScope(auth), req),
     'domains.domain.get': (req, { auth }) => domains.get(tenantScope(auth), req.id),
-    'domains.domain.delete': async (req, { auth }) => {
-      await domains.delete(tenantScope(auth), req.id);
+    'domains.domain.delete': async (req, ctx) => {
+      await domains.delete(tenantScope(ctx.auth), req.id, ctx);
       return {};
     },
     'domains.domain.verify': (req, { auth }) => domains.verify(tenantScope(auth), req.id),

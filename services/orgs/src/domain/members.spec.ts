@@ -9,7 +9,7 @@ import type { MemberRepository, MemberRow } from '../repo/member.repository';
 import type { OrgsTx } from '../repo/tables';
 import { Members, removalRefusal, roleChangeRefusal } from './members';
 import type { MembershipFacts, Transact } from './ports';
-import { refusalOf } from '@mailroom/testing';
+import { MemoryAuditTrail, refusalOf } from '@mailroom/testing';
 
 class MemoryMembers implements Pick<MemberRepository, keyof MemberRepository> {
   rows: MemberRow[] = [];
@@ -58,14 +58,15 @@ function setup() {
   // The stand-in store ignores the transaction; rollback is the database's job (integration tests).
   const transact: Transact = (work) => work({} as OrgsTx);
   const users = { profiles: async (ids: string[]) => ids.map((id) => ({ id, email: `${id}@example.com`, name: `Name of ${id}`, email_verified: true })) };
-  const members = new Members(transact, repo, users, facts, clock);
+  const audit = new MemoryAuditTrail();
+  const members = new Members(transact, repo, users, facts, clock, audit);
   const add = (role: Role, org = ORG) => {
     const row: MemberRow = { id: newId('member'), org_id: org, user_id: newId('user'), role, created_at: clock.now() };
     repo.rows.push(row);
     return row;
   };
   const as = (row: MemberRow): AuthContext => ({ kind: 'user', user_id: row.user_id, session_id: 'ses_1', org_id: row.org_id, env_id: 'env_1', role: row.role });
-  return { repo, members, add, as, announced, kicks: () => kicks };
+  return { repo, members, add, as, announced, audit, kicks: () => kicks };
 }
 
 describe('role changes', () => {
@@ -125,15 +126,19 @@ describe('Members', () => {
   });
 
   it('changes a role and announces it; the same role again changes and announces nothing', async () => {
-    const { members, add, as, announced, kicks } = setup();
+    const { members, add, as, announced, kicks, audit } = setup();
     const admin = add('admin');
     const member = add('member');
     add('owner');
-    expect(await members.changeRole(as(admin), member.id, 'viewer')).toMatchObject({ id: member.id, role: 'viewer' });
+    expect(await members.changeRole(as(admin), member.id, 'viewer', { requestId: 'req_1', client: { ip: '203.0.113.9' } })).toMatchObject({ id: member.id, role: 'viewer' });
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'member.role_changed', actor: { type: 'user', id: admin.user_id }, org_id: ORG, target: { type: 'member', id: member.id }, details: { user_id: member.user_id, from: 'member', to: 'viewer' }, request_id: 'req_1', ip: '203.0.113.9' }),
+    ]);
     expect(announced).toEqual([{ org_id: ORG, user_id: member.user_id, member_id: member.id, role: 'viewer', changed_at: '2026-11-25T10:00:00.000Z' }]);
     expect(kicks()).toBe(1);
     await members.changeRole(as(admin), member.id, 'viewer');
     expect(announced).toHaveLength(1);
+    expect(audit.entries).toHaveLength(1);
   });
 
   it("reads the actor's role again: a demoted admin whose token still says admin is refused", async () => {
@@ -150,11 +155,12 @@ describe('Members', () => {
   });
 
   it('removes a member and announces it; refuses the owner', async () => {
-    const { members, add, as, repo, announced } = setup();
+    const { members, add, as, repo, announced, audit } = setup();
     const owner = add('owner');
     const admin = add('admin');
     const member = add('member');
     await members.remove(as(admin), member.id);
+    expect(audit.entries.map((e) => [e.action, e.target.id, e.details])).toEqual([['member.removed', member.id, { user_id: member.user_id, role: 'member' }]]);
     expect(repo.rows.map((r) => r.id)).toEqual([owner.id, admin.id]);
     expect(announced).toEqual([expect.objectContaining({ member_id: member.id, role: null })]);
     expect(await refusalOf(members.remove(as(admin), owner.id))).toMatchObject({ code: 'forbidden' });

@@ -23,12 +23,14 @@ import {
   type Member,
   type Role,
   type UserProfile,
+  auditEntryOf,
+  type CallOrigin,
 } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { MemberRepository, MemberRow } from '../repo/member.repository';
 import type { OrgsTx } from '../repo/tables';
-import type { MembershipFacts, Transact, UsersPort } from './ports';
+import type { AuditTrail, MembershipFacts, Transact, UsersPort } from './ports';
 
 const cursor = z.object({ after: idSchema('member') });
 
@@ -72,6 +74,7 @@ export class Members {
     private readonly users: UsersPort,
     private readonly facts: MembershipFacts,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
   ) {}
 
   async list(auth: AuthContext, q: { limit: number; page_token?: string | undefined }): Promise<{ data: Member[]; next_page_token: string | null }> {
@@ -94,7 +97,7 @@ export class Members {
     return toMember(row, (await this.profiles([row])).get(row.user_id));
   }
 
-  async changeRole(auth: AuthContext, id: string, role: Role): Promise<Member> {
+  async changeRole(auth: AuthContext, id: string, role: Role, origin: CallOrigin = {}): Promise<Member> {
     const user = userOf(authorize(auth, 'members.manage'));
     const changed = await this.transact(async (trx) => {
       const { actor, target } = await this.lockActorAndMember(trx, user, id);
@@ -103,13 +106,17 @@ export class Members {
       if (target.role === role) return { row: target, fact: false };
       await this.repo.updateRole(user.org_id, id, role, trx);
       await this.announce(trx, target, role);
+      await this.audit.record(trx, auditEntryOf({ auth, ...origin }, this.clock.now(), { action: 'member.role_changed', org_id: user.org_id, target: { type: 'member', id }, details: { user_id: target.user_id, from: target.role, to: role } }));
       return { row: { ...target, role }, fact: true };
     });
-    if (changed.fact) this.facts.kick();
+    if (changed.fact) {
+      this.facts.kick();
+      this.audit.kick();
+    }
     return toMember(changed.row, (await this.profiles([changed.row])).get(changed.row.user_id));
   }
 
-  async remove(auth: AuthContext, id: string): Promise<void> {
+  async remove(auth: AuthContext, id: string, origin: CallOrigin = {}): Promise<void> {
     const user = userOf(authorize(auth, 'members.manage'));
     await this.transact(async (trx) => {
       const { actor, target } = await this.lockActorAndMember(trx, user, id);
@@ -117,8 +124,10 @@ export class Members {
       if (refusal) throw refusal;
       await this.repo.remove(user.org_id, id, trx);
       await this.announce(trx, target, null);
+      await this.audit.record(trx, auditEntryOf({ auth, ...origin }, this.clock.now(), { action: 'member.removed', org_id: user.org_id, target: { type: 'member', id }, details: { user_id: target.user_id, role: target.role } }));
     });
     this.facts.kick();
+    this.audit.kick();
   }
 
   async leave(auth: AuthContext): Promise<void> {

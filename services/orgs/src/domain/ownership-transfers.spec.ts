@@ -10,7 +10,7 @@ import type { DecidedStatus, OwnershipTransferRepository, OwnershipTransferRow }
 import type { OrgsTx } from '../repo/tables';
 import { OwnershipTransfers, decisionRefusal, transferRefusal } from './ownership-transfers';
 import type { Transact } from './ports';
-import { refusalOf } from '@mailroom/testing';
+import { MemoryAuditTrail, refusalOf } from '@mailroom/testing';
 
 const ORG = 'org_01m8a4vabhcrd4hxzk162k1ma9';
 const OTHER_ORG = 'org_01m8a4vabhcrd4hxzk162k1mb0';
@@ -56,6 +56,7 @@ function setup() {
   const mails: SystemMail[] = [];
   const transact: Transact = (work) => work({} as OrgsTx);
   const users = { profiles: async (ids: string[]) => ids.map((id) => ({ id, email: `${id}@example.com`, name: null, email_verified: true })) };
+  const audit = new MemoryAuditTrail();
   const transfers = new OwnershipTransfers(
     transact,
     store,
@@ -65,6 +66,7 @@ function setup() {
     { changed: async (_tx, fact) => void announced.push(fact), kick: () => undefined },
     { queue: async (_tx, mail) => void mails.push(mail) },
     clock,
+    audit,
   );
   const add = (role: Role, org = ORG) => {
     const row: MemberRow = { id: newId('member'), org_id: org, user_id: newId('user'), role, created_at: clock.now() };
@@ -72,7 +74,7 @@ function setup() {
     return row;
   };
   const as = (row: MemberRow): AuthContext => ({ kind: 'user', user_id: row.user_id, session_id: 'ses_1', org_id: row.org_id, env_id: 'env_1', role: row.role });
-  return { store, clock, transfers, add, as, announced, mails };
+  return { store, clock, transfers, add, as, announced, mails, audit };
 }
 
 describe('transfer rules', () => {
@@ -112,7 +114,7 @@ describe('OwnershipTransfers', () => {
   });
 
   it('on acceptance makes the owner admin and the target owner, announcing both', async () => {
-    const { transfers, add, as, announced, mails, store } = setup();
+    const { transfers, add, as, announced, mails, store, audit } = setup();
     const owner = add('owner');
     const member = add('member');
     const made = await transfers.create(as(owner), member.id);
@@ -126,6 +128,9 @@ describe('OwnershipTransfers', () => {
       [member.id, 'owner'],
     ]);
     expect(mails.slice(2).map((m) => m.template)).toEqual(['ownership_transfer.accepted', 'ownership_transfer.accepted']);
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'ownership.transferred', actor: { type: 'user', id: member.user_id }, target: { type: 'organization', id: owner.org_id }, details: { transfer_id: made.id, from_user_id: owner.user_id, to_user_id: member.user_id } }),
+    ]);
     expect(await refusalOf(transfers.accept(as(member), made.id))).toMatchObject({ code: 'conflict', message: expect.stringMatching(/already accepted/) });
     expect(await refusalOf(transfers.cancel(as({ ...member, role: 'owner' }), made.id))).toMatchObject({ code: 'conflict' });
     expect((await transfers.pending(as(member))).data).toEqual([]);

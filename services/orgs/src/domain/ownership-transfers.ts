@@ -21,12 +21,14 @@ import {
   type OwnershipTransfer,
   type SystemMail,
   type UserProfile,
+  auditEntryOf,
+  type CallOrigin,
 } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import type { MemberRepository, MemberRow } from '../repo/member.repository';
 import type { OwnershipTransferRepository, OwnershipTransferRow } from '../repo/ownership-transfer.repository';
 import type { OrgsTx } from '../repo/tables';
-import type { MembershipFacts, OrgNameOf, SystemMailPort, Transact, UsersPort } from './ports';
+import type { AuditTrail, MembershipFacts, OrgNameOf, SystemMailPort, Transact, UsersPort } from './ports';
 
 const DAY_MS = 86_400_000;
 
@@ -75,6 +77,7 @@ export class OwnershipTransfers {
     private readonly facts: MembershipFacts,
     private readonly mail: SystemMailPort,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
   ) {}
 
   async create(auth: AuthContext, memberId: string): Promise<OwnershipTransfer> {
@@ -121,7 +124,7 @@ export class OwnershipTransfers {
     return { data: row && !isExpired(row, now) ? [toTransfer(row, now)] : [] };
   }
 
-  async accept(auth: AuthContext, id: string): Promise<OwnershipTransfer> {
+  async accept(auth: AuthContext, id: string, origin: CallOrigin = {}): Promise<OwnershipTransfer> {
     const user = userOf(auth);
     const row = await this.transact(async (trx) => {
       const now = this.clock.now();
@@ -144,9 +147,11 @@ export class OwnershipTransfers {
       await this.facts.changed(trx, { org_id: user.org_id, user_id: to.user_id, member_id: to.id, role: 'owner', changed_at: changedAt });
       const decided: OwnershipTransferRow = { ...t, status: 'accepted', decided_at: now };
       await this.tell(trx, decided, 'accepted');
+      await this.audit.record(trx, auditEntryOf({ auth, ...origin }, now, { action: 'ownership.transferred', org_id: user.org_id, target: { type: 'organization', id: user.org_id }, details: { transfer_id: t.id, from_user_id: from.user_id, to_user_id: to.user_id } }));
       return decided;
     });
     this.facts.kick();
+    this.audit.kick();
     return toTransfer(row, this.clock.now());
   }
 

@@ -1,5 +1,5 @@
 /** What the orgs domain needs from outside it, as plain interfaces; the composition root passes the real ones. */
-import type { Fact, SystemMail, UserProfile } from '@mailroom/contracts';
+import type { AuditEntry, Fact, SystemMail, UserProfile } from '@mailroom/contracts';
 import type { Transact as TransactOf } from '@mailroom/platform';
 import type { OrgsTx } from '../repo/tables';
 
@@ -19,6 +19,12 @@ export interface UsersPort {
 export interface MembershipFacts {
   changed(tx: OrgsTx, fact: Fact<'internal.orgs.member.changed'>): Promise<void>;
   /** Publish what was committed now, not at the relay's next interval. */
+  kick(): void;
+}
+
+/** Audit entries of the organization's security-relevant changes (AUDIT, for the admin service's log), written with the change. */
+export interface AuditTrail {
+  record(tx: OrgsTx, entry: AuditEntry): Promise<void>;
   kick(): void;
 }
 

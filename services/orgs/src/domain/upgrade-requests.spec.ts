@@ -6,7 +6,7 @@
  */
 import { newId, type AuthContext, type PlanName, type Role } from '@mailroom/contracts';
 import { ManualClock } from '@mailroom/platform';
-import { refusalOf } from '@mailroom/testing';
+import { MemoryAuditTrail, refusalOf } from '@mailroom/testing';
 import type { MemberRepository, MemberRow } from '../repo/member.repository';
 import type { OrganizationRepository } from '../repo/organization.repository';
 import type { OrgsTx } from '../repo/tables';
@@ -69,13 +69,14 @@ function setup() {
   const memberRepo: Pick<MemberRepository, 'findByUser'> = { findByUser: async (orgId, userId) => members.find((m) => m.org_id === orgId && m.user_id === userId) };
   // The stand-in stores ignore the transaction; rollback is the database's job (integration tests).
   const transact: Transact = (work) => work({} as OrgsTx);
-  const upgrades = new UpgradeRequests(transact, requests, orgs, memberRepo, clock);
+  const audit = new MemoryAuditTrail();
+  const upgrades = new UpgradeRequests(transact, requests, orgs, memberRepo, clock, audit);
   const person = (role: Role, org = ORG): Extract<AuthContext, { kind: 'user' }> => {
     const row: MemberRow = { id: newId('member'), org_id: org, user_id: newId('user'), role, created_at: clock.now() };
     members.push(row);
     return { kind: 'user', user_id: row.user_id, session_id: 'ses_1', org_id: org, env_id: 'env_1', role };
   };
-  return { clock, requests, plans, members, upgrades, person };
+  return { clock, requests, plans, members, upgrades, person, audit };
 }
 
 describe('the rules of a request', () => {
@@ -163,10 +164,13 @@ describe('UpgradeRequests', () => {
 
 describe("a platform operator's decision", () => {
   it('approves: the organization is on the plan asked for, and the request says when and why', async () => {
-    const { upgrades, person, plans, clock } = setup();
+    const { upgrades, person, plans, clock, audit } = setup();
     const made = await upgrades.create(person('owner'), { plan: 'pro' });
     clock.advance(60_000);
     const decided = await upgrades.decide(ADMIN, { id: made.id, decision: 'approve', note: 'welcome to pro' });
+    expect(audit.entries).toEqual([
+      expect.objectContaining({ action: 'upgrade_request.approved', actor: { type: 'admin_key', id: ADMIN.kind === 'admin' ? ADMIN.admin_key_id : '' }, org_id: ORG, target: { type: 'upgrade_request', id: made.id }, details: { plan: 'pro', note: 'welcome to pro' } }),
+    ]);
     expect(decided).toEqual({ ...made, status: 'approved', decided_at: clock.now().toISOString(), decision_note: 'welcome to pro' });
     expect(plans.get(ORG)).toBe('pro');
     expect(await upgrades.get(person('viewer'), made.id)).toEqual(decided);

@@ -22,13 +22,15 @@ import {
   type AuthContext,
   type PlanName,
   type UpgradeRequest,
+  auditEntryOf,
+  type CallOrigin,
 } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { MemberRepository } from '../repo/member.repository';
 import type { OrganizationRepository } from '../repo/organization.repository';
 import type { UpgradeDecision, UpgradeRequestRepository, UpgradeRequestRow } from '../repo/upgrade-request.repository';
-import type { Transact } from './ports';
+import type { AuditTrail, Transact } from './ports';
 
 const cursor = z.object({ before: idSchema('upgradeRequest') });
 
@@ -67,6 +69,7 @@ export class UpgradeRequests {
     private readonly orgs: Pick<OrganizationRepository, 'lockPlan' | 'setPlan'>,
     private readonly members: Pick<MemberRepository, 'findByUser'>,
     private readonly clock: Clock,
+    private readonly audit: AuditTrail,
   ) {}
 
   async create(auth: AuthContext, req: { plan: PlanName; message?: string | undefined }): Promise<UpgradeRequest> {
@@ -126,7 +129,7 @@ export class UpgradeRequests {
   }
 
   /** A platform operator's decision: approve (the organization moves to the plan asked for) or decline. */
-  async decide(auth: AuthContext, req: { id: string; decision: 'approve' | 'decline'; note?: string | undefined }): Promise<UpgradeRequest> {
+  async decide(auth: AuthContext, req: { id: string; decision: 'approve' | 'decline'; note?: string | undefined }, origin: CallOrigin = {}): Promise<UpgradeRequest> {
     requireAdmin(auth);
     const found = await this.requests.findForDecision(req.id);
     if (!found) throw AppError.notFound('upgrade request');
@@ -141,8 +144,15 @@ export class UpgradeRequests {
       const status: UpgradeDecision = req.decision === 'approve' ? 'approved' : 'declined';
       if (status === 'approved') await this.orgs.setPlan(locked.org_id, locked.plan, now, trx);
       await this.requests.decide(locked.org_id, locked.id, { status, at: now, note: req.note ?? null }, trx);
+      await this.audit.record(trx, auditEntryOf({ auth, ...origin }, now, {
+        action: status === 'approved' ? 'upgrade_request.approved' : 'upgrade_request.declined',
+        org_id: locked.org_id,
+        target: { type: 'upgrade_request', id: locked.id },
+        details: { plan: locked.plan, note: req.note ?? null },
+      }));
       return { ...locked, status, decided_at: now, decision_note: req.note ?? null };
     });
+    this.audit.kick();
     return toUpgradeRequest(row);
   }
 }

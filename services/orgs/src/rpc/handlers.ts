@@ -53,9 +53,9 @@ export function orgsHandlers({ orgs, members, environments, transfers, invitatio
     },
     'orgs.member.list': (req, { auth }) => members.list(auth, req),
     'orgs.member.get': (req, { auth }) => members.get(auth, req.id),
-    'orgs.member.update': (req, { auth }) => members.changeRole(auth, req.id, req.role),
-    'orgs.member.remove': async (req, { auth }) => {
-      await members.remove(auth, req.id);
+    'orgs.member.update': (req, { auth, requestId, client }) => members.changeRole(auth, req.id, req.role, { requestId, client }),
+    'orgs.member.remove': async (req, { auth, requestId, client }) => {
+      await members.remove(auth, req.id, { requestId, client });
       return {};
     },
     'orgs.member.leave': async (_req, { auth }) => {
@@ -87,7 +87,7 @@ export function orgsHandlers({ orgs, members, environments, transfers, invitatio
     },
     'orgs.transfer.create': (req, { auth }) => transfers.create(auth, req.member_id),
     'orgs.transfer.pending': (_req, { auth }) => transfers.pending(auth),
-    'orgs.transfer.accept': (req, { auth }) => transfers.accept(auth, req.id),
+    'orgs.transfer.accept': (req, { auth, requestId, client }) => transfers.accept(auth, req.id, { requestId, client }),
     'orgs.transfer.cancel': (req, { auth }) => transfers.cancel(auth, req.id),
     'orgs.invitation.create': (req, { auth }) => invitations.create(auth, req),
     'orgs.invitation.list': (req, { auth }) => invitations.list(auth, req),
@@ -99,7 +99,7 @@ export function orgsHandlers({ orgs, members, environments, transfers, invitatio
     'orgs.upgrade.create': (req, { auth }) => upgrades.create(auth, req),
     'orgs.upgrade.list': (req, { auth }) => upgrades.list(auth, req),
     'orgs.upgrade.get': (req, { auth }) => upgrades.get(auth, req.id),
-    'orgs.upgrade.decide': (req, { auth }) => upgrades.decide(auth, req),
+    'orgs.upgrade.decide': (req, { auth, requestId, client }) => upgrades.decide(auth, req, { requestId, client }),
     'orgs.upgrade.listAll': (req, { auth }) => upgrades.listAll(auth, req),
     'orgs.organization.limits': async (req, { auth }) => {
       requireService(auth);
