@@ -35,6 +35,8 @@ export const ID_PREFIXES = {
   oneTimeCode: 'otc',
   // Single sign-on (issue 26).
   ssoConfig: 'sso',
+  // Organization exports (issue 28, part 4).
+  export: 'exp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -15,6 +15,7 @@ import { AdminKeys } from './domain/admin-keys';
 import { AdminKeyRepository } from './repo/admin-key.repository';
 import type { AdminDb } from './repo/tables';
 import { adminHandlers } from './rpc/handlers';
+import { startExports } from './exports.module';
 
 export const MIGRATIONS_DIR = path.join(__dirname, '..', 'migrations');
 
@@ -22,9 +23,10 @@ export const adminService: ServiceModule<AdminConfig, AdminDb> = {
   name: 'admin',
   database: { schema: 'admin', migrationsDir: MIGRATIONS_DIR },
   loadConfig,
-  async start({ bus, db, life, clock }) {
+  async start({ config, bus, db, life, clock, log }) {
     const keys = new AdminKeys(new AdminKeyRepository(db), clock);
-    life.add('admin:rpc', serveRpc(bus, 'admin', adminHandlers(keys)), (s) => s.stop());
+    const exports = await startExports({ config, bus, db, life, clock, log });
+    life.add('admin:rpc', serveRpc(bus, 'admin', adminHandlers(keys, exports)), (s) => s.stop());
   },
 };
 

@@ -2,8 +2,9 @@
 import { requireAdmin, requireService } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
 import type { AdminKeys } from '../domain/admin-keys';
+import type { Exports } from '../domain/exports';
 
-export function adminHandlers(keys: AdminKeys): RpcHandlers<'admin'> {
+export function adminHandlers(keys: AdminKeys, exports: Exports): RpcHandlers<'admin'> {
   return {
     'admin.key.create': (req, { auth }) => keys.create(requireAdmin(auth).admin_key_id, req),
     'admin.key.list': (req, { auth }) => (requireAdmin(auth), keys.list(req)),
@@ -14,5 +15,10 @@ export function adminHandlers(keys: AdminKeys): RpcHandlers<'admin'> {
       return {};
     },
     'admin.key.verify': (req, { auth }) => (requireService(auth), keys.verify(req.key)),
+    // Organization exports (issue 28, part 4).
+    'admin.export.start': (req, { auth }) => exports.start(requireAdmin(auth).admin_key_id, req.id),
+    'admin.export.list': (req, { auth }) => (requireAdmin(auth), exports.list(req)),
+    'admin.export.get': (req, { auth }) => (requireAdmin(auth), exports.get(req.id)),
+    'admin.export.download': (req, { auth }) => (requireAdmin(auth), exports.download(req.id)),
   };
 }

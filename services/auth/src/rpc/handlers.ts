@@ -19,6 +19,7 @@ import type { Mfa } from '../domain/mfa';
 import type { MfaLogin } from '../domain/mfa-login';
 import type { SsoConfigs } from '../domain/sso-configs';
 import type { SsoSignIn } from '../domain/sso-sign-in';
+import type { AuthExport } from '../domain/export';
 
 function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
   if (auth.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
@@ -48,10 +49,12 @@ export interface AuthDomain {
   /** Single sign-on: an organization's configurations and the login (domain/sso-configs.ts, sso-sign-in.ts). */
   ssoConfigs: SsoConfigs;
   sso: SsoSignIn;
+  /** The organization's rows for its export (the admin service asks; services only). */
+  exportRows: AuthExport;
 }
 
 export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
-  const { accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso } = domain;
+  const { accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso, exportRows } = domain;
   return {
     'auth.user.signup': (req, { client }) => accounts.signup(req, clientInfo(client)),
     'auth.user.login': (req, { client }) => accounts.login(req, clientInfo(client)),
@@ -151,5 +154,9 @@ export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
     'auth.sso.activate': (req, { auth }) => ssoConfigs.activate(auth, req.configId),
     'auth.sso.start': (req) => sso.begin(req.org_identifier),
     'auth.sso.oidcCallback': (req, { client }) => sso.complete(req, clientInfo(client)),
+    'auth.export.page': async (req, { auth }) => {
+      requireService(auth);
+      return exportRows.page(req);
+    },
   };
 }
