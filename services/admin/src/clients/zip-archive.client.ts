@@ -29,12 +29,10 @@ class ZipArchive implements ArchiveWriter {
       },
     });
     this.zip.on('error', (err: Error) => this.output.destroy(err));
-    // toWeb's default queue counts chunks up to the stream's byte high-water mark (16384
-    // chunks): one chunk at a time keeps the zip waiting on the store.
     const zipOut = this.zip.outputStream as Readable;
     zipOut.on('error', (err: Error) => this.output.destroy(err));
     zipOut.pipe(this.output);
-    this.stored = bucket.put({ name, description: 'organization export (zip)' }, Readable.toWeb(this.output, { strategy: new CountQueuingStrategy({ highWaterMark: 1 }) }) as ReadableStream<Uint8Array>).then((info) => info.size);
+    this.stored = bucket.put({ name, description: 'organization export (zip)' }, Readable.toWeb(this.output) as ReadableStream<Uint8Array>).then((info) => info.size);
     // Observed by add() and finish(); a failure before either is asked for is not unhandled.
     this.stored.catch(() => {});
   }
