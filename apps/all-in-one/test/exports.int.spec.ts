@@ -212,7 +212,11 @@ describe('organization exports', () => {
   });
 
   it('deletes an archive once its export expired (410), and answers bad input in the error shape', async () => {
-    const started = await api.post(`/api/v1/admin/orgs/${tenant.org_id}/export`, undefined, { token: admin });
+    const started = await api.post(`/api/v1/admin/orgs/${tenant.org_id}/export`, undefined, { token: admin, headers: { 'idempotency-key': 'export-3' } });
+    expect(started.status).toBe(202);
+    // The same key again: the first answer, not a second export.
+    const replayed = await api.post(`/api/v1/admin/orgs/${tenant.org_id}/export`, undefined, { token: admin, headers: { 'idempotency-key': 'export-3' } });
+    expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.body.id]).toEqual([202, 'true', started.body.id]);
     await waitForExport(started.body.id, 'completed');
     // Seven days on, as far as this export is concerned: the purge deletes its archive.
     await sql`update admin.exports set expires_at = now() - interval '1 second' where id = ${started.body.id}`.execute(db);

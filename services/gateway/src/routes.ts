@@ -296,7 +296,7 @@ export const ROUTES: Route[] = [
   notYet('get', '/api/v1/admin/health/history', 'Platform health history', 'Admin', ['/admin/health/history']),
   notYet('get', '/api/v1/admin/alerts', 'List alerts', 'Admin', ['/admin/alerts']),
   notYet('patch', '/api/v1/admin/alerts/{key}', 'Update an alert', 'Admin', ['/admin/alerts/{key}']),
-  route('admin.export.start', { method: 'post', path: '/api/v1/admin/orgs/{id}/export', auth: 'admin', params: exportStartParams, status: 202, tag: 'Admin', summary: 'Start exporting an organization: one zip archive of NDJSON per resource and every raw message as .eml (README, Organization exports). Answers the export (queued); 404 for an unknown organization, 409 naming the export already running for it' }),
+  route('admin.export.start', { method: 'post', path: '/api/v1/admin/orgs/{id}/export', auth: 'admin', params: exportStartParams, status: 202, idempotent: true, tag: 'Admin', summary: 'Start exporting an organization: one zip archive of NDJSON per resource and every raw message as .eml (README, Organization exports). Answers the export (queued); 404 for an unknown organization, 409 naming the export already running for it' }),
   route('admin.export.list', { method: 'get', path: '/api/v1/admin/exports', auth: 'admin', query: pageQuery, tag: 'Admin', summary: 'List exports, newest first, with status, size and progress' }),
   route('admin.export.get', { method: 'get', path: '/api/v1/admin/exports/{id}', auth: 'admin', params: exportId, tag: 'Admin', summary: 'Get an export: status (queued, running, completed, failed, expired), progress, size and download_url once completed. Archives are deleted 7 days after they finish' }),
   // Ownership transfer: one pending request per organization, expiring after 7 days.

@@ -16,6 +16,8 @@ class ZipArchive implements ArchiveWriter {
   private readonly output: Transform;
   private readonly stored: Promise<number>;
   private count = 0;
+  /** The entry being written, cut short on abort (a file's object-store read is then cancelled). */
+  private current: Readable | undefined;
 
   constructor(
     bucket: ObjectStore,
@@ -43,6 +45,7 @@ class ZipArchive implements ArchiveWriter {
 
   async add(path: string, content: AsyncIterable<Uint8Array>): Promise<void> {
     const input = Readable.from(content, { objectMode: false });
+    this.current = input;
     this.zip.addReadStream(input, path, { mtime: this.mtime });
     const storeEnded = this.stored.then(() => {
       throw new Error('the archive was stored before all its entries were written');
@@ -56,6 +59,7 @@ class ZipArchive implements ArchiveWriter {
   }
 
   abort(reason: Error): void {
+    this.current?.destroy();
     this.output.destroy(reason);
   }
 }

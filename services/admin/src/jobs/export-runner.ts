@@ -76,6 +76,8 @@ export class ExportRunner implements ExportLauncher {
       if (signal.aborted || !(await this.repo.markRunning(row.id, this.clock.now()))) return;
       log.info('export started');
       const archive = this.archives.create(row.id, row.created_at);
+      // A stop cuts the entry being written too (a large file would otherwise finish first).
+      signal.addEventListener('abort', () => archive.abort(new Error(SHUTDOWN_REASON)), { once: true });
       try {
         last = await this.job.run({ exportId: row.id, orgId: row.org_id, createdAt: row.created_at }, archive, (p) => ((last = p), this.repo.saveProgress(row.id, p, this.clock.now())), signal);
         const size = await archive.finish();
