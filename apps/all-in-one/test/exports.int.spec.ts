@@ -102,6 +102,10 @@ describe('organization exports', () => {
 
   it('export every message byte for byte, every attachment and every resource, through a streamed download', async () => {
     const inbox = (await api.post('/api/v1/inboxes', { username: 'support' })).body;
+    const hook = await api.post('/api/v1/webhooks/endpoints', { url: 'https://hooks.example.com/mailroom', events: ['domain.verified'] });
+    expect(hook.status).toBe(201);
+    const domain = await api.post('/api/v1/domains', { domain_name: 'exported.example.com' });
+    expect(domain.status).toBe(201);
     const smtp = nodemailer.createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, name: 'mail.sender.test' });
     await smtp.sendMail({ from: 'ada@sender.test', to: inbox.address, subject: 'Small', text: 'hello' });
     await smtp.sendMail({ from: 'ada@sender.test', to: inbox.address, subject: 'With files', text: 'see attached', attachments: [{ filename: 'report.pdf', content: pdf, contentType: 'application/pdf' }, { filename: 'big.bin', content: big }] });
@@ -177,9 +181,12 @@ describe('organization exports', () => {
     const keys = ndjson(entries, 'auth/api_keys.ndjson');
     expect(keys.length).toBeGreaterThan(0);
     expect(keys.every((k) => k.org_id === tenant.org_id && !('key_hash' in k))).toBe(true);
+    expect(ndjson(entries, 'webhooks/endpoints.ndjson')).toEqual([expect.objectContaining({ id: hook.body.id, url: 'https://hooks.example.com/mailroom' })]);
+    expect(ndjson(entries, 'domains/domains.ndjson')).toEqual([expect.objectContaining({ name: 'exported.example.com', dkim_public_key: expect.any(String) })]);
     const text = [...entries].filter(([name]) => name.endsWith('.ndjson')).map(([, b]) => b.toString('utf8')).join('');
     expect(text).not.toContain(tenant.key);
-    expect(text).not.toContain('key_hash');
+    expect(text).not.toContain(hook.body.secret);
+    for (const secret of ['key_hash', 'secret_sealed', 'private_key', 'token_hash', 'password']) expect(text).not.toContain(secret);
 
     const listed = await api.get('/api/v1/admin/exports?limit=1', { token: admin });
     expect(listed.status).toBe(200);
