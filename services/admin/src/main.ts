@@ -1,7 +1,7 @@
 /**
  * The admin service: the platform operator's surface (issue 28). Admin keys (hashed, shown
  * once, revocable, optionally expiring) and their verification for the gateway; the first key
- * comes from the command (cli.ts).
+ * comes from the command (cli.ts). Organization exports: exports.module.ts.
  *
  * The composition root: configuration, repositories, domain and handlers are wired in `start`
  * below. `node services/admin/dist/main.js` runs it alone (libs/runtime gives it its logger,
