@@ -58,8 +58,29 @@ export function exportSourcesClient(rpc: RpcClient, pageSize: number): ExportSou
   };
 }
 
-export function storedFiles(buckets: Record<ExportFile['bucket'], ObjectStore>): StoredFiles {
+/** How long a file's read may wait for its next chunk before the export fails (a stalled store never holds a job for ever). */
+export const FILE_IDLE_MS = 30_000;
+
+export function storedFiles(buckets: Record<ExportFile['bucket'], ObjectStore>, idleMs = FILE_IDLE_MS): StoredFiles {
   return {
-    open: async (file) => (await buckets[file.bucket].get(file.object))?.data ?? null,
+    open: async (file) => {
+      const object = await buckets[file.bucket].get(file.object);
+      return object ? withIdleDeadline(object.data, idleMs, file.path) : null;
+    },
   };
+}
+
+async function* withIdleDeadline(stream: ReadableStream<Uint8Array>, idleMs: number, path: string): AsyncGenerator<Uint8Array> {
+  const reader = stream.getReader();
+  try {
+    for (;;) {
+      let timer: NodeJS.Timeout | undefined;
+      const stalled = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`${path}: the object store sent nothing for ${idleMs} ms`)), idleMs)));
+      const next = await Promise.race([reader.read(), stalled]).finally(() => clearTimeout(timer));
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
 }
