@@ -105,6 +105,12 @@ export const SERVICE_ONLY_OPERATIONS = [
   // Single sign-on's just-in-time members (issue 26).
   'orgs.membership.addForSso',
   'domains.domain.verifiedNames',
+  // Organization exports: each service's own rows, for the admin service alone (issue 28, part 4).
+  'orgs.export.page',
+  'auth.export.page',
+  'mailbox.export.page',
+  'webhooks.export.page',
+  'domains.export.page',
 ] as const satisfies readonly RpcName[];
 
 const SERVICE_ONLY = new Set<string>(SERVICE_ONLY_OPERATIONS);
@@ -197,7 +203,10 @@ export const BUS_ACCESS = {
   admin: {
     ...NONE,
     consumes: ['admin--audit'],
-    buckets: { replies: 'write' },
+    // Organization exports: whether the organization exists, each service's rows, the members' names and emails.
+    calls: ['orgs.organization.get', 'orgs.export.page', 'auth.export.page', 'mailbox.export.page', 'webhooks.export.page', 'domains.export.page', 'auth.user.profiles'],
+    // Reads the messages and attachments it exports, writes the archives.
+    buckets: { replies: 'write', raw: 'read', received: 'read', sent: 'read', attachments: 'read', exports: 'write' },
   },
   gateway: {
     ...NONE,
@@ -205,7 +214,7 @@ export const BUS_ACCESS = {
     calls: RPC_NAMES.filter((name) => !SERVICE_ONLY.has(name)),
     follows: ['AUTH_FACTS', 'ORGS_FACTS'],
     // Replies: read, then deleted (its lifetime would remove it otherwise).
-    buckets: { raw: 'read', received: 'read', sent: 'read', attachments: 'read', replies: 'write' },
+    buckets: { raw: 'read', received: 'read', sent: 'read', attachments: 'read', replies: 'write', exports: 'read' },
     kv: ['idempotency'],
   },
   migrate: { ...NONE, provisions: true },

@@ -37,6 +37,8 @@ export const ID_PREFIXES = {
   ssoConfig: 'sso',
   // The audit log (issue 28).
   auditEntry: 'aud',
+  // Organization exports (issue 28, part 4).
+  export: 'exp',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

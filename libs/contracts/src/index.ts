@@ -31,3 +31,4 @@ export * from './api/metrics';
 export * from './api/admin';
 export * from './api/sso';
 export * from './api/audit';
+export * from './api/exports';

@@ -29,6 +29,8 @@ export const OBJECT_BUCKETS = {
   attachments: 'MAIL_ATTACHMENTS',
   /** RPC replies too large for one NATS message (a message with megabytes of text), read once by their caller. */
   replies: 'RPC_REPLIES',
+  /** Organization exports (zip archives), named by export id: written by admin alone, kept 7 days. */
+  exports: 'ADMIN_EXPORTS',
 } as const;
 
 export const inboundMail = z.object({

@@ -215,6 +215,7 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/admin/orgs/{id}/export': 'admin',
   'GET /api/v1/admin/exports': 'admin',
   'GET /api/v1/admin/exports/{id}': 'admin',
+  'GET /api/v1/admin/exports/{id}/download': 'admin',
   // Ownership transfer: started and cancelled by the owner; accepted by its target (any role).
   'POST /api/v1/org/transfer-ownership': 'ownership.transfer',
   'GET /api/v1/org/transfer-ownership/pending': 'members.read',

@@ -22,6 +22,7 @@ import * as met from './api/metrics';
 import * as adm from './api/admin';
 import * as sso from './api/sso';
 import * as aud from './api/audit';
+import * as exp from './api/exports';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
 import { roleSchema } from './permissions';
@@ -236,6 +237,16 @@ export const RPC = {
   'orgs.membership.addForSso': { request: sso.ssoMemberRequest, response: a.membership },
   /** For auth (services only): the names among these an organization has verified (SSO admits their addresses). */
   'domains.domain.verifiedNames': { request: sso.verifiedDomainsRequest, response: sso.verifiedDomains },
+  // Organization exports (issue 28, part 4): the operator's routes, and each service's own rows, paged (admin only).
+  'admin.export.start': { request: exp.exportStartParams, response: exp.orgExport },
+  'admin.export.list': { request: a.pageQuery, response: exp.orgExportList },
+  'admin.export.get': { request: exp.exportId, response: exp.orgExport },
+  'admin.export.download': { request: exp.exportId, response: m.download },
+  'orgs.export.page': { request: exp.orgsExportPageRequest, response: exp.exportPage },
+  'auth.export.page': { request: exp.authExportPageRequest, response: exp.exportPage },
+  'mailbox.export.page': { request: exp.mailboxExportPageRequest, response: exp.exportPage },
+  'webhooks.export.page': { request: exp.webhooksExportPageRequest, response: exp.exportPage },
+  'domains.export.page': { request: exp.domainsExportPageRequest, response: exp.exportPage },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

@@ -18,7 +18,9 @@ setSha256Backend('native');
 export type BucketName = keyof typeof OBJECT_BUCKETS;
 
 /** How long an object of a bucket with a lifetime is kept: a large RPC reply is read within seconds. */
-const BUCKET_TTL_MS: Partial<Record<BucketName, number>> = { replies: 10 * 60_000 };
+// Exports: deleted by the admin service's purge 7 days after they finish; the bucket's own
+// lifetime (8 days) also takes the chunks of an archive whose writer died mid-way.
+const BUCKET_TTL_MS: Partial<Record<BucketName, number>> = { replies: 10 * 60_000, exports: 8 * 86_400_000 };
 
 /** How a bucket is made (by the migrate step, provision.ts). */
 export function bucketOptions(bucket: BucketName): Partial<ObjectStoreOptions> {

@@ -116,6 +116,9 @@ const handlers: RpcHandlers<'orgs'> = {
   'orgs.membership.addForSso': async () => {
     throw AppError.notFound('organization');
   },
+  'orgs.export.page': async () => {
+    throw AppError.notFound('organization');
+  },
 };
 
 const keyAuth = { kind: 'api_key' as const, key_id: newId('apiKey'), org_id: orgId, env_id: envId, permissions: [...KEY_SCOPES.full] };

@@ -1,7 +1,7 @@
 /**
  * The admin service: the platform operator's surface (issue 28). Admin keys (hashed, shown
  * once, revocable, optionally expiring) and their verification for the gateway; the first key
- * comes from the command (cli.ts).
+ * comes from the command (cli.ts). Organization exports: exports.module.ts.
  *
  * The composition root: configuration, repositories, domain and handlers are wired in `start`
  * below. `node services/admin/dist/main.js` runs it alone (libs/runtime gives it its logger,
@@ -20,6 +20,7 @@ import { AdminKeyRepository } from './repo/admin-key.repository';
 import { AuditLogRepository } from './repo/audit-log.repository';
 import type { AdminDb } from './repo/tables';
 import { adminHandlers } from './rpc/handlers';
+import { startExports } from './exports.module';
 
 export const MIGRATIONS_DIR = path.join(__dirname, '..', 'migrations');
 
@@ -30,7 +31,8 @@ export const adminService: ServiceModule<AdminConfig, AdminDb> = {
   async start({ config, bus, db, life, clock, log }) {
     const audit = new AuditLog(new AuditLogRepository(db), clock);
     const keys = new AdminKeys(transactor(db), new AdminKeyRepository(db), audit, clock);
-    life.add('admin:rpc', serveRpc(bus, 'admin', adminHandlers(keys, audit)), (s) => s.stop());
+    const exports = await startExports({ config, bus, db, life, clock, log }, audit);
+    life.add('admin:rpc', serveRpc(bus, 'admin', adminHandlers(keys, audit, exports)), (s) => s.stop());
     life.add('admin:audit', await runAuditConsumer(bus, audit), (c) => c.stop());
     const purgeLog = log.child({ component: 'audit-purge' });
     const purge = new Rounds(

@@ -46,6 +46,8 @@ import { OAuthAttempts } from './domain/oauth-attempts';
 import { OAuthLinks } from './domain/oauth-links';
 import { OAuthSignIn } from './domain/oauth-sign-in';
 import { ApiKeyRepository } from './repo/api-key.repository';
+import { AuthExport } from './domain/export';
+import { AuthExportRepository } from './repo/export.repository';
 import { AttemptRepository } from './repo/attempt.repository';
 import { CredentialRepository } from './repo/credential.repository';
 import { OAuthRepository } from './repo/oauth.repository';
@@ -174,7 +176,7 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const ssoDomains = ssoDomainsClient(rpc);
     const ssoConfigs = new SsoConfigs(transact, ssoRepo, ssoProvider, ssoSealer, clock, { allowHttp: config.MAILROOM_ENV !== 'production' }, ssoDomains);
     const sso = new SsoSignIn({ transact, repo: ssoRepo, attempts: new SsoAttempts(ssoRepo, ssoSealer, clock), provider: ssoProvider, sealer: ssoSealer, users, members: ssoMembersClient(rpc), domains: ssoDomains, start, clock });
-    const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso, suspensions });
+    const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso, suspensions, exportRows: new AuthExport(new AuthExportRepository(db)) });
     life.add('auth:rpc', serveRpc(bus, 'auth', handlers), (s) => s.stop());
     const purgeJob = life.add('auth:account-purge', new AccountPurgeJob(purge, clock, config.ACCOUNT_PURGE_INTERVAL_SECONDS * 1000, log), (j) => j.stop());
     purgeJob.start();

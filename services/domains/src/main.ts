@@ -26,6 +26,8 @@ import { VerificationJob } from './domain/verification-job';
 import { DomainRepository } from './repo/domain.repository';
 import type { DomainsDb } from './repo/tables';
 import { domainsHandlers } from './rpc/handlers';
+import { DomainsExport } from './domain/export';
+import { DomainsExportRepository } from './repo/export.repository';
 
 /** Domains a round of the job takes and checks at once. */
 const JOB_BATCH = 16;
@@ -58,7 +60,7 @@ export const domainsService: ServiceModule<DomainsConfig, DomainsDb> = {
       schedule: config.schedule,
       ownDomain: config.MAIL_DOMAIN,
     });
-    life.add('domains:rpc', serveRpc(bus, 'domains', domainsHandlers(domains)), (s) => s.stop());
+    life.add('domains:rpc', serveRpc(bus, 'domains', domainsHandlers(domains, new DomainsExport(new DomainsExportRepository(db)))), (s) => s.stop());
     const job = new VerificationJob(domains, repo, clock, log.child({ component: 'verification-job' }), {
       owner: `${hostname()}:${process.pid}:${randomHex(4)}`,
       intervalMs: config.DOMAIN_CHECK_INTERVAL_MS,

@@ -41,9 +41,9 @@ export const gatewayService: ServiceModule<GatewayConfig, never> = {
     );
     life.add('gateway:authenticator', authenticator, (a) => a.stop());
     await authenticator.start();
-    const [raw, received, sent, attachments] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'received'), openBucket(bus, 'sent'), openBucket(bus, 'attachments')]);
+    const [raw, received, sent, attachments, exports] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'received'), openBucket(bus, 'sent'), openBucket(bus, 'attachments'), openBucket(bus, 'exports')]);
     const app = createApp({
-      buckets: { raw, received, sent, attachments },
+      buckets: { raw, received, sent, attachments, exports },
       routes: ROUTES,
       authenticator,
       rpc,

@@ -82,6 +82,8 @@ import {
   ssoConfigUpdateBody,
   ssoLoginParam,
   ssoOidcCallbackBody,
+  exportId,
+  exportStartParams,
 } from '@mailroom/contracts';
 
 /**
@@ -304,9 +306,9 @@ export const ROUTES: Route[] = [
   notYet('get', '/api/v1/admin/health/history', 'Platform health history', 'Admin', ['/admin/health/history']),
   notYet('get', '/api/v1/admin/alerts', 'List alerts', 'Admin', ['/admin/alerts']),
   notYet('patch', '/api/v1/admin/alerts/{key}', 'Update an alert', 'Admin', ['/admin/alerts/{key}']),
-  notYet('post', '/api/v1/admin/orgs/{id}/export', 'Export an organization', 'Admin'),
-  notYet('get', '/api/v1/admin/exports', 'List exports', 'Admin'),
-  notYet('get', '/api/v1/admin/exports/{id}', 'Get an export', 'Admin'),
+  route('admin.export.start', { method: 'post', path: '/api/v1/admin/orgs/{id}/export', auth: 'admin', params: exportStartParams, status: 202, idempotent: true, tag: 'Admin', summary: 'Start exporting an organization: one zip archive of NDJSON per resource and every raw message as .eml (README, Organization exports). Answers the export (queued); 404 for an unknown organization, 409 naming the export already running for it' }),
+  route('admin.export.list', { method: 'get', path: '/api/v1/admin/exports', auth: 'admin', query: pageQuery, tag: 'Admin', summary: 'List exports, newest first, with status, size and progress' }),
+  route('admin.export.get', { method: 'get', path: '/api/v1/admin/exports/{id}', auth: 'admin', params: exportId, tag: 'Admin', summary: 'Get an export: status (queued, running, completed, failed, expired), progress, size and download_url once completed. Archives are deleted 7 days after they finish' }),
   // Ownership transfer: one pending request per organization, expiring after 7 days.
   route('orgs.transfer.create', { method: 'post', path: '/api/v1/org/transfer-ownership', auth: 'user', body: ownershipTransferCreateBody, status: 201, tag: 'Members', summary: 'Ask a member to take the organization over (owner only). One pending request at a time (else 409); it expires after 7 days. Both of you are told by email' }),
   route('orgs.transfer.pending', { method: 'get', path: '/api/v1/org/transfer-ownership/pending', auth: 'user', tag: 'Members', summary: 'The pending ownership transfer of the organization: data holds none or one' }),
@@ -356,6 +358,8 @@ export const ROUTES: Route[] = [
   route('auth.sso.activate', { method: 'post', path: '/api/v1/org/sso/{configId}/activate', auth: 'user', params: ssoConfigId, tag: 'SSO', summary: 'Make this configuration the one sign-ins use (the previously active one is deactivated). Answers the configuration' }),
   route('auth.sso.start', { method: 'get', path: '/api/v1/auth/sso/{org_identifier}', auth: 'none', params: ssoLoginParam, tag: 'Auth', summary: 'Start an SSO login to an organization (org_identifier: its id) with its active configuration: answers the authorization_url (authorization code with PKCE; state and nonce kept here), the state and when the attempt expires (10 minutes). The provider sends the person back to the web app\'s SSO page (SSO_REDIRECT_URI), which posts code and state to the callback. No active configuration: 404' }),
   route('auth.sso.oidcCallback', { method: 'post', path: '/api/v1/auth/sso/oidc/callback', auth: 'none', body: ssoOidcCallbackBody, tag: 'Auth', summary: 'Finish an SSO login with what the provider\'s redirect carried (code, state, iss when sent): the ID token is checked (signature against the provider\'s keys, iss, aud, exp, nonce), the address must be verified by the provider (email_verified) and in the configuration\'s allowed_domains (else 403). An unknown address becomes an account and a member with the default role; a known one is linked (and made a member if it is not). Answers like login: a session in that organization (method sso). The state works once (400 invalid_state)' }),
+  // Organization exports (issue 28, part 4): the archive streams from the object store, as raw messages do.
+  route('admin.export.download', { method: 'get', path: '/api/v1/admin/exports/{id}/download', auth: 'admin', params: exportId, download: true, tag: 'Admin', summary: 'Download a completed export (application/zip), streamed. Not yet completed or failed: 409; expired (deleted 7 days after it finished): 410' }),
 ];
 
 /**

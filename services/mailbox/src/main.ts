@@ -25,6 +25,8 @@ import { InboxRepository } from './repo/inbox.repository';
 import { MessageRepository } from './repo/message.repository';
 import type { MailboxDb } from './repo/tables';
 import { mailboxHandlers } from './rpc/handlers';
+import { MailboxExport } from './domain/export';
+import { MailboxExportRepository } from './repo/export.repository';
 
 export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
   name: 'mailbox',
@@ -52,7 +54,8 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
     );
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
     const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN, transactor(db), planLimitsClient(rpc), new DeletedEnvironments<MailboxDb>(), customDomainsClient(rpc));
-    const messages = new Messages(transactor(db), messageRepo, inboxRepo, { has: async (rawId) => (await receivedBucket.info(rawId)) !== null });
+    const receivedRaws = { has: async (rawId: string) => (await receivedBucket.info(rawId)) !== null };
+    const messages = new Messages(transactor(db), messageRepo, inboxRepo, receivedRaws);
     const sending = new Sending(
       inboxRepo,
       messageRepo,
@@ -61,7 +64,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       { put: async (name, content) => void (await attachmentBucket.putBlob({ name }, content)) },
       clock,
     );
-    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending, new MailboxUsage(inboxRepo, messageRepo))), (s) => s.stop());
+    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending, new MailboxUsage(inboxRepo, messageRepo), new MailboxExport(new MailboxExportRepository(db), receivedRaws))), (s) => s.stop());
     life.add('mailbox:inbound', await startInboundConsumer(bus, store, config.INBOUND_CONCURRENCY), (c) => c.stop());
     life.add('mailbox:environment-deleted', await startEnvironmentDeletedConsumer(bus, inboxes), (c) => c.stop());
   },

@@ -37,6 +37,8 @@ import { UpgradeRequestRepository } from './repo/upgrade-request.repository';
 import type { OrgsDb, OrgsTx } from './repo/tables';
 import { UsageRepository } from './repo/usage.repository';
 import { orgsHandlers } from './rpc/handlers';
+import { OrgsExport } from './domain/export';
+import { OrgsExportRepository } from './repo/export.repository';
 
 export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
   name: 'orgs',
@@ -66,7 +68,7 @@ export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
     // Members made by single sign-on (auth asks).
     const ssoMembers = new SsoMembers(transact, memberRepo, addMember, (userId) => organizations.membershipsOf(userId), facts, plan, clock);
     const departures = new Departures(transact, new DepartureRepository(db), memberRepo, facts, environmentFacts(outbox), clock);
-    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers({ orgs: organizations, members, environments, transfers, invitations, upgrades, usage, departures, ssoMembers })), (s) => s.stop());
+    life.add('orgs:rpc', serveRpc(bus, 'orgs', orgsHandlers({ orgs: organizations, members, environments, transfers, invitations, upgrades, usage, departures, ssoMembers, exportRows: new OrgsExport(new OrgsExportRepository(db)) })), (s) => s.stop());
   },
 };
 

@@ -28,6 +28,8 @@ import { EndpointRepository } from './repo/endpoint.repository';
 import { RecoveryRepository } from './repo/recovery.repository';
 import type { WebhooksDb } from './repo/tables';
 import { webhooksHandlers } from './rpc/handlers';
+import { WebhooksExport } from './domain/export';
+import { WebhooksExportRepository } from './repo/export.repository';
 
 /** Consecutive failed attempts that disable an endpoint (spec, section 8). */
 export const FAILURE_THRESHOLD = 50;
@@ -110,7 +112,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     // Stopped before the dispatcher (added after it): a run's last deliveries are queued while the dispatcher still runs.
     life.add('webhooks:recoveries', runner, (r) => r.stop());
     runner.start();
-    life.add('webhooks:rpc', serveRpc(bus, 'webhooks', webhooksHandlers(endpoints)), (s) => s.stop());
+    life.add('webhooks:rpc', serveRpc(bus, 'webhooks', webhooksHandlers(endpoints, new WebhooksExport(new WebhooksExportRepository(db)))), (s) => s.stop());
     life.add(
       'webhooks:consumer',
       await runEventsConsumer(bus, { deliveries, clock, maxAttempts: retries.maxAttempts, dispatcher, concurrency: 256 }),

@@ -29,6 +29,8 @@ export const AUDIT_ACTIONS = {
   'domain.deleted': 'domains',
   'admin_key.created': 'admin',
   'admin_key.revoked': 'admin',
+  'export.started': 'admin',
+  'export.downloaded': 'admin',
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 export const auditActionSchema = z.enum(Object.keys(AUDIT_ACTIONS) as [AuditAction, ...AuditAction[]]);

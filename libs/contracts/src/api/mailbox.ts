@@ -126,7 +126,7 @@ export const messageRef = z.object({ inbox_id: idSchema('inbox'), message_id: id
 
 /** A stored object the gateway streams to the client after the owner authorised it. */
 export const download = z.object({
-  bucket: z.enum(['raw', 'received', 'sent', 'attachments']),
+  bucket: z.enum(['raw', 'received', 'sent', 'attachments', 'exports']),
   object: z.string().min(1),
   content_type: z.string(),
   filename: z.string().nullable(),

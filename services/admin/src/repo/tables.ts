@@ -1,4 +1,4 @@
-import type { ColumnType, Transaction } from '@mailroom/db';
+import type { ColumnType, Generated, Transaction } from '@mailroom/db';
 
 type Timestamp = ColumnType<Date, Date, Date>;
 
@@ -30,9 +30,30 @@ export interface AuditLogTable {
   source: string;
 }
 
+export interface ExportTable {
+  id: string;
+  org_id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'expired';
+  created_by: string | null;
+  created_at: Timestamp;
+  started_at: Date | null;
+  finished_at: Date | null;
+  expires_at: Date | null;
+  heartbeat_at: Timestamp;
+  size_bytes: number | null;
+  resources_done: Generated<number>;
+  resources_total: number;
+  current_resource: string | null;
+  records: Generated<number>;
+  files: Generated<number>;
+  bytes: Generated<number>;
+  error: string | null;
+}
+
 export interface AdminDb {
   admin_keys: AdminKeyTable;
   audit_log: AuditLogTable;
+  exports: ExportTable;
 }
 
 export type AdminTx = Transaction<AdminDb>;

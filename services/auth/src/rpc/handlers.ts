@@ -20,6 +20,7 @@ import type { MfaLogin } from '../domain/mfa-login';
 import type { SsoConfigs } from '../domain/sso-configs';
 import type { SsoSignIn } from '../domain/sso-sign-in';
 import type { UserSuspensions } from '../domain/user-suspensions';
+import type { AuthExport } from '../domain/export';
 
 function userOf(auth: AuthContext): Extract<AuthContext, { kind: 'user' }> {
   if (auth.kind !== 'user') throw new AppError('forbidden', 'this operation needs a user access token, not an API key');
@@ -50,10 +51,12 @@ export interface AuthDomain {
   ssoConfigs: SsoConfigs;
   sso: SsoSignIn;
   suspensions: UserSuspensions;
+  /** The organization's rows for its export (the admin service asks; services only). */
+  exportRows: AuthExport;
 }
 
 export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
-  const { accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso, suspensions } = domain;
+  const { accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso, suspensions, exportRows } = domain;
   return {
     'auth.user.signup': (req, { client }) => accounts.signup(req, clientInfo(client)),
     'auth.user.login': (req, { client }) => accounts.login(req, clientInfo(client)),
@@ -158,5 +161,9 @@ export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
     'auth.adminUser.suspend': (req, ctx) => suspensions.suspend(ctx, req.id, req.reason),
     'auth.adminUser.unsuspend': (req, ctx) => suspensions.unsuspend(ctx, req.id),
     'auth.sso.oidcCallback': (req, { client }) => sso.complete(req, clientInfo(client)),
+    'auth.export.page': async (req, { auth }) => {
+      requireService(auth);
+      return exportRows.page(req);
+    },
   };
 }

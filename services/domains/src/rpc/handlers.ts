@@ -1,10 +1,11 @@
 /** The domains service's operations. Tenancy comes from the caller's credential, never from the request. */
 import { requireService, tenantScope } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
+import type { DomainsExport } from '../domain/export';
 import type { Domains } from '../domain/domains';
 import { zoneFileOf } from '../domain/zone-file';
 
-export function domainsHandlers(domains: Domains): RpcHandlers<'domains'> {
+export function domainsHandlers(domains: Domains, exportRows: DomainsExport): RpcHandlers<'domains'> {
   return {
     'domains.domain.create': (req, { auth }) => domains.create(tenantScope(auth), req),
     'domains.domain.list': (req, { auth }) => domains.list(tenantScope(auth), req),
@@ -41,6 +42,11 @@ export function domainsHandlers(domains: Domains): RpcHandlers<'domains'> {
     'domains.domain.signingKey': async (req, { auth }) => {
       requireService(auth);
       return domains.signingKey(req);
+    },
+    // The organization's rows for its export (the admin service asks; services only).
+    'domains.export.page': async (req, { auth }) => {
+      requireService(auth);
+      return exportRows.page(req);
     },
   };
 }

@@ -43,7 +43,7 @@ describe('sendDownload with a store that stalls', () => {
     const app = express();
     app.get('/:case', (req, res, next) => {
       const reader: ObjectReader = { get: readers[req.params.case]! };
-      const buckets = { raw: reader, received: reader, sent: reader, attachments: reader };
+      const buckets = { raw: reader, received: reader, sent: reader, attachments: reader, exports: reader };
       sendDownload(res, buckets, { bucket: 'raw', object: 'o', content_type: 'message/rfc822', filename: null, size: 0 }, { startMs: 200, idleMs: 200 }).catch(next);
     });
     app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -5,8 +5,9 @@ import type { Inboxes } from '../domain/inboxes';
 import type { Messages } from '../domain/messages';
 import type { Sending } from '../domain/sending';
 import type { MailboxUsage } from '../domain/usage';
+import type { MailboxExport } from '../domain/export';
 
-export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: Sending, usage: MailboxUsage): RpcHandlers<'mailbox'> {
+export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: Sending, usage: MailboxUsage, exportRows: MailboxExport): RpcHandlers<'mailbox'> {
   return {
     'mailbox.inbox.create': (req, { auth }) => inboxes.create(tenantScope(auth), req),
     'mailbox.inbox.list': (req, { auth }) => inboxes.list(tenantScope(auth), req),
@@ -53,5 +54,10 @@ export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: S
     'mailbox.message.replyAll': (req, { auth }) => sending.replyAll(tenantScope(auth), req.inbox_id, req.message_id, req),
     'mailbox.message.forward': (req, { auth }) => sending.forward(tenantScope(auth), req.inbox_id, req.message_id, req),
     'mailbox.message.send': (req, { auth }) => sending.send(tenantScope(auth), req.inbox_id, req),
+    // The organization's mail for its export (the admin service asks; services only).
+    'mailbox.export.page': async (req, { auth }) => {
+      requireService(auth);
+      return exportRows.page(req);
+    },
   };
 }

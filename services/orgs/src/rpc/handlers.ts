@@ -10,6 +10,7 @@ import type { OwnershipTransfers } from '../domain/ownership-transfers';
 import type { Usage } from '../domain/usage';
 import type { UpgradeRequests } from '../domain/upgrade-requests';
 import type { SsoMembers } from '../domain/sso-members';
+import type { OrgsExport } from '../domain/export';
 
 export interface OrgsDomain {
   orgs: Organizations;
@@ -23,9 +24,11 @@ export interface OrgsDomain {
   departures: Departures;
   /** Members made by single sign-on (auth asks; services only). */
   ssoMembers: SsoMembers;
+  /** The organization's rows for its export (the admin service asks; services only). */
+  exportRows: OrgsExport;
 }
 
-export function orgsHandlers({ orgs, members, environments, transfers, invitations, upgrades, usage, departures, ssoMembers }: OrgsDomain): RpcHandlers<'orgs'> {
+export function orgsHandlers({ orgs, members, environments, transfers, invitations, upgrades, usage, departures, ssoMembers, exportRows }: OrgsDomain): RpcHandlers<'orgs'> {
   return {
     'orgs.organization.createForOwner': async (req, { auth }) => {
       requireService(auth);
@@ -112,6 +115,10 @@ export function orgsHandlers({ orgs, members, environments, transfers, invitatio
     'orgs.membership.purgeUser': async (req, { auth }) => {
       requireService(auth);
       return departures.purge(req.user_id);
+    },
+    'orgs.export.page': async (req, { auth }) => {
+      requireService(auth);
+      return exportRows.page(req);
     },
   };
 }
