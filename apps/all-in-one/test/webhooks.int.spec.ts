@@ -8,6 +8,7 @@ import { publishEvent, type Bus } from '@mailroom/messaging';
 import { ManualClock } from '@mailroom/platform';
 import { connectTestBus, domainVerifiedEvent, messageReceivedEvent, verifySignature, waitFor, WebhookReceiver, type ReceiverOptions, type Tenant } from '@mailroom/testing';
 import type { EventEnvelope } from '@mailroom/contracts';
+import { Webhook } from 'standardwebhooks';
 import { usePlatform } from './fixtures';
 
 let bus: Bus;
@@ -111,7 +112,8 @@ describe('endpoints API', () => {
     const created = await endpoint(r, { description: 'my agent' });
     expect(created).toMatchObject({ url: r.url(), description: 'my agent', disabled: false, disabled_reason: null });
     expect(created.id).toMatch(/^whe_[0-9a-z]{26}$/);
-    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    // 32 bytes in standard base64: the Standard Webhooks libraries decode it as it is.
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     // events omitted = every event type
     expect(created.events).toEqual(['message.received', 'message.sent', 'message.delivered', 'message.bounced', 'message.complained', 'message.rejected', 'domain.verified']);
 
@@ -235,6 +237,13 @@ describe('delivery', () => {
     expect(got!.headers['content-type']).toBe('application/json');
     expect(got!.timestamp).toBe(String(Math.floor(clock.now().getTime() / 1000)));
     expect(got!.signature).toMatch(/^[0-9a-f]{64}$/);
+    // Standard Webhooks beside the spec's headers: verified by the receiver's own code and by the standardwebhooks package.
+    expect(got!.standardVerifiedWith).toBe(e.secret);
+    expect(got!.headers['webhook-id']).toBe(event.id);
+    expect(got!.headers['webhook-timestamp']).toBe(got!.timestamp);
+    expect(got!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(got!.headers[h])]));
+    expect(new Webhook(e.secret).verify(got!.raw.toString('utf8'), headers)).toEqual(event);
     const [record] = await recordsAtLeast(e.id, 1);
     expect(record).toEqual({
       id: expect.stringMatching(/^wdl_/),
@@ -268,6 +277,9 @@ describe('delivery', () => {
     expect(second!.signature).not.toBe(first!.signature);
     expect(first!.verifiedWith).toBe(e.secret);
     expect(second!.verifiedWith).toBe(e.secret);
+    expect(second!.headers['webhook-id']).toBe(event.id);
+    expect(second!.headers['webhook-signature']).not.toBe(first!.headers['webhook-signature']);
+    expect([first!.standardVerifiedWith, second!.standardVerifiedWith]).toEqual([e.secret, e.secret]);
   });
 
   it('keeps a response body with a NUL byte (as U+FFFD), and goes on recording everything after it', async () => {

@@ -20,6 +20,7 @@ import { runEventsConsumer } from './consumers/events.consumer';
 import { Dispatcher } from './delivery/dispatcher';
 import { WebhookHttpClient } from './delivery/http-client';
 import { Endpoints } from './domain/endpoints';
+import { FAILURE_THRESHOLD } from './domain/endpoint-health';
 import { RecoveryRunner } from './domain/recoveries';
 import { IpPolicy } from './domain/ip-policy';
 import { RetryPolicy } from './domain/retry-policy';
@@ -29,8 +30,6 @@ import { RecoveryRepository } from './repo/recovery.repository';
 import type { WebhooksDb } from './repo/tables';
 import { webhooksHandlers } from './rpc/handlers';
 
-/** Consecutive failed attempts that disable an endpoint (spec, section 8). */
-export const FAILURE_THRESHOLD = 50;
 /** Requests in flight to one endpoint at once. */
 export const PER_ENDPOINT_IN_FLIGHT = 4;
 

@@ -3,7 +3,8 @@
  * from JetStream: no message is held across an HTTP call) under a lease it keeps renewing,
  * POSTs each with a fresh timestamp and signature, and records the outcomes in batches:
  * one attempt row each, the delivery's next attempt time or, when it is finished, its
- * removal from the queue, and the endpoint's failure count, disabling it at 50.
+ * removal from the queue, and the endpoint's failure count, disabling it at the threshold
+ * (domain/endpoint-health.ts).
  *
  * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint, shared among the
  * live instances (slotShare: past 4 instances, each endpoint's slots are with 4 of them,
@@ -36,10 +37,10 @@ import type { Clock, Logger, SecretBox } from '@mailroom/platform';
 import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } from '../repo/delivery.repository';
 import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
 import type { EndpointNow } from '../domain/ports';
-import { sign } from '../domain/signature';
+import { deliveryHeaders, standardKey } from '../domain/signature';
+import { AUTO_DISABLE_REASON } from '../domain/endpoint-health';
 import type { PostResult } from './http-client';
 
-export const AUTO_DISABLE_REASON = 'disabled after 50 consecutive failed deliveries';
 /**
  * Claims held per request slot: enough queued work to keep the slots busy between claims,
  * and claims large enough that their fixed cost (a round trip, planning) is shared.
@@ -175,8 +176,8 @@ interface EndpointSlots {
    * The endpoint's consecutive failed attempts as this instance knows them: its count at the
    * last record of its attempts here, plus the attempts that failed here since (0 after a
    * success). At the threshold no attempt starts until a record says whether the endpoint is
-   * disabled: a fast-failing receiver gets 50 failed attempts (and those already running),
-   * not the whole queue while the 50th is being recorded.
+   * disabled: a fast-failing receiver gets the threshold's failed attempts (and those already
+   * running), not the whole queue while the last of them is being recorded.
    */
   failures: number;
   /** The endpoint's URL as last known here; `mixedUrls`: some queued delivery carries another. */
@@ -211,7 +212,7 @@ export class Dispatcher {
   /** Cuts the attempts in flight short (shutdown, or a lease not renewed in time); a new one after each cut. */
   private cut = new AbortController();
   private timers: NodeJS.Timeout[] = [];
-  private readonly secrets = new Map<string, { sealed: Buffer; secret: string }>();
+  private readonly secrets = new Map<string, { sealed: Buffer; secret: { text: string; key: Buffer } }>();
   /**
    * Endpoints changed through this instance: when (monotonic ms) and how they are now, until
    * a record reads them again (or CHANGE_MEMORY_MS at most).
@@ -693,10 +694,11 @@ export class Dispatcher {
     }
   }
 
-  private secretOf(job: ClaimedJob): string {
+  private secretOf(job: ClaimedJob): { text: string; key: Buffer } {
     const cached = this.secrets.get(job.endpoint_id);
     if (cached && cached.sealed.equals(job.secret_sealed)) return cached.secret;
-    const secret = this.box.open(job.secret_sealed, job.endpoint_id).toString('utf8');
+    const text = this.box.open(job.secret_sealed, job.endpoint_id).toString('utf8');
+    const secret = { text, key: standardKey(text) };
     if (this.secrets.size > 10_000) this.secrets.clear();
     this.secrets.set(job.endpoint_id, { sealed: job.secret_sealed, secret });
     return secret;
@@ -710,13 +712,7 @@ export class Dispatcher {
     const timestamp = Math.floor(at.getTime() / 1000);
     let result: PostResult;
     try {
-      const signature = sign(this.secretOf(job), timestamp, job.body);
-      result = await this.http.post(
-        job.url,
-        job.body,
-        { 'content-type': 'application/json', 'x-service-timestamp': String(timestamp), 'x-service-signature': signature },
-        signal,
-      );
+      result = await this.http.post(job.url, job.body, deliveryHeaders(this.secretOf(job), job.event_id, timestamp, job.body), signal);
     } catch (err) {
       // Not the receiver's fault (e.g. a secret that no longer opens): recorded as a failed attempt, retried on schedule.
       this.log.error({ err, endpoint_id: job.endpoint_id, event_id: job.event_id }, 'could not attempt delivery');

@@ -34,10 +34,10 @@ import type { EndpointRepository, EndpointRow } from '../repo/endpoint.repositor
 import type { RecoveryRepository, RecoveryRow } from '../repo/recovery.repository';
 import type { RetryPolicy } from './retry-policy';
 import { newWebhookSecret } from './signature';
+import { DISABLED_BY_USER } from './endpoint-health';
 import { checkReceiverUrl, type UrlPolicyOptions } from './url-policy';
 import type { DeletedEnvironments, EndpointChanged, PlanLimitsPort, Transact, WakeDispatcher } from './ports';
 
-export const DISABLED_BY_USER = 'disabled by a user';
 const DAY_MS = 86_400_000;
 /** Slack on the 14 days: a client that sends "now - 14 days" reaches us a little later. */
 const RECOVER_GRACE_MS = 60_000;
