@@ -12,6 +12,7 @@ import { randomHex, SIGNALS } from '@mailroom/contracts';
 import { RpcClient, serveRpc } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
 import { DeletedEnvironments, runService, type ServiceModule } from '@mailroom/runtime';
+import { inboxesClient } from './clients/inboxes.client';
 import { planLimitsClient } from './clients/plan-limits.client';
 import { loadConfig, type WebhooksConfig } from './config';
 import { startEnvironmentDeletedConsumer } from './consumers/environment-deleted.consumer';
@@ -93,6 +94,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
       retries,
       maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS,
       plans: planLimitsClient(new RpcClient(bus, { timeoutMs: 5_000 })),
+      inboxes: inboxesClient(new RpcClient(bus, { timeoutMs: 5_000 })),
       recoveries,
       runRecoveries: () => runner.kick(),
       wake,

@@ -35,7 +35,7 @@ const endpoint = (t: Tenant) => insertEndpoint(db, t, t0);
 
 function event(t: { org_id: string; env_id: string }): StoredEvent {
   const id = newId('event');
-  return { id, ...t, type: 'message.received', body: Buffer.from(JSON.stringify({ id })), occurred_at: t0 };
+  return { id, ...t, type: 'message.received', body: Buffer.from(JSON.stringify({ id })), occurred_at: t0, inbox_id: null };
 }
 
 const queued = async (endpointId: string) =>

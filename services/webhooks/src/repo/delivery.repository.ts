@@ -20,6 +20,8 @@ export interface StoredEvent {
   type: string;
   body: Buffer;
   occurred_at: Date;
+  /** The inbox it is about (not stored: it routes the fan-out), null for none. */
+  inbox_id: string | null;
 }
 
 export interface ClaimedJob {
@@ -108,12 +110,15 @@ export class DeliveryRepository {
       with ev as (
         -- distinct: the same event twice in one batch is one event (and one row to upsert).
         select distinct on (id) * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.org_id)}::text[], ${events.map((e) => e.env_id)}::text[],
-                             ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::bytea[], ${events.map((e) => e.occurred_at)}::timestamptz[])
-          as ev(id, org_id, env_id, type, body, occurred_at)
+                             ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::bytea[], ${events.map((e) => e.occurred_at)}::timestamptz[],
+                             ${events.map((e) => e.inbox_id)}::text[])
+          as ev(id, org_id, env_id, type, body, occurred_at, inbox_id)
       ), targets as (
+        -- The subscription rule of domain/subscription.ts (an event of no inbox matches no inbox list).
         select ev.id as event_id, e.id as endpoint_id, ${leased} as leased from ev
         join endpoints e on e.org_id = ev.org_id and e.env_id = ev.env_id and not e.disabled
           and (e.event_types is null or ev.type = any(e.event_types))
+          and (e.inbox_ids is null or ev.inbox_id = any(e.inbox_ids))
       ), fresh as (
         -- Returns the events fanned out now: new ones, and those only recovery had stored.
         insert into events (id, org_id, env_id, type, body, occurred_at, fanned_out)
