@@ -21,7 +21,7 @@ import { runEventsConsumer } from './consumers/events.consumer';
 import { Dispatcher } from './delivery/dispatcher';
 import { WebhookHttpClient } from './delivery/http-client';
 import { Endpoints } from './domain/endpoints';
-import { FAILURE_THRESHOLD } from './domain/endpoint-health';
+import { AttemptRecords } from './domain/attempt-records';
 import { RecoveryRunner } from './domain/recoveries';
 import { IpPolicy } from './domain/ip-policy';
 import { RetryPolicy } from './domain/retry-policy';
@@ -54,14 +54,14 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     const http = life.add('webhooks:http', new WebhookHttpClient({ ips, timeoutMs: config.WEBHOOK_TIMEOUT_MS }), (h) => h.close());
     const owner = `${hostname()}:${process.pid}:${randomHex(4)}`;
     const wakeSubject = bus.ns.subject(SIGNALS.webhooksWake);
-    const dispatcher = new Dispatcher(deliveries, http, box, retries, clock, log.child({ component: 'dispatcher' }), {
+    const records = new AttemptRecords({ transact: transactor(db), deliveries });
+    const dispatcher = new Dispatcher(deliveries, records, http, box, retries, clock, log.child({ component: 'dispatcher' }), {
       owner,
       maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
       perEndpoint: PER_ENDPOINT_IN_FLIGHT,
       leaseMs: config.WEBHOOK_LEASE_SECONDS * 1000,
       pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
       shutdownGraceMs: config.WEBHOOK_SHUTDOWN_GRACE_MS,
-      failureThreshold: FAILURE_THRESHOLD,
       // Past 4 instances an endpoint's slots are with 4 of them: the rest hand its deliveries over with this.
       wakeOthers: () => bus.nc.publish(wakeSubject, owner),
     });

@@ -109,14 +109,13 @@ describe('Dispatcher intake', () => {
   let dispatcher: Dispatcher;
   /** A dispatcher as w1, on this test's clock, with `opts` over the defaults. */
   const build = (poster: Poster, opts: Partial<DispatcherOptions> = {}) =>
-    new Dispatcher(repo, poster, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {
+    new Dispatcher(repo, { record }, poster, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {
       owner: 'w1',
       maxInFlight: MAX_IN_FLIGHT,
       perEndpoint: PER_ENDPOINT,
       leaseMs: 30_000,
       pollIntervalMs: 60_000,
       shutdownGraceMs: 0,
-      failureThreshold: 50,
       monotonic: () => now,
       ...opts,
     });
@@ -730,14 +729,13 @@ describe('Dispatcher intake', () => {
 
   it('keeps renewing its lease while a SIGTERM lets attempts finish', async () => {
     const url = 'https://finishing.example.com/';
-    const stopping = new Dispatcher(repo, http, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {
+    const stopping = new Dispatcher(repo, { record }, http, box, new RetryPolicy(), new ManualClock(new Date('2026-11-22T10:00:00Z')), createLogger({ service: 'test', level: 'silent' }), {
       owner: 'w2',
       maxInFlight: MAX_IN_FLIGHT,
       perEndpoint: PER_ENDPOINT,
       leaseMs: 300,
       pollIntervalMs: 60_000,
       shutdownGraceMs: 10_000,
-      failureThreshold: 50,
     });
     await stopping.start();
     stopping.adopt(jobs('finishing', 1), { owner: 'w2', pendingFor: [] });

@@ -38,7 +38,8 @@ import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } fr
 import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
 import type { EndpointNow } from '../domain/ports';
 import { deliveryHeaders, standardKey } from '../domain/signature';
-import { AUTO_DISABLE_REASON } from '../domain/endpoint-health';
+import type { AttemptRecords } from '../domain/attempt-records';
+import { disables, FAILURE_THRESHOLD } from '../domain/endpoint-health';
 import type { PostResult } from './http-client';
 
 /**
@@ -64,7 +65,6 @@ export interface DispatcherOptions {
   leaseMs: number;
   pollIntervalMs: number;
   shutdownGraceMs: number;
-  failureThreshold: number;
   /** Monotonic milliseconds for attempt times and the intake rules (tests); performance.now() by default. */
   monotonic?: () => number;
   /**
@@ -267,6 +267,7 @@ export class Dispatcher {
 
   constructor(
     private readonly repo: DeliveryRepository,
+    private readonly records: Pick<AttemptRecords, 'record'>,
     private readonly http: Poster,
     private readonly box: SecretBox,
     private readonly retries: RetryPolicy,
@@ -565,7 +566,7 @@ export class Dispatcher {
   private pump(endpointId: string): void {
     const slots = this.endpoints.get(endpointId);
     if (!slots || !this.leaseValid()) return;
-    while (!this.stopped && slots.running < this.shareOf(endpointId, slots) && slots.queue.length && this.running < this.opts.maxInFlight && slots.failures < this.opts.failureThreshold) {
+    while (!this.stopped && slots.running < this.shareOf(endpointId, slots) && slots.queue.length && this.running < this.opts.maxInFlight && !disables(slots.failures)) {
       const job = slots.queue.shift()!;
       this.queued--;
       if (this.fromClaim.delete(job)) slots.fromClaims--;
@@ -829,9 +830,9 @@ export class Dispatcher {
   private async record(batch: FinishedAttempt[]): Promise<void> {
     const startedAt = this.monotonic();
     const queuedBefore = this.enqueued;
-    const endpoints = await this.repo.record(this.owner, batch, { threshold: this.opts.failureThreshold, reason: AUTO_DISABLE_REASON, now: this.clock.now() });
+    const endpoints = await this.records.record(this.owner, batch, this.clock.now());
     const byId = new Map(endpoints.map((e) => [e.id, e]));
-    for (const e of endpoints) if (e.disabledNow) this.log.warn({ endpoint_id: e.id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
+    for (const e of endpoints) if (e.disabledNow) this.log.warn({ endpoint_id: e.id, threshold: FAILURE_THRESHOLD }, 'endpoint disabled after consecutive failures');
     // Each endpoint of the batch as the record read it (undefined: deleted), and when that read started.
     let reads = [...new Set(batch.map((a) => a.job.endpoint_id))].map((id) => ({ id, e: byId.get(id), readAt: startedAt }));
     // A change made here after a read started stands (it was applied when made).
