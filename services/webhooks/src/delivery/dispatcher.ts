@@ -6,22 +6,17 @@
  * removal from the queue, and the endpoint's failure count, disabling it at the threshold
  * (domain/endpoint-health.ts).
  *
- * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint, shared among the
- * live instances (slotShare: past 4 instances, each endpoint's slots are with 4 of them,
- * and the others hand its deliveries back and tell them), and `maxInFlight` in all; each
- * endpoint is claimed for separately, up to 128 claims per instance (perEndpoint x
- * CLAIM_AHEAD x 2), so a slow receiver cannot starve the others.
+ * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint from this instance,
+ * and `maxInFlight` in all; each endpoint is claimed for separately, up to 128 claims per
+ * instance (perEndpoint x CLAIM_AHEAD x 2), so a slow receiver cannot starve the others.
  *
  * Claims: an endpoint this instance works on is topped up when it runs below half its
  * claims, and left alone once a claim found nothing more due for it (`drained`), until
  * something can have made work due (new deliveries, a redelivery, a lease taken over, the
  * poll timer): then the claim also looks for endpoints this instance does not know yet.
  *
- * Intake: new deliveries of an endpoint that is flowing (its queue here would be done within
- * FLOW_HORIZON_MS) are created leased to this instance and start without a claim; those of
- * any other endpoint are created pending. While flowing endpoints have plenty queued, the
- * fan-out waits before its next batch (a second at most), so a burst waits in the event
- * stream rather than being written as pending rows and claimed back.
+ * Intake: new deliveries of an endpoint with room in its queue here are created leased to
+ * this instance and start without a claim; the others are created pending and claimed.
  *
  * Crash safety: a delivery is leased to this instance while claimed (the instance renews
  * one lease row for all of them); if the instance dies its lease runs out and another
@@ -31,7 +26,6 @@
  * the removal or rescheduling of its delivery by the instance that still holds it, so no
  * attempt row is ever written twice.
  */
-import { createHash } from 'node:crypto';
 import { monotonicIds } from '@mailroom/contracts';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
 import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } from '../repo/delivery.repository';
@@ -65,40 +59,14 @@ export interface DispatcherOptions {
   leaseMs: number;
   pollIntervalMs: number;
   shutdownGraceMs: number;
-  /** Monotonic milliseconds for attempt times and the intake rules (tests); performance.now() by default. */
+  /** Monotonic milliseconds for attempt and change times (tests); performance.now() by default. */
   monotonic?: () => number;
-  /**
-   * Tells the other instances to look for due deliveries now (a signal on the bus): this one
-   * handed deliveries back, or had new ones created pending, for endpoints it has no slots
-   * of. Without it they find them at their next poll.
-   */
-  wakeOthers?: () => void;
 }
 
-/** Signals to the other instances are sent this often at most (a burst of hand-backs is one signal, and one more at the end). */
-const WAKE_OTHERS_EVERY_MS = 10;
-
-/**
- * An endpoint is flowing while the work queued for it here would be done within this time
- * (its queue x its time per finished attempt) and none of its attempts has run longer. New
- * deliveries to a flowing endpoint are handed to this instance at once; to any other, they
- * are created pending and claimed when it has room again.
- */
-export const FLOW_HORIZON_MS = 2_000;
-/**
- * Intake pauses while the queued work of flowing endpoints is at least maxInFlight x this,
- * and resumes at half of it, or after INTAKE_WAIT_MS at most.
- */
-export const INTAKE_BACKLOG_PER_SLOT = 4;
-export const INTAKE_WAIT_MS = 1_000;
-/** Endpoints not flowing named to one fan-out, at most. */
-const MAX_PENDING_FOR = 256;
-/** Endpoints this instance has no slots of named to one fan-out, at most (beyond those not flowing). */
-const MAX_NOT_MINE_FOR = 1_024;
 /** How long a change made through this instance is applied to deliveries read before it (longer than any claim or fan-out). */
 const CHANGE_MEMORY_MS = 60_000;
-/** Weight of the latest interval in an endpoint's time per finished attempt. */
-const EWMA_WEIGHT = 0.2;
+/** Endpoints whose new deliveries are created pending named to one fan-out, at most. */
+const MAX_PENDING_FOR = 256;
 
 /** Inserts a delivery into a queue kept in id (creation) order; new work, the usual case, goes last at once. */
 function insertById(queue: ClaimedJob[], job: ClaimedJob): void {
@@ -121,31 +89,6 @@ function isDataException(err: unknown): boolean {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && err.code.startsWith('22');
 }
 
-/** An instance's place for an endpoint in the order the endpoint's slots are dealt out: the same on every instance. */
-function placeOf(owner: string, endpointId: string): string {
-  return `${createHash('sha256').update(owner).update('\0').update(endpointId).digest('hex')}${owner}`;
-}
-
-/**
- * How many of an endpoint's `perEndpoint` requests in flight one instance of `members`
- * (the live instances) may run: the slots are dealt out in an order every instance computes
- * alike (a hash of instance and endpoint), so together they keep the bound. Past
- * `perEndpoint` instances, an endpoint's slots are with `perEndpoint` of them, one each, and
- * the others have none (which ones differs from endpoint to endpoint).
- */
-export function slotShare(members: readonly string[], me: string, endpointId: string, perEndpoint: number): number {
-  const all = members.includes(me) ? members : [...members, me];
-  const n = all.length;
-  if (n <= 1) return perEndpoint;
-  const extra = perEndpoint % n;
-  const base = (perEndpoint - extra) / n;
-  if (extra === 0) return base;
-  const mine = placeOf(me, endpointId);
-  let ahead = 0;
-  for (const m of all) if (m !== me && placeOf(m, endpointId) > mine) ahead++;
-  return base + (ahead < extra ? 1 : 0);
-}
-
 interface EndpointSlots {
   running: number;
   queue: ClaimedJob[];
@@ -158,20 +101,6 @@ interface EndpointSlots {
    * creation order): none waits behind a stream of newer work.
    */
   fromClaims: number;
-  /** Start times (monotonic ms) of the attempts running. */
-  starts: number[];
-  /**
-   * Time per finished attempt while the endpoint had work waiting (all its slots busy), ms,
-   * averaged: the interval between two attempts finishing, the first with its queue not
-   * empty; the endpoint's throughput, that is. A pause of this process (a fan-out's rows
-   * parsed, a GC) counts once in it, where it would count in the duration of every attempt
-   * running through it: measured by duration, busy moments made fast endpoints look slow,
-   * and their new deliveries went the long way (pending, then claimed back).
-   * Undefined until measured.
-   */
-  msPerAttempt: number | undefined;
-  /** When an attempt last finished with work waiting (monotonic ms), if the one after it has not yet. */
-  busySince: number | undefined;
   /**
    * The endpoint's consecutive failed attempts as this instance knows them: its count at the
    * last record of its attempts here, plus the attempts that failed here since (0 after a
@@ -183,9 +112,6 @@ interface EndpointSlots {
   /** The endpoint's URL as last known here; `mixedUrls`: some queued delivery carries another. */
   url: string;
   mixedUrls: boolean;
-  /** Requests in flight this instance may run to the endpoint (see slotShare), for `membersVersion`. */
-  share: number;
-  shareVersion: number;
 }
 
 export class Dispatcher {
@@ -223,20 +149,8 @@ export class Dispatcher {
   /** Deliveries queued here so far, and each queued one's number: a record drops only those queued before it started. */
   private enqueued = 0;
   private readonly queuedAt = new WeakMap<ClaimedJob, number>();
-  /** The live instances (lease owners), sorted, as last read; `membersVersion` counts the changes. */
-  private members: string[] = [];
-  private membersVersion = 0;
-  /** How many instances share the endpoints' slots: the live ones, this one counted in. */
-  private instances = 1;
-  /** Endpoints this instance has no slots of (see slotShare), for `membersVersion`: their deliveries are left to others. */
-  private readonly notMine = new Set<string>();
-  /** A signal to the other instances was sent within WAKE_OTHERS_EVERY_MS; `again`: another is due at its end. */
-  private othersSignal: { timer: NodeJS.Timeout; again: boolean } | undefined;
-  /** Reads of the live instances started, and the latest applied. */
-  private membersReads = 0;
-  private membersApplied = 0;
   /** Work done since the last report (debug level): where the time goes under load. */
-  private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
+  private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
 
   private readonly monotonic: () => number;
   /** This instance's lease owner name: a new one after its lease ran out (its deliveries were handed to others). */
@@ -260,11 +174,6 @@ export class Dispatcher {
   private beating: Promise<void> | undefined;
   /** Attempt ids increase in the order attempts start, also within a millisecond: records list newest first by id. */
   private readonly newAttemptId = monotonicIds('delivery');
-  /** Deliveries queued here, not yet started, all endpoints together. */
-  private queued = 0;
-  /** The fan-out's wait for room, while there is one. */
-  private intake: { room: Promise<void>; low: number; release: () => void } | undefined;
-
   constructor(
     private readonly repo: DeliveryRepository,
     private readonly records: Pick<AttemptRecords, 'record'>,
@@ -284,17 +193,15 @@ export class Dispatcher {
     const sentAt = this.monotonic();
     await this.repo.heartbeat(this.owner, this.leaseFrom(this.clock.now()));
     this.renewedAt(sentAt);
-    await this.refreshMembers();
     this.timers.push(setInterval(() => this.cutIfLapsed(), Math.max(25, Math.floor(this.opts.leaseMs / 12))).unref());
     this.timers.push(setInterval(() => this.wake(), this.opts.pollIntervalMs).unref());
-    this.timers.push(setInterval(() => void this.refreshMembers(), this.opts.pollIntervalMs).unref());
     this.heartbeatTimer = setInterval(() => void (this.beating ??= this.heartbeat().finally(() => (this.beating = undefined))), Math.max(100, Math.floor(this.opts.leaseMs / 3))).unref();
     if (this.log.isLevelEnabled('debug')) {
       this.timers.push(
         setInterval(() => {
           const s = this.stats;
           if (s.claims || s.adopted || s.flushes) this.log.debug({ ...s, claimMs: Math.round(s.claimMs), flushMs: Math.round(s.flushMs), in_flight: this.running, claimed_now: this.claimed.size }, 'dispatcher stats (5 s)');
-          this.stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
+          this.stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
         }, 5_000).unref(),
       );
     }
@@ -331,83 +238,28 @@ export class Dispatcher {
 
   /**
    * A lease for deliveries the fan-out creates already claimed, when there is room for them:
-   * all but those to endpoints not flowing, which are created pending.
+   * all but those to endpoints whose queue here is full, which are created pending (and claimed
+   * by whichever instance has room).
    */
   leaseForNewWork(): NewWorkLease | undefined {
     if (this.stopped || !this.leaseValid() || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
-    const now = this.monotonic();
+    const full = this.opts.perEndpoint * CLAIM_AHEAD;
     const pendingFor: string[] = [];
     for (const [id, slots] of this.endpoints) {
-      // Each new delivery is compared with the list: it stays short. Past it, a slow endpoint's
-      // deliveries are leased and wait here, within the bound on claimed deliveries above.
       if (pendingFor.length >= MAX_PENDING_FOR) break;
-      if (!this.flowing(slots, now)) pendingFor.push(id);
-    }
-    // Endpoints this instance has no slots of: created pending, for the instances that have
-    // (up to a bound of their own; past it, their new deliveries are leased here and handed back).
-    let notMine = 0;
-    for (const id of this.notMine) {
-      if (++notMine > MAX_NOT_MINE_FOR) break;
-      pendingFor.push(id);
+      if (slots.queue.length >= full) pendingFor.push(id);
     }
     return { owner: this.owner, pendingFor, issuedAt: this.monotonic() };
   }
 
-  /**
-   * Undefined while this instance wants new work; else a promise that resolves when the
-   * queued work of its flowing endpoints is down to half the mark, or after
-   * INTAKE_WAIT_MS (a slow endpoint is not flowing, so it cannot hold intake up for long).
-   */
-  whenRoomForNewWork(): Promise<void> | undefined {
-    const high = this.opts.maxInFlight * INTAKE_BACKLOG_PER_SLOT;
-    if (this.stopped || this.intake || this.flowingBacklog(this.monotonic()) < high) return this.intake?.room;
-    this.stats.intakeWaits++;
-    const until = this.monotonic() + INTAKE_WAIT_MS;
-    let release!: () => void;
-    const room = new Promise<void>((resolve) => (release = resolve));
-    // Checked as attempts finish (all queues together: cheap) and every 5 ms (flowing endpoints only, and the time limit).
-    const timer = setInterval(() => {
-      const now = this.monotonic();
-      if (this.stopped || now >= until || this.flowingBacklog(now) <= high / 2) this.intake?.release();
-    }, 5);
-    this.intake = {
-      room,
-      low: high / 2,
-      release: () => {
-        clearInterval(timer);
-        this.intake = undefined;
-        release();
-      },
-    };
-    return room;
-  }
-
-  private flowing(slots: EndpointSlots, now: number): boolean {
-    if (slots.starts.some((t) => now - t > FLOW_HORIZON_MS)) return false;
-    return slots.queue.length * (slots.msPerAttempt ?? 0) <= FLOW_HORIZON_MS;
-  }
-
-  private flowingBacklog(now: number): number {
-    let n = 0;
-    for (const slots of this.endpoints.values()) if (slots.queue.length && this.flowing(slots, now)) n += slots.queue.length;
-    return n;
-  }
-
-  /**
-   * The fan-out created deliveries pending for these endpoints (committed; `leased`: under a
-   * lease of this instance): this instance looks for them, and so do the others if some are
-   * for endpoints it has no slots of, or if it gave no lease (it is full, or its lease may
-   * have run out: all were created pending, for whichever instance has room).
-   */
-  createdPending(endpointIds: readonly string[], leased: boolean): void {
+  /** The fan-out created deliveries pending (committed): this instance looks for them now; the others at their next poll. */
+  createdPending(): void {
     this.wake();
-    if (!leased || endpointIds.some((id) => !this.hasSlots(id))) this.signalOthers();
   }
 
-  /** Deliveries were queued outside the fan-out (a redelivery, a recovery): this instance looks now, and so do the others if it has no slots of some of them. */
-  wakeFor(endpointId: string): void {
+  /** Deliveries were queued outside the fan-out (a redelivery, a recovery): this instance looks now; the others at their next poll. */
+  wakeFor(_endpointId: string): void {
     this.wake();
-    if (!this.hasSlots(endpointId)) this.signalOthers();
   }
 
   /** Takes deliveries created leased to this instance (committed): they start as slots allow. */
@@ -433,8 +285,6 @@ export class Dispatcher {
       const discover = this.discoverNext;
       const asks: { id: string; room: number }[] = [];
       for (const [id, slots] of this.endpoints) {
-        // None of its slots here (it has attempts still running): its deliveries are for the instances that have.
-        if (this.shareOf(id, slots) === 0) continue;
         // Only claimed deliveries count: new work handed over does not keep older due ones waiting.
         const held = slots.fromClaims;
         // A top-up waits until an endpoint is down to half: a claim costs a round trip whatever its size.
@@ -444,7 +294,7 @@ export class Dispatcher {
         asks.push({ id, room: want });
         room -= want;
       }
-      const search = discover && room > 0 ? { endpoints: Math.max(1, Math.floor(room / full)), room: Math.min(full, room), exclude: [...this.endpoints.keys(), ...this.notMine] } : undefined;
+      const search = discover && room > 0 ? { endpoints: Math.max(1, Math.floor(room / full)), room: Math.min(full, room), exclude: [...this.endpoints.keys()] } : undefined;
       if (asks.length === 0 && !search) return;
       if (discover) this.discoverNext = false;
       let jobs: ClaimedJob[];
@@ -510,8 +360,6 @@ export class Dispatcher {
    * due deliveries, if any, come with a wake that asks for every endpoint (see wake()).
    */
   private enqueue(job: ClaimedJob, fromClaim: boolean, readAt: number): boolean {
-    // An endpoint this instance has no slots of: for the instances that have (handed back, and they are told).
-    if (!this.hasSlots(job.endpoint_id)) return false;
     // Read (by a claim or fan-out started at `readAt`) before a change known here: the change applies.
     const change = this.changedHere.size ? this.changedHere.get(job.endpoint_id) : undefined;
     if (change && readAt <= change.at) {
@@ -524,14 +372,13 @@ export class Dispatcher {
     if (this.unreleased.size) this.unreleased.delete(job.id);
     this.queuedAt.set(job, ++this.enqueued);
     let slots = this.endpoints.get(job.endpoint_id);
-    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined, failures: 0, url: job.url, mixedUrls: false, share: 0, shareVersion: -1 }));
+    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, failures: 0, url: job.url, mixedUrls: false }));
     else if (job.url !== slots.url) slots.mixedUrls = true;
     insertById(slots.queue, job);
     if (fromClaim) {
       this.fromClaim.add(job);
       slots.fromClaims++;
     }
-    this.queued++;
     this.pump(job.endpoint_id);
     return true;
   }
@@ -550,10 +397,7 @@ export class Dispatcher {
   private handBack(ids: number[]): void {
     const generation = this.ownerGeneration;
     this.repo.release(this.owner, ids).then(
-      () => {
-        this.wake();
-        this.signalOthers();
-      },
+      () => this.wake(),
       (err: unknown) => {
         // Under a name given up since: the reaper hands them back (and this instance may hold them again by now).
         if (generation !== this.ownerGeneration) return;
@@ -566,28 +410,17 @@ export class Dispatcher {
   private pump(endpointId: string): void {
     const slots = this.endpoints.get(endpointId);
     if (!slots || !this.leaseValid()) return;
-    while (!this.stopped && slots.running < this.shareOf(endpointId, slots) && slots.queue.length && this.running < this.opts.maxInFlight && !disables(slots.failures)) {
+    while (!this.stopped && slots.running < this.opts.perEndpoint && slots.queue.length && this.running < this.opts.maxInFlight && !disables(slots.failures)) {
       const job = slots.queue.shift()!;
-      this.queued--;
       if (this.fromClaim.delete(job)) slots.fromClaims--;
       slots.running++;
       this.running++;
-      const started = this.monotonic();
-      slots.starts.push(started);
       const p = this.attempt(job, slots).finally(() => {
         this.attempts.delete(p);
         slots.running--;
         this.running--;
-        slots.starts.splice(slots.starts.indexOf(started), 1);
-        const now = this.monotonic();
-        if (slots.busySince !== undefined) {
-          const took = now - slots.busySince;
-          slots.msPerAttempt = slots.msPerAttempt === undefined ? took : slots.msPerAttempt + EWMA_WEIGHT * (took - slots.msPerAttempt);
-        }
-        slots.busySince = slots.queue.length ? now : undefined;
-        if (this.intake && this.queued <= this.intake.low) this.intake.release();
-        // Forgotten once idle with nothing more due (or none of its slots here); until then the next top-up asks for it.
-        if (slots.running === 0 && slots.queue.length === 0 && (slots.drained || !this.hasSlots(endpointId))) this.endpoints.delete(endpointId);
+        // Forgotten once idle with nothing more due; until then the next top-up asks for it.
+        if (slots.running === 0 && slots.queue.length === 0 && slots.drained) this.endpoints.delete(endpointId);
         // A global slot freed while endpoints wait for one: they go first, in the order they
         // were stopped, and this one after them (it joins the end of the line if it cannot
         // start), so endpoints with long queues do not keep the global slots among themselves.
@@ -601,98 +434,7 @@ export class Dispatcher {
       });
       this.attempts.add(p);
     }
-    if (slots.queue.length && slots.running < this.shareOf(endpointId, slots) && this.running >= this.opts.maxInFlight) this.blocked.add(endpointId);
-  }
-
-  private countInstances(): number {
-    return this.members.includes(this.owner) ? this.members.length : this.members.length + 1;
-  }
-
-  /** Whether this instance has any of the endpoint's request slots (past perEndpoint instances, some have none). */
-  private hasSlots(endpointId: string): boolean {
-    if (this.instances <= this.opts.perEndpoint) return true;
-    if (this.notMine.has(endpointId)) return false;
-    // Known here: its share is cached for the current instances.
-    const slots = this.endpoints.get(endpointId);
-    if (slots) return this.shareOf(endpointId, slots) > 0;
-    if (slotShare(this.members, this.owner, endpointId, this.opts.perEndpoint) > 0) return true;
-    this.notMine.add(endpointId);
-    return false;
-  }
-
-  /** Tells the other instances to look for due deliveries: at once, then at most every WAKE_OTHERS_EVERY_MS. */
-  private signalOthers(): void {
-    const send = this.opts.wakeOthers;
-    if (!send || this.stopped) return;
-    if (this.othersSignal) {
-      this.othersSignal.again = true;
-      return;
-    }
-    send();
-    const signal = {
-      again: false,
-      timer: setTimeout(() => {
-        this.othersSignal = undefined;
-        if (signal.again) this.signalOthers();
-      }, WAKE_OTHERS_EVERY_MS),
-    };
-    this.othersSignal = signal;
-  }
-
-  private shareOf(endpointId: string, slots: EndpointSlots): number {
-    if (slots.shareVersion !== this.membersVersion) {
-      slots.share = slotShare(this.members, this.owner, endpointId, this.opts.perEndpoint);
-      slots.shareVersion = this.membersVersion;
-    }
-    return slots.share;
-  }
-
-  /**
-   * Reads which instances are alive (their lease rows): an endpoint's requests in flight are
-   * shared among them. A change applies to the next attempts; ones running finish.
-   */
-  private async refreshMembers(): Promise<void> {
-    const read = ++this.membersReads;
-    let members: string[];
-    try {
-      members = await this.repo.liveWorkers(this.clock.now());
-    } catch (err) {
-      this.log.warn({ err }, 'could not read the live webhooks instances');
-      return;
-    }
-    // A read started before one already applied (the poll's, overtaken by a takeover's) is older: not applied.
-    if (read < this.membersApplied) return;
-    this.membersApplied = read;
-    if (members.join('\n') === this.members.join('\n')) return;
-    const first = this.membersVersion === 0;
-    this.members = members;
-    this.membersVersion++;
-    this.instances = this.countInstances();
-    if (!first || members.length > 1) this.log.info({ instances: members.length }, 'webhooks instances changed: each endpoint\'s requests in flight are shared among them');
-    this.sharesChanged();
-  }
-
-  /**
-   * The shares changed (instances came or went, or this one has a new name): endpoints it no
-   * longer has slots of have their queued deliveries handed back to the instances that have
-   * (attempts running finish); the others go on with their new share.
-   */
-  private sharesChanged(): void {
-    this.notMine.clear();
-    const handed: number[] = [];
-    for (const [id, slots] of [...this.endpoints]) {
-      if (this.hasSlots(id)) {
-        this.pump(id);
-        continue;
-      }
-      handed.push(...this.emptyQueue(slots).map((j) => j.id));
-      slots.drained = true;
-      if (slots.running === 0) this.endpoints.delete(id);
-    }
-    if (handed.length) {
-      if (this.intake && this.queued <= this.intake.low) this.intake.release();
-      this.handBack(handed);
-    }
+    if (slots.queue.length && slots.running < this.opts.perEndpoint && this.running >= this.opts.maxInFlight) this.blocked.add(endpointId);
   }
 
   private secretOf(job: ClaimedJob): { text: string; key: Buffer } {
@@ -921,7 +663,6 @@ export class Dispatcher {
     if (emptied.length === 0) return;
     const dropped = emptied.filter((job) => (this.queuedAt.get(job) ?? 0) <= queuedBefore);
     const later = emptied.filter((job) => (this.queuedAt.get(job) ?? 0) > queuedBefore);
-    if (this.intake && this.queued <= this.intake.low) this.intake.release();
     // If this fails they stay leased here; handed back when this instance stops or dies, a claim finds their endpoint disabled or gone and drops them.
     if (dropped.length) this.repo.discard(this.owner, dropped.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not drop the deliveries of a disabled or deleted endpoint'));
     // Queued after the record read the endpoint: whether they were read before or after it
@@ -976,8 +717,6 @@ export class Dispatcher {
       if (!(await this.repo.renew(this.owner, this.leaseFrom(now)))) {
         this.leaseLost();
         await this.repo.heartbeat(this.owner, this.leaseFrom(this.clock.now()));
-        // Its old name is gone from the live instances and the new one is in: the shares change now, not at the next poll.
-        await this.refreshMembers();
       }
       // Run out before or during this renewal (a slow database): attempts that finished meanwhile started nothing.
       const lapsed = !this.leaseValid();
@@ -1032,7 +771,6 @@ export class Dispatcher {
     const jobs = slots.queue;
     slots.queue = [];
     slots.fromClaims = 0;
-    this.queued -= jobs.length;
     for (const job of jobs) {
       this.forget(job);
       this.fromClaim.delete(job);
@@ -1066,11 +804,6 @@ export class Dispatcher {
     // Finished under the old name, not yet recorded: not recorded at all (see attempt()).
     for (const a of this.finished) this.forget(a.job);
     this.finished = [];
-    // The name is part of each endpoint's share.
-    this.membersVersion++;
-    this.instances = this.countInstances();
-    this.notMine.clear();
-    this.intake?.release();
     this.log.warn({ old_owner: old, owner: this.owner, dropped }, "this instance's lease ran out and its deliveries were taken over: unstarted ones dropped here, going on under a new name");
   }
 
@@ -1080,10 +813,8 @@ export class Dispatcher {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.othersSignal) clearTimeout(this.othersSignal.timer);
     // The lease is renewed until the end: past it, another instance would take over attempts still finishing here.
     for (const t of this.timers) clearInterval(t);
-    this.intake?.release();
     await this.claiming;
     let timer: NodeJS.Timeout | undefined;
     const inFlight = Promise.allSettled([...this.attempts]);
@@ -1107,13 +838,10 @@ export class Dispatcher {
       await this.repo.release(this.owner, leftover);
       // Nothing is leased to this instance any more.
       await this.repo.retire(this.owner);
-      // What it handed back is due now: the others look at once, not at their next poll.
-      if (leftover.length) this.opts.wakeOthers?.();
     } catch (err) {
       this.log.warn({ err }, 'could not hand deliveries back; their lease will run out');
     }
     this.claimed.clear();
     this.endpoints.clear();
-    this.queued = 0;
   }
 }
