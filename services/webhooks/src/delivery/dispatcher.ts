@@ -29,12 +29,13 @@
 import { monotonicIds } from '@mailroom/contracts';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
 import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } from '../repo/delivery.repository';
-import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
+import type { RetryPolicy } from '../domain/retry-policy';
 import type { EndpointNow } from '../domain/ports';
-import { deliveryHeaders, standardKey } from '../domain/signature';
 import type { AttemptRecords } from '../domain/attempt-records';
 import { disables, FAILURE_THRESHOLD } from '../domain/endpoint-health';
-import type { PostResult } from './http-client';
+import { attemptOnce, Secrets, type AttemptDeps, type Poster } from './attempt';
+
+export type { Poster } from './attempt';
 
 /**
  * Claims held per request slot: enough queued work to keep the slots busy between claims,
@@ -46,10 +47,6 @@ const ORPHAN_CHECK_LEASES = 2;
 /** A record of finished attempts starts at once when this many wait; fewer wait FLUSH_LINGER_MS for company. */
 const FLUSH_BATCH = 128;
 const FLUSH_LINGER_MS = 20;
-
-export interface Poster {
-  post(url: string, body: Buffer, headers: Record<string, string>, abort?: AbortSignal): Promise<PostResult>;
-}
 
 export interface DispatcherOptions {
   /** This instance's lease owner name. */
@@ -138,7 +135,6 @@ export class Dispatcher {
   /** Cuts the attempts in flight short (shutdown, or a lease not renewed in time); a new one after each cut. */
   private cut = new AbortController();
   private timers: NodeJS.Timeout[] = [];
-  private readonly secrets = new Map<string, { sealed: Buffer; secret: { text: string; key: Buffer } }>();
   /**
    * Endpoints changed through this instance: when (monotonic ms) and how they are now, until
    * a record reads them again (or CHANGE_MEMORY_MS at most).
@@ -172,20 +168,21 @@ export class Dispatcher {
   /** When (monotonic ms) this instance last looked for deliveries leased to it that it does not hold. */
   private orphansCheckedAt = -Infinity;
   private beating: Promise<void> | undefined;
-  /** Attempt ids increase in the order attempts start, also within a millisecond: records list newest first by id. */
-  private readonly newAttemptId = monotonicIds('delivery');
+  private readonly attemptDeps: AttemptDeps;
   constructor(
     private readonly repo: DeliveryRepository,
     private readonly records: Pick<AttemptRecords, 'record'>,
-    private readonly http: Poster,
-    private readonly box: SecretBox,
-    private readonly retries: RetryPolicy,
+    http: Poster,
+    box: SecretBox,
+    retries: RetryPolicy,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly opts: DispatcherOptions,
   ) {
     this.monotonic = opts.monotonic ?? (() => performance.now());
     this.owner = opts.owner;
+    // Attempt ids increase in the order attempts start, also within a millisecond: records list newest first by id.
+    this.attemptDeps = { http, secrets: new Secrets(box), retries, clock, log, newAttemptId: monotonicIds('delivery') };
   }
 
   /** Registers this instance's lease first: deliveries are leased to it from then on. */
@@ -437,34 +434,14 @@ export class Dispatcher {
     if (slots.queue.length && slots.running < this.opts.perEndpoint && this.running >= this.opts.maxInFlight) this.blocked.add(endpointId);
   }
 
-  private secretOf(job: ClaimedJob): { text: string; key: Buffer } {
-    const cached = this.secrets.get(job.endpoint_id);
-    if (cached && cached.sealed.equals(job.secret_sealed)) return cached.secret;
-    const text = this.box.open(job.secret_sealed, job.endpoint_id).toString('utf8');
-    const secret = { text, key: standardKey(text) };
-    if (this.secrets.size > 10_000) this.secrets.clear();
-    this.secrets.set(job.endpoint_id, { sealed: job.secret_sealed, secret });
-    return secret;
-  }
-
+  /** Attempts a delivery this instance holds, then keeps its outcome for the next record (or hands it back if cut short). */
   private async attempt(job: ClaimedJob, slots: EndpointSlots): Promise<void> {
     const generation = this.ownerGeneration;
-    const signal = this.cut.signal;
-    const attempt = job.attempts + 1;
-    const at = this.clock.now();
-    const timestamp = Math.floor(at.getTime() / 1000);
-    let result: PostResult;
-    try {
-      result = await this.http.post(job.url, job.body, deliveryHeaders(this.secretOf(job), job.event_id, timestamp, job.body), signal);
-    } catch (err) {
-      // Not the receiver's fault (e.g. a secret that no longer opens): recorded as a failed attempt, retried on schedule.
-      this.log.error({ err, endpoint_id: job.endpoint_id, event_id: job.event_id }, 'could not attempt delivery');
-      result = { ok: false, httpStatus: 0, error: 'internal_error', timedOut: false, durationMs: 0 };
-    }
+    const outcome = await attemptOnce(job, this.attemptDeps, this.cut.signal);
     // Cut short: nothing is recorded, the delivery is handed back and sent again. By shutdown,
     // stop() hands it back; by a lease not renewed in time, it goes back now, or, if the lease
     // ran out meanwhile (a new name), the instance that took the old name's deliveries has it.
-    if (result.error === 'aborted') {
+    if (outcome === 'aborted') {
       if (!this.stopped) {
         this.forget(job);
         if (generation === this.ownerGeneration) this.handBack([job.id]);
@@ -477,30 +454,8 @@ export class Dispatcher {
       this.forget(job);
       return;
     }
-    slots.failures = result.ok ? 0 : slots.failures + 1;
-    let retryAt: Date | null = null;
-    if (!result.ok) {
-      const now = this.clock.now();
-      const delay = this.retries.delayAfter(
-        attempt,
-        { timedOut: result.timedOut, httpStatus: result.httpStatus, retryAfterSeconds: parseRetryAfter(result.retryAfter, now) },
-        job.max_attempts,
-      );
-      if (delay !== undefined) retryAt = new Date(now.getTime() + delay);
-    }
-    this.finished.push({
-      attemptId: this.newAttemptId(at.getTime()),
-      job,
-      attempt,
-      trigger: attempt === 1 && job.origin !== 'event' ? 'manual' : 'scheduled',
-      ok: result.ok,
-      httpStatus: result.httpStatus,
-      error: result.error ?? null,
-      responseBody: result.responseBody ?? null,
-      durationMs: result.durationMs,
-      at,
-      retryAt,
-    });
+    slots.failures = outcome.ok ? 0 : slots.failures + 1;
+    this.finished.push(outcome);
     this.scheduleFlush();
   }
 
