@@ -34,6 +34,7 @@ import type { EndpointNow } from '../domain/ports';
 import type { AttemptRecords } from '../domain/attempt-records';
 import { disables, FAILURE_THRESHOLD } from '../domain/endpoint-health';
 import { attemptOnce, Secrets, type AttemptDeps, type Poster } from './attempt';
+import { Lease, type LeaseHolder } from './lease';
 
 export type { Poster } from './attempt';
 
@@ -149,25 +150,9 @@ export class Dispatcher {
   private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
 
   private readonly monotonic: () => number;
-  /** This instance's lease owner name: a new one after its lease ran out (its deliveries were handed to others). */
-  private owner: string;
-  private ownerGeneration = 0;
-  /**
-   * Until when (monotonic ms) this instance may start attempts and take deliveries: two
-   * thirds of a lease after the last renewal was sent. Past it another instance may already
-   * have taken its deliveries over (if renewals keep failing), so it starts nothing more.
-   * Infinity until start().
-   */
-  private leaseValidUntil = Infinity;
-  /**
-   * Past this (monotonic ms), five sixths of a lease after the last renewal was sent, the
-   * attempts still in flight are cut short (see cutIfLapsed). Infinity until start().
-   */
-  private leaseCutAt = Infinity;
-  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private readonly lease: Lease;
   /** When (monotonic ms) this instance last looked for deliveries leased to it that it does not hold. */
   private orphansCheckedAt = -Infinity;
-  private beating: Promise<void> | undefined;
   private readonly attemptDeps: AttemptDeps;
   constructor(
     private readonly repo: DeliveryRepository,
@@ -180,19 +165,15 @@ export class Dispatcher {
     private readonly opts: DispatcherOptions,
   ) {
     this.monotonic = opts.monotonic ?? (() => performance.now());
-    this.owner = opts.owner;
+    this.lease = new Lease(repo, clock, log, { base: opts.owner, leaseMs: opts.leaseMs, monotonic: this.monotonic });
     // Attempt ids increase in the order attempts start, also within a millisecond: records list newest first by id.
     this.attemptDeps = { http, secrets: new Secrets(box), retries, clock, log, newAttemptId: monotonicIds('delivery') };
   }
 
   /** Registers this instance's lease first: deliveries are leased to it from then on. */
   async start(): Promise<void> {
-    const sentAt = this.monotonic();
-    await this.repo.heartbeat(this.owner, this.leaseFrom(this.clock.now()));
-    this.renewedAt(sentAt);
-    this.timers.push(setInterval(() => this.cutIfLapsed(), Math.max(25, Math.floor(this.opts.leaseMs / 12))).unref());
+    await this.lease.start(this.leaseHolder);
     this.timers.push(setInterval(() => this.wake(), this.opts.pollIntervalMs).unref());
-    this.heartbeatTimer = setInterval(() => void (this.beating ??= this.heartbeat().finally(() => (this.beating = undefined))), Math.max(100, Math.floor(this.opts.leaseMs / 3))).unref();
     if (this.log.isLevelEnabled('debug')) {
       this.timers.push(
         setInterval(() => {
@@ -239,14 +220,14 @@ export class Dispatcher {
    * by whichever instance has room).
    */
   leaseForNewWork(): NewWorkLease | undefined {
-    if (this.stopped || !this.leaseValid() || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
+    if (this.stopped || !this.lease.valid() || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
     const full = this.opts.perEndpoint * CLAIM_AHEAD;
     const pendingFor: string[] = [];
     for (const [id, slots] of this.endpoints) {
       if (pendingFor.length >= MAX_PENDING_FOR) break;
       if (slots.queue.length >= full) pendingFor.push(id);
     }
-    return { owner: this.owner, pendingFor, issuedAt: this.monotonic() };
+    return { owner: this.lease.owner, pendingFor, issuedAt: this.monotonic() };
   }
 
   /** The fan-out created deliveries pending (committed): this instance looks for them now; the others at their next poll. */
@@ -262,9 +243,9 @@ export class Dispatcher {
   /** Takes deliveries created leased to this instance (committed): they start as slots allow. */
   adopt(jobs: ClaimedJob[], lease: NewWorkLease): void {
     // Leased under a name this instance has given up (its lease ran out meanwhile): the reaper hands them back.
-    if (lease.owner !== this.owner) return;
+    if (lease.owner !== this.lease.owner) return;
     if (this.stopped) {
-      void this.repo.release(this.owner, jobs.map((j) => j.id)).catch(() => {});
+      void this.repo.release(this.lease.owner, jobs.map((j) => j.id)).catch(() => {});
       return;
     }
     this.stats.adopted += jobs.length;
@@ -278,7 +259,7 @@ export class Dispatcher {
       // Claimed work queues in memory ahead of the requests, so a busy endpoint never waits for
       // a claim round trip; bounded per endpoint, so a slow one holds a bounded number.
       let room = this.opts.maxInFlight * CLAIM_AHEAD - this.claimed.size;
-      if (room <= 0 || !this.leaseValid()) return;
+      if (room <= 0 || !this.lease.valid()) return;
       const discover = this.discoverNext;
       const asks: { id: string; room: number }[] = [];
       for (const [id, slots] of this.endpoints) {
@@ -298,11 +279,11 @@ export class Dispatcher {
       let readAt: number;
       try {
         const t0 = performance.now();
-        const owner = this.owner;
+        const owner = this.lease.owner;
         readAt = this.monotonic();
         jobs = await this.repo.claim({ owner, now: this.clock.now(), endpoints: asks, discover: search });
         // Claimed under a name given up meanwhile (the lease ran out): the reaper hands them back.
-        if (owner !== this.owner) {
+        if (owner !== this.lease.owner) {
           this.claimAgain = true;
           continue;
         }
@@ -315,7 +296,7 @@ export class Dispatcher {
         return;
       }
       if (this.stopped) {
-        await this.repo.release(this.owner, jobs.map((j) => j.id)).catch(() => {});
+        await this.repo.release(this.lease.owner, jobs.map((j) => j.id)).catch(() => {});
         return;
       }
       const got = new Map<string, number>();
@@ -344,10 +325,6 @@ export class Dispatcher {
         }
       }
     } while (this.claimAgain && !this.stopped);
-  }
-
-  private leaseFrom(now: Date): Date {
-    return new Date(now.getTime() + this.opts.leaseMs);
   }
 
   /**
@@ -392,12 +369,12 @@ export class Dispatcher {
    * them if not. A release that fails is tried again at each renewal, and at stop.
    */
   private handBack(ids: number[]): void {
-    const generation = this.ownerGeneration;
-    this.repo.release(this.owner, ids).then(
+    const generation = this.lease.generation;
+    this.repo.release(this.lease.owner, ids).then(
       () => this.wake(),
       (err: unknown) => {
         // Under a name given up since: the reaper hands them back (and this instance may hold them again by now).
-        if (generation !== this.ownerGeneration) return;
+        if (generation !== this.lease.generation) return;
         for (const id of ids) if (!this.claimed.has(id)) this.unreleased.add(id);
         this.log.warn({ err, deliveries: ids.length }, 'could not hand deliveries back; trying again at the next renewal');
       },
@@ -406,7 +383,7 @@ export class Dispatcher {
 
   private pump(endpointId: string): void {
     const slots = this.endpoints.get(endpointId);
-    if (!slots || !this.leaseValid()) return;
+    if (!slots || !this.lease.valid()) return;
     while (!this.stopped && slots.running < this.opts.perEndpoint && slots.queue.length && this.running < this.opts.maxInFlight && !disables(slots.failures)) {
       const job = slots.queue.shift()!;
       if (this.fromClaim.delete(job)) slots.fromClaims--;
@@ -436,7 +413,7 @@ export class Dispatcher {
 
   /** Attempts a delivery this instance holds, then keeps its outcome for the next record (or hands it back if cut short). */
   private async attempt(job: ClaimedJob, slots: EndpointSlots): Promise<void> {
-    const generation = this.ownerGeneration;
+    const generation = this.lease.generation;
     const outcome = await attemptOnce(job, this.attemptDeps, this.cut.signal);
     // Cut short: nothing is recorded, the delivery is handed back and sent again. By shutdown,
     // stop() hands it back; by a lease not renewed in time, it goes back now, or, if the lease
@@ -444,13 +421,13 @@ export class Dispatcher {
     if (outcome === 'aborted') {
       if (!this.stopped) {
         this.forget(job);
-        if (generation === this.ownerGeneration) this.handBack([job.id]);
+        if (generation === this.lease.generation) this.handBack([job.id]);
       }
       return;
     }
     // Made under a name given up meanwhile (its lease was taken over): its record would change
     // nothing the new holder has, or, if this instance holds the delivery again, be a second row.
-    if (generation !== this.ownerGeneration) {
+    if (generation !== this.lease.generation) {
       this.forget(job);
       return;
     }
@@ -493,7 +470,7 @@ export class Dispatcher {
     do {
       const batch = this.finished;
       this.finished = [];
-      const generation = this.ownerGeneration;
+      const generation = this.lease.generation;
       try {
         const t0 = performance.now();
         await this.record(batch);
@@ -508,7 +485,7 @@ export class Dispatcher {
         // the receivers' response bodies are the only text from outside, so they go.
         const refused = isDataException(err) && batch.some((a) => a.responseBody !== null);
         // Attempts made under a name given up since are not recorded (see attempt()).
-        if (generation !== this.ownerGeneration) for (const a of batch) this.forget(a.job);
+        if (generation !== this.lease.generation) for (const a of batch) this.forget(a.job);
         else this.finished = [...(refused ? batch.map((a) => ({ ...a, responseBody: null })) : batch), ...this.finished];
         if (this.stopped && failures >= 3) return;
         await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** failures)));
@@ -527,7 +504,7 @@ export class Dispatcher {
   private async record(batch: FinishedAttempt[]): Promise<void> {
     const startedAt = this.monotonic();
     const queuedBefore = this.enqueued;
-    const endpoints = await this.records.record(this.owner, batch, this.clock.now());
+    const endpoints = await this.records.record(this.lease.owner, batch, this.clock.now());
     const byId = new Map(endpoints.map((e) => [e.id, e]));
     for (const e of endpoints) if (e.disabledNow) this.log.warn({ endpoint_id: e.id, threshold: FAILURE_THRESHOLD }, 'endpoint disabled after consecutive failures');
     // Each endpoint of the batch as the record read it (undefined: deleted), and when that read started.
@@ -619,35 +596,11 @@ export class Dispatcher {
     const dropped = emptied.filter((job) => (this.queuedAt.get(job) ?? 0) <= queuedBefore);
     const later = emptied.filter((job) => (this.queuedAt.get(job) ?? 0) > queuedBefore);
     // If this fails they stay leased here; handed back when this instance stops or dies, a claim finds their endpoint disabled or gone and drops them.
-    if (dropped.length) this.repo.discard(this.owner, dropped.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not drop the deliveries of a disabled or deleted endpoint'));
+    if (dropped.length) this.repo.discard(this.lease.owner, dropped.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not drop the deliveries of a disabled or deleted endpoint'));
     // Queued after the record read the endpoint: whether they were read before or after it
     // changed is not known here, so they go back to the database, where a claim drops them
     // if the endpoint is still disabled and takes them if not.
     if (later.length) this.handBack(later.map((j) => j.id));
-  }
-
-  private leaseValid(): boolean {
-    return this.monotonic() < this.leaseValidUntil;
-  }
-
-  /** A renewal sent at `sentAt` (monotonic ms) went through. */
-  private renewedAt(sentAt: number): void {
-    this.leaseValidUntil = sentAt + (this.opts.leaseMs * 2) / 3;
-    this.leaseCutAt = sentAt + (this.opts.leaseMs * 5) / 6;
-  }
-
-  /**
-   * Renewals have failed for five sixths of a lease: soon another instance may find the lease
-   * run out and take this one's deliveries over, and send them while the attempts started
-   * here are still waiting for their receivers (up to the 30 s deadline). They are cut short
-   * now and handed back (or left to that instance), so no delivery is in flight twice and no
-   * endpoint has more than its requests in flight. Checked every twelfth of a lease, so the
-   * cut comes before the lease runs out.
-   */
-  private cutIfLapsed(): void {
-    if (this.stopped || this.running === 0 || this.monotonic() < this.leaseCutAt) return;
-    this.log.warn({ in_flight: this.running }, 'lease not renewed in time: attempts in flight cut short and handed back, to be sent again');
-    this.cutAttempts();
   }
 
   private cutAttempts(): void {
@@ -656,48 +609,45 @@ export class Dispatcher {
     cut.abort();
   }
 
-  /**
-   * Renews this instance's lease. If its row is gone, another instance found the lease run
-   * out and took its deliveries over (renewals failed for a whole lease: the database was
-   * unreachable, or the process stalled): what it has not started is dropped here, without
-   * touching the database, and it goes on under a new name, so a late record of an attempt
-   * made under the old one changes nothing.
-   */
-  private async heartbeat(): Promise<void> {
+  /** What this dispatcher does at the lease's turns (see lease.ts). */
+  private readonly leaseHolder: LeaseHolder = {
+    lapsing: () => {
+      if (this.stopped || this.running === 0) return;
+      this.log.warn({ in_flight: this.running }, 'lease not renewed in time: attempts in flight cut short and handed back, to be sent again');
+      this.cutAttempts();
+    },
+    lost: (old) => this.leaseLost(old),
+    resumed: () => {
+      if (this.stopped) return;
+      for (const id of [...this.endpoints.keys()]) this.pump(id);
+      this.wake();
+    },
+    renewed: (now) => this.afterRenewal(now),
+  };
+
+  /** Renews the lease now (tests call it through this name). */
+  private heartbeat(): Promise<void> {
+    return this.lease.renew(this.leaseHolder);
+  }
+
+  /** Under a renewed lease: hands back what could not be, takes over the deliveries of dead instances, looks for orphans. */
+  private async afterRenewal(now: Date): Promise<void> {
     const forgetBefore = this.monotonic() - CHANGE_MEMORY_MS;
     for (const [id, c] of this.changedHere) if (c.at < forgetBefore) this.changedHere.delete(id);
-    const sentAt = this.monotonic();
-    try {
-      const now = this.clock.now();
-      if (!(await this.repo.renew(this.owner, this.leaseFrom(now)))) {
-        this.leaseLost();
-        await this.repo.heartbeat(this.owner, this.leaseFrom(this.clock.now()));
-      }
-      // Run out before or during this renewal (a slow database): attempts that finished meanwhile started nothing.
-      const lapsed = !this.leaseValid();
-      this.renewedAt(sentAt);
-      if (lapsed && !this.stopped) {
-        this.log.info('lease renewed again: delivering');
-        for (const id of [...this.endpoints.keys()]) this.pump(id);
-        this.wake();
-      }
-      if (this.unreleased.size) {
-        const ids = [...this.unreleased];
-        await this.repo.release(this.owner, ids);
-        for (const id of ids) this.unreleased.delete(id);
-        this.wake();
-      }
-      const reaped = await this.repo.reapExpired(this.owner, now);
-      if (reaped) {
-        this.log.info({ deliveries: reaped }, 'took over deliveries of a worker whose lease ran out');
-        this.wake();
-      }
-      if (this.monotonic() - this.orphansCheckedAt >= ORPHAN_CHECK_LEASES * this.opts.leaseMs) {
-        this.orphansCheckedAt = this.monotonic();
-        await this.releaseOrphans(now);
-      }
-    } catch (err) {
-      this.log.warn({ err, starts_again: this.leaseValid() }, 'lease renewal failed');
+    if (this.unreleased.size) {
+      const ids = [...this.unreleased];
+      await this.repo.release(this.lease.owner, ids);
+      for (const id of ids) this.unreleased.delete(id);
+      this.wake();
+    }
+    const reaped = await this.repo.reapExpired(this.lease.owner, now);
+    if (reaped) {
+      this.log.info({ deliveries: reaped }, 'took over deliveries of a worker whose lease ran out');
+      this.wake();
+    }
+    if (this.monotonic() - this.orphansCheckedAt >= ORPHAN_CHECK_LEASES * this.opts.leaseMs) {
+      this.orphansCheckedAt = this.monotonic();
+      await this.releaseOrphans(now);
     }
   }
 
@@ -711,13 +661,13 @@ export class Dispatcher {
    * belongs to a younger claim.
    */
   private async releaseOrphans(now: Date): Promise<void> {
-    const generation = this.ownerGeneration;
-    const leased = await this.repo.leasedBefore(this.owner, new Date(now.getTime() - 2 * this.opts.leaseMs));
+    const generation = this.lease.generation;
+    const leased = await this.repo.leasedBefore(this.lease.owner, new Date(now.getTime() - 2 * this.opts.leaseMs));
     // Held here meanwhile (claimed again after a hand-back) or under a new name: not orphans.
     const orphans = leased.filter((id) => !this.claimed.has(id) && !this.unreleased.has(id));
-    if (orphans.length === 0 || generation !== this.ownerGeneration) return;
+    if (orphans.length === 0 || generation !== this.lease.generation) return;
     this.log.warn({ deliveries: orphans.length }, 'deliveries leased to this instance that it does not hold (an answer lost, or a record lost in a database crash): handed back');
-    await this.repo.release(this.owner, orphans);
+    await this.repo.release(this.lease.owner, orphans);
     this.wake();
   }
 
@@ -738,13 +688,8 @@ export class Dispatcher {
     if (this.claimed.get(job.id) === job) this.claimed.delete(job.id);
   }
 
-  private leaseLost(): void {
-    const old = this.owner;
-    this.owner = `${this.opts.owner}.${++this.ownerGeneration}`;
-    // Nothing starts until the new name is registered, and what runs under the old one stops:
-    // its deliveries are another instance's now.
-    this.leaseValidUntil = -Infinity;
-    this.leaseCutAt = -Infinity;
+  /** The lease ran out and another instance took the deliveries over: what runs under the old name stops, what waits is dropped. */
+  private leaseLost(old: string): void {
     this.cutAttempts();
     let dropped = 0;
     for (const [id, slots] of this.endpoints) {
@@ -759,7 +704,7 @@ export class Dispatcher {
     // Finished under the old name, not yet recorded: not recorded at all (see attempt()).
     for (const a of this.finished) this.forget(a.job);
     this.finished = [];
-    this.log.warn({ old_owner: old, owner: this.owner, dropped }, "this instance's lease ran out and its deliveries were taken over: unstarted ones dropped here, going on under a new name");
+    this.log.warn({ old_owner: old, owner: this.lease.owner, dropped }, "this instance's lease ran out and its deliveries were taken over: unstarted ones dropped here, going on under a new name");
   }
 
   /**
@@ -787,12 +732,11 @@ export class Dispatcher {
     this.scheduleFlush();
     await this.flushing;
     const leftover = [...this.claimed.keys(), ...this.unreleased];
-    clearInterval(this.heartbeatTimer);
-    await this.beating;
+    await this.lease.stop();
     try {
-      await this.repo.release(this.owner, leftover);
+      await this.repo.release(this.lease.owner, leftover);
       // Nothing is leased to this instance any more.
-      await this.repo.retire(this.owner);
+      await this.repo.retire(this.lease.owner);
     } catch (err) {
       this.log.warn({ err }, 'could not hand deliveries back; their lease will run out');
     }
