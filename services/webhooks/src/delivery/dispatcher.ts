@@ -1,10 +1,12 @@
 /**
  * The delivery engine of one instance. It claims due deliveries from PostgreSQL (never
- * from JetStream: no message is held across an HTTP call) under a lease it keeps renewing,
- * POSTs each with a fresh timestamp and signature, and records the outcomes in batches:
- * one attempt row each, the delivery's next attempt time or, when it is finished, its
- * removal from the queue, and the endpoint's failure count, disabling it at the threshold
- * (domain/endpoint-health.ts).
+ * from JetStream: no message is held across an HTTP call) under a lease it keeps renewing
+ * (lease.ts), attempts each (attempt.ts: signed both ways, posted, its next attempt time
+ * from the retry policy), and records the outcomes in batches (record-queue.ts), by the
+ * rules of domain/attempt-records.ts: one attempt row each, the delivery's next attempt
+ * time or its removal from the queue, and the endpoint's failure count, disabling it at
+ * the threshold (domain/endpoint-health.ts). This file holds the deliveries: which are
+ * queued here, how many run per endpoint, what follows a change of an endpoint.
  *
  * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint from this instance,
  * and `maxInFlight` in all; each endpoint is claimed for separately, up to 128 claims per
@@ -35,6 +37,7 @@ import type { AttemptRecords } from '../domain/attempt-records';
 import { disables, FAILURE_THRESHOLD } from '../domain/endpoint-health';
 import { attemptOnce, Secrets, type AttemptDeps, type Poster } from './attempt';
 import { Lease, type LeaseHolder } from './lease';
+import { RecordQueue } from './record-queue';
 
 export type { Poster } from './attempt';
 
@@ -45,9 +48,6 @@ export type { Poster } from './attempt';
 export const CLAIM_AHEAD = 16;
 /** Every this many leases, an instance looks for deliveries leased to it that it does not hold (see releaseOrphans). */
 const ORPHAN_CHECK_LEASES = 2;
-/** A record of finished attempts starts at once when this many wait; fewer wait FLUSH_LINGER_MS for company. */
-const FLUSH_BATCH = 128;
-const FLUSH_LINGER_MS = 20;
 
 export interface DispatcherOptions {
   /** This instance's lease owner name. */
@@ -80,11 +80,6 @@ function insertById(queue: ClaimedJob[], job: ClaimedJob): void {
     else hi = mid;
   }
   queue.splice(lo, 0, job);
-}
-
-/** A PostgreSQL data exception (SQLSTATE class 22): a value refused, whatever the retry. */
-function isDataException(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && err.code.startsWith('22');
 }
 
 interface EndpointSlots {
@@ -125,9 +120,7 @@ export class Dispatcher {
    */
   private readonly blocked = new Set<string>();
   private readonly attempts = new Set<Promise<void>>();
-  private finished: FinishedAttempt[] = [];
-  private flushing: Promise<void> | undefined;
-  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly recordQueue: RecordQueue;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
   /** Something may have made deliveries due anywhere: the next claim looks beyond the known endpoints. */
@@ -146,8 +139,6 @@ export class Dispatcher {
   /** Deliveries queued here so far, and each queued one's number: a record drops only those queued before it started. */
   private enqueued = 0;
   private readonly queuedAt = new WeakMap<ClaimedJob, number>();
-  /** Work done since the last report (debug level): where the time goes under load. */
-  private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
 
   private readonly monotonic: () => number;
   private readonly lease: Lease;
@@ -165,6 +156,15 @@ export class Dispatcher {
     private readonly opts: DispatcherOptions,
   ) {
     this.monotonic = opts.monotonic ?? (() => performance.now());
+    this.recordQueue = new RecordQueue({
+      write: (batch) => this.record(batch),
+      done: (batch) => {
+        for (const a of batch) this.forget(a.job);
+        this.wake(true);
+      },
+      generation: () => this.lease.generation,
+      log,
+    });
     this.lease = new Lease(repo, clock, log, { base: opts.owner, leaseMs: opts.leaseMs, monotonic: this.monotonic });
     // Attempt ids increase in the order attempts start, also within a millisecond: records list newest first by id.
     this.attemptDeps = { http, secrets: new Secrets(box), retries, clock, log, newAttemptId: monotonicIds('delivery') };
@@ -174,15 +174,6 @@ export class Dispatcher {
   async start(): Promise<void> {
     await this.lease.start(this.leaseHolder);
     this.timers.push(setInterval(() => this.wake(), this.opts.pollIntervalMs).unref());
-    if (this.log.isLevelEnabled('debug')) {
-      this.timers.push(
-        setInterval(() => {
-          const s = this.stats;
-          if (s.claims || s.adopted || s.flushes) this.log.debug({ ...s, claimMs: Math.round(s.claimMs), flushMs: Math.round(s.flushMs), in_flight: this.running, claimed_now: this.claimed.size }, 'dispatcher stats (5 s)');
-          this.stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
-        }, 5_000).unref(),
-      );
-    }
     this.wake();
   }
 
@@ -248,7 +239,6 @@ export class Dispatcher {
       void this.repo.release(this.lease.owner, jobs.map((j) => j.id)).catch(() => {});
       return;
     }
-    this.stats.adopted += jobs.length;
     this.enqueueAll(jobs, false, lease.issuedAt ?? -Infinity);
   }
 
@@ -278,7 +268,6 @@ export class Dispatcher {
       let jobs: ClaimedJob[];
       let readAt: number;
       try {
-        const t0 = performance.now();
         const owner = this.lease.owner;
         readAt = this.monotonic();
         jobs = await this.repo.claim({ owner, now: this.clock.now(), endpoints: asks, discover: search });
@@ -287,9 +276,6 @@ export class Dispatcher {
           this.claimAgain = true;
           continue;
         }
-        this.stats.claims++;
-        this.stats.claimMs += performance.now() - t0;
-        this.stats.claimed += jobs.length;
       } catch (err) {
         if (discover) this.discoverNext = true;
         this.log.warn({ err }, 'claiming deliveries failed; retrying at the next poll');
@@ -432,68 +418,7 @@ export class Dispatcher {
       return;
     }
     slots.failures = outcome.ok ? 0 : slots.failures + 1;
-    this.finished.push(outcome);
-    this.scheduleFlush();
-  }
-
-  /**
-   * Records finished attempts in batches: at once when FLUSH_BATCH are waiting (or when
-   * stopping), else after FLUSH_LINGER_MS, so a record (one statement) is shared by many
-   * attempts under load and a lone attempt waits 20 ms at most. Nothing waits for a record
-   * but the attempt's row: the next request to the endpoint has already started. (An
-   * attempt not yet recorded when the process dies is sent again: at-least-once.)
-   */
-  private scheduleFlush(): void {
-    if (this.flushing || this.finished.length === 0) return;
-    if (this.finished.length >= FLUSH_BATCH || this.stopped) {
-      clearTimeout(this.flushTimer);
-      this.flushTimer = undefined;
-      this.startFlush();
-    } else {
-      this.flushTimer ??= setTimeout(() => {
-        this.flushTimer = undefined;
-        if (!this.flushing && this.finished.length) this.startFlush();
-      }, FLUSH_LINGER_MS);
-    }
-  }
-
-  private startFlush(): void {
-    this.flushing = this.flushLoop().finally(() => {
-      this.flushing = undefined;
-      if (!this.stopped) this.scheduleFlush();
-    });
-  }
-
-  /** Writes batches while full ones are waiting (all of them when stopping). */
-  private async flushLoop(): Promise<void> {
-    let failures = 0;
-    do {
-      const batch = this.finished;
-      this.finished = [];
-      const generation = this.lease.generation;
-      try {
-        const t0 = performance.now();
-        await this.record(batch);
-        this.stats.flushes++;
-        this.stats.flushMs += performance.now() - t0;
-        this.stats.recorded += batch.length;
-        failures = 0;
-      } catch (err) {
-        failures++;
-        this.log.warn({ err, attempts: batch.length }, 'recording attempts failed; retrying');
-        // A value PostgreSQL refuses would fail the batch forever, and every record after it:
-        // the receivers' response bodies are the only text from outside, so they go.
-        const refused = isDataException(err) && batch.some((a) => a.responseBody !== null);
-        // Attempts made under a name given up since are not recorded (see attempt()).
-        if (generation !== this.lease.generation) for (const a of batch) this.forget(a.job);
-        else this.finished = [...(refused ? batch.map((a) => ({ ...a, responseBody: null })) : batch), ...this.finished];
-        if (this.stopped && failures >= 3) return;
-        await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** failures)));
-        continue;
-      }
-      for (const a of batch) this.forget(a.job);
-      this.wake(true);
-    } while (this.finished.length >= FLUSH_BATCH || (this.stopped && this.finished.length));
+    this.recordQueue.add(outcome);
   }
 
   /**
@@ -546,7 +471,7 @@ export class Dispatcher {
   /** Attempts finished here and not yet recorded, per endpoint: whether one succeeded, and the failures after the last success. */
   private unrecordedFailures(): Map<string, { success: boolean; failures: number }> {
     const since = new Map<string, { success: boolean; failures: number }>();
-    for (const a of this.finished) {
+    for (const a of this.recordQueue.pending) {
       const s = since.get(a.job.endpoint_id) ?? { success: false, failures: 0 };
       if (a.ok) Object.assign(s, { success: true, failures: 0 });
       else s.failures++;
@@ -702,8 +627,7 @@ export class Dispatcher {
     // Leased under the old name: the reaper hands them back.
     this.unreleased.clear();
     // Finished under the old name, not yet recorded: not recorded at all (see attempt()).
-    for (const a of this.finished) this.forget(a.job);
-    this.finished = [];
+    for (const a of this.recordQueue.drop()) this.forget(a.job);
     this.log.warn({ old_owner: old, owner: this.lease.owner, dropped }, "this instance's lease ran out and its deliveries were taken over: unstarted ones dropped here, going on under a new name");
   }
 
@@ -728,9 +652,7 @@ export class Dispatcher {
       this.cutAttempts();
       await Promise.allSettled([...this.attempts]);
     }
-    clearTimeout(this.flushTimer);
-    this.scheduleFlush();
-    await this.flushing;
+    await this.recordQueue.drain();
     const leftover = [...this.claimed.keys(), ...this.unreleased];
     await this.lease.stop();
     try {
