@@ -34,7 +34,7 @@ import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } fr
 import type { RetryPolicy } from '../domain/retry-policy';
 import type { EndpointNow } from '../domain/ports';
 import type { AttemptRecords } from '../domain/attempt-records';
-import { disables, FAILURE_THRESHOLD } from '../domain/endpoint-health';
+import { disables, failuresAfter, FAILURE_THRESHOLD } from '../domain/endpoint-health';
 import { attemptOnce, Secrets, type AttemptDeps, type Poster } from './attempt';
 import { Lease, type LeaseHolder } from './lease';
 import { RecordQueue } from './record-queue';
@@ -417,7 +417,7 @@ export class Dispatcher {
       this.forget(job);
       return;
     }
-    slots.failures = outcome.ok ? 0 : slots.failures + 1;
+    slots.failures = failuresAfter(slots.failures, [outcome.ok]);
     this.recordQueue.add(outcome);
   }
 
@@ -448,7 +448,7 @@ export class Dispatcher {
         this.log.warn({ err }, 'could not read changed endpoints again');
       }
     }
-    const unrecorded = this.unrecordedFailures();
+    const unrecorded = this.unrecordedOutcomes();
     for (const { id, e, readAt } of reads) {
       if (changedAfter(id, readAt)) continue;
       if (!e) {
@@ -457,8 +457,7 @@ export class Dispatcher {
         this.follow(id, undefined);
         continue;
       }
-      const later = unrecorded.get(id);
-      const view = { url: e.url, disabled: e.disabled, consecutiveFailures: (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0) };
+      const view = { url: e.url, disabled: e.disabled, consecutiveFailures: failuresAfter(e.consecutiveFailures, unrecorded.get(id) ?? []) };
       const entry = this.changedHere.get(id);
       // Found disabled: deliveries read before now may have been read before the disable; they go back as they arrive.
       if (e.disabled) this.changedHere.set(id, { at: this.monotonic(), now: view });
@@ -468,16 +467,15 @@ export class Dispatcher {
     }
   }
 
-  /** Attempts finished here and not yet recorded, per endpoint: whether one succeeded, and the failures after the last success. */
-  private unrecordedFailures(): Map<string, { success: boolean; failures: number }> {
-    const since = new Map<string, { success: boolean; failures: number }>();
+  /** The outcomes (true: delivered) of the attempts finished here and not yet recorded, per endpoint, in the order they finished. */
+  private unrecordedOutcomes(): Map<string, boolean[]> {
+    const outcomes = new Map<string, boolean[]>();
     for (const a of this.recordQueue.pending) {
-      const s = since.get(a.job.endpoint_id) ?? { success: false, failures: 0 };
-      if (a.ok) Object.assign(s, { success: true, failures: 0 });
-      else s.failures++;
-      since.set(a.job.endpoint_id, s);
+      const list = outcomes.get(a.job.endpoint_id) ?? [];
+      list.push(a.ok);
+      outcomes.set(a.job.endpoint_id, list);
     }
-    return since;
+    return outcomes;
   }
 
   /**
