@@ -7,7 +7,8 @@
 import { publishEvent, type Bus } from '@mailroom/messaging';
 import { ManualClock } from '@mailroom/platform';
 import { connectTestBus, domainVerifiedEvent, messageReceivedEvent, verifySignature, waitFor, WebhookReceiver, type ReceiverOptions, type Tenant } from '@mailroom/testing';
-import type { EventEnvelope } from '@mailroom/contracts';
+import { newId, type EventEnvelope } from '@mailroom/contracts';
+import { Webhook } from 'standardwebhooks';
 import { usePlatform } from './fixtures';
 
 let bus: Bus;
@@ -39,7 +40,7 @@ async function receiver(opts: ReceiverOptions = {}): Promise<WebhookReceiver> {
 
 async function endpoint(r: WebhookReceiver, body: Record<string, unknown> = {}, t: Tenant = tenant, path = '/hook') {
   const res = await api.post('/api/v1/webhooks/endpoints', { url: r.url(path), ...body }, { token: t.key });
-  expect(res.status).toBe(201);
+  expect([res.status, res.status === 201 ? undefined : res.body]).toEqual([201, undefined]);
   r.secrets.push(res.body.secret);
   return res.body as { id: string; secret: string; url: string; events: string[] };
 }
@@ -111,7 +112,8 @@ describe('endpoints API', () => {
     const created = await endpoint(r, { description: 'my agent' });
     expect(created).toMatchObject({ url: r.url(), description: 'my agent', disabled: false, disabled_reason: null });
     expect(created.id).toMatch(/^whe_[0-9a-z]{26}$/);
-    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
+    // 32 bytes in standard base64: the Standard Webhooks libraries decode it as it is.
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     // events omitted = every event type
     expect(created.events).toEqual(['message.received', 'message.sent', 'message.delivered', 'message.bounced', 'message.complained', 'message.rejected', 'domain.verified']);
 
@@ -235,6 +237,13 @@ describe('delivery', () => {
     expect(got!.headers['content-type']).toBe('application/json');
     expect(got!.timestamp).toBe(String(Math.floor(clock.now().getTime() / 1000)));
     expect(got!.signature).toMatch(/^[0-9a-f]{64}$/);
+    // Standard Webhooks beside the spec's headers: verified by the receiver's own code and by the standardwebhooks package.
+    expect(got!.standardVerifiedWith).toBe(e.secret);
+    expect(got!.headers['webhook-id']).toBe(event.id);
+    expect(got!.headers['webhook-timestamp']).toBe(got!.timestamp);
+    expect(got!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(got!.headers[h])]));
+    expect(new Webhook(e.secret).verify(got!.raw.toString('utf8'), headers)).toEqual(event);
     const [record] = await recordsAtLeast(e.id, 1);
     expect(record).toEqual({
       id: expect.stringMatching(/^wdl_/),
@@ -268,6 +277,9 @@ describe('delivery', () => {
     expect(second!.signature).not.toBe(first!.signature);
     expect(first!.verifiedWith).toBe(e.secret);
     expect(second!.verifiedWith).toBe(e.secret);
+    expect(second!.headers['webhook-id']).toBe(event.id);
+    expect(second!.headers['webhook-signature']).not.toBe(first!.headers['webhook-signature']);
+    expect([first!.standardVerifiedWith, second!.standardVerifiedWith]).toEqual([e.secret, e.secret]);
   });
 
   it('keeps a response body with a NUL byte (as U+FFFD), and goes on recording everything after it', async () => {
@@ -361,6 +373,48 @@ describe('delivery', () => {
     expect((await records(e1.id)).map((d) => [d.event_id, d.event_type, d.status])).toEqual([[dom.id, 'domain.verified', 'delivered']]);
     expect(only.received.map((d) => d.body.id)).toEqual([dom.id]);
     await waitFor(() => all.of(msg.id).length === 1 && all.of(dom.id).length === 1);
+  });
+
+  it('scoped to inboxes: only their events; events of no inbox go to endpoints without the filter alone', async () => {
+    const inbox = async (t: Tenant, username: string) => {
+      const res = await api.post('/api/v1/inboxes', { username }, { token: t.key });
+      expect(res.status).toBe(201);
+      return res.body.inbox_id as string;
+    };
+    const [mine, another] = [await inbox(tenant, `scoped-${Date.now()}`), await inbox(tenant, `other-${Date.now()}`)];
+    const scoped = await receiver();
+    const unfiltered = await receiver();
+    const e = await endpoint(scoped, { inbox_ids: [mine, mine] });
+    expect(e).toMatchObject({ inbox_ids: [mine] });
+    await endpoint(unfiltered);
+    const about = (inboxId: string) => {
+      const event = messageReceivedEvent(tenant, clock.now());
+      event.data.inbox_id = inboxId;
+      return event;
+    };
+    // The events it must not get first: an endpoint's deliveries start in event order.
+    const elsewhere = await publish(about(another));
+    const dom = await publish(domainVerifiedEvent(tenant, clock.now()));
+    const ours = await publish(about(mine));
+    await waitFor(() => scoped.of(ours.id).length === 1 && unfiltered.received.length === 3, { what: 'the deliveries' });
+    expect(scoped.received.map((d) => d.body.id)).toEqual([ours.id]);
+    expect(unfiltered.received.map((d) => d.body.id).sort()).toEqual([elsewhere.id, dom.id, ours.id].sort());
+
+    // Another tenant's inbox, and one that does not exist, are not found (as another tenant's id is); a malformed id is a 400.
+    const other = await newTenant();
+    const theirs = await inbox(other, `theirs-${Date.now()}`);
+    const post = (body: unknown) => api.post('/api/v1/webhooks/endpoints', body, { token: tenant.key });
+    expectError(await post({ url: scoped.url(), inbox_ids: [mine, theirs] }), 404, 'not_found');
+    expectError(await post({ url: scoped.url(), inbox_ids: [newId('inbox')] }), 404, 'not_found');
+    expectError(await post({ url: scoped.url(), inbox_ids: ['not-an-inbox'] }), 400, 'invalid_request');
+    expectError(await post({ url: scoped.url(), inbox_ids: [] }), 400, 'invalid_request');
+    const patch = (body: unknown) => api.patch(`/api/v1/webhooks/endpoints/${e.id}`, body, { token: tenant.key });
+    expectError(await patch({ inbox_ids: [theirs] }), 404, 'not_found');
+    expect((await patch({ inbox_ids: [another] })).body.inbox_ids).toEqual([another]);
+    // null: every inbox again, and events of none.
+    expect((await patch({ inbox_ids: null })).body.inbox_ids).toBeNull();
+    const later = await publish(domainVerifiedEvent(tenant, clock.now()));
+    await waitFor(() => scoped.of(later.id).length === 1, { what: 'domain.verified to the endpoint without a filter now' });
   });
 
   it('two endpoints on one URL, different secrets: each delivery verifies only with its own', async () => {

@@ -178,7 +178,8 @@ export const BUS_ACCESS = {
   },
   webhooks: {
     ...NONE,
-    calls: ['orgs.organization.limits', 'orgs.environment.get'],
+    // mailbox.inbox.ofEnvironment: an endpoint is scoped only to inboxes of its environment (issue 30).
+    calls: ['orgs.organization.limits', 'orgs.environment.get', 'mailbox.inbox.ofEnvironment'],
     consumes: ['webhooks--dispatch', 'webhooks--environment-deleted'],
     follows: ['EVENTS'],
     buckets: { replies: 'write' },

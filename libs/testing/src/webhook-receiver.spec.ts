@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { verifySignature } from './webhook-receiver';
+import { Webhook } from 'standardwebhooks';
+import { verifySignature, verifyStandardSignature } from './webhook-receiver';
 
 // Signed here by hand, as a customer's sender would: the receiver is the tests' independent
 // check of the service's signatures, so it is not checked against the service's own sign().
@@ -43,5 +44,28 @@ describe('verifySignature', () => {
     expect(verifySignature(secret, String(timestamp), signature.toUpperCase(), raw, at(0))).toBe(false);
     expect(verifySignature(secret, String(timestamp), signature.slice(0, 62), raw, at(0))).toBe(false);
     expect(verifySignature(secret, String(timestamp), signature.slice(0, 63), raw, at(0))).toBe(false);
+  });
+});
+
+describe('verifyStandardSignature', () => {
+  // Signed by the standardwebhooks package, as a Svix-style sender would.
+  const standardSecret = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+  const headersAt = (ts: number, body = raw) => ({
+    'webhook-id': 'evt_1',
+    'webhook-timestamp': String(ts),
+    'webhook-signature': `v0,ignored ${new Webhook(standardSecret).sign('evt_1', new Date(ts * 1000), body.toString('utf8'))}`,
+  });
+
+  it('accepts what the standardwebhooks package signs, within the window', () => {
+    expect(verifyStandardSignature(standardSecret, headersAt(timestamp), raw, at(0))).toBe(true);
+    expect(verifyStandardSignature(standardSecret, headersAt(timestamp), raw, at(300))).toBe(true);
+  });
+
+  it('rejects another secret, another id, a changed body and a stale timestamp', () => {
+    expect(verifyStandardSignature(`whsec_${Buffer.alloc(32, 8).toString('base64')}`, headersAt(timestamp), raw, at(0))).toBe(false);
+    expect(verifyStandardSignature(standardSecret, { ...headersAt(timestamp), 'webhook-id': 'evt_2' }, raw, at(0))).toBe(false);
+    expect(verifyStandardSignature(standardSecret, headersAt(timestamp), Buffer.from('{}'), at(0))).toBe(false);
+    expect(verifyStandardSignature(standardSecret, headersAt(timestamp), raw, at(301))).toBe(false);
+    expect(verifyStandardSignature(standardSecret, {}, raw, at(0))).toBe(false);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * A webhook receiver for tests, on loopback. It verifies each delivery the way a customer
- * would, with its own code (not the service's): HMAC-SHA256 over `timestamp.body` with
- * each known secret, compared in constant time, and a timestamp within 5 minutes of its
- * own clock. What it answers is programmable per request.
+ * would, with its own code (not the service's): the spec's HMAC-SHA256 over `timestamp.body`
+ * with each known secret, and the Standard Webhooks one over `id.timestamp.body`, each
+ * compared in constant time, with a timestamp within 5 minutes of its own clock. By default
+ * it answers 200 when both verify. What it answers is programmable per request.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
@@ -19,8 +20,10 @@ export interface ReceivedDelivery {
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   timestamp: string | undefined;
   signature: string | undefined;
-  /** The secret the signature verifies with, if any (and the timestamp is in the window). */
+  /** The secret the spec's signature verifies with, if any (and the timestamp is in the window). */
   verifiedWith: string | undefined;
+  /** The secret the Standard Webhooks signature (webhook-id, -timestamp, -signature) verifies with, if any. */
+  standardVerifiedWith: string | undefined;
   at: number;
 }
 
@@ -38,7 +41,7 @@ export interface ReceiverOptions {
   secrets?: string[];
   /** The receiver's clock in ms (tests that move time give theirs). */
   now?: () => number;
-  /** Default: 200 when the signature verifies, 401 otherwise. */
+  /** Default: 200 when both signatures verify with one secret, 401 otherwise. */
   reply?: (d: ReceivedDelivery) => Reply;
 }
 
@@ -47,6 +50,24 @@ export function verifySignature(secret: string, timestamp: string | undefined, s
   if (Math.abs(nowMs / 1000 - Number(timestamp)) > SIGNATURE_WINDOW_SECONDS) return false;
   const expected = createHmac('sha256', secret).update(`${timestamp}.`).update(raw).digest();
   return timingSafeEqual(expected, Buffer.from(signature, 'hex'));
+}
+
+/**
+ * Standard Webhooks: `webhook-signature` holds space-separated `v1,<base64>` entries; one must
+ * be HMAC-SHA256 keyed with the base64 bytes after `whsec_`, over `id.timestamp.body`.
+ */
+export function verifyStandardSignature(secret: string, headers: IncomingHttpHeaders, raw: Buffer, nowMs: number): boolean {
+  const [id, timestamp, signatures] = ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => headers[h]);
+  if (typeof id !== 'string' || typeof timestamp !== 'string' || typeof signatures !== 'string' || !/^\d+$/.test(timestamp)) return false;
+  if (Math.abs(nowMs / 1000 - Number(timestamp)) > SIGNATURE_WINDOW_SECONDS) return false;
+  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
+  const expected = createHmac('sha256', key).update(`${id}.${timestamp}.`).update(raw).digest();
+  return signatures.split(' ').some((entry) => {
+    const [version, value] = entry.split(',');
+    if (version !== 'v1' || !value) return false;
+    const given = Buffer.from(value, 'base64');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
 }
 
 export class WebhookReceiver {
@@ -65,7 +86,7 @@ export class WebhookReceiver {
     private readonly opts: ReceiverOptions,
   ) {
     this.secrets = opts.secrets ?? [];
-    this.reply = opts.reply ?? ((d) => ({ status: d.verifiedWith ? 200 : 401 }));
+    this.reply = opts.reply ?? ((d) => ({ status: d.verifiedWith && d.standardVerifiedWith === d.verifiedWith ? 200 : 401 }));
   }
 
   static async start(opts: ReceiverOptions = {}, host = '127.0.0.1'): Promise<WebhookReceiver> {
@@ -111,6 +132,7 @@ export class WebhookReceiver {
       timestamp,
       signature,
       verifiedWith: this.secrets.find((s) => verifySignature(s, timestamp, signature, raw, now)),
+      standardVerifiedWith: this.secrets.find((s) => verifyStandardSignature(s, headers, raw, now)),
       at: Date.now(),
     };
     this.received.push(d);

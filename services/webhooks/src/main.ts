@@ -8,10 +8,11 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { transactor } from '@mailroom/db';
-import { randomHex, SIGNALS } from '@mailroom/contracts';
+import { randomHex } from '@mailroom/contracts';
 import { RpcClient, serveRpc } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
 import { DeletedEnvironments, runService, type ServiceModule } from '@mailroom/runtime';
+import { inboxesClient } from './clients/inboxes.client';
 import { planLimitsClient } from './clients/plan-limits.client';
 import { loadConfig, type WebhooksConfig } from './config';
 import { startEnvironmentDeletedConsumer } from './consumers/environment-deleted.consumer';
@@ -20,6 +21,7 @@ import { runEventsConsumer } from './consumers/events.consumer';
 import { Dispatcher } from './delivery/dispatcher';
 import { WebhookHttpClient } from './delivery/http-client';
 import { Endpoints } from './domain/endpoints';
+import { AttemptRecords } from './domain/attempt-records';
 import { RecoveryRunner } from './domain/recoveries';
 import { IpPolicy } from './domain/ip-policy';
 import { RetryPolicy } from './domain/retry-policy';
@@ -31,8 +33,6 @@ import { webhooksHandlers } from './rpc/handlers';
 import { WebhooksExport } from './domain/export';
 import { WebhooksExportRepository } from './repo/export.repository';
 
-/** Consecutive failed attempts that disable an endpoint (spec, section 8). */
-export const FAILURE_THRESHOLD = 50;
 /** Requests in flight to one endpoint at once. */
 export const PER_ENDPOINT_IN_FLIGHT = 4;
 
@@ -55,17 +55,14 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     const deliveries = new DeliveryRepository(db);
     const http = life.add('webhooks:http', new WebhookHttpClient({ ips, timeoutMs: config.WEBHOOK_TIMEOUT_MS }), (h) => h.close());
     const owner = `${hostname()}:${process.pid}:${randomHex(4)}`;
-    const wakeSubject = bus.ns.subject(SIGNALS.webhooksWake);
-    const dispatcher = new Dispatcher(deliveries, http, box, retries, clock, log.child({ component: 'dispatcher' }), {
+    const records = new AttemptRecords({ transact: transactor(db), deliveries });
+    const dispatcher = new Dispatcher(deliveries, records, http, box, retries, clock, log.child({ component: 'dispatcher' }), {
       owner,
       maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
       perEndpoint: PER_ENDPOINT_IN_FLIGHT,
       leaseMs: config.WEBHOOK_LEASE_SECONDS * 1000,
       pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
       shutdownGraceMs: config.WEBHOOK_SHUTDOWN_GRACE_MS,
-      failureThreshold: FAILURE_THRESHOLD,
-      // Past 4 instances an endpoint's slots are with 4 of them: the rest hand its deliveries over with this.
-      wakeOthers: () => bus.nc.publish(wakeSubject, owner),
     });
     life.add('webhooks:dispatcher', dispatcher, (d) => d.stop());
     const wake = (endpointId: string) => dispatcher.wakeFor(endpointId);
@@ -96,6 +93,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
       retries,
       maxEndpoints: config.WEBHOOK_MAX_ENDPOINTS,
       plans: planLimitsClient(new RpcClient(bus, { timeoutMs: 5_000 })),
+      inboxes: inboxesClient(new RpcClient(bus, { timeoutMs: 5_000 })),
       recoveries,
       runRecoveries: () => runner.kick(),
       wake,
@@ -103,12 +101,6 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     });
     // The dispatcher's lease row first: nothing (a redelivery, a recovery) wakes it before it has one.
     await dispatcher.start();
-    const wakeSignals = bus.nc.subscribe(wakeSubject, {
-      callback: (err, msg) => {
-        if (!err && msg.string() !== owner) dispatcher.wake();
-      },
-    });
-    life.add('webhooks:wake-signals', wakeSignals, (sub) => sub.unsubscribe());
     // Stopped before the dispatcher (added after it): a run's last deliveries are queued while the dispatcher still runs.
     life.add('webhooks:recoveries', runner, (r) => r.stop());
     runner.start();

@@ -116,6 +116,7 @@ function setup(limits: OrganizationLimits = unlimited) {
     urls: { allowHttp: true, ips: new IpPolicy() },
     maxEndpoints: 3,
     plans: { of: async () => limits },
+    inboxes: { inEnvironment: async () => true },
     runRecoveries: () => {},
     wake: () => {},
     changed: () => {},

@@ -11,6 +11,8 @@ import { isoTimestamp } from '../time';
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 500;
+/** Inboxes one endpoint can be scoped to. */
+export const WEBHOOK_INBOX_IDS_MAX = 100;
 /** Longest window of POST .../recover. */
 export const WEBHOOK_RECOVER_MAX_DAYS = 14;
 
@@ -24,11 +26,19 @@ const eventList = z
   .max(64)
   .transform((types) => [...new Set(types)]);
 const description = z.string().trim().max(WEBHOOK_DESCRIPTION_MAX_LENGTH);
+/** Inboxes of the caller's environment; events of other inboxes, and events of none (domain.verified), are not sent. */
+const inboxList = z
+  .array(idSchema('inbox'))
+  .min(1, 'list at least one inbox, or omit inbox_ids (null on update) to receive the events of every inbox and those of none')
+  .max(WEBHOOK_INBOX_IDS_MAX)
+  .transform((ids) => [...new Set(ids)]);
 
 export const webhookEndpoint = z.object({
   id: idSchema('webhookEndpoint'),
   url: z.string(),
   events: z.array(eventTypeSchema),
+  /** The inboxes whose events it receives; null: every inbox's, and the events of none (domain.verified). */
+  inbox_ids: z.array(idSchema('inbox')).nullable(),
   description: z.string().nullable(),
   disabled: z.boolean(),
   /** Why the endpoint is disabled (auto-disable after 50 consecutive failures, or by a user); null when enabled. */
@@ -46,6 +56,7 @@ export const webhookEndpointCreateRequest = z.strictObject({
   url,
   events: eventList.optional(),
   description: description.optional(),
+  inbox_ids: inboxList.optional(),
 });
 
 export const webhookEndpointUpdateBody = z.strictObject({
@@ -56,6 +67,8 @@ export const webhookEndpointUpdateBody = z.strictObject({
   description: description.nullable().optional(),
   /** false re-enables a disabled endpoint and resets its failure count; true disables it. */
   disabled: z.boolean().optional(),
+  /** null: the events of every inbox again (and those of none). */
+  inbox_ids: inboxList.nullable().optional(),
 });
 
 export const webhookEndpointId = z.object({ id: idSchema('webhookEndpoint') });

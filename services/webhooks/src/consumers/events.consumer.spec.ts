@@ -3,7 +3,7 @@ import type { ClaimedJob, DeliveryRepository, StoredEvent } from '../repo/delive
 import { FAN_OUT_SPACING_MS, FanOutBatcher, type NewWorkSink } from './events.consumer';
 
 function event(id: string): StoredEvent {
-  return { id, org_id: 'org_1', env_id: 'env_1', type: 'message.received', body: Buffer.from(`{"id":"${id}"}`), occurred_at: new Date('2026-11-22T10:00:00Z') };
+  return { id, org_id: 'org_1', env_id: 'env_1', type: 'message.received', body: Buffer.from(`{"id":"${id}"}`), occurred_at: new Date('2026-11-22T10:00:00Z'), inbox_id: null };
 }
 
 /** A repository whose fan-outs the test lets finish one at a time, noting the events of each. */
@@ -33,7 +33,7 @@ class GatedFanOut {
   }
 }
 
-const sink: NewWorkSink = { whenRoomForNewWork: () => undefined, leaseForNewWork: () => undefined, adopt: () => {}, createdPending: () => {} };
+const sink: NewWorkSink = { leaseForNewWork: () => undefined, adopt: () => {}, createdPending: () => {} };
 
 describe('FanOutBatcher', () => {
   let now: number;

@@ -89,7 +89,7 @@ const staging: Tenant = { org_id: org, env_id: newId('environment') };
 const production: Tenant = { org_id: org, env_id: newId('environment') };
 const fact = { ...staging, deleted_at: '2026-01-01T00:00:00.000Z' };
 
-function setUp() {
+function setUp(inboxesOfStaging: string[] = []) {
   const deleted = new MemoryDeletedEnvironments();
   const endpoints = new MemoryEndpoints(deleted);
   const deliveries = new MemoryDeliveries();
@@ -106,6 +106,7 @@ function setUp() {
     maxEndpoints: 10,
     // Plans that leave room: the limit is not what these tests are about.
     plans: { of: async () => ({ plan: 'enterprise', limits: DEFAULT_PLAN_LIMITS.enterprise, plans: DEFAULT_PLAN_LIMITS }) },
+    inboxes: { inEnvironment: async (t, id) => t.env_id === staging.env_id && inboxesOfStaging.includes(id) },
     recoveries: { start: async () => ({ endpointGone: true }), find: async () => undefined },
     runRecoveries: () => {},
     wake: () => {},
@@ -149,5 +150,20 @@ describe('endpoints of a deleted environment', () => {
     const before = { rows: structuredClone(endpoints.rows), changed: changed.length };
     expect(await api.environmentDeleted(fact)).toEqual({ removed: 0 });
     expect({ rows: endpoints.rows, changed: changed.length }).toEqual(before);
+  });
+});
+
+describe('endpoints scoped to inboxes', () => {
+  it('take inboxes of their own environment only: another, or none, is not found, naming each', async () => {
+    const [mine, elsewhere] = [newId('inbox'), newId('inbox')];
+    const { api } = setUp([mine]);
+    const created = await api.create(staging, { url: 'https://hooks.example.com/', inbox_ids: [mine] });
+    expect(created.inbox_ids).toEqual([mine]);
+    const refusal = await refusalOf(api.create(staging, { url: 'https://hooks.example.com/', inbox_ids: [mine, elsewhere] }));
+    expect(refusal).toMatchObject({ code: 'not_found', details: [{ path: 'inbox_ids[1]', message: 'not found' }] });
+    expect((await refusalOf(api.create(production, { url: 'https://hooks.example.com/', inbox_ids: [mine] }))).code).toBe('not_found');
+    expect((await refusalOf(api.update(staging, created.id, { inbox_ids: [elsewhere] }))).code).toBe('not_found');
+    expect((await api.update(staging, created.id, { inbox_ids: null })).inbox_ids).toBeNull();
+    expect((await api.create(staging, { url: 'https://hooks.example.com/' })).inbox_ids).toBeNull();
   });
 });

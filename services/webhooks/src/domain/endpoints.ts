@@ -34,10 +34,11 @@ import type { EndpointRepository, EndpointRow } from '../repo/endpoint.repositor
 import type { RecoveryRepository, RecoveryRow } from '../repo/recovery.repository';
 import type { RetryPolicy } from './retry-policy';
 import { newWebhookSecret } from './signature';
+import { DISABLED_BY_USER } from './endpoint-health';
+import { inboxOf } from './subscription';
 import { checkReceiverUrl, type UrlPolicyOptions } from './url-policy';
-import type { DeletedEnvironments, EndpointChanged, PlanLimitsPort, Transact, WakeDispatcher } from './ports';
+import type { DeletedEnvironments, EndpointChanged, InboxesPort, PlanLimitsPort, Transact, WakeDispatcher } from './ports';
 
-export const DISABLED_BY_USER = 'disabled by a user';
 const DAY_MS = 86_400_000;
 /** Slack on the 14 days: a client that sends "now - 14 days" reaches us a little later. */
 const RECOVER_GRACE_MS = 60_000;
@@ -54,6 +55,7 @@ export function toEndpoint(row: EndpointRow): WebhookEndpoint {
     id: row.id,
     url: row.url,
     events: types === null ? [...EVENT_TYPES] : EVENT_TYPES.filter((t) => types.includes(t)),
+    inbox_ids: row.inbox_ids,
     description: row.description,
     disabled: row.disabled,
     disabled_reason: row.disabled ? row.disabled_reason : null,
@@ -102,6 +104,7 @@ export function storedEvent(envelope: EventEnvelope): StoredEvent {
     type: envelope.type,
     body: Buffer.from(JSON.stringify(envelope), 'utf8'),
     occurred_at: new Date(envelope.timestamp),
+    inbox_id: inboxOf(envelope),
   };
 }
 
@@ -122,6 +125,8 @@ export interface EndpointsDeps {
   maxEndpoints: number;
   /** The organization's plan limits (asked of orgs). */
   plans: PlanLimitsPort;
+  /** Whether an inbox is in an environment (asked of mailbox). */
+  inboxes: InboxesPort;
   recoveries: Pick<RecoveryRepository, 'start' | 'find'>;
   /** Has the recovery runner look for work now (a recovery was started). */
   runRecoveries: () => void;
@@ -132,8 +137,9 @@ export interface EndpointsDeps {
 export class Endpoints {
   constructor(private readonly d: EndpointsDeps) {}
 
-  async create(t: Tenant, input: { url: string; events?: EventType[] | undefined; description?: string | undefined }): Promise<WebhookEndpointCreated> {
+  async create(t: Tenant, input: { url: string; events?: EventType[] | undefined; description?: string | undefined; inbox_ids?: string[] | undefined }): Promise<WebhookEndpointCreated> {
     const url = checkReceiverUrl(input.url, this.d.urls);
+    if (input.inbox_ids) await this.requireInboxes(t, input.inbox_ids);
     const now = this.d.clock.now();
     const id = newId('webhookEndpoint');
     const secret = newWebhookSecret();
@@ -143,6 +149,7 @@ export class Endpoints {
       env_id: t.env_id,
       url,
       event_types: input.events ?? null,
+      inbox_ids: input.inbox_ids ?? null,
       description: input.description || null,
       // Bound to the endpoint id: a sealed secret copied onto another row does not open.
       secret_sealed: this.d.box.seal(secret, id),
@@ -163,6 +170,15 @@ export class Endpoints {
       if (!(await this.d.endpoints.insert(row, trx))) throw AppError.notFound('environment');
     });
     return { ...toEndpoint({ ...row, disabled: false, disabled_reason: null, disabled_at: null, consecutive_failures: 0 }), secret };
+  }
+
+  /** Each inbox must be one of the tenant's environment: another's, or none, is a 404 (as another tenant's id is). */
+  private async requireInboxes(t: Tenant, inboxIds: readonly string[]): Promise<void> {
+    const found = await Promise.all(inboxIds.map((id) => this.d.inboxes.inEnvironment(t, id)));
+    const missing = inboxIds.filter((_, i) => !found[i]);
+    if (missing.length) {
+      throw new AppError('not_found', `inbox ${missing.join(', ')} not found in this environment`, { details: missing.map((id) => ({ path: `inbox_ids[${inboxIds.indexOf(id)}]`, message: 'not found' })) });
+    }
   }
 
   async list(t: Tenant, q: { limit: number; page_token?: string | undefined }): Promise<{ data: WebhookEndpoint[]; next_page_token: string | null }> {
@@ -190,9 +206,17 @@ export class Endpoints {
   async update(
     t: Tenant,
     id: string,
-    input: { url?: string | undefined; events?: EventType[] | null | undefined; description?: string | null | undefined; disabled?: boolean | undefined },
+    input: {
+      url?: string | undefined;
+      events?: EventType[] | null | undefined;
+      description?: string | null | undefined;
+      disabled?: boolean | undefined;
+      inbox_ids?: string[] | null | undefined;
+    },
   ): Promise<WebhookEndpoint> {
     const url = input.url === undefined ? undefined : checkReceiverUrl(input.url, this.d.urls);
+    // Asked before the transaction: no database connection waits on the bus. (Another tenant's endpoint id is still a 404, below.)
+    if (input.inbox_ids) await this.requireInboxes(t, input.inbox_ids);
     const now = this.d.clock.now();
     const updated = await this.d.transact(async (trx) => {
       const current = await this.d.endpoints.findForUpdate(t, id, trx);
@@ -200,6 +224,7 @@ export class Endpoints {
       const set: Parameters<EndpointRepository['update']>[2] = { updated_at: now };
       if (url !== undefined) set.url = url;
       if (input.events !== undefined) set.event_types = input.events;
+      if (input.inbox_ids !== undefined) set.inbox_ids = input.inbox_ids;
       if (input.description !== undefined) set.description = input.description || null;
       if (input.disabled === false && current.disabled) {
         // Re-enabling starts a new count; deliveries cancelled by the disable stay cancelled (recover re-sends them).

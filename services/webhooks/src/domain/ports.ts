@@ -1,7 +1,7 @@
 /** What the webhooks domain needs from outside it, as plain interfaces. */
 import type { EnvironmentTombstones, EventSink as EventSinkOf, Transact as TransactOf } from '@mailroom/platform';
 import type { WebhooksTx } from '../repo/tables';
-import type { EventEnvelope, OrganizationLimits } from '@mailroom/contracts';
+import type { EventEnvelope, OrganizationLimits, Tenant } from '@mailroom/contracts';
 
 export interface EventHistory {
   /**
@@ -37,6 +37,11 @@ export type EventSink = EventSinkOf<WebhooksTx>;
 /** An organization's plan and what it may hold, asked of orgs (orgs.organization.limits). */
 export interface PlanLimitsPort {
   of(orgId: string): Promise<OrganizationLimits>;
+}
+/** Inboxes, asked of mailbox (mailbox.inbox.ofEnvironment). */
+export interface InboxesPort {
+  /** Whether the inbox is one of the tenant's environment. */
+  inEnvironment(t: Tenant, inboxId: string): Promise<boolean>;
 }
 /** Environments orgs deleted, recorded in this schema (libs/runtime `DeletedEnvironments`). */
 export type DeletedEnvironments = EnvironmentTombstones<WebhooksTx>;

@@ -12,6 +12,7 @@ import type { DeliveryRepository, StoredEvent } from '../repo/delivery.repositor
 import type { EndpointRepository } from '../repo/endpoint.repository';
 import type { RecoveryRepository, RecoveryRow } from '../repo/recovery.repository';
 import { storedEvent } from './endpoints';
+import { inboxOf, subscribes } from './subscription';
 import type { EventHistory, Transact, WakeDispatcher } from './ports';
 
 /** How long a recovery stays with the instance working on it without a word from it. */
@@ -150,7 +151,6 @@ export class RecoveryRunner {
       if (!endpoint) return;
       const since = r.since.getTime();
       const until = r.until.getTime();
-      const types = endpoint.event_types;
       let chunk: StoredEvent[] = [];
       let lastSeq: number | undefined;
       let savedAt = this.monotonic();
@@ -181,7 +181,7 @@ export class RecoveryRunner {
         async (event, seq) => {
           lastSeq = seq;
           lastRead = this.monotonic();
-          if (event && event.org_id === endpoint.org_id && event.env_id === endpoint.env_id && (types === null || types.includes(event.type))) {
+          if (event && subscribes(endpoint, { ...event, inbox_id: inboxOf(event) })) {
             const at = Date.parse(event.timestamp);
             if (at >= since && at < until) chunk.push(storedEvent(event));
           }

@@ -14,7 +14,7 @@ export class EndpointRepository {
   async insert(row: Omit<EndpointRow, 'disabled' | 'disabled_reason' | 'disabled_at' | 'consecutive_failures'>, ex: Executor<WebhooksDb> = this.db): Promise<boolean> {
     const res = await ex
       .insertInto('endpoints')
-      .columns(['id', 'org_id', 'env_id', 'url', 'event_types', 'description', 'secret_sealed', 'created_at', 'updated_at'])
+      .columns(['id', 'org_id', 'env_id', 'url', 'event_types', 'inbox_ids', 'description', 'secret_sealed', 'created_at', 'updated_at'])
       .expression(
         ex
           .selectNoFrom((eb) => [
@@ -23,6 +23,7 @@ export class EndpointRepository {
             eb.val(row.env_id).as('env_id'),
             eb.val(row.url).as('url'),
             eb.val(row.event_types).as('event_types'),
+            eb.val(row.inbox_ids).as('inbox_ids'),
             eb.val(row.description).as('description'),
             eb.val(row.secret_sealed).as('secret_sealed'),
             eb.val(row.created_at).as('created_at'),
@@ -83,7 +84,7 @@ export class EndpointRepository {
   async update(
     t: Tenant,
     id: string,
-    set: Partial<Pick<EndpointRow, 'url' | 'event_types' | 'description' | 'disabled' | 'disabled_reason' | 'disabled_at' | 'consecutive_failures' | 'updated_at'>>,
+    set: Partial<Pick<EndpointRow, 'url' | 'event_types' | 'inbox_ids' | 'description' | 'disabled' | 'disabled_reason' | 'disabled_at' | 'consecutive_failures' | 'updated_at'>>,
     ex: Executor<WebhooksDb> = this.db,
   ): Promise<EndpointRow | undefined> {
     return ex

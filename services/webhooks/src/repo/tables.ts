@@ -12,6 +12,8 @@ export interface EndpointTable {
   env_id: string;
   url: string;
   event_types: string[] | null;
+  /** Only these inboxes' events; null: every inbox's, and events of none (domain/subscription.ts). */
+  inbox_ids: string[] | null;
   description: string | null;
   secret_sealed: Buffer;
   disabled: Generated<boolean>;

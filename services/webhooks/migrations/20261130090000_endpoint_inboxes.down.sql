@@ -1,0 +1,1 @@
+alter table endpoints drop column inbox_ids;

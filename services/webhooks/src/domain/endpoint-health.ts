@@ -1,0 +1,25 @@
+/**
+ * An endpoint's health: its consecutive failed attempts and when they disable it (spec,
+ * sections 3 and 8: 50 consecutive failures). The one place of the threshold, the reason a
+ * disabled endpoint shows, and how a run of attempts changes the count.
+ */
+
+/** Consecutive failed attempts that disable an endpoint. */
+export const FAILURE_THRESHOLD = 50;
+export const AUTO_DISABLE_REASON = `disabled after ${FAILURE_THRESHOLD} consecutive failed deliveries`;
+export const DISABLED_BY_USER = 'disabled by a user';
+
+/**
+ * The consecutive failures after `outcomes` (true: delivered), in the order they finished,
+ * starting from `before`: a success starts the count again, each failure adds one.
+ */
+export function failuresAfter(before: number, outcomes: readonly boolean[]): number {
+  let failures = before;
+  for (const ok of outcomes) failures = ok ? 0 : failures + 1;
+  return failures;
+}
+
+/** Whether this many consecutive failures disable the endpoint. */
+export function disables(failures: number): boolean {
+  return failures >= FAILURE_THRESHOLD;
+}
