@@ -224,6 +224,8 @@ export const RPC = {
   'auth.sso.activate': { request: sso.ssoConfigId, response: sso.ssoConfig },
   'auth.sso.start': { request: sso.ssoLoginParam, response: sso.ssoAuthorization },
   'auth.sso.oidcCallback': { request: sso.ssoOidcCallbackBody, response: a.sessionResponse },
+  'auth.sso.samlCallback': { request: sso.ssoSamlCallbackBody, response: a.sessionResponse },
+  'auth.sso.samlMetadata': { request: sso.ssoSamlMetadataParam, response: sso.ssoSamlMetadata },
   /** For auth (services only): a just-in-time member of an organization whose SSO signed them in. */
   'orgs.membership.addForSso': { request: sso.ssoMemberRequest, response: a.membership },
   /** For auth (services only): the names among these an organization has verified (SSO admits their addresses). */

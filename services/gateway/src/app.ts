@@ -184,6 +184,8 @@ export function createApp(deps: AppDeps): express.Express {
   const json = express.json({ limit: deps.bodyLimitBytes, strict: true, type: ['application/json', 'application/*+json'], verify: requireUtf8 });
   // Signed payloads are checked over their exact bytes; SNS sends JSON as text/plain.
   const text = express.text({ limit: deps.bodyLimitBytes, type: () => true, verify: requireUtf8 });
+  // Browsers' form posts (the SAML HTTP-POST binding): flat fields, no nested syntax.
+  const form = express.urlencoded({ limit: deps.bodyLimitBytes, extended: false, type: 'application/x-www-form-urlencoded', verify: requireUtf8 });
 
   app.use((req, res, next) => {
     const incoming = req.get('x-request-id');
@@ -232,7 +234,7 @@ export function createApp(deps: AppDeps): express.Express {
   for (const route of deps.routes) {
     const access = accessOf(route);
     const handler = route.op ? routeHandler(route, access, deps) : pendingHandler(route, deps);
-    const chain: RequestHandler[] = route.textBody ? [text, handler] : route.body ? [requireJson(route), json, handler] : [handler];
+    const chain: RequestHandler[] = route.textBody ? [text, handler] : route.formBody ? [requireForm(route), form, handler] : route.body ? [requireJson(route), json, handler] : [handler];
     for (const path of [route.path, ...(route.aliases ?? [])]) app[route.method](expressPath(path), ...chain);
   }
 
@@ -273,6 +275,16 @@ function requireJson(route: Route): RequestHandler {
     const length = Number(req.headers['content-length'] ?? (req.headers['transfer-encoding'] ? NaN : 0));
     if ((length > 0 || Number.isNaN(length)) && !req.is(['application/json', 'application/*+json'])) {
       sendError(res, new AppError('unsupported_media_type', `${route.method.toUpperCase()} ${route.path} takes Content-Type: application/json`), locals(res).requestId);
+      return;
+    }
+    next();
+  };
+}
+
+function requireForm(route: Route): RequestHandler {
+  return (req, res, next) => {
+    if (!req.is('application/x-www-form-urlencoded')) {
+      sendError(res, new AppError('unsupported_media_type', `${route.method.toUpperCase()} ${route.path} takes Content-Type: application/x-www-form-urlencoded`), locals(res).requestId);
       return;
     }
     next();

@@ -78,6 +78,8 @@ import {
   ssoConfigUpdateBody,
   ssoLoginParam,
   ssoOidcCallbackBody,
+  ssoSamlCallbackBody,
+  ssoSamlMetadataParam,
 } from '@mailroom/contracts';
 
 /**
@@ -118,6 +120,8 @@ interface RouteBase {
   textBody?: boolean;
   /** The operation answers a text document (`{content_type, text}`), sent as that content type instead of JSON. */
   textResponse?: boolean;
+  /** The body is an HTML form (application/x-www-form-urlencoded), as browsers post it (the SAML HTTP-POST binding). */
+  formBody?: boolean;
 }
 
 export type RoutePart = 'params' | 'query' | 'body';
@@ -346,6 +350,8 @@ export const ROUTES: Route[] = [
   route('auth.sso.activate', { method: 'post', path: '/api/v1/org/sso/{configId}/activate', auth: 'user', params: ssoConfigId, tag: 'SSO', summary: 'Make this configuration the one sign-ins use (the previously active one is deactivated). Answers the configuration' }),
   route('auth.sso.start', { method: 'get', path: '/api/v1/auth/sso/{org_identifier}', auth: 'none', params: ssoLoginParam, tag: 'Auth', summary: 'Start an SSO login to an organization (org_identifier: its id) with its active configuration: answers the authorization_url (authorization code with PKCE; state and nonce kept here), the state and when the attempt expires (10 minutes). The provider sends the person back to the web app\'s SSO page (SSO_REDIRECT_URI), which posts code and state to the callback. No active configuration: 404' }),
   route('auth.sso.oidcCallback', { method: 'post', path: '/api/v1/auth/sso/oidc/callback', auth: 'none', body: ssoOidcCallbackBody, tag: 'Auth', summary: 'Finish an SSO login with what the provider\'s redirect carried (code, state, iss when sent): the ID token is checked (signature against the provider\'s keys, iss, aud, exp, nonce), the address must be verified by the provider (email_verified) and in the configuration\'s allowed_domains (else 403). An unknown address becomes an account and a member with the default role; a known one is linked (and made a member if it is not). Answers like login: a session in that organization (method sso). The state works once (400 invalid_state)' }),
+  route('auth.sso.samlCallback', { method: 'post', path: '/api/v1/auth/sso/saml/callback', auth: 'none', body: ssoSamlCallbackBody, formBody: true, tag: 'Auth', summary: 'The SAML Assertion Consumer Service (HTTP-POST binding, application/x-www-form-urlencoded: SAMLResponse and RelayState). The response or its assertion must be signed by a certificate of the IdP\'s metadata; audience (the SP entity id), recipient (this URL), NotBefore/NotOnOrAfter (small clock skew) and InResponseTo (the request of the attempt RelayState names) are checked, and an assertion is taken once. Unasked (IdP-initiated) responses only when the configuration allows them. Answers like login: a session in that organization (method sso); refusals 400/403' }),
+  route('auth.sso.samlMetadata', { method: 'get', path: '/api/v1/auth/sso/saml/metadata/{org_id}', auth: 'none', params: ssoSamlMetadataParam, textResponse: true, tag: 'Auth', summary: 'The organization\'s SAML service provider metadata (application/samlmetadata+xml): its entity id (this URL), the Assertion Consumer Service (POST /api/v1/auth/sso/saml/callback) and the encryption certificate when the platform has one. 404 when the organization has no SAML configuration' }),
 ];
 
 /**

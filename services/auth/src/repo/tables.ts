@@ -174,8 +174,9 @@ export interface SsoConfigurationTable {
   type: 'oidc' | 'saml';
   name: string;
   issuer: string;
-  client_id: string;
-  client_secret_sealed: Buffer;
+  /** OIDC only (null for SAML). */
+  client_id: string | null;
+  client_secret_sealed: Buffer | null;
   scopes: string[];
   email_claim: string;
   name_claim: string;
@@ -186,6 +187,21 @@ export interface SsoConfigurationTable {
   created_at: Date;
   updated_at: Date;
   last_tested_at: Date | null;
+  // SAML only (null or false for OIDC); `issuer` is the IdP's entity id.
+  saml_metadata_url: string | null;
+  saml_metadata_xml: string | null;
+  saml_sso_url: string | null;
+  saml_certificates: string[] | null;
+  saml_metadata_read_at: Date | null;
+  want_assertions_encrypted: boolean;
+  allow_idp_initiated: boolean;
+}
+
+/** A SAML assertion taken already, until it expires (replays refused). */
+export interface SamlAssertionSeenTable {
+  issuer: string;
+  assertion_id: string;
+  expires_at: Date;
 }
 
 /** An SSO login attempt (the state's hash; nonce and PKCE verifier sealed). */
@@ -219,6 +235,7 @@ export interface AuthDb {
   deleted_environments: DeletedEnvironmentTable;
   oauth_attempts: OAuthAttemptTable;
   oauth_identities: OAuthIdentityTable;
+  saml_assertions_seen: SamlAssertionSeenTable;
   recovery_tokens: RecoveryTokenTable;
   mfa_totp: MfaTotpTable;
   mfa_recovery_codes: MfaRecoveryCodeTable;

@@ -151,5 +151,7 @@ export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
     'auth.sso.activate': (req, { auth }) => ssoConfigs.activate(auth, req.configId),
     'auth.sso.start': (req) => sso.begin(req.org_identifier),
     'auth.sso.oidcCallback': (req, { client }) => sso.complete(req, clientInfo(client)),
+    'auth.sso.samlCallback': (req, { client }) => sso.completeSaml(req, clientInfo(client)),
+    'auth.sso.samlMetadata': (req) => sso.samlMetadata(req.org_id),
   };
 }
