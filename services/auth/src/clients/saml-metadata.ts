@@ -26,12 +26,17 @@ export class MetadataError extends Error {
 export function parseXml(xml: string, fail: (message: string) => Error = (m) => new MetadataError(m)): Document {
   if (/<!DOCTYPE/i.test(xml)) throw fail('the XML has a DOCTYPE, which is not accepted (no entity may be declared)');
   let problem: string | undefined;
-  const doc = new DOMParser({
-    onError: (level, message) => {
-      if (level !== 'warning') problem ??= message;
-    },
-  }).parseFromString(xml, 'text/xml');
-  if (problem !== undefined || !doc.documentElement) throw fail(`the XML is not well-formed (${(problem ?? 'no root element').split('\n')[0]})`);
+  let doc: Document | undefined;
+  try {
+    doc = new DOMParser({
+      onError: (level, message) => {
+        if (level !== 'warning') problem ??= message;
+      },
+    }).parseFromString(xml, 'text/xml');
+  } catch (err) {
+    problem ??= err instanceof Error ? err.message : String(err);
+  }
+  if (problem !== undefined || !doc?.documentElement) throw fail(`the XML is not well-formed (${(problem ?? 'no root element').split('\n')[0]})`);
   return doc;
 }
 
