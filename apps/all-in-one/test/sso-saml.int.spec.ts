@@ -164,6 +164,32 @@ describe('SAML single sign-on', () => {
     expect(replay.body.error.message).toContain('used already');
   });
 
+  it('unlinks the identities of a configuration whose IdP changes: the new IdP\'s same NameID is someone else (review finding)', async () => {
+    const first = fresh('first');
+    const signedIn = await samlLogin(tenant.org_id, { nameId: 'shared-subject', email: first });
+    expect(signedIn.status).toBe(200);
+    const other = await startSamlIdp();
+    try {
+      const changed = await as(tenant.accessToken).patch(`/api/v1/org/sso/${configId}`, { idp_metadata_xml: other.metadataXml });
+      expect([changed.status, changed.body.issuer, changed.body.saml.idp_metadata_url]).toEqual([200, other.entityId, null]);
+      const linked = await sql<{ n: string }>`select count(*) as n from auth.sso_identities where config_id = ${configId}`.execute(db);
+      expect(Number(linked.rows[0]!.n)).toBe(0);
+      // The other IdP names someone else with the same subject: a new account, not the first person's.
+      const second = fresh('second');
+      const started = await anon.get(`/api/v1/auth/sso/${tenant.org_id}`);
+      other.user = { nameId: 'shared-subject', email: second };
+      other.audience = spEntityId(tenant.org_id);
+      const form = readForm(await (await fetch(started.body.authorization_url)).text());
+      const res = await postAcs(form.fields);
+      expect([res.status, res.body.user.email]).toEqual([200, second]);
+      expect(res.body.user.id).not.toBe(signedIn.body.user.id);
+    } finally {
+      // Back to the first IdP for the tests that follow.
+      expect((await as(tenant.accessToken).patch(`/api/v1/org/sso/${configId}`, { idp_metadata_url: idp.metadataUrl })).status).toBe(200);
+      await other.close();
+    }
+  });
+
   it('with enforcement, refuses a member their password; SAML still signs them in', async () => {
     const member = await addColleague(env.DATABASE_URL!, anon, tenant, () => signUp(fresh('member')), 'member');
     // This organization is their only one (the password would sign them in to another).
