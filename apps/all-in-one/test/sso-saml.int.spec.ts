@@ -120,12 +120,16 @@ describe('SAML single sign-on', () => {
     expect((await owner.post(`/api/v1/org/sso/${configId}/activate`)).status).toBe(200);
   });
 
-  it('signs a new person in SP-initiated: the account and membership made just in time, the session shown with its method', async () => {
+  it('signs a new person in SP-initiated: the account and membership made just in time, the session shown with its method; metadata a day old is read again', async () => {
+    await sql`update auth.sso_configurations set saml_metadata_read_at = now() - interval '2 days' where id = ${configId}`.execute(db);
     const email = fresh('jit');
     const res = await samlLogin(tenant.org_id, { nameId: `p-${email}`, email, name: 'Jit Person' });
     expect([res.status, res.body.user?.email, res.body.organization?.id]).toEqual([200, email, tenant.org_id]);
     const sessions = await as(res.body.access_token).get('/api/v1/user/me/sessions');
     expect(sessions.body.data.map((s: { method: string }) => s.method)).toContain('sso');
+    const config = (await as(tenant.accessToken).get('/api/v1/org/sso')).body.data.find((c: { id: string }) => c.id === configId);
+    // Read again at this login (it was two days old).
+    expect(Date.parse(config.saml.metadata_refreshed_at)).toBeGreaterThan(Date.now() - 86_400_000);
     // Again: the same account, linked.
     const again = await samlLogin(tenant.org_id, { nameId: `p-${email}`, email });
     expect([again.status, again.body.user.id]).toEqual([200, res.body.user.id]);

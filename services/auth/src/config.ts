@@ -40,6 +40,8 @@ export const authConfigSchema = z
     SSO_SAML_SP_CERTIFICATE: envString(''),
     /** The clock skew allowed on SAML assertions' NotBefore/NotOnOrAfter. */
     SSO_SAML_CLOCK_SKEW_SECONDS: envInt(60, { min: 0, max: 300 }),
+    /** How old an IdP's metadata (given by URL) may be before a login fetches it again. */
+    SSO_SAML_METADATA_REFRESH_SECONDS: envInt(86_400, { min: 60, max: 30 * 86_400 }),
   })
   .superRefine((c, ctx) => {
     checkSecretsKey(c, ctx);

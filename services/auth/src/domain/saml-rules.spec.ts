@@ -1,4 +1,4 @@
-import { checkAssertion, samlClaims, type SamlAssertionFacts, type SamlExpectations } from './saml-rules';
+import { checkAssertion, metadataStale, samlClaims, type SamlAssertionFacts, type SamlExpectations } from './saml-rules';
 
 const NOW = new Date('2026-01-01T12:00:00Z');
 const want: SamlExpectations = { idpEntityId: 'https://idp.example/', audience: 'https://sp.example/md/org_1', recipient: 'https://sp.example/acs', skewMs: 60_000 };
@@ -73,5 +73,13 @@ describe('samlClaims', () => {
     const byNameId = facts({ attributes: {}, nameId: 'bob@corp.example', nameIdFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress' });
     expect(samlClaims(byNameId, { email: 'email', name: 'name' }).email).toBe('bob@corp.example');
     expect(samlClaims(facts({ attributes: {} }), { email: 'email', name: 'name' }).email).toBeUndefined();
+  });
+});
+
+describe('metadataStale', () => {
+  it('is stale never read, or once as old as allowed', () => {
+    expect(metadataStale(null, NOW, 60_000)).toBe(true);
+    expect(metadataStale(new Date(NOW.getTime() - 59_999), NOW, 60_000)).toBe(false);
+    expect(metadataStale(new Date(NOW.getTime() - 60_000), NOW, 60_000)).toBe(true);
   });
 });

@@ -144,3 +144,8 @@ export function usableCertificates(certs: readonly string[], now: Date): { valid
   }
   return { valid, problems };
 }
+
+/** Whether metadata read at `readAt` is older than `maxAgeMs` (never read: stale). */
+export function metadataStale(readAt: Date | null, now: Date, maxAgeMs: number): boolean {
+  return readAt === null || now.getTime() - readAt.getTime() >= maxAgeMs;
+}

@@ -31,9 +31,9 @@ import type { ClientInfo, Sealer, Transact, Users } from './ports';
 import type { SessionStart } from './session-start';
 import { providerSettings } from './sso-configs';
 import type { SsoAttempts } from './sso-attempts';
-import type { SamlLoginPort, SamlSettings, SamlSp, SsoDomainsPort, SsoProviderPort } from './sso-ports';
+import type { SamlLoginPort, SamlMetadataPort, SamlSettings, SamlSp, SsoDomainsPort, SsoProviderPort } from './sso-ports';
 import { ssoIdentity, type SsoIdentity } from './sso-rules';
-import { checkAssertion, SAML_REFUSED, samlClaims, type SamlAssertionFacts } from './saml-rules';
+import { checkAssertion, metadataStale, SAML_REFUSED, samlClaims, usableCertificates, type SamlAssertionFacts } from './saml-rules';
 
 export interface SsoMembersPort {
   /** The person's membership of the organization, made with `role` when they have none. */
@@ -42,7 +42,7 @@ export interface SsoMembersPort {
 
 export interface SsoSignInDeps {
   transact: Transact;
-  repo: Pick<SsoRepository, 'findActiveConfig' | 'findConfigById' | 'findIdentity' | 'insertIdentity' | 'touchIdentity' | 'findActiveSamlByIssuer' | 'findSamlForMetadata' | 'markAssertionSeen' | 'deleteAssertionsExpiredBefore'>;
+  repo: Pick<SsoRepository, 'findActiveConfig' | 'findConfigById' | 'findIdentity' | 'insertIdentity' | 'touchIdentity' | 'findActiveSamlByIssuer' | 'findSamlForMetadata' | 'markAssertionSeen' | 'deleteAssertionsExpiredBefore' | 'updateConfig'>;
   attempts: Pick<SsoAttempts, 'checks' | 'record' | 'take'>;
   provider: Pick<SsoProviderPort, 'authorizationUrl' | 'identify'>;
   sealer: Sealer;
@@ -51,8 +51,10 @@ export interface SsoSignInDeps {
   domains: SsoDomainsPort;
   start: Pick<SessionStart, 'signIn'>;
   clock: Clock;
-  saml: SamlLoginPort;
+  saml: SamlLoginPort & Pick<SamlMetadataPort, 'loadMetadata'>;
   sp: SamlSp;
+  /** How old an IdP's metadata (of a URL) may be before a login reads it again. */
+  samlMetadataMaxAgeMs: number;
   /** The clock skew SAML times are allowed (NotBefore, NotOnOrAfter). */
   samlSkewMs: number;
 }
@@ -73,8 +75,9 @@ export class SsoSignIn {
     const noSso = AppError.notFound('single sign-on for this organization');
     const org = await this.organizationOf(identifier);
     if (!org) throw noSso;
-    const config = await this.d.repo.findActiveConfig(org);
-    if (!config) throw noSso;
+    const active = await this.d.repo.findActiveConfig(org);
+    if (!active) throw noSso;
+    const config = await this.refreshed(active);
     let checks = this.d.attempts.checks();
     let url: string;
     if (config.type === 'saml') {
@@ -145,12 +148,28 @@ export class SsoSignIn {
     let refusal: unknown;
     for (const config of candidates) {
       try {
-        return { config, facts: await this.d.saml.verify(samlSettings(config, this.d.sp), samlResponse) };
+        const current = await this.refreshed(config);
+        return { config: current, facts: await this.d.saml.verify(samlSettings(current, this.d.sp), samlResponse) };
       } catch (err) {
         refusal ??= err;
       }
     }
     throw refusal;
+  }
+
+  /**
+   * A SAML configuration whose metadata comes from a URL, read again when it is older than
+   * allowed (rotated certificates are taken up). What is read is kept when it names the same
+   * IdP with a certificate valid now; otherwise (the IdP unreachable, its metadata broken or
+   * naming another IdP) the stored metadata stays, and the test route says what is wrong.
+   */
+  private async refreshed(config: SsoConfigRow): Promise<SsoConfigRow> {
+    const now = this.d.clock.now();
+    if (config.type !== 'saml' || config.saml_metadata_url === null || !metadataStale(config.saml_metadata_read_at, now, this.d.samlMetadataMaxAgeMs)) return config;
+    const loaded = await this.d.saml.loadMetadata({ url: config.saml_metadata_url });
+    if (!loaded.ok || loaded.metadata.entityId !== config.issuer || usableCertificates(loaded.metadata.certificates, now).valid.length === 0) return config;
+    const changes = { saml_metadata_xml: loaded.xml, saml_sso_url: loaded.metadata.ssoUrl, saml_certificates: loaded.metadata.certificates, saml_metadata_read_at: now };
+    return (await this.d.repo.updateConfig(config.org_id, config.id, changes)) ?? config;
   }
 
   /** The SP metadata of the organization's SAML single sign-on (404 when it has none). */
