@@ -31,6 +31,11 @@ const { anon, env, signUp, tenant } = usePlatform({
   services: ['gateway', 'auth', 'orgs', 'domains'],
   env: () => ({ SSO_SAML_BASE_URL: API, RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0', SSO_ALLOWED_CIDRS: '127.0.0.1/32' }),
 });
+/** One browser: SP-initiated attempts are bound to its mailroom_login cookie. */
+let browser: ApiClient;
+beforeAll(() => {
+  browser = anon.withCookies();
+});
 let db: Kysely<unknown>;
 beforeAll(() => {
   db = createDb<unknown>({ url: env.DATABASE_URL!, schema: 'public', max: 1 });
@@ -55,15 +60,14 @@ function expectError(res: ApiResponse, status: number, code: string): void {
   expect([res.status, res.body?.error?.code, res.body?.error?.message]).toEqual([status, code, expect.any(String)]);
 }
 
-/** Posts an IdP's form to the ACS as a browser does (to the gateway's real address). */
-async function postAcs(fields: Record<string, string>): Promise<ApiResponse> {
-  const res = await fetch(`${anon.baseUrl}${new URL(ACS).pathname}`, { method: 'post', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
-  return { status: res.status, headers: res.headers, body: await res.json() } as unknown as ApiResponse;
+/** Posts an IdP's form to the ACS as a browser does (to the gateway's real address, with the browser's cookies). */
+function postAcs(fields: Record<string, string>, from: ApiClient = browser): Promise<ApiResponse> {
+  return from.post(new URL(ACS).pathname, undefined, { raw: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
 }
 
 /** SP-initiated: start at the API, through the IdP's redirect and form, back to the ACS. */
 async function samlLogin(orgId: string, person: { nameId: string; email: string; name?: string }): Promise<ApiResponse> {
-  const started = await anon.get(`/api/v1/auth/sso/${orgId}`);
+  const started = await browser.get(`/api/v1/auth/sso/${orgId}`);
   expect(started.status).toBe(200);
   expect(started.body.authorization_url.startsWith(`${idp.metadataUrl.replace('/metadata', '/sso')}?SAMLRequest=`)).toBe(true);
   idp.user = person;
@@ -140,19 +144,28 @@ describe('SAML single sign-on', () => {
 
   it('refuses an assertion for another audience and an expired one', async () => {
     const email = fresh('refused');
-    const started = await anon.get(`/api/v1/auth/sso/${tenant.org_id}`);
+    const started = await browser.get(`/api/v1/auth/sso/${tenant.org_id}`);
     const requestId = requestIdOf(started.body.authorization_url);
     const other = idp.response({ person: { nameId: email, email }, acs: ACS, audience: spEntityId(newId('organization')), inResponseTo: requestId });
     const wrong = await postAcs({ SAMLResponse: other, RelayState: started.body.state });
     expectError(wrong, 400, 'invalid_code');
     expect(wrong.body.error.message).toContain('audience');
 
-    const again = await anon.get(`/api/v1/auth/sso/${tenant.org_id}`);
+    const again = await browser.get(`/api/v1/auth/sso/${tenant.org_id}`);
     const requestId2 = requestIdOf(again.body.authorization_url);
     const old = idp.response({ person: { nameId: email, email }, acs: ACS, audience: spEntityId(tenant.org_id), inResponseTo: requestId2, notOnOrAfter: new Date(Date.now() - 10 * 60_000) });
     const expired = await postAcs({ SAMLResponse: old, RelayState: again.body.state });
     expectError(expired, 400, 'invalid_code');
     expect(expired.body.error.message).toContain('expired');
+  });
+
+  it('finishes an SP-initiated login only in the browser that started it (login CSRF: review finding)', async () => {
+    const email = fresh('csrf');
+    const started = await browser.get(`/api/v1/auth/sso/${tenant.org_id}`);
+    const response = idp.response({ person: { nameId: email, email }, acs: ACS, audience: spEntityId(tenant.org_id), inResponseTo: requestIdOf(started.body.authorization_url) });
+    const elsewhere = await postAcs({ SAMLResponse: response, RelayState: started.body.state }, anon);
+    expectError(elsewhere, 400, 'invalid_state');
+    expect(elsewhere.body.error.message).toContain('another browser');
   });
 
   it('takes IdP-initiated responses only when allowed, each once (a replay is refused)', async () => {
@@ -180,7 +193,7 @@ describe('SAML single sign-on', () => {
       expect(Number(linked.rows[0]!.n)).toBe(0);
       // The other IdP names someone else with the same subject: a new account, not the first person's.
       const second = fresh('second');
-      const started = await anon.get(`/api/v1/auth/sso/${tenant.org_id}`);
+      const started = await browser.get(`/api/v1/auth/sso/${tenant.org_id}`);
       other.user = { nameId: 'shared-subject', email: second };
       other.audience = spEntityId(tenant.org_id);
       const form = readForm(await (await fetch(started.body.authorization_url)).text());

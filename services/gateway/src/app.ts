@@ -19,6 +19,7 @@ import { download as downloadSchema } from '@mailroom/contracts';
 
 /** What an operation of a route with `textResponse` answers. */
 const textDocument = z.object({ content_type: z.string().min(1), text: z.string() });
+import { bindBrowser, boundSecret } from './http/browser-binding';
 import { accessOf, expressPath, pathPattern, type OpRoute, type PartParser, type PendingRoute, type Route } from './routes';
 
 export interface AppDeps {
@@ -352,6 +353,10 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
         throw new AppError('invalid_request', 'request query is invalid', { details: [{ path: 'query', message: 'must be UTF-8 once percent-decoded' }] });
       }
       const input = route.request(parse, { params: req.params, query: req.query, body: req.body });
+      if (route.browserBinding) {
+        const secret = route.browserBinding === 'start' ? bindBrowser(req, res) : boundSecret(req);
+        if (secret !== undefined) Object.assign(input as object, { browser_binding: secret });
+      }
       const call: CallContext = { ...base, auth };
       const idemKey = route.idempotent ? req.get('idempotency-key') : undefined;
       if (route.download) {

@@ -71,7 +71,7 @@ export class SsoSignIn {
   constructor(private readonly d: SsoSignInDeps) {}
 
   /** Where to send a person signing in to the organization `identifier`: its id, a verified domain of it, or an address there. */
-  async begin(identifier: string): Promise<SsoAuthorization> {
+  async begin(identifier: string, browser?: string): Promise<SsoAuthorization> {
     const noSso = AppError.notFound('single sign-on for this organization');
     const org = await this.organizationOf(identifier);
     if (!org) throw noSso;
@@ -87,7 +87,7 @@ export class SsoSignIn {
     } else {
       url = await this.d.provider.authorizationUrl(providerSettings(config, this.d.sealer), checks);
     }
-    const expiresAt = await this.d.attempts.record(config.id, checks);
+    const expiresAt = await this.d.attempts.record(config.id, checks, browser);
     return { authorization_url: url, state: checks.state, expires_at: expiresAt.toISOString() };
   }
 
@@ -100,8 +100,8 @@ export class SsoSignIn {
   }
 
   /** The callback: a session in the configuration's organization, or a refusal. */
-  async complete(callback: { code: string; state: string; iss?: string | undefined }, client: ClientInfo): Promise<SessionResponse> {
-    const { configId, checks } = await this.d.attempts.take(callback.state);
+  async complete(callback: { code: string; state: string; iss?: string | undefined; browser_binding?: string | undefined }, client: ClientInfo): Promise<SessionResponse> {
+    const { configId, checks } = await this.d.attempts.take(callback.state, callback.browser_binding);
     const config = await this.d.repo.findConfigById(configId);
     // Deactivated or deleted since the attempt started: it signs nobody in.
     if (!config || !config.active) throw new AppError('forbidden', "this organization's single sign-on changed since the attempt started; start again");
@@ -111,13 +111,13 @@ export class SsoSignIn {
   }
 
   /** The SAML callback (ACS): a session in the configuration's organization, or a refusal. */
-  async completeSaml(callback: { SAMLResponse: string; RelayState?: string | undefined }, client: ClientInfo): Promise<SessionResponse> {
+  async completeSaml(callback: { SAMLResponse: string; RelayState?: string | undefined; browser_binding?: string | undefined }, client: ClientInfo): Promise<SessionResponse> {
     const peeked = this.d.saml.peek(callback.SAMLResponse);
     let config: SsoConfigRow;
     let facts: SamlAssertionFacts;
     if (callback.RelayState !== undefined && ssoState.safeParse(callback.RelayState).success) {
       // SP-initiated: the attempt RelayState names (once), and the response must answer its request.
-      const { configId, checks } = await this.d.attempts.take(callback.RelayState);
+      const { configId, checks } = await this.d.attempts.take(callback.RelayState, callback.browser_binding);
       const found = await this.d.repo.findConfigById(configId);
       if (!found || !found.active) throw new AppError('forbidden', "this organization's single sign-on changed since the attempt started; start again");
       if (found.type !== 'saml') throw new AppError('invalid_state', 'this SSO attempt was started for an OpenID Connect configuration: finish it at POST /api/v1/auth/sso/oidc/callback');

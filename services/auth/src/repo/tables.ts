@@ -107,6 +107,8 @@ export interface OAuthAttemptTable {
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
+  /** SHA-256 of the starting browser's secret (its mailroom_login cookie); null when no browser started it. */
+  browser_binding_hash: Buffer | null;
 }
 
 /** An identity at an outside provider, linked to an account. */
@@ -212,6 +214,8 @@ export interface SsoAttemptTable {
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
+  /** SHA-256 of the starting browser's secret (its mailroom_login cookie); null when no browser started it. */
+  browser_binding_hash: Buffer | null;
 }
 
 /** A person at a configuration's provider, linked to an account. */
