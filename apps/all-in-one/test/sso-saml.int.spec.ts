@@ -94,6 +94,10 @@ describe('SAML single sign-on', () => {
     expectError(noCert, 422, 'unprocessable');
     expect(noCert.body.error.message).toContain('no signing certificate');
     expectError(await owner.post('/api/v1/org/sso', { type: 'saml', idp_metadata_url: idp.metadataUrl, want_assertions_encrypted: true, allowed_domains: [DOMAIN] }), 422, 'unprocessable');
+    // The metadata URL goes through the SSRF guard (only 127.0.0.1/32 is allowed here).
+    const blocked = await owner.post('/api/v1/org/sso', { type: 'saml', idp_metadata_url: 'http://10.0.0.1/metadata', allowed_domains: [DOMAIN] });
+    expectError(blocked, 422, 'unprocessable');
+    expect(blocked.body.error.message).toContain('blocked_destination');
 
     const made = await owner.post('/api/v1/org/sso', { type: 'saml', name: 'Test IdP', idp_metadata_url: idp.metadataUrl, allowed_domains: [DOMAIN] });
     expect(made.status).toBe(201);
@@ -114,6 +118,14 @@ describe('SAML single sign-on', () => {
 
     const tested = await owner.post(`/api/v1/org/sso/${configId}/test`);
     expect([tested.status, tested.body.ok, tested.body.problem, tested.body.keys]).toEqual([200, true, null, 1]);
+    // An IdP whose metadata is gone: the test says so, precisely.
+    const gone = await startSamlIdp();
+    const goneConfig = await owner.post('/api/v1/org/sso', { type: 'saml', idp_metadata_url: gone.metadataUrl, allowed_domains: [DOMAIN] });
+    expect(goneConfig.status).toBe(201);
+    await gone.close();
+    const unreachable = await owner.post(`/api/v1/org/sso/${goneConfig.body.id}/test`);
+    expect([unreachable.status, unreachable.body.ok, unreachable.body.problem, unreachable.body.message]).toEqual([200, false, 'unreachable', expect.stringContaining('could not be reached')]);
+    expect((await owner.delete(`/api/v1/org/sso/${goneConfig.body.id}`)).status).toBe(204);
 
     const metadata = await fetch(`${anon.baseUrl}/api/v1/auth/sso/saml/metadata/${tenant.org_id}`);
     expect([metadata.status, metadata.headers.get('content-type')]).toEqual([200, 'application/samlmetadata+xml; charset=utf-8']);
