@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { inflateRawSync } from 'node:zlib';
 import { generate } from 'selfsigned';
 import { SignedXml } from 'xml-crypto';
+import { encrypt } from 'xml-encryption';
 
 export interface SamlPerson {
   nameId: string;
@@ -28,6 +29,8 @@ export interface ResponseOptions {
   notOnOrAfter?: Date;
   /** Which part is signed (default: the assertion). */
   sign?: 'assertion' | 'response';
+  /** The SP's certificate (PEM): the signed assertion is sent encrypted to it (EncryptedAssertion). */
+  encryptTo?: { certificate: string; publicKey: string };
 }
 
 export interface TestSamlIdp {
@@ -38,7 +41,9 @@ export interface TestSamlIdp {
   user: SamlPerson | undefined;
   /** The ACS's audience the IdP was configured with (the SP entity id), per ACS request. */
   audience: string;
-  response(options: ResponseOptions): string;
+  /** Set: the IdP encrypts the assertions of its logins to this SP certificate. */
+  encryptTo: ResponseOptions['encryptTo'];
+  response(options: ResponseOptions): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -60,9 +65,9 @@ export async function startSamlIdp(): Promise<TestSamlIdp> {
   </md:IDPSSODescriptor>
 </md:EntityDescriptor>`;
 
-  function sign(xml: string, part: 'assertion' | 'response'): string {
+  function signXml(xml: string, part: 'assertion' | 'response'): string {
     const sig = new SignedXml({ privateKey: pems.private, publicCert: pems.cert, signatureAlgorithm: 'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256', canonicalizationAlgorithm: 'http://www.w3.org/2001/10/xml-exc-c14n#' });
-    const target = part === 'assertion' ? "//*[local-name(.)='Assertion']" : "/*[local-name(.)='Response']";
+    const target = part === 'assertion' ? "/*[local-name(.)='Assertion']" : "/*[local-name(.)='Response']";
     sig.addReference({ xpath: target, digestAlgorithm: 'http://www.w3.org/2001/04/xmlenc#sha256', transforms: ['http://www.w3.org/2000/09/xmldsig#enveloped-signature', 'http://www.w3.org/2001/10/xml-exc-c14n#'] });
     sig.computeSignature(xml, { location: { reference: `${target}/*[local-name(.)='Issuer']`, action: 'after' } });
     return sig.getSignedXml();
@@ -74,18 +79,33 @@ export async function startSamlIdp(): Promise<TestSamlIdp> {
     metadataXml,
     user: undefined,
     audience: '',
-    response(o) {
+    encryptTo: undefined,
+    async response(o) {
       const now = new Date();
       const until = (o.notOnOrAfter ?? new Date(now.getTime() + 5 * 60_000)).toISOString();
       const irt = o.inResponseTo ? ` InResponseTo="${esc(o.inResponseTo)}"` : '';
       const name = o.person.name ? `<saml:Attribute Name="name"><saml:AttributeValue>${esc(o.person.name)}</saml:AttributeValue></saml:Attribute>` : '';
-      const xml = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${id()}" Version="2.0" IssueInstant="${now.toISOString()}" Destination="${esc(o.acs)}"${irt}><saml:Issuer>${entityId}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status><saml:Assertion ID="${id()}" Version="2.0" IssueInstant="${now.toISOString()}"><saml:Issuer>${entityId}</saml:Issuer><saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:2.0:nameid-format:persistent">${esc(o.person.nameId)}</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${until}" Recipient="${esc(o.acs)}"${irt}/></saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="${new Date(now.getTime() - 60_000).toISOString()}" NotOnOrAfter="${until}"><saml:AudienceRestriction><saml:Audience>${esc(o.audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions><saml:AuthnStatement AuthnInstant="${now.toISOString()}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement><saml:AttributeStatement><saml:Attribute Name="email"><saml:AttributeValue>${esc(o.person.email)}</saml:AttributeValue></saml:Attribute>${name}</saml:AttributeStatement></saml:Assertion></samlp:Response>`;
-      return Buffer.from(sign(xml, o.sign ?? 'assertion')).toString('base64');
+      const ns = 'xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion"';
+      let assertion = `<saml:Assertion ${ns} ID="${id()}" Version="2.0" IssueInstant="${now.toISOString()}"><saml:Issuer>${entityId}</saml:Issuer><saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:2.0:nameid-format:persistent">${esc(o.person.nameId)}</saml:NameID><saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData NotOnOrAfter="${until}" Recipient="${esc(o.acs)}"${irt}/></saml:SubjectConfirmation></saml:Subject><saml:Conditions NotBefore="${new Date(now.getTime() - 60_000).toISOString()}" NotOnOrAfter="${until}"><saml:AudienceRestriction><saml:Audience>${esc(o.audience)}</saml:Audience></saml:AudienceRestriction></saml:Conditions><saml:AuthnStatement AuthnInstant="${now.toISOString()}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:PasswordProtectedTransport</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement><saml:AttributeStatement><saml:Attribute Name="email"><saml:AttributeValue>${esc(o.person.email)}</saml:AttributeValue></saml:Attribute>${name}</saml:AttributeStatement></saml:Assertion>`;
+      const sign = o.sign ?? 'assertion';
+      if (sign === 'assertion') assertion = signXml(assertion, 'assertion');
+      if (o.encryptTo) {
+        const to = o.encryptTo;
+        const encrypted = await new Promise<string>((resolve, reject) =>
+          encrypt(assertion, { rsa_pub: to.publicKey, pem: to.certificate, encryptionAlgorithm: 'http://www.w3.org/2009/xmlenc11#aes256-gcm', keyEncryptionAlgorithm: 'http://www.w3.org/2001/04/xmlenc#rsa-oaep-mgf1p' }, (err, out) => (err ? reject(err) : resolve(out))),
+        );
+        assertion = `<saml:EncryptedAssertion>${encrypted}</saml:EncryptedAssertion>`;
+      }
+      const xml = `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" ${ns} ID="${id()}" Version="2.0" IssueInstant="${now.toISOString()}" Destination="${esc(o.acs)}"${irt}><saml:Issuer>${entityId}</saml:Issuer><samlp:Status><samlp:StatusCode Value="urn:oasis:names:tc:SAML:2.0:status:Success"/></samlp:Status>${assertion}</samlp:Response>`;
+      return Buffer.from(sign === 'response' ? signXml(xml, 'response') : xml).toString('base64');
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 
   server.on('request', (req, res) => {
+    void answer(req, res).catch(() => res.writeHead(500).end());
+  });
+  async function answer(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', base);
     if (url.pathname === '/metadata') {
       res.writeHead(200, { 'content-type': 'application/samlmetadata+xml' }).end(metadataXml);
@@ -100,13 +120,13 @@ export async function startSamlIdp(): Promise<TestSamlIdp> {
         return;
       }
       const relay = url.searchParams.get('RelayState');
-      const samlResponse = idp.response({ person: idp.user, acs, audience: idp.audience, inResponseTo: requestId });
+      const samlResponse = await idp.response({ person: idp.user, acs, audience: idp.audience, inResponseTo: requestId, ...(idp.encryptTo ? { encryptTo: idp.encryptTo } : {}) });
       const html = `<html><body onload="document.forms[0].submit()"><form method="post" action="${esc(acs)}"><input type="hidden" name="SAMLResponse" value="${samlResponse}"/>${relay !== null ? `<input type="hidden" name="RelayState" value="${esc(relay)}"/>` : ''}</form></body></html>`;
       res.writeHead(200, { 'content-type': 'text/html' }).end(html);
       return;
     }
     res.writeHead(404).end();
-  });
+  }
   return idp;
 }
 

@@ -12,6 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
+import { generate } from 'selfsigned';
 import { newId } from '@mailroom/contracts';
 import { createDb, sql, type Kysely } from '@mailroom/db';
 import type { ApiClient, ApiResponse, Tenant } from '@mailroom/testing';
@@ -24,12 +25,15 @@ const ACS = `${API}/api/v1/auth/sso/saml/callback`;
 const DOMAIN = 'saml-corp.example';
 
 let idp: TestSamlIdp;
+/** The platform's SP key pair: IdPs may encrypt assertions to its certificate. */
+let sp: { private: string; public: string; cert: string };
 beforeAll(async () => {
   idp = await startSamlIdp();
+  sp = await generate([{ name: 'commonName', value: 'mailroom-sp' }], { keySize: 2048, algorithm: 'sha256' });
 });
 const { anon, env, signUp, tenant } = usePlatform({
   services: ['gateway', 'auth', 'orgs', 'domains'],
-  env: () => ({ SSO_SAML_BASE_URL: API, RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0', SSO_ALLOWED_CIDRS: '127.0.0.1/32' }),
+  env: () => ({ SSO_SAML_BASE_URL: API, RATE_LIMIT_ANONYMOUS_PER_MINUTE: '0', SSO_ALLOWED_CIDRS: '127.0.0.1/32', SSO_SAML_SP_PRIVATE_KEY: sp.private, SSO_SAML_SP_CERTIFICATE: sp.cert }),
 });
 /** One browser: SP-initiated attempts are bound to its mailroom_login cookie. */
 let browser: ApiClient;
@@ -93,7 +97,6 @@ describe('SAML single sign-on', () => {
     const noCert = await owner.post('/api/v1/org/sso', { type: 'saml', idp_metadata_xml: idp.metadataXml.replace(/<md:KeyDescriptor[\s\S]*?<\/md:KeyDescriptor>/, ''), allowed_domains: [DOMAIN] });
     expectError(noCert, 422, 'unprocessable');
     expect(noCert.body.error.message).toContain('no signing certificate');
-    expectError(await owner.post('/api/v1/org/sso', { type: 'saml', idp_metadata_url: idp.metadataUrl, want_assertions_encrypted: true, allowed_domains: [DOMAIN] }), 422, 'unprocessable');
     // The metadata URL goes through the SSRF guard (only 127.0.0.1/32 is allowed here).
     const blocked = await owner.post('/api/v1/org/sso', { type: 'saml', idp_metadata_url: 'http://10.0.0.1/metadata', allowed_domains: [DOMAIN] });
     expectError(blocked, 422, 'unprocessable');
@@ -132,6 +135,7 @@ describe('SAML single sign-on', () => {
     const xml = await metadata.text();
     expect(xml).toContain(`entityID="${spEntityId(tenant.org_id)}"`);
     expect(xml).toContain(`Location="${ACS}"`);
+    expect(xml).toContain('use="encryption"');
     expectError(await anon.get(`/api/v1/auth/sso/saml/metadata/${newId('organization')}`), 404, 'not_found');
     expect((await owner.post(`/api/v1/org/sso/${configId}/activate`)).status).toBe(200);
   });
@@ -158,14 +162,14 @@ describe('SAML single sign-on', () => {
     const email = fresh('refused');
     const started = await browser.get(`/api/v1/auth/sso/${tenant.org_id}`);
     const requestId = requestIdOf(started.body.authorization_url);
-    const other = idp.response({ person: { nameId: email, email }, acs: ACS, audience: spEntityId(newId('organization')), inResponseTo: requestId });
+    const other = await idp.response({ person: { nameId: email, email }, acs: ACS, audience: spEntityId(newId('organization')), inResponseTo: requestId });
     const wrong = await postAcs({ SAMLResponse: other, RelayState: started.body.state });
     expectError(wrong, 400, 'invalid_code');
     expect(wrong.body.error.message).toContain('audience');
 
     const again = await browser.get(`/api/v1/auth/sso/${tenant.org_id}`);
     const requestId2 = requestIdOf(again.body.authorization_url);
-    const old = idp.response({ person: { nameId: email, email }, acs: ACS, audience: spEntityId(tenant.org_id), inResponseTo: requestId2, notOnOrAfter: new Date(Date.now() - 10 * 60_000) });
+    const old = await idp.response({ person: { nameId: email, email }, acs: ACS, audience: spEntityId(tenant.org_id), inResponseTo: requestId2, notOnOrAfter: new Date(Date.now() - 10 * 60_000) });
     const expired = await postAcs({ SAMLResponse: old, RelayState: again.body.state });
     expectError(expired, 400, 'invalid_code');
     expect(expired.body.error.message).toContain('expired');
@@ -174,7 +178,7 @@ describe('SAML single sign-on', () => {
   it('finishes an SP-initiated login only in the browser that started it (login CSRF: review finding)', async () => {
     const email = fresh('csrf');
     const started = await browser.get(`/api/v1/auth/sso/${tenant.org_id}`);
-    const response = idp.response({ person: { nameId: email, email }, acs: ACS, audience: spEntityId(tenant.org_id), inResponseTo: requestIdOf(started.body.authorization_url) });
+    const response = await idp.response({ person: { nameId: email, email }, acs: ACS, audience: spEntityId(tenant.org_id), inResponseTo: requestIdOf(started.body.authorization_url) });
     const elsewhere = await postAcs({ SAMLResponse: response, RelayState: started.body.state }, anon);
     expectError(elsewhere, 400, 'invalid_state');
     expect(elsewhere.body.error.message).toContain('another browser');
@@ -182,10 +186,10 @@ describe('SAML single sign-on', () => {
 
   it('takes IdP-initiated responses only when allowed, each once (a replay is refused)', async () => {
     const email = fresh('unasked');
-    const unasked = idp.response({ person: { nameId: email, email }, acs: ACS, audience: spEntityId(tenant.org_id), sign: 'response' });
+    const unasked = await idp.response({ person: { nameId: email, email }, acs: ACS, audience: spEntityId(tenant.org_id), sign: 'response' });
     expectError(await postAcs({ SAMLResponse: unasked }), 403, 'forbidden');
     expect((await as(tenant.accessToken).patch(`/api/v1/org/sso/${configId}`, { allow_idp_initiated: true })).body.saml.allow_idp_initiated).toBe(true);
-    const fresh1 = idp.response({ person: { nameId: email, email }, acs: ACS, audience: spEntityId(tenant.org_id), sign: 'response' });
+    const fresh1 = await idp.response({ person: { nameId: email, email }, acs: ACS, audience: spEntityId(tenant.org_id), sign: 'response' });
     const ok = await postAcs({ SAMLResponse: fresh1, RelayState: 'https://app.example/after' });
     expect([ok.status, ok.body.user?.email]).toEqual([200, email]);
     const replay = await postAcs({ SAMLResponse: fresh1 });
@@ -216,6 +220,22 @@ describe('SAML single sign-on', () => {
       // Back to the first IdP for the tests that follow.
       expect((await as(tenant.accessToken).patch(`/api/v1/org/sso/${configId}`, { idp_metadata_url: idp.metadataUrl })).status).toBe(200);
       await other.close();
+    }
+  });
+
+  it('requires encrypted assertions when the configuration says so: a plain one is refused, one encrypted to the SP signs in', async () => {
+    expect((await as(tenant.accessToken).patch(`/api/v1/org/sso/${configId}`, { want_assertions_encrypted: true })).body.saml.want_assertions_encrypted).toBe(true);
+    try {
+      const email = fresh('sealed');
+      const plain = await samlLogin(tenant.org_id, { nameId: `s-${email}`, email });
+      expectError(plain, 400, 'invalid_code');
+      expect(plain.body.error.message).toContain('requires encrypted assertions');
+      idp.encryptTo = { certificate: sp.cert, publicKey: sp.public };
+      const sealed = await samlLogin(tenant.org_id, { nameId: `s-${email}`, email });
+      expect([sealed.status, sealed.body.user?.email]).toEqual([200, email]);
+    } finally {
+      idp.encryptTo = undefined;
+      expect((await as(tenant.accessToken).patch(`/api/v1/org/sso/${configId}`, { want_assertions_encrypted: false })).status).toBe(200);
     }
   });
 
