@@ -1,9 +1,10 @@
 /**
  * HTTP and RPC shapes of single sign-on per organization (spec section 4, "SSO"; issue 26).
- * An organization's owners and admins configure identity providers (OpenID Connect now;
- * `saml` is a type the schema keeps for later and refuses with 422); one configuration is
- * active at a time. A login starts at GET /api/v1/auth/sso/{org_identifier}, goes to the
- * provider, and comes back through the web app to POST /api/v1/auth/sso/oidc/callback.
+ * An organization's owner configures identity providers (OpenID Connect or SAML 2.0); one
+ * configuration is active at a time. A login starts at GET /api/v1/auth/sso/{org_identifier},
+ * goes to the provider, and comes back through the web app to POST
+ * /api/v1/auth/sso/oidc/callback (OIDC), or is posted by the IdP to POST
+ * /api/v1/auth/sso/saml/callback (SAML; also unasked, IdP-initiated, when allowed).
  */
 import { z } from 'zod';
 import { idSchema } from '../ids';
@@ -154,11 +155,11 @@ export type SsoConfig = z.infer<typeof ssoConfig>;
 /** Never more than one page (SSO_CONFIGS_MAX). */
 export const ssoConfigList = pageOf(ssoConfig);
 
-/** What a test found wrong: the issuer did not answer, is not an OpenID issuer, names another issuer, or has no usable keys. */
+/** What a test found wrong: the provider did not answer (or is at a non-public address), is not an OpenID issuer or its SAML metadata is not usable, names another issuer or IdP, or has no usable keys or certificate valid now. */
 export const SSO_TEST_PROBLEMS = ['unreachable', 'blocked_destination', 'not_openid_issuer', 'issuer_mismatch', 'no_jwks', 'not_saml_metadata', 'no_valid_certificate'] as const;
 export type SsoTestProblem = (typeof SSO_TEST_PROBLEMS)[number];
 
-/** POST /api/v1/org/sso/{configId}/test: a round trip to the provider (discovery, then its keys). */
+/** POST /api/v1/org/sso/{configId}/test: a round trip to the provider (OIDC: discovery, then its keys; SAML: metadata and certificates, `authorization_endpoint` the SSO URL, `jwks_uri` the metadata URL, `keys` the certificates valid now). */
 export const ssoTestResult = z.object({
   ok: z.boolean(),
   /** null when ok. */
@@ -174,7 +175,7 @@ export const ssoTestResult = z.object({
 });
 export type SsoTestResult = z.infer<typeof ssoTestResult>;
 
-/** The organization's id (a verified email domain of it: later). */
+/** The organization's id, a verified email domain of it, or an address there. */
 export const ssoLoginParam = z.object({ org_identifier: z.string().min(1).max(253) });
 
 /** The state of an SSO attempt: `mrs_` and 43 base64url characters (32 random bytes). */
