@@ -3,6 +3,7 @@ drop index sso_configurations_active_by_issuer;
 delete from sso_configurations where type = 'saml';
 alter table sso_configurations drop column allow_idp_initiated;
 alter table sso_configurations drop column want_assertions_encrypted;
+alter table sso_configurations drop column saml_metadata_tried_at;
 alter table sso_configurations drop column saml_metadata_read_at;
 alter table sso_configurations drop column saml_certificates;
 alter table sso_configurations drop column saml_sso_url;

@@ -9,6 +9,8 @@ alter table sso_configurations add column saml_metadata_xml text;
 alter table sso_configurations add column saml_sso_url text;
 alter table sso_configurations add column saml_certificates text[];
 alter table sso_configurations add column saml_metadata_read_at timestamptz;
+-- When a login last tried to read it again and could not (retried after the refresh interval).
+alter table sso_configurations add column saml_metadata_tried_at timestamptz;
 alter table sso_configurations add column want_assertions_encrypted boolean not null default false;
 alter table sso_configurations add column allow_idp_initiated boolean not null default false;
 -- Unasked (IdP-initiated) responses find their configuration by the IdP's entity id.

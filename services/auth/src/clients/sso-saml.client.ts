@@ -25,6 +25,9 @@ export interface SpKeyPair {
   certificate: string;
 }
 
+/** What one IdP's metadata may weigh (as inline metadata may). */
+const METADATA_MAX = 200_000;
+
 /** xml2js as node-saml parses (explicit char key `_`, attributes in `$`, children in arrays). */
 type Node = { _?: string; $?: Record<string, string> } & { [child: string]: unknown };
 
@@ -163,8 +166,9 @@ export class SsoSamlClient implements SamlLoginPort, SamlMetadataPort {
       return { ok: false, problem: 'unreachable', message: `${url} could not be reached (${cause instanceof Error ? ((cause as { code?: string }).code ?? cause.message) : String(cause)})` };
     }
     if (res.status !== 200) return { ok: false, problem: 'not_saml_metadata', message: `${url} answered HTTP ${res.status}, not the IdP's metadata` };
+    if (Number(res.headers.get('content-length') ?? 0) > METADATA_MAX) return { ok: false, problem: 'not_saml_metadata', message: `${url} answered more than ${METADATA_MAX} bytes: not one IdP's metadata` };
     const body = await res.text();
-    if (body.length > 200_000) return { ok: false, problem: 'not_saml_metadata', message: `${url} answered more than 200000 characters: not one IdP's metadata` };
+    if (body.length > METADATA_MAX) return { ok: false, problem: 'not_saml_metadata', message: `${url} answered more than ${METADATA_MAX} characters: not one IdP's metadata` };
     return { ok: true, xml: body };
   }
 }

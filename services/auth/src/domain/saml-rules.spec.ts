@@ -1,4 +1,4 @@
-import { checkAssertion, metadataStale, samlClaims, type SamlAssertionFacts, type SamlExpectations } from './saml-rules';
+import { checkAssertion, metadataDue, metadataStale, samlClaims, type SamlAssertionFacts, type SamlExpectations } from './saml-rules';
 
 const NOW = new Date('2026-01-01T12:00:00Z');
 const want: SamlExpectations = { idpEntityId: 'https://idp.example/', audience: 'https://sp.example/md/org_1', recipient: 'https://sp.example/acs', skewMs: 60_000 };
@@ -81,5 +81,15 @@ describe('metadataStale', () => {
     expect(metadataStale(null, NOW, 60_000)).toBe(true);
     expect(metadataStale(new Date(NOW.getTime() - 59_999), NOW, 60_000)).toBe(false);
     expect(metadataStale(new Date(NOW.getTime() - 60_000), NOW, 60_000)).toBe(true);
+  });
+});
+
+describe('metadataDue', () => {
+  it('is due when stale and not tried in vain within the interval', () => {
+    const old = new Date(NOW.getTime() - 120_000);
+    expect(metadataDue(old, null, NOW, 60_000)).toBe(true);
+    expect(metadataDue(old, new Date(NOW.getTime() - 30_000), NOW, 60_000)).toBe(false);
+    expect(metadataDue(old, old, NOW, 60_000)).toBe(true);
+    expect(metadataDue(new Date(NOW.getTime() - 1_000), null, NOW, 60_000)).toBe(false);
   });
 });

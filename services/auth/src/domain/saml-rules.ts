@@ -149,3 +149,8 @@ export function usableCertificates(certs: readonly string[], now: Date): { valid
 export function metadataStale(readAt: Date | null, now: Date, maxAgeMs: number): boolean {
   return readAt === null || now.getTime() - readAt.getTime() >= maxAgeMs;
 }
+
+/** Whether metadata is to be read again: read long enough ago, and not tried in vain within the interval either. */
+export function metadataDue(readAt: Date | null, triedAt: Date | null, now: Date, maxAgeMs: number): boolean {
+  return metadataStale(readAt, now, maxAgeMs) && (triedAt === null || metadataStale(triedAt, now, maxAgeMs));
+}

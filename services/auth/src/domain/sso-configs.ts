@@ -147,6 +147,7 @@ export class SsoConfigs {
       saml_sso_url: metadata.ssoUrl,
       saml_certificates: metadata.certificates,
       saml_metadata_read_at: now,
+      saml_metadata_tried_at: null,
       want_assertions_encrypted: body.want_assertions_encrypted,
       allow_idp_initiated: body.allow_idp_initiated,
     };
@@ -335,7 +336,7 @@ export class SsoConfigs {
   }
 }
 
-const NO_SAML = { saml_metadata_url: null, saml_metadata_xml: null, saml_sso_url: null, saml_certificates: null, saml_metadata_read_at: null, want_assertions_encrypted: false, allow_idp_initiated: false };
+const NO_SAML = { saml_metadata_url: null, saml_metadata_xml: null, saml_sso_url: null, saml_certificates: null, saml_metadata_read_at: null, saml_metadata_tried_at: null, want_assertions_encrypted: false, allow_idp_initiated: false };
 
 /** A configuration as its provider's client uses it. */
 export function providerSettings(row: SsoConfigRow, sealer: Sealer): SsoProviderSettings {

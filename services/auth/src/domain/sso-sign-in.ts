@@ -33,7 +33,7 @@ import { providerSettings } from './sso-configs';
 import type { SsoAttempts } from './sso-attempts';
 import type { SamlLoginPort, SamlMetadataPort, SamlSettings, SamlSp, SsoDomainsPort, SsoProviderPort } from './sso-ports';
 import { ssoIdentity, type SsoIdentity } from './sso-rules';
-import { checkAssertion, metadataStale, SAML_REFUSED, samlClaims, usableCertificates, type SamlAssertionFacts } from './saml-rules';
+import { checkAssertion, metadataDue, SAML_REFUSED, samlClaims, usableCertificates, type SamlAssertionFacts } from './saml-rules';
 
 export interface SsoMembersPort {
   /** The person's membership of the organization, made with `role` when they have none. */
@@ -165,9 +165,14 @@ export class SsoSignIn {
    */
   private async refreshed(config: SsoConfigRow): Promise<SsoConfigRow> {
     const now = this.d.clock.now();
-    if (config.type !== 'saml' || config.saml_metadata_url === null || !metadataStale(config.saml_metadata_read_at, now, this.d.samlMetadataMaxAgeMs)) return config;
+    if (config.type !== 'saml' || config.saml_metadata_url === null) return config;
+    // A failed read is not tried again before the interval either (starts are public: no fetch per request).
+    if (!metadataDue(config.saml_metadata_read_at, config.saml_metadata_tried_at, now, this.d.samlMetadataMaxAgeMs)) return config;
     const loaded = await this.d.saml.loadMetadata({ url: config.saml_metadata_url });
-    if (!loaded.ok || loaded.metadata.entityId !== config.issuer || usableCertificates(loaded.metadata.certificates, now).valid.length === 0) return config;
+    if (!loaded.ok || loaded.metadata.entityId !== config.issuer || usableCertificates(loaded.metadata.certificates, now).valid.length === 0) {
+      await this.d.repo.updateConfig(config.org_id, config.id, { saml_metadata_tried_at: now });
+      return config;
+    }
     const changes = { saml_metadata_xml: loaded.xml, saml_sso_url: loaded.metadata.ssoUrl, saml_certificates: loaded.metadata.certificates, saml_metadata_read_at: now };
     return (await this.d.repo.updateConfig(config.org_id, config.id, changes)) ?? config;
   }

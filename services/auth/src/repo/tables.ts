@@ -195,6 +195,7 @@ export interface SsoConfigurationTable {
   saml_sso_url: string | null;
   saml_certificates: string[] | null;
   saml_metadata_read_at: Date | null;
+  saml_metadata_tried_at: Date | null;
   want_assertions_encrypted: boolean;
   allow_idp_initiated: boolean;
 }
