@@ -39,6 +39,11 @@ const { anon, env, signUp } = usePlatform({
     OAUTH_GITHUB_API_URL: github.apiUrl,
   }),
 });
+/** One browser: sign-in attempts are bound to its mailroom_login cookie (set at the start, sent back at the callback). */
+let browser: ApiClient;
+beforeAll(() => {
+  browser = anon.withCookies();
+});
 let db: Kysely<unknown>;
 beforeAll(() => {
   db = createDb<unknown>({ url: env.DATABASE_URL!, schema: 'public', max: 1 });
@@ -70,8 +75,8 @@ async function throughProvider(provider: string, login: string, start: () => Pro
 
 /** A whole sign-in with `provider` as `login` there; the callback's answer. */
 async function signInWith(provider: string, login: string): Promise<ApiResponse> {
-  const back = await throughProvider(provider, login, () => anon.get(`/api/v1/auth/oauth/${provider}`));
-  return anon.post(`/api/v1/auth/oauth/${provider}/callback`, back);
+  const back = await throughProvider(provider, login, () => browser.get(`/api/v1/auth/oauth/${provider}`));
+  return browser.post(`/api/v1/auth/oauth/${provider}/callback`, back);
 }
 
 /** A whole link from settings, signed in with `token`; the callback's answer. */
@@ -90,7 +95,7 @@ describe('signing in with an OpenID provider', () => {
   it('signs in with the test OpenID provider and links it: a new account first, the same one after', async () => {
     const email = fresh('alice');
     acme.people.set('alice', { email, email_verified: true, name: 'Alice Example' });
-    const started = await anon.get('/api/v1/auth/oauth/acme');
+    const started = await browser.get('/api/v1/auth/oauth/acme');
     const url = new URL(started.body.authorization_url);
     expect(`${url.origin}${url.pathname}`).toBe(`${acme.issuer}/auth`);
     expect(Object.fromEntries(url.searchParams)).toMatchObject({ client_id: acme.clientId, redirect_uri: redirectOf('acme'), response_type: 'code', scope: 'openid email profile', code_challenge_method: 'S256', state: started.body.state, nonce: expect.any(String), code_challenge: expect.any(String) });
@@ -162,7 +167,7 @@ describe('signing in with an OpenID provider', () => {
     expectError(await as(carol.accessToken).post('/api/v1/user/me/oauth-providers/acme/callback', back), 400, 'invalid_state');
     // Nor is a link attempt finished by the public callback.
     const other = await throughProvider('acme', 'carol-at-acme', () => as(carol.accessToken).post('/api/v1/user/me/oauth-providers/acme'));
-    expectError(await anon.post('/api/v1/auth/oauth/acme/callback', other), 400, 'invalid_state');
+    expectError(await browser.post('/api/v1/auth/oauth/acme/callback', other), 400, 'invalid_state');
 
     expect((await linkWith(carol.accessToken, 'acme', 'carol-at-acme')).status).toBe(200);
     const taken = await linkWith(erin.accessToken, 'acme', 'carol-at-acme');
@@ -175,23 +180,30 @@ describe('signing in with an OpenID provider', () => {
 
   it('takes a state once, on its own provider, and refuses what the provider did not send', async () => {
     acme.people.set('frank', { email: fresh('frank'), email_verified: true });
-    const back = await throughProvider('acme', 'frank', () => anon.get('/api/v1/auth/oauth/acme'));
+    const back = await throughProvider('acme', 'frank', () => browser.get('/api/v1/auth/oauth/acme'));
     // An issuer that is not the provider's fails openid-client's checks; the attempt is spent.
-    expectError(await anon.post('/api/v1/auth/oauth/acme/callback', { ...back, iss: 'https://impostor.example' }), 400, 'invalid_code');
-    expectError(await anon.post('/api/v1/auth/oauth/acme/callback', back), 400, 'invalid_state');
+    expectError(await browser.post('/api/v1/auth/oauth/acme/callback', { ...back, iss: 'https://impostor.example' }), 400, 'invalid_code');
+    expectError(await browser.post('/api/v1/auth/oauth/acme/callback', back), 400, 'invalid_state');
 
-    const next = await throughProvider('acme', 'frank', () => anon.get('/api/v1/auth/oauth/acme'));
-    expectError(await anon.post('/api/v1/auth/oauth/github/callback', next), 400, 'invalid_state');
-    const again = await throughProvider('acme', 'frank', () => anon.get('/api/v1/auth/oauth/acme'));
-    expect((await anon.post('/api/v1/auth/oauth/acme/callback', again)).status).toBe(200);
-    expectError(await anon.post('/api/v1/auth/oauth/acme/callback', again), 400, 'invalid_state');
+    const next = await throughProvider('acme', 'frank', () => browser.get('/api/v1/auth/oauth/acme'));
+    expectError(await browser.post('/api/v1/auth/oauth/github/callback', next), 400, 'invalid_state');
+    const again = await throughProvider('acme', 'frank', () => browser.get('/api/v1/auth/oauth/acme'));
+    expect((await browser.post('/api/v1/auth/oauth/acme/callback', again)).status).toBe(200);
+    expectError(await browser.post('/api/v1/auth/oauth/acme/callback', again), 400, 'invalid_state');
     // A code the provider never gave, with a state of ours.
-    const forged = await throughProvider('acme', 'frank', () => anon.get('/api/v1/auth/oauth/acme'));
-    expectError(await anon.post('/api/v1/auth/oauth/acme/callback', { ...forged, code: 'not-a-code' }), 400, 'invalid_code');
+    const forged = await throughProvider('acme', 'frank', () => browser.get('/api/v1/auth/oauth/acme'));
+    expectError(await browser.post('/api/v1/auth/oauth/acme/callback', { ...forged, code: 'not-a-code' }), 400, 'invalid_code');
+    // Another browser (login CSRF: an attacker's attempt carried to a victim) is refused; the start set the cookie as browsers keep it.
+    const started = await browser.get('/api/v1/auth/oauth/acme');
+    expect(started.headers.get('set-cookie')).toMatch(/^mailroom_login=mrb_[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/api\/v1\/auth; .*HttpOnly; Secure; SameSite=None$/);
+    const carried = await throughProvider('acme', 'frank', () => browser.get('/api/v1/auth/oauth/acme'));
+    const elsewhere = await anon.post('/api/v1/auth/oauth/acme/callback', carried);
+    expectError(elsewhere, 400, 'invalid_state');
+    expect(elsewhere.body.error.message).toContain('another browser');
   });
 
   it('keeps the state, nonce and PKCE verifier server-side: the state hashed, the others sealed', async () => {
-    const started = await anon.get('/api/v1/auth/oauth/acme');
+    const started = await browser.get('/api/v1/auth/oauth/acme');
     const rows = await sql<{ secrets_sealed: Buffer; used_at: Date | null }>`select secrets_sealed, used_at from auth.oauth_attempts where state_hash = sha256(${Buffer.from(started.body.state)})`.execute(db);
     expect(rows.rows).toHaveLength(1);
     const nonce = new URL(started.body.authorization_url).searchParams.get('nonce')!;
@@ -245,17 +257,17 @@ describe('signing in with GitHub (a stand-in of its endpoints)', () => {
 
 describe('refusals', () => {
   it('answers 404 for a provider that is not configured, on both routes', async () => {
-    expectError(await anon.get('/api/v1/auth/oauth/google'), 404, 'not_found');
-    expectError(await anon.post('/api/v1/auth/oauth/google/callback', { code: 'c', state: `mro_${'a'.repeat(43)}` }), 404, 'not_found');
+    expectError(await browser.get('/api/v1/auth/oauth/google'), 404, 'not_found');
+    expectError(await browser.post('/api/v1/auth/oauth/google/callback', { code: 'c', state: `mro_${'a'.repeat(43)}` }), 404, 'not_found');
     const kim = await signUp(fresh('kim'));
     expectError(await as(kim.accessToken).post('/api/v1/user/me/oauth-providers/google'), 404, 'not_found');
   });
 
   it('refuses bad input with 400, and an API key on the account routes with 403', async () => {
-    expectError(await anon.get('/api/v1/auth/oauth/Not_A_Name'), 400, 'invalid_request');
-    expectError(await anon.post('/api/v1/auth/oauth/acme/callback', { code: 'c', state: 'not-ours' }), 400, 'invalid_request');
-    expectError(await anon.post('/api/v1/auth/oauth/acme/callback', { code: 'c', state: `mro_${'a'.repeat(43)}`, extra: 1 }), 400, 'invalid_request');
-    expectError(await anon.post('/api/v1/auth/oauth/acme/callback', { code: 'c', state: `mro_${'a'.repeat(43)}` }), 400, 'invalid_state');
+    expectError(await browser.get('/api/v1/auth/oauth/Not_A_Name'), 400, 'invalid_request');
+    expectError(await browser.post('/api/v1/auth/oauth/acme/callback', { code: 'c', state: 'not-ours' }), 400, 'invalid_request');
+    expectError(await browser.post('/api/v1/auth/oauth/acme/callback', { code: 'c', state: `mro_${'a'.repeat(43)}`, extra: 1 }), 400, 'invalid_request');
+    expectError(await browser.post('/api/v1/auth/oauth/acme/callback', { code: 'c', state: `mro_${'a'.repeat(43)}` }), 400, 'invalid_state');
     const lee = await signUp(fresh('lee'));
     expectError(await lee.api.get('/api/v1/user/me/oauth-providers'), 403, 'forbidden');
     expectError(await anon.get('/api/v1/user/me/oauth-providers'), 401, 'unauthorized');

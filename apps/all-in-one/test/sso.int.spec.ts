@@ -41,6 +41,11 @@ const { anon, env, signUp, tenant } = usePlatform({
     SSO_ALLOWED_CIDRS: '127.0.0.1/32',
   }),
 });
+/** One browser: sign-in attempts are bound to its mailroom_login cookie (set at the start, sent back at the callback). */
+let browser: ApiClient;
+beforeAll(() => {
+  browser = anon.withCookies();
+});
 let db: Kysely<unknown>;
 beforeAll(() => {
   db = createDb<unknown>({ url: env.DATABASE_URL!, schema: 'public', max: 1 });
@@ -83,7 +88,7 @@ async function activeConfig(owner: Pick<Tenant, 'accessToken'>, over: Record<str
 
 /** The login from the API to the provider and back to the web app's page: what the redirect carried. */
 async function throughProvider(orgId: string, login: string): Promise<{ code: string; state: string; iss?: string }> {
-  const started = await anon.get(`/api/v1/auth/sso/${orgId}`);
+  const started = await browser.get(`/api/v1/auth/sso/${orgId}`);
   expect(started.status).toBe(200);
   expect(started.body).toEqual({ authorization_url: expect.any(String), state: expect.stringMatching(/^mrs_/), expires_at: expect.any(String) });
   const back = await signInAtProvider(started.body.authorization_url, REDIRECT, login);
@@ -92,7 +97,7 @@ async function throughProvider(orgId: string, login: string): Promise<{ code: st
 }
 
 async function ssoLogin(orgId: string, login: string): Promise<ApiResponse> {
-  return anon.post('/api/v1/auth/sso/oidc/callback', await throughProvider(orgId, login));
+  return browser.post('/api/v1/auth/sso/oidc/callback', await throughProvider(orgId, login));
 }
 
 describe('SSO configurations', () => {
@@ -145,7 +150,7 @@ describe('SSO configurations', () => {
     expect((await as(owner).delete(`/api/v1/org/sso/${made.body.id}`)).status).toBe(204);
     expectError(await as(owner).post(`/api/v1/org/sso/${made.body.id}/activate`), 404, 'not_found');
     // Nothing active: no SSO for the organization.
-    expectError(await anon.get(`/api/v1/auth/sso/${tenant.org_id}`), 404, 'not_found');
+    expectError(await browser.get(`/api/v1/auth/sso/${tenant.org_id}`), 404, 'not_found');
   });
 
   it('says precisely what is wrong with an issuer, as it is saved and when tested', async () => {
@@ -175,9 +180,10 @@ describe('SSO configurations', () => {
     await as(owner).delete(`/api/v1/org/sso/${made.body.id}`);
   });
 
-  it('refuses bad input, SAML (not yet), other roles and other organizations', async () => {
+  it('refuses bad input, other roles and other organizations', async () => {
     const owner = tenant.accessToken;
-    expectError(await as(owner).post('/api/v1/org/sso', oidcConfig({ type: 'saml' })), 422, 'unprocessable');
+    // A SAML configuration has no OpenID fields (sso-saml.int.spec.ts configures one).
+    expectError(await as(owner).post('/api/v1/org/sso', oidcConfig({ type: 'saml' })), 400, 'invalid_request');
     expectError(await as(owner).post('/api/v1/org/sso', oidcConfig({ allowed_domains: [] })), 400, 'invalid_request');
     // Only the organization's verified domains: its provider must not vouch for others' addresses.
     const notOurs = await as(owner).post('/api/v1/org/sso', oidcConfig({ allowed_domains: [DOMAIN, 'gmail.com'] }));
@@ -209,7 +215,7 @@ describe('signing in with SSO', () => {
   it('makes an unknown person an account and a member (just in time), in a session of method sso', async () => {
     const email = fresh('jit', SIGNIN);
     idp.people.set('jit', { email, email_verified: true, name: 'Jit Person' });
-    const started = await anon.get(`/api/v1/auth/sso/${org.org_id}`);
+    const started = await browser.get(`/api/v1/auth/sso/${org.org_id}`);
     const url = new URL(started.body.authorization_url);
     expect(`${url.origin}${url.pathname}`).toBe(`${idp.issuer}/auth`);
     expect(Object.fromEntries(url.searchParams)).toMatchObject({ client_id: idp.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid email profile', code_challenge_method: 'S256', state: started.body.state, nonce: expect.any(String) });
@@ -261,17 +267,32 @@ describe('signing in with SSO', () => {
     const email = fresh('twice', SIGNIN);
     idp.people.set('twice', { email, email_verified: true });
     const back = await throughProvider(org.org_id, 'twice');
-    expectError(await anon.post('/api/v1/auth/sso/oidc/callback', { ...back, state: `mrs_${'A'.repeat(43)}` }), 400, 'invalid_state');
-    expect((await anon.post('/api/v1/auth/sso/oidc/callback', back)).status).toBe(200);
-    expectError(await anon.post('/api/v1/auth/sso/oidc/callback', back), 400, 'invalid_state');
-    expectError(await anon.post('/api/v1/auth/sso/oidc/callback', { ...back, state: 'not-a-state' }), 400, 'invalid_request');
-    expectError(await anon.get('/api/v1/auth/sso/not-an-org'), 404, 'not_found');
-    expectError(await anon.get('/api/v1/auth/sso/unknown.example'), 404, 'not_found');
+    expectError(await browser.post('/api/v1/auth/sso/oidc/callback', { ...back, state: `mrs_${'A'.repeat(43)}` }), 400, 'invalid_state');
+    expect((await browser.post('/api/v1/auth/sso/oidc/callback', back)).status).toBe(200);
+    expectError(await browser.post('/api/v1/auth/sso/oidc/callback', back), 400, 'invalid_state');
+    expectError(await browser.post('/api/v1/auth/sso/oidc/callback', { ...back, state: 'not-a-state' }), 400, 'invalid_request');
+    expectError(await browser.get('/api/v1/auth/sso/not-an-org'), 404, 'not_found');
+    expectError(await browser.get('/api/v1/auth/sso/unknown.example'), 404, 'not_found');
+  });
+
+  it('is finished only by the browser that started it (login CSRF: review finding)', async () => {
+    idp.people.set('csrf', { email: fresh('csrf', SIGNIN), email_verified: true });
+    // An attacker's attempt, carried to a victim's browser (no cookie, or its own).
+    const back = await throughProvider(org.org_id, 'csrf');
+    const elsewhere = await anon.post('/api/v1/auth/sso/oidc/callback', back);
+    expectError(elsewhere, 400, 'invalid_state');
+    expect(elsewhere.body.error.message).toContain('another browser');
+    const again = await throughProvider(org.org_id, 'csrf');
+    const victim = anon.withCookies();
+    await victim.get(`/api/v1/auth/sso/${org.org_id}`);
+    expectError(await victim.post('/api/v1/auth/sso/oidc/callback', again), 400, 'invalid_state');
+    // The cookie cannot come in the body instead.
+    expectError(await anon.post('/api/v1/auth/sso/oidc/callback', { ...again, browser_binding: 'mrb_x' }), 400, 'invalid_request');
   });
 
   it('starts from a verified domain of the organization, or an address there, as well as its id', async () => {
     for (const identifier of [SIGNIN, `someone@${SIGNIN}`, SIGNIN.toUpperCase()]) {
-      const res = await anon.get(`/api/v1/auth/sso/${encodeURIComponent(identifier)}`);
+      const res = await browser.get(`/api/v1/auth/sso/${encodeURIComponent(identifier)}`);
       expect([res.status, new URL(res.body.authorization_url).origin]).toEqual([200, idp.issuer]);
     }
   });
@@ -286,13 +307,13 @@ describe('a login whose ground moved', () => {
     idp.people.set('changing', { email: fresh('changing', domain), email_verified: true });
     const back = await throughProvider(org.org_id, 'changing');
     const next = await activeConfig(org, { allowed_domains: [domain] });
-    const stale = await anon.post('/api/v1/auth/sso/oidc/callback', back);
+    const stale = await browser.post('/api/v1/auth/sso/oidc/callback', back);
     expectError(stale, 403, 'forbidden');
     expect(stale.body.error.message).toContain('changed since the attempt started');
 
     const again = await throughProvider(org.org_id, 'changing');
     await sql`delete from domains.domains where org_id = ${org.org_id}`.execute(db);
-    const unverified = await anon.post('/api/v1/auth/sso/oidc/callback', again);
+    const unverified = await browser.post('/api/v1/auth/sso/oidc/callback', again);
     expectError(unverified, 403, 'forbidden');
     expect(unverified.body.error.message).toContain(`${domain} is no longer a verified domain`);
     // Nor can the configuration be saved with it.

@@ -284,6 +284,8 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/org/sso/{configId}/activate': 'sso.manage',
   'GET /api/v1/auth/sso/{org_identifier}': 'public',
   'POST /api/v1/auth/sso/oidc/callback': 'public',
+  'POST /api/v1/auth/sso/saml/callback': 'public',
+  'GET /api/v1/auth/sso/saml/metadata/{org_id}': 'public',
 } as const satisfies Record<string, RouteAccess>;
 
 const ROUTE_ACCESS_BY_KEY = new Map<string, RouteAccess>(Object.entries(ROUTE_ACCESS));

@@ -55,8 +55,8 @@ export const RPC = {
   'auth.password.reset': { request: v.passwordResetBody, response: empty },
   'auth.password.change': { request: v.passwordChangeBody, response: empty },
   // auth: signing in with an outside provider, and the providers linked to an account
-  'auth.oauth.start': { request: oa.oauthProviderParam, response: oa.oauthAuthorization },
-  'auth.oauth.callback': { request: oa.oauthProviderParam.extend(oa.oauthCallbackBody.shape), response: mfa.loginResponse },
+  'auth.oauth.start': { request: oa.oauthProviderParam.extend(oa.browserBound.shape), response: oa.oauthAuthorization },
+  'auth.oauth.callback': { request: oa.oauthProviderParam.extend(oa.oauthCallbackBody.shape).extend(oa.browserBound.shape), response: mfa.loginResponse },
   'auth.oauth.linkStart': { request: oa.oauthProviderParam, response: oa.oauthAuthorization },
   'auth.oauth.linkCallback': { request: oa.oauthProviderParam.extend(oa.oauthCallbackBody.shape), response: oa.oauthLink },
   'auth.oauth.list': { request: empty, response: oa.oauthLinkList },
@@ -231,8 +231,10 @@ export const RPC = {
   'auth.sso.delete': { request: sso.ssoConfigId, response: empty },
   'auth.sso.test': { request: sso.ssoConfigId, response: sso.ssoTestResult },
   'auth.sso.activate': { request: sso.ssoConfigId, response: sso.ssoConfig },
-  'auth.sso.start': { request: sso.ssoLoginParam, response: sso.ssoAuthorization },
-  'auth.sso.oidcCallback': { request: sso.ssoOidcCallbackBody, response: a.sessionResponse },
+  'auth.sso.start': { request: sso.ssoLoginParam.extend(oa.browserBound.shape), response: sso.ssoAuthorization },
+  'auth.sso.oidcCallback': { request: sso.ssoOidcCallbackBody.extend(oa.browserBound.shape), response: a.sessionResponse },
+  'auth.sso.samlCallback': { request: sso.ssoSamlCallbackBody.extend(oa.browserBound.shape), response: a.sessionResponse },
+  'auth.sso.samlMetadata': { request: sso.ssoSamlMetadataParam, response: sso.ssoSamlMetadata },
   /** For auth (services only): a just-in-time member of an organization whose SSO signed them in. */
   'orgs.membership.addForSso': { request: sso.ssoMemberRequest, response: a.membership },
   /** For auth (services only): the names among these an organization has verified (SSO admits their addresses). */

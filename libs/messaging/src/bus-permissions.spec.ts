@@ -17,8 +17,8 @@ describe('bus permissions from the access table', () => {
 
   it('lets a service call only what the table names, and never a service-only operation from the gateway', () => {
     const webhooks = busPermissions('webhooks', ns).pub.allow;
-    // What webhooks calls: its organization's plan limits, and whether orgs still knows an environment whose deletion it read.
-    expect(webhooks.filter((s) => s.startsWith('t1.rpc.')).sort()).toEqual(['t1.rpc.orgs.environment.get', 't1.rpc.orgs.organization.limits']);
+    // What webhooks calls: an endpoint's inboxes (are they the environment's), its organization's plan limits, and whether orgs still knows an environment whose deletion it read.
+    expect(webhooks.filter((s) => s.startsWith('t1.rpc.')).sort()).toEqual(['t1.rpc.mailbox.inbox.ofEnvironment', 't1.rpc.orgs.environment.get', 't1.rpc.orgs.organization.limits']);
     const gateway = busPermissions('gateway', ns).pub.allow;
     expect(gateway).toContain('t1.rpc.auth.apikey.create');
     for (const op of SERVICE_ONLY_OPERATIONS) expect(gateway).not.toContain(`t1.rpc.${op}`);

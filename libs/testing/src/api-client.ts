@@ -19,16 +19,24 @@ export class ApiClient {
   constructor(
     readonly baseUrl: string,
     private readonly defaultToken?: string,
+    /** Cookies the API set, sent back as a browser does (withCookies). */
+    private readonly jar?: Map<string, string>,
   ) {}
 
   withToken(token: string): ApiClient {
-    return new ApiClient(this.baseUrl, token);
+    return new ApiClient(this.baseUrl, token, this.jar);
+  }
+
+  /** A client that keeps the cookies the API sets and sends them back, as one browser does. */
+  withCookies(): ApiClient {
+    return new ApiClient(this.baseUrl, this.defaultToken, new Map());
   }
 
   async request<T = any>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<ApiResponse<T>> { // eslint-disable-line @typescript-eslint/no-explicit-any
     const headers: Record<string, string> = { ...opts.headers };
     const token = opts.token ?? this.defaultToken;
     if (token) headers.authorization = `Bearer ${token}`;
+    if (this.jar?.size) headers.cookie ??= [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
     let payload: string | Buffer | undefined;
     if (opts.raw !== undefined) payload = opts.raw;
     else if (body !== undefined) {
@@ -36,6 +44,11 @@ export class ApiClient {
       headers['content-type'] ??= 'application/json';
     }
     const res = await fetch(`${this.baseUrl}${path}`, { method, headers, ...(payload === undefined ? {} : { body: payload }) });
+    for (const set of this.jar ? res.headers.getSetCookie() : []) {
+      const [pair] = set.split(';');
+      const at = pair!.indexOf('=');
+      if (at > 0) this.jar!.set(pair!.slice(0, at).trim(), pair!.slice(at + 1).trim());
+    }
     const text = await res.text();
     let parsed: unknown = undefined;
     try {

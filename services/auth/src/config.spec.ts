@@ -97,3 +97,12 @@ describe('auth configuration: the brute-force guard', () => {
     expect(problems({ AUTH_LOCKOUT_FAILURES: '1' })).toEqual([expect.stringMatching(/^AUTH_LOCKOUT_FAILURES: /)]);
   });
 });
+
+describe('auth configuration: SAML', () => {
+  it('takes the SP key pair together, as PEM, and an https base URL in production', () => {
+    expect(problems({ SSO_SAML_SP_PRIVATE_KEY: 'x' })).toEqual(expect.arrayContaining([expect.stringMatching(/^SSO_SAML_SP_CERTIFICATE: set SSO_SAML_SP_PRIVATE_KEY and SSO_SAML_SP_CERTIFICATE together/), expect.stringMatching(/^SSO_SAML_SP_PRIVATE_KEY: must be a PEM RSA private key/)]));
+    expect(problems({ ...production, APP_URL: 'https://app.example.com', SSO_SAML_BASE_URL: 'http://api.example.com' })).toEqual([expect.stringMatching(/^SSO_SAML_BASE_URL: must be an https URL in production/)]);
+    expect(loadConfig({ SSO_SAML_CLOCK_SKEW_SECONDS: '30' }).SSO_SAML_BASE_URL).toBe('http://localhost:8080');
+  });
+});
+

@@ -1,3 +1,4 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { z } from 'zod';
 import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envInt, envString, envUrl, parseCidr, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
 import { baseEnv } from '@mailroom/runtime';
@@ -32,6 +33,15 @@ export const authConfigSchema = z
     SSO_REDIRECT_URI: envString('').pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })])),
     /** Address ranges (comma-separated CIDRs) identity providers may be at although not public: development and tests only (the SSRF guard refuses them otherwise). */
     SSO_ALLOWED_CIDRS: envString(''),
+    /** The API's public URL: the SAML SP's entity ids (<url>/api/v1/auth/sso/saml/metadata/<org_id>) and ACS (<url>/api/v1/auth/sso/saml/callback). */
+    SSO_SAML_BASE_URL: envString('').pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })])),
+    /** The SP's key pair (PEM, both or neither): IdPs encrypt assertions to the certificate (in the SP metadata); configurations may then require encryption. */
+    SSO_SAML_SP_PRIVATE_KEY: envString(''),
+    SSO_SAML_SP_CERTIFICATE: envString(''),
+    /** The clock skew allowed on SAML assertions' NotBefore/NotOnOrAfter. */
+    SSO_SAML_CLOCK_SKEW_SECONDS: envInt(60, { min: 0, max: 300 }),
+    /** How old an IdP's metadata (given by URL) may be before a login fetches it again. */
+    SSO_SAML_METADATA_REFRESH_SECONDS: envInt(86_400, { min: 60, max: 30 * 86_400 }),
   })
   .superRefine((c, ctx) => {
     checkSecretsKey(c, ctx);
@@ -40,12 +50,18 @@ export const authConfigSchema = z
     for (const cidr of c.SSO_ALLOWED_CIDRS.split(',').map((s) => s.trim()).filter(Boolean)) {
       if (!parseCidr(cidr)) ctx.addIssue({ code: 'custom', path: ['SSO_ALLOWED_CIDRS'], message: `${cidr} is not an address range (e.g. 127.0.0.1/32)` });
     }
+    if (Boolean(c.SSO_SAML_SP_PRIVATE_KEY) !== Boolean(c.SSO_SAML_SP_CERTIFICATE)) ctx.addIssue({ code: 'custom', path: ['SSO_SAML_SP_CERTIFICATE'], message: 'set SSO_SAML_SP_PRIVATE_KEY and SSO_SAML_SP_CERTIFICATE together (or neither)' });
+    if (c.SSO_SAML_SP_CERTIFICATE && !samlCertificateOk(c.SSO_SAML_SP_CERTIFICATE)) ctx.addIssue({ code: 'custom', path: ['SSO_SAML_SP_CERTIFICATE'], message: 'must be a PEM X.509 certificate' });
+    if (c.SSO_SAML_SP_PRIVATE_KEY && !samlKeyOk(c.SSO_SAML_SP_PRIVATE_KEY)) ctx.addIssue({ code: 'custom', path: ['SSO_SAML_SP_PRIVATE_KEY'], message: 'must be a PEM RSA private key' });
+    if (c.MAILROOM_ENV === 'production' && c.SSO_SAML_BASE_URL.startsWith('http://')) ctx.addIssue({ code: 'custom', path: ['SSO_SAML_BASE_URL'], message: 'must be an https URL in production (the IdP posts assertions there)' });
     if (c.MAILROOM_ENV === 'production' && !c.APP_URL.startsWith('https://')) ctx.addIssue({ code: 'custom', path: ['APP_URL'], message: 'must be an https URL in production (verification and reset links carry tokens)' });
   })
   .transform((c) => ({
     ...c,
     SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY,
     SSO_REDIRECT_URI: c.SSO_REDIRECT_URI || `${c.APP_URL.replace(/\/+$/, '')}/sso/callback`,
+    SSO_SAML_BASE_URL: c.SSO_SAML_BASE_URL || 'http://localhost:8080',
+    samlSpKeyPair: c.SSO_SAML_SP_PRIVATE_KEY ? { privateKey: c.SSO_SAML_SP_PRIVATE_KEY, certificate: c.SSO_SAML_SP_CERTIFICATE } : undefined,
     ssoAllowedCidrs: c.SSO_ALLOWED_CIDRS.split(',').map((s) => s.trim()).filter(Boolean),
   }));
 
@@ -62,4 +78,21 @@ export function loadConfig(env: Env): AuthConfig {
 /** The brute-force guard's rule from the configuration. */
 export function attemptPolicy(c: AuthConfig): AttemptPolicy {
   return { failures: c.AUTH_LOCKOUT_FAILURES, lockMs: c.AUTH_LOCKOUT_SECONDS * 1000, maxLockMs: c.AUTH_LOCKOUT_MAX_SECONDS * 1000, memoryMs: c.AUTH_LOCKOUT_MEMORY_SECONDS * 1000 };
+}
+
+function samlCertificateOk(pem: string): boolean {
+  try {
+    new X509Certificate(pem);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function samlKeyOk(pem: string): boolean {
+  try {
+    return createPrivateKey(pem).asymmetricKeyType === 'rsa';
+  } catch {
+    return false;
+  }
 }

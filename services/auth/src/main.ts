@@ -61,6 +61,7 @@ import { SessionHistoryRepository } from './repo/session-history.repository';
 import { authHandlers } from './rpc/handlers';
 import { guardedFetch } from './clients/sso-http';
 import { SsoOidcClient } from './clients/sso-oidc.client';
+import { SsoSamlClient } from './clients/sso-saml.client';
 import { ssoMembersClient } from './clients/sso-members.client';
 import { ssoDomainsClient } from './clients/sso-domains.client';
 import { SsoAttempts } from './domain/sso-attempts';
@@ -172,10 +173,14 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const purge = new AccountPurge(transact, deletedAccounts, apiKeyRepo, departures, revocations, clock, (err, userId) => log.warn({ err, user_id: userId }, 'could not purge a deleted account; the next run tries again'));
     // Single sign-on: configurations and the OIDC login; providers are called through the SSRF guard.
     const ssoSealer = new SecretBox(config.SECRETS_ENCRYPTION_KEY);
-    const ssoProvider = new SsoOidcClient(guardedFetch(new IpPolicy(config.ssoAllowedCidrs), config.OAUTH_TIMEOUT_MS), config.SSO_REDIRECT_URI);
+    const ssoFetch = guardedFetch(new IpPolicy(config.ssoAllowedCidrs), config.OAUTH_TIMEOUT_MS);
+    const ssoProvider = new SsoOidcClient(ssoFetch, config.SSO_REDIRECT_URI);
+    const samlClient = new SsoSamlClient(ssoFetch, config.samlSpKeyPair);
+    const samlBase = config.SSO_SAML_BASE_URL.replace(/\/+$/, '');
+    const samlSp = { entityId: (orgId: string) => `${samlBase}/api/v1/auth/sso/saml/metadata/${orgId}`, acsUrl: `${samlBase}/api/v1/auth/sso/saml/callback` };
     const ssoDomains = ssoDomainsClient(rpc);
-    const ssoConfigs = new SsoConfigs(transact, ssoRepo, ssoProvider, ssoSealer, clock, { allowHttp: config.MAILROOM_ENV !== 'production' }, ssoDomains);
-    const sso = new SsoSignIn({ transact, repo: ssoRepo, attempts: new SsoAttempts(ssoRepo, ssoSealer, clock), provider: ssoProvider, sealer: ssoSealer, users, members: ssoMembersClient(rpc), domains: ssoDomains, start, clock });
+    const ssoConfigs = new SsoConfigs(transact, ssoRepo, ssoProvider, ssoSealer, clock, { allowHttp: config.MAILROOM_ENV !== 'production' }, ssoDomains, samlClient, samlSp);
+    const sso = new SsoSignIn({ transact, repo: ssoRepo, attempts: new SsoAttempts(ssoRepo, ssoSealer, clock), provider: ssoProvider, sealer: ssoSealer, users, members: ssoMembersClient(rpc), domains: ssoDomains, start, clock, saml: samlClient, sp: samlSp, samlSkewMs: config.SSO_SAML_CLOCK_SKEW_SECONDS * 1000, samlMetadataMaxAgeMs: config.SSO_SAML_METADATA_REFRESH_SECONDS * 1000 });
     const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso, suspensions, exportRows: new AuthExport(new AuthExportRepository(db)) });
     life.add('auth:rpc', serveRpc(bus, 'auth', handlers), (s) => s.stop());
     const purgeJob = life.add('auth:account-purge', new AccountPurgeJob(purge, clock, config.ACCOUNT_PURGE_INTERVAL_SECONDS * 1000, log), (j) => j.stop());

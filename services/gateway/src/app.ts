@@ -19,6 +19,7 @@ import { download as downloadSchema } from '@mailroom/contracts';
 
 /** What an operation of a route with `textResponse` answers. */
 const textDocument = z.object({ content_type: z.string().min(1), text: z.string() });
+import { bindBrowser, boundSecret } from './http/browser-binding';
 import { accessOf, expressPath, pathPattern, type OpRoute, type PartParser, type PendingRoute, type Route } from './routes';
 
 export interface AppDeps {
@@ -184,6 +185,8 @@ export function createApp(deps: AppDeps): express.Express {
   const json = express.json({ limit: deps.bodyLimitBytes, strict: true, type: ['application/json', 'application/*+json'], verify: requireUtf8 });
   // Signed payloads are checked over their exact bytes; SNS sends JSON as text/plain.
   const text = express.text({ limit: deps.bodyLimitBytes, type: () => true, verify: requireUtf8 });
+  // Browsers' form posts (the SAML HTTP-POST binding): flat fields, no nested syntax.
+  const form = express.urlencoded({ limit: deps.bodyLimitBytes, extended: false, type: 'application/x-www-form-urlencoded', verify: requireUtf8 });
 
   app.use((req, res, next) => {
     const incoming = req.get('x-request-id');
@@ -232,7 +235,7 @@ export function createApp(deps: AppDeps): express.Express {
   for (const route of deps.routes) {
     const access = accessOf(route);
     const handler = route.op ? routeHandler(route, access, deps) : pendingHandler(route, deps);
-    const chain: RequestHandler[] = route.textBody ? [text, handler] : route.body ? [requireJson(route), json, handler] : [handler];
+    const chain: RequestHandler[] = route.textBody ? [text, handler] : route.formBody ? [requireForm(route), form, handler] : route.body ? [requireJson(route), json, handler] : [handler];
     for (const path of [route.path, ...(route.aliases ?? [])]) app[route.method](expressPath(path), ...chain);
   }
 
@@ -273,6 +276,16 @@ function requireJson(route: Route): RequestHandler {
     const length = Number(req.headers['content-length'] ?? (req.headers['transfer-encoding'] ? NaN : 0));
     if ((length > 0 || Number.isNaN(length)) && !req.is(['application/json', 'application/*+json'])) {
       sendError(res, new AppError('unsupported_media_type', `${route.method.toUpperCase()} ${route.path} takes Content-Type: application/json`), locals(res).requestId);
+      return;
+    }
+    next();
+  };
+}
+
+function requireForm(route: Route): RequestHandler {
+  return (req, res, next) => {
+    if (!req.is('application/x-www-form-urlencoded')) {
+      sendError(res, new AppError('unsupported_media_type', `${route.method.toUpperCase()} ${route.path} takes Content-Type: application/x-www-form-urlencoded`), locals(res).requestId);
       return;
     }
     next();
@@ -340,6 +353,10 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
         throw new AppError('invalid_request', 'request query is invalid', { details: [{ path: 'query', message: 'must be UTF-8 once percent-decoded' }] });
       }
       const input = route.request(parse, { params: req.params, query: req.query, body: req.body });
+      if (route.browserBinding) {
+        const secret = route.browserBinding === 'start' ? bindBrowser(req, res) : boundSecret(req);
+        if (secret !== undefined) Object.assign(input as object, { browser_binding: secret });
+      }
       const call: CallContext = { ...base, auth };
       const idemKey = route.idempotent ? req.get('idempotency-key') : undefined;
       if (route.download) {

@@ -82,7 +82,7 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
       parameters: parametersOf(route),
       ...(route.textBody ? { requestBody: { required: true, content: { 'text/plain': { schema: { type: 'string' } } } } } : {}),
       ...(route.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: schemaOf(route.body, 'input') } } } }
+        ? { requestBody: { required: true, content: { [route.formBody ? 'application/x-www-form-urlencoded' : 'application/json']: { schema: schemaOf(route.body, 'input') } } } }
         : {}),
       responses: {
         [status]:

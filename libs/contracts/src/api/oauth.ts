@@ -25,6 +25,15 @@ export const oauthAuthorization = z.object({
 export type OAuthAuthorization = z.infer<typeof oauthAuthorization>;
 
 /** What the provider's redirect carried: its query parameters `code`, `state` and, when sent, `iss`. */
+/**
+ * The per-browser secret of a sign-in attempt (outside provider or SSO): the gateway keeps it
+ * in the browser's `mailroom_login` cookie (set at the start, read at the callback, never in a
+ * body) and passes it to auth, which keeps its SHA-256 with the attempt: a callback from
+ * another browser (login CSRF: a victim made to finish the attacker's attempt) is refused.
+ */
+export const browserBinding = z.string().regex(/^mrb_[A-Za-z0-9_-]{43}$/);
+export const browserBound = z.object({ browser_binding: browserBinding.optional() });
+
 export const oauthCallbackBody = z.strictObject({
   code: z.string().min(1).max(2048),
   state: oauthState,

@@ -42,9 +42,10 @@ describe('the audit log', () => {
     const clock = new ManualClock(new Date('2026-11-26T10:00:00.000Z'));
     const repo = new MemoryLog();
     const log = new AuditLog(repo, clock);
-    const a = entry(clock.now());
+    // Ids are time-ordered by when they were made: two made in one millisecond are given apart here.
+    const a = { ...entry(clock.now()), id: 'aud_01m8bz6dsv0000000000000001' };
     clock.advance(1_000);
-    const b = entry(clock.now(), 'api_key.revoked');
+    const b = { ...entry(clock.now(), 'api_key.revoked'), id: 'aud_01m8bz6dsv0000000000000002' };
     expect(await log.received('auth', a)).toBe('stored');
     expect(await log.received('auth', a)).toBe('repeated');
     expect(await log.received('orgs', b)).toBe('refused');

@@ -11,6 +11,7 @@ import { AppError, type OAuthAuthorization } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
 import type { OAuthAttemptRow, OAuthRepository } from '../repo/oauth.repository';
 import type { AttemptChecks, OAuthProviderPort, Sealer } from './ports';
+import { bindingHash, OTHER_BROWSER, sameBrowser } from './browser-binding';
 
 export const ATTEMPT_TTL_MS = 10 * 60_000;
 export const STATE_PREFIX = 'mro_';
@@ -38,7 +39,7 @@ export class OAuthAttempts {
   ) {}
 
   /** A new attempt of `owner` at `provider`: where to send the person, and its state. */
-  async start(provider: OAuthProviderPort, owner: AttemptOwner): Promise<OAuthAuthorization> {
+  async start(provider: OAuthProviderPort, owner: AttemptOwner, browser?: string): Promise<OAuthAuthorization> {
     const now = this.clock.now();
     const checks: AttemptChecks = { state: randomToken(STATE_PREFIX), nonce: randomToken(''), codeVerifier: randomToken('') };
     const url = await provider.authorizationUrl(checks);
@@ -53,15 +54,17 @@ export class OAuthAttempts {
       secrets_sealed: this.sealer.seal(secrets, associated(owner.provider)),
       created_at: now,
       expires_at: expiresAt,
+      browser_binding_hash: bindingHash(browser),
     });
     return { authorization_url: url, state: checks.state, expires_at: expiresAt.toISOString() };
   }
 
   /** Takes the attempt of `state` for `owner` (it works no more) and returns its checks; invalid_state otherwise. */
-  async take(state: string, owner: AttemptOwner): Promise<AttemptChecks> {
+  async take(state: string, owner: AttemptOwner, browser?: string): Promise<AttemptChecks> {
     const now = this.clock.now();
     const row = await this.attempts.takeAttempt(sha256(state), now);
     if (!row || !attemptAccepted(row, owner, now)) throw new AppError('invalid_state', INVALID_STATE);
+    if (!sameBrowser(row.browser_binding_hash, browser)) throw new AppError('invalid_state', OTHER_BROWSER);
     const secrets = sealedChecks.parse(JSON.parse(this.sealer.open(row.secrets_sealed, associated(row.provider)).toString('utf8')));
     return { state, ...secrets };
   }

@@ -29,6 +29,8 @@ export interface ProviderCallback {
   code: string;
   state: string;
   iss?: string | undefined;
+  /** The browser's secret (its mailroom_login cookie, passed by the gateway); a sign-in attempt requires its starter's. */
+  browser_binding?: string | undefined;
 }
 
 /** The longest name taken from a provider (an organization is named after it). */
@@ -62,8 +64,8 @@ export class OAuthSignIn {
   constructor(private readonly d: OAuthSignInDeps) {}
 
   /** Where to send a person signing in with `provider`. */
-  async begin(provider: string): Promise<OAuthAuthorization> {
-    return this.d.attempts.start(this.port(provider), { provider, userId: null });
+  async begin(provider: string, browser?: string): Promise<OAuthAuthorization> {
+    return this.d.attempts.start(this.port(provider), { provider, userId: null }, browser);
   }
 
   /** The callback of a sign-in: a session (of the linked, the newly linked or a new account), or a refusal. */
@@ -131,7 +133,7 @@ export class OAuthSignIn {
   /** Takes the attempt, then asks the provider who signed in; the address as accounts keep it. */
   private async identify(provider: string, callback: ProviderCallback, userId: string | null): Promise<ProviderIdentity> {
     const port = this.port(provider);
-    const checks = await this.d.attempts.take(callback.state, { provider, userId });
+    const checks = await this.d.attempts.take(callback.state, { provider, userId }, callback.browser_binding);
     const said = await port.identify(callback, checks);
     const email = providerEmail(said.email);
     const name = said.name?.trim().slice(0, NAME_MAX) || null;

@@ -10,6 +10,7 @@ import { AppError } from '@mailroom/contracts';
 import { randomToken, sha256, type Clock } from '@mailroom/platform';
 import type { SsoRepository } from '../repo/sso.repository';
 import type { AttemptChecks, Sealer } from './ports';
+import { bindingHash, OTHER_BROWSER, sameBrowser } from './browser-binding';
 
 export const SSO_ATTEMPT_TTL_MS = 10 * 60_000;
 export const SSO_STATE_PREFIX = 'mrs_';
@@ -31,7 +32,8 @@ export class SsoAttempts {
     return { state: randomToken(SSO_STATE_PREFIX), nonce: randomToken(''), codeVerifier: randomToken('') };
   }
 
-  async record(configId: string, checks: AttemptChecks): Promise<Date> {
+  /** Stores the attempt, bound to the starting browser's secret when one started it. */
+  async record(configId: string, checks: AttemptChecks, browser?: string): Promise<Date> {
     const now = this.clock.now();
     const expiresAt = new Date(now.getTime() + SSO_ATTEMPT_TTL_MS);
     // Attempts nobody finished are not kept past their time.
@@ -42,15 +44,17 @@ export class SsoAttempts {
       secrets_sealed: this.sealer.seal(JSON.stringify({ nonce: checks.nonce, codeVerifier: checks.codeVerifier }), associated(configId)),
       created_at: now,
       expires_at: expiresAt,
+      browser_binding_hash: bindingHash(browser),
     });
     return expiresAt;
   }
 
   /** Takes the attempt of `state` (it works no more): its configuration and checks; invalid_state otherwise. */
-  async take(state: string): Promise<{ configId: string; checks: AttemptChecks }> {
+  async take(state: string, browser?: string): Promise<{ configId: string; checks: AttemptChecks }> {
     const now = this.clock.now();
     const row = await this.repo.takeAttempt(sha256(state), now);
     if (!row || now.getTime() >= row.expires_at.getTime()) throw new AppError('invalid_state', INVALID_SSO_STATE);
+    if (!sameBrowser(row.browser_binding_hash, browser)) throw new AppError('invalid_state', OTHER_BROWSER);
     const secrets = sealedChecks.parse(JSON.parse(this.sealer.open(row.secrets_sealed, associated(row.config_id)).toString('utf8')));
     return { configId: row.config_id, checks: { state, ...secrets } };
   }

@@ -1,6 +1,7 @@
 /** What single sign-on needs of an organization's identity provider (clients/sso-oidc.client.ts). */
 import type { SsoTestProblem } from '@mailroom/contracts';
 import type { AttemptChecks } from './ports';
+import type { SamlAssertionFacts } from './saml-rules';
 
 /** A configuration as its provider's client uses it (the secret opened). */
 export interface SsoProviderSettings {
@@ -30,4 +31,50 @@ export interface SsoProviderPort {
 export interface SsoDomainsPort {
   /** The names among `names` that are verified now (of `orgId` when given), with the organization of each. */
   verified(names: readonly string[], orgId?: string): Promise<{ name: string; org_id: string }[]>;
+}
+
+/** An IdP's metadata as read (clients/saml-metadata.ts). */
+export interface SamlIdpMetadata {
+  entityId: string;
+  ssoUrl: string;
+  /** Base64 DER. */
+  certificates: string[];
+}
+
+export type SamlMetadataLoad = { ok: true; xml: string; metadata: SamlIdpMetadata } | { ok: false; problem: Extract<SsoTestProblem, 'unreachable' | 'blocked_destination' | 'not_saml_metadata'>; message: string };
+
+/** What SAML configurations need of the outside (clients/sso-saml.client.ts). */
+export interface SamlMetadataPort {
+  /** Reads metadata given inline, or fetches it first (SSRF-guarded); never throws for the IdP's faults. */
+  loadMetadata(source: { xml?: string | undefined; url?: string | undefined }): Promise<SamlMetadataLoad>;
+  /** Whether the platform has an SP key pair, so assertions may be encrypted to it. */
+  readonly decrypts: boolean;
+}
+
+/** Where this platform's SP is, per organization (config: SSO_SAML_BASE_URL). */
+export interface SamlSp {
+  entityId(orgId: string): string;
+  acsUrl: string;
+}
+
+/** A SAML configuration as the SAML client uses it. */
+export interface SamlSettings {
+  spEntityId: string;
+  acsUrl: string;
+  idpEntityId: string;
+  ssoUrl: string;
+  /** Base64 DER. */
+  certificates: readonly string[];
+}
+
+/** The SAML login's outside half (clients/sso-saml.client.ts). */
+export interface SamlLoginPort {
+  /** The IdP's SSO URL carrying the AuthnRequest `requestId` and the RelayState. */
+  authorizeUrl(s: SamlSettings, requestId: string, relayState: string): Promise<string>;
+  /** The response's signature, decryption and audience checked; the signed assertion's facts. A failed check: 400. */
+  verify(s: SamlSettings, samlResponse: string): Promise<SamlAssertionFacts>;
+  /** What the response says of itself before any check: its Issuer, and whether its assertion is encrypted. */
+  peek(samlResponse: string): { issuer: string | undefined; encrypted: boolean };
+  /** The SP metadata of an organization. */
+  metadata(spEntityId: string, acsUrl: string): string;
 }

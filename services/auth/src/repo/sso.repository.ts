@@ -80,6 +80,31 @@ export class SsoRepository {
     await ex.deleteFrom('sso_attempts').where('expires_at', '<', before).execute();
   }
 
+  /** Active SAML configurations whose IdP has this entity id (where an unasked response may belong). */
+  findActiveSamlByIssuer(issuer: string, ex: Executor<AuthDb> = this.db): Promise<SsoConfigRow[]> {
+    return ex.selectFrom('sso_configurations').selectAll().where('issuer', '=', issuer).where('active', '=', true).where('type', '=', 'saml').execute();
+  }
+
+  /** The organization's SAML configuration its SP metadata describes: the active one, else the newest. */
+  findSamlForMetadata(orgId: string, ex: Executor<AuthDb> = this.db): Promise<SsoConfigRow | undefined> {
+    return ex.selectFrom('sso_configurations').selectAll().where('org_id', '=', orgId).where('type', '=', 'saml').orderBy('active', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  }
+
+  /** Records an assertion as taken; false when it was already (a replay). */
+  async markAssertionSeen(row: { issuer: string; assertion_id: string; expires_at: Date }, ex: Executor<AuthDb> = this.db): Promise<boolean> {
+    const made = await ex.insertInto('saml_assertions_seen').values(row).onConflict((oc) => oc.doNothing()).returning('assertion_id').executeTakeFirst();
+    return made !== undefined;
+  }
+
+  async deleteAssertionsExpiredBefore(before: Date, ex: Executor<AuthDb> = this.db): Promise<void> {
+    await ex.deleteFrom('saml_assertions_seen').where('expires_at', '<', before).execute();
+  }
+
+  /** Unlinks every identity of a configuration (its provider is another one now). */
+  async deleteIdentitiesOf(configId: string, ex: Executor<AuthDb> = this.db): Promise<void> {
+    await ex.deleteFrom('sso_identities').where('config_id', '=', configId).execute();
+  }
+
   findIdentity(configId: string, subject: string, ex: Executor<AuthDb> = this.db): Promise<SsoIdentityRow | undefined> {
     return ex.selectFrom('sso_identities').selectAll().where('config_id', '=', configId).where('subject', '=', subject).executeTakeFirst();
   }

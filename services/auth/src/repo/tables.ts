@@ -115,6 +115,8 @@ export interface OAuthAttemptTable {
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
+  /** SHA-256 of the starting browser's secret (its mailroom_login cookie); null when no browser started it. */
+  browser_binding_hash: Buffer | null;
 }
 
 /** An identity at an outside provider, linked to an account. */
@@ -182,8 +184,9 @@ export interface SsoConfigurationTable {
   type: 'oidc' | 'saml';
   name: string;
   issuer: string;
-  client_id: string;
-  client_secret_sealed: Buffer;
+  /** OIDC only (null for SAML). */
+  client_id: string | null;
+  client_secret_sealed: Buffer | null;
   scopes: string[];
   email_claim: string;
   name_claim: string;
@@ -194,6 +197,22 @@ export interface SsoConfigurationTable {
   created_at: Date;
   updated_at: Date;
   last_tested_at: Date | null;
+  // SAML only (null or false for OIDC); `issuer` is the IdP's entity id.
+  saml_metadata_url: string | null;
+  saml_metadata_xml: string | null;
+  saml_sso_url: string | null;
+  saml_certificates: string[] | null;
+  saml_metadata_read_at: Date | null;
+  saml_metadata_tried_at: Date | null;
+  want_assertions_encrypted: boolean;
+  allow_idp_initiated: boolean;
+}
+
+/** A SAML assertion taken already, until it expires (replays refused). */
+export interface SamlAssertionSeenTable {
+  issuer: string;
+  assertion_id: string;
+  expires_at: Date;
 }
 
 /** An SSO login attempt (the state's hash; nonce and PKCE verifier sealed). */
@@ -204,6 +223,8 @@ export interface SsoAttemptTable {
   created_at: Date;
   expires_at: Date;
   used_at: Date | null;
+  /** SHA-256 of the starting browser's secret (its mailroom_login cookie); null when no browser started it. */
+  browser_binding_hash: Buffer | null;
 }
 
 /** A person at a configuration's provider, linked to an account. */
@@ -228,6 +249,7 @@ export interface AuthDb {
   deleted_environments: DeletedEnvironmentTable;
   oauth_attempts: OAuthAttemptTable;
   oauth_identities: OAuthIdentityTable;
+  saml_assertions_seen: SamlAssertionSeenTable;
   recovery_tokens: RecoveryTokenTable;
   mfa_totp: MfaTotpTable;
   mfa_recovery_codes: MfaRecoveryCodeTable;

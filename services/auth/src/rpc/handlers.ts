@@ -93,7 +93,7 @@ export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
       await change.change(userOf(auth), req);
       return {};
     },
-    'auth.oauth.start': (req) => oauth.begin(req.provider),
+    'auth.oauth.start': (req) => oauth.begin(req.provider, req.browser_binding),
     'auth.oauth.callback': (req, { client }) => oauth.complete(req.provider, req, clientInfo(client)),
     'auth.oauth.linkStart': async (req, { auth }) => oauth.beginLink(userOf(auth).user_id, req.provider),
     'auth.oauth.linkCallback': async (req, { auth }) => oauth.completeLink(userOf(auth).user_id, req.provider, req),
@@ -154,13 +154,15 @@ export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
     },
     'auth.sso.test': (req, { auth }) => ssoConfigs.test(auth, req.configId),
     'auth.sso.activate': (req, { auth }) => ssoConfigs.activate(auth, req.configId),
-    'auth.sso.start': (req) => sso.begin(req.org_identifier),
+    'auth.sso.start': (req) => sso.begin(req.org_identifier, req.browser_binding),
+    'auth.sso.oidcCallback': (req, { client }) => sso.complete(req, clientInfo(client)),
+    'auth.sso.samlCallback': (req, { client }) => sso.completeSaml(req, clientInfo(client)),
+    'auth.sso.samlMetadata': (req) => sso.samlMetadata(req.org_id),
     // The platform's operators (admin keys only; the domain checks).
     'auth.adminUser.search': (req, ctx) => suspensions.search(ctx, req),
     'auth.adminUser.get': (req, ctx) => suspensions.get(ctx, req.id),
     'auth.adminUser.suspend': (req, ctx) => suspensions.suspend(ctx, req.id, req.reason),
     'auth.adminUser.unsuspend': (req, ctx) => suspensions.unsuspend(ctx, req.id),
-    'auth.sso.oidcCallback': (req, { client }) => sso.complete(req, clientInfo(client)),
     'auth.export.page': async (req, { auth }) => {
       requireService(auth);
       return exportRows.page(req);

@@ -1,0 +1,13 @@
+drop table saml_assertions_seen;
+drop index sso_configurations_active_by_issuer;
+delete from sso_configurations where type = 'saml';
+alter table sso_configurations drop column allow_idp_initiated;
+alter table sso_configurations drop column want_assertions_encrypted;
+alter table sso_configurations drop column saml_metadata_tried_at;
+alter table sso_configurations drop column saml_metadata_read_at;
+alter table sso_configurations drop column saml_certificates;
+alter table sso_configurations drop column saml_sso_url;
+alter table sso_configurations drop column saml_metadata_xml;
+alter table sso_configurations drop column saml_metadata_url;
+alter table sso_configurations alter column client_secret_sealed set not null;
+alter table sso_configurations alter column client_id set not null;
