@@ -179,7 +179,7 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const samlBase = config.SSO_SAML_BASE_URL.replace(/\/+$/, '');
     const samlSp = { entityId: (orgId: string) => `${samlBase}/api/v1/auth/sso/saml/metadata/${orgId}`, acsUrl: `${samlBase}/api/v1/auth/sso/saml/callback` };
     const ssoDomains = ssoDomainsClient(rpc);
-    const ssoConfigs = new SsoConfigs(transact, ssoRepo, ssoProvider, ssoSealer, clock, { allowHttp: config.MAILROOM_ENV !== 'production' }, ssoDomains, samlClient, samlSp);
+    const ssoConfigs = new SsoConfigs(transact, ssoRepo, ssoProvider, ssoSealer, clock, { allowHttp: config.MAILROOM_ENV !== 'production' }, ssoDomains, samlClient, samlSp, account);
     const sso = new SsoSignIn({ transact, repo: ssoRepo, attempts: new SsoAttempts(ssoRepo, ssoSealer, clock), provider: ssoProvider, sealer: ssoSealer, users, members: ssoMembersClient(rpc), domains: ssoDomains, start, clock, saml: samlClient, sp: samlSp, samlSkewMs: config.SSO_SAML_CLOCK_SKEW_SECONDS * 1000, samlMetadataMaxAgeMs: config.SSO_SAML_METADATA_REFRESH_SECONDS * 1000 });
     const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso, suspensions, exportRows: new AuthExport(new AuthExportRepository(db)) });
     life.add('auth:rpc', serveRpc(bus, 'auth', handlers), (s) => s.stop());

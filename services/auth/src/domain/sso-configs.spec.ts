@@ -6,13 +6,13 @@
  */
 import { generate } from 'selfsigned';
 import { AppError, type AuthContext } from '@mailroom/contracts';
-import { memoryTransact } from '@mailroom/testing';
+import { MemoryAuditTrail, memoryTransact } from '@mailroom/testing';
 import type { SsoConfigRow } from '../repo/sso.repository';
 import type { AuthDb } from '../repo/tables';
 import { SsoConfigs } from './sso-configs';
 import type { SamlMetadataLoad, SamlMetadataPort, SsoProbe } from './sso-ports';
 
-const ORG = 'org_0123456789abcdefghijklmn';
+const ORG = 'org_0123456789abcdefghjkmnpqrs';
 const owner = { kind: 'user', user_id: 'usr_1', org_id: ORG, env_id: 'env_1', role: 'owner', session_id: 'ses_1', method: 'password' } as unknown as AuthContext;
 const NOW = new Date('2026-06-01T00:00:00Z');
 const sp = { entityId: (o: string) => `https://api.example/md/${o}`, acsUrl: 'https://api.example/acs' };
@@ -50,6 +50,7 @@ function world(opts: { decrypts?: boolean; load?: SamlMetadataLoad } = {}) {
     loadMetadata: async () => opts.load ?? { ok: true, xml: '<md/>', metadata: { entityId: 'https://idp.example/', ssoUrl: 'https://idp.example/sso', certificates: [validCert] } },
   };
   const probe: SsoProbe = { ok: true, problem: null, message: 'ok', metadata: {}, keys: 1 };
+  const trail = new MemoryAuditTrail();
   const configs = new SsoConfigs(
     memoryTransact<AuthDb>(),
     repo as never,
@@ -60,8 +61,9 @@ function world(opts: { decrypts?: boolean; load?: SamlMetadataLoad } = {}) {
     { verified: async (names) => names.map((name) => ({ name, org_id: ORG })) },
     saml,
     sp,
+    { audit: (tx, entry) => trail.record(tx, entry), kick: () => trail.kick() },
   );
-  return { configs, rows, identities, saml };
+  return { configs, rows, identities, saml, trail };
 }
 
 const samlBody = (over: Record<string, unknown> = {}) =>
@@ -123,6 +125,13 @@ describe('identities when a configuration\'s provider changes (review finding)',
     (w.saml as { loadMetadata: SamlMetadataPort['loadMetadata'] }).loadMetadata = async () => ({ ok: true, xml: '<md2/>', metadata: { entityId: 'https://other.example/', ssoUrl: 'https://other.example/sso', certificates: [validCert] } });
     await w.configs.update(owner, made.id, { idp_metadata_xml: '<md2/>' } as never);
     expect(w.identities.get(made.id)).toBe(0);
+    // Audited: made, changed twice (the second time to another provider), with the fields' names and never a value.
+    expect(w.trail.entries.map((e) => [e.action, e.target.id, e.details.provider_changed ?? null])).toEqual([
+      ['sso.created', made.id, null],
+      ['sso.updated', made.id, false],
+      ['sso.updated', made.id, true],
+    ]);
+    expect(w.trail.entries[2]!.details.fields).toContain('issuer');
   });
 
   it('go when an OIDC issuer changes', async () => {

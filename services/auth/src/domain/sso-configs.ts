@@ -11,10 +11,11 @@
  * provider's, and another provider's same subject is someone else.
  */
 import type { z } from 'zod';
-import { AppError, authorize, newId, SSO_CONFIGS_MAX, type ssoConfigCreateBody, type ssoConfigUpdateBody, type AuthContext, type SsoConfig, type SsoTestResult } from '@mailroom/contracts';
+import { AppError, auditEntryOf, authorize, newId, SSO_CONFIGS_MAX, type ssoConfigCreateBody, type ssoConfigUpdateBody, type AuditedCall, type AuditEntry, type AuthContext, type CallOrigin, type SsoConfig, type SsoTestResult } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import type { SsoConfigChanges, SsoConfigRow, SsoRepository } from '../repo/sso.repository';
-import type { Sealer, Transact } from './ports';
+import type { AuthTx } from '../repo/tables';
+import type { AccountOutbox, Sealer, Transact } from './ports';
 import { certificateFacts, usableCertificates } from './saml-rules';
 import type { SamlIdpMetadata, SamlMetadataPort, SamlSp, SsoDomainsPort, SsoProviderPort, SsoProviderSettings } from './sso-ports';
 
@@ -86,11 +87,14 @@ export class SsoConfigs {
     private readonly domains: SsoDomainsPort,
     private readonly saml: SamlMetadataPort,
     private readonly sp: SamlSp,
+    /** Configuration changes are audited (contracts AUDIT_ACTIONS): who points the organization's sign-in where. */
+    private readonly trail: Pick<AccountOutbox, 'audit' | 'kick'>,
   ) {}
 
-  async create(auth: AuthContext, body: CreateBody): Promise<SsoConfig> {
+  async create(auth: AuthContext, body: CreateBody, origin: CallOrigin = {}): Promise<SsoConfig> {
     const { org_id } = authorize(auth, 'sso.manage');
-    if (body.type === 'saml') return this.createSaml(org_id, body);
+    const call = { auth, ...origin };
+    if (body.type === 'saml') return this.createSaml(org_id, body, call);
     await this.ownDomains(org_id, body.allowed_domains);
     await this.discover(body.issuer);
     const id = newId('ssoConfig');
@@ -115,11 +119,11 @@ export class SsoConfigs {
       last_tested_at: null,
       ...NO_SAML,
     };
-    await this.insert(org_id, row);
+    await this.insert(org_id, row, call);
     return toSsoConfig(row, this.sp);
   }
 
-  private async createSaml(org_id: string, body: SamlCreate): Promise<SsoConfig> {
+  private async createSaml(org_id: string, body: SamlCreate, call: AuditedCall): Promise<SsoConfig> {
     await this.ownDomains(org_id, body.allowed_domains);
     if (body.want_assertions_encrypted) this.canDecrypt();
     const now = this.clock.now();
@@ -151,16 +155,23 @@ export class SsoConfigs {
       want_assertions_encrypted: body.want_assertions_encrypted,
       allow_idp_initiated: body.allow_idp_initiated,
     };
-    await this.insert(org_id, row);
+    await this.insert(org_id, row, call);
     return toSsoConfig(row, this.sp);
   }
 
-  private async insert(org_id: string, row: SsoConfigRow): Promise<void> {
+  private async insert(org_id: string, row: SsoConfigRow, call: AuditedCall): Promise<void> {
     await this.transact(async (tx) => {
       // Counted in the transaction that inserts; two creations at once may both pass at the limit's edge, which is harmless.
       if ((await this.repo.countConfigs(org_id, tx)) >= SSO_CONFIGS_MAX) throw new AppError('conflict', `an organization keeps at most ${SSO_CONFIGS_MAX} SSO configurations; delete one first`);
       await this.repo.insertConfig(row, tx);
+      await this.audited(tx, call, 'sso.created', row, { type: row.type, issuer: row.issuer, enforced: row.enforced });
     });
+    this.trail.kick();
+  }
+
+  /** The audit entry of a change to a configuration, in its transaction (never a secret: names of fields, not values). */
+  private audited(tx: AuthTx, call: AuditedCall, action: 'sso.created' | 'sso.updated' | 'sso.deleted' | 'sso.activated', row: Pick<SsoConfigRow, 'id' | 'org_id'>, details: AuditEntry['details']): Promise<void> {
+    return this.trail.audit(tx, auditEntryOf(call, this.clock.now(), { action, org_id: row.org_id, target: { type: 'sso_configuration', id: row.id }, details }));
   }
 
   private canDecrypt(): void {
@@ -189,7 +200,7 @@ export class SsoConfigs {
     return { data: (await this.repo.listConfigs(org_id)).map((r) => toSsoConfig(r, this.sp)), next_page_token: null };
   }
 
-  async update(auth: AuthContext, id: string, body: UpdateBody): Promise<SsoConfig> {
+  async update(auth: AuthContext, id: string, body: UpdateBody, origin: CallOrigin = {}): Promise<SsoConfig> {
     const { org_id } = authorize(auth, 'sso.manage');
     const current = await this.repo.findConfig(org_id, id);
     if (!current) throw AppError.notFound('SSO configuration');
@@ -227,26 +238,37 @@ export class SsoConfigs {
     const updated = await this.transact(async (tx) => {
       // Another provider: its subjects are other people's (review finding: identities survived an issuer change).
       if (newProvider) await this.repo.deleteIdentitiesOf(id, tx);
-      return this.repo.updateConfig(org_id, id, changes, tx);
+      const saved = await this.repo.updateConfig(org_id, id, changes, tx);
+      const fields = Object.keys(changes).filter((k) => k !== 'updated_at').map((k) => k.replace(/_sealed$/, '')).sort().join(', ');
+      if (saved) await this.audited(tx, { auth, ...origin }, 'sso.updated', saved, { fields, issuer: saved.issuer, enforced: saved.enforced, provider_changed: newProvider });
+      return saved;
     });
     if (!updated) throw AppError.notFound('SSO configuration');
+    this.trail.kick();
     return toSsoConfig(updated, this.sp);
   }
 
-  async remove(auth: AuthContext, id: string): Promise<void> {
+  async remove(auth: AuthContext, id: string, origin: CallOrigin = {}): Promise<void> {
     const { org_id } = authorize(auth, 'sso.manage');
-    if (!(await this.repo.deleteConfig(org_id, id))) throw AppError.notFound('SSO configuration');
+    await this.transact(async (tx) => {
+      if (!(await this.repo.deleteConfig(org_id, id, tx))) throw AppError.notFound('SSO configuration');
+      await this.audited(tx, { auth, ...origin }, 'sso.deleted', { id, org_id }, {});
+    });
+    this.trail.kick();
   }
 
-  async activate(auth: AuthContext, id: string): Promise<SsoConfig> {
+  async activate(auth: AuthContext, id: string, origin: CallOrigin = {}): Promise<SsoConfig> {
     const { org_id } = authorize(auth, 'sso.manage');
     const row = await this.transact(async (tx) => {
       await this.repo.lockConfigs(org_id, tx);
       if (!(await this.repo.findConfig(org_id, id, tx))) throw AppError.notFound('SSO configuration');
       await this.repo.deactivateAll(org_id, tx);
-      return this.repo.activate(org_id, id, this.clock.now(), tx);
+      const active = await this.repo.activate(org_id, id, this.clock.now(), tx);
+      if (active) await this.audited(tx, { auth, ...origin }, 'sso.activated', active, { type: active.type, issuer: active.issuer, enforced: active.enforced });
+      return active;
     });
     if (!row) throw AppError.notFound('SSO configuration');
+    this.trail.kick();
     return toSsoConfig(row, this.sp);
   }
 

@@ -142,18 +142,18 @@ export function authHandlers(domain: AuthDomain): RpcHandlers<'auth'> {
     },
     'auth.mfa.regenerateRecoveryCodes': async (req, { auth }) => mfa.regenerateRecoveryCodes(userOf(auth).user_id, req.code),
     'auth.mfa.verifyLogin': (req, { client }) => mfaLogin.verifyLogin(req, clientInfo(client)),
-    'auth.sso.create': (req, { auth }) => ssoConfigs.create(auth, req),
+    'auth.sso.create': (req, { auth, requestId, client }) => ssoConfigs.create(auth, req, { requestId, client }),
     'auth.sso.list': (_req, { auth }) => ssoConfigs.list(auth),
-    'auth.sso.update': (req, { auth }) => {
+    'auth.sso.update': (req, { auth, requestId, client }) => {
       const { configId, ...changes } = req;
-      return ssoConfigs.update(auth, configId, changes);
+      return ssoConfigs.update(auth, configId, changes, { requestId, client });
     },
-    'auth.sso.delete': async (req, { auth }) => {
-      await ssoConfigs.remove(auth, req.configId);
+    'auth.sso.delete': async (req, { auth, requestId, client }) => {
+      await ssoConfigs.remove(auth, req.configId, { requestId, client });
       return {};
     },
     'auth.sso.test': (req, { auth }) => ssoConfigs.test(auth, req.configId),
-    'auth.sso.activate': (req, { auth }) => ssoConfigs.activate(auth, req.configId),
+    'auth.sso.activate': (req, { auth, requestId, client }) => ssoConfigs.activate(auth, req.configId, { requestId, client }),
     'auth.sso.start': (req) => sso.begin(req.org_identifier, req.browser_binding),
     'auth.sso.oidcCallback': (req, { client }) => sso.complete(req, clientInfo(client)),
     'auth.sso.samlCallback': (req, { client }) => sso.completeSaml(req, clientInfo(client)),
