@@ -1,7 +1,7 @@
 import { ConfigError } from '@mailroom/platform';
 import { attemptPolicy, loadConfig } from './config';
 
-const production = { MAILROOM_ENV: 'production', SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), NATS_CREDENTIALS_DIR: '/creds' };
+const production = { MAILROOM_ENV: 'production', SECRETS_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64'), NATS_CREDENTIALS_DIR: '/creds', SSO_SAML_BASE_URL: 'https://api.example.com' };
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -101,7 +101,8 @@ describe('auth configuration: the brute-force guard', () => {
 describe('auth configuration: SAML', () => {
   it('takes the SP key pair together, as PEM, and an https base URL in production', () => {
     expect(problems({ SSO_SAML_SP_PRIVATE_KEY: 'x' })).toEqual(expect.arrayContaining([expect.stringMatching(/^SSO_SAML_SP_CERTIFICATE: set SSO_SAML_SP_PRIVATE_KEY and SSO_SAML_SP_CERTIFICATE together/), expect.stringMatching(/^SSO_SAML_SP_PRIVATE_KEY: must be a PEM RSA private key/)]));
-    expect(problems({ ...production, APP_URL: 'https://app.example.com', SSO_SAML_BASE_URL: 'http://api.example.com' })).toEqual([expect.stringMatching(/^SSO_SAML_BASE_URL: must be an https URL in production/)]);
+    expect(problems({ ...production, APP_URL: 'https://app.example.com', SSO_SAML_BASE_URL: 'http://api.example.com' })).toEqual([expect.stringMatching(/^SSO_SAML_BASE_URL: must be set to the API's public https URL in production/)]);
+    expect(problems({ ...production, APP_URL: 'https://app.example.com', SSO_SAML_BASE_URL: '' })).toEqual([expect.stringMatching(/^SSO_SAML_BASE_URL: must be set/)]);
     expect(loadConfig({ SSO_SAML_CLOCK_SKEW_SECONDS: '30' }).SSO_SAML_BASE_URL).toBe('http://localhost:8080');
   });
 });

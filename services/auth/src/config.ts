@@ -53,7 +53,7 @@ export const authConfigSchema = z
     if (Boolean(c.SSO_SAML_SP_PRIVATE_KEY) !== Boolean(c.SSO_SAML_SP_CERTIFICATE)) ctx.addIssue({ code: 'custom', path: ['SSO_SAML_SP_CERTIFICATE'], message: 'set SSO_SAML_SP_PRIVATE_KEY and SSO_SAML_SP_CERTIFICATE together (or neither)' });
     if (c.SSO_SAML_SP_CERTIFICATE && !samlCertificateOk(c.SSO_SAML_SP_CERTIFICATE)) ctx.addIssue({ code: 'custom', path: ['SSO_SAML_SP_CERTIFICATE'], message: 'must be a PEM X.509 certificate' });
     if (c.SSO_SAML_SP_PRIVATE_KEY && !samlKeyOk(c.SSO_SAML_SP_PRIVATE_KEY)) ctx.addIssue({ code: 'custom', path: ['SSO_SAML_SP_PRIVATE_KEY'], message: 'must be a PEM RSA private key' });
-    if (c.MAILROOM_ENV === 'production' && c.SSO_SAML_BASE_URL.startsWith('http://')) ctx.addIssue({ code: 'custom', path: ['SSO_SAML_BASE_URL'], message: 'must be an https URL in production (the IdP posts assertions there)' });
+    if (c.MAILROOM_ENV === 'production' && !c.SSO_SAML_BASE_URL.startsWith('https://')) ctx.addIssue({ code: 'custom', path: ['SSO_SAML_BASE_URL'], message: 'must be set to the API\'s public https URL in production (SAML entity ids and the assertion consumer URL derive from it; the IdP posts assertions there)' });
     if (c.MAILROOM_ENV === 'production' && !c.APP_URL.startsWith('https://')) ctx.addIssue({ code: 'custom', path: ['APP_URL'], message: 'must be an https URL in production (verification and reset links carry tokens)' });
   })
   .transform((c) => ({

@@ -104,26 +104,13 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const verification = new EmailVerification(transact, users, credentialRepo, codes, account, clock, guard);
     const notices = new SignInNotices(new SessionHistoryRepository(db), account);
     const ssoRepo = new SsoRepository(db);
-    const suspensionRepo = new UserSuspensionRepository(db);
-    const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS }, notices, ssoRepo, {
-      isSuspended: async (userId) => (await suspensionRepo.find(userId)) !== undefined,
-    });
     const deletedAccounts = new DeletedAccountRepository(db);
-    const recovery = new AccountRecovery(transact, deletedAccounts, start, account, clock);
-    const deletedSignIn = { findByEmail: (email: string) => deletedAccounts.findByEmail(email), refuseSignIn: recovery.refuseSignIn.bind(recovery) };
-    const mfaRepo = new MfaRepository(db);
-    const mfa = new Mfa(transact, users, mfaRepo, new SecretBox(config.SECRETS_ENCRYPTION_KEY), passwords, failureLimiter(MFA_FAILURES), account, clock, { issuer: config.MFA_TOTP_ISSUER });
-    const mfaLogin = new MfaLogin(new MfaChallengeRepository(db), deletedAccounts, mfa, start, clock, guard, transact, recovery);
-    const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn, mfaLogin, guard);
-    const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
-    const organizations = new UserOrganizations(orgs);
     const apiKeyRepo = new ApiKeyRepository(db);
-    const apiKeys = new ApiKeys(transact, apiKeyRepo, new DeletedEnvironments<AuthDb>(), orgs, revocations, clock, account);
     const ttl = { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS };
     const suspensions = new UserSuspensions({
       transact,
       accounts: deletedAccounts,
-      suspensions: suspensionRepo,
+      suspensions: new UserSuspensionRepository(db),
       credentials: credentialRepo,
       keys: apiKeyRepo,
       orgs,
@@ -132,6 +119,16 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
       clock,
       ...ttl,
     });
+    const start = new SessionStart(transact, users, tokens, orgs, clock, { refreshTokenTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS }, notices, ssoRepo, suspensions);
+    const recovery = new AccountRecovery(transact, deletedAccounts, start, account, clock);
+    const deletedSignIn = { findByEmail: (email: string) => deletedAccounts.findByEmail(email), refuseSignIn: recovery.refuseSignIn.bind(recovery) };
+    const mfaRepo = new MfaRepository(db);
+    const mfa = new Mfa(transact, users, mfaRepo, new SecretBox(config.SECRETS_ENCRYPTION_KEY), passwords, failureLimiter(MFA_FAILURES), account, clock, { issuer: config.MFA_TOTP_ISSUER });
+    const mfaLogin = new MfaLogin(new MfaChallengeRepository(db), deletedAccounts, mfa, start, clock, guard, transact, recovery);
+    const accounts = new Accounts(transact, users, passwords, tokens, orgs, revocations, clock, start, verification, deletedSignIn, mfaLogin, guard);
+    const sessions = new Sessions(transact, users, revocations, clock, { accessTokenTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS });
+    const organizations = new UserOrganizations(orgs);
+    const apiKeys = new ApiKeys(transact, apiKeyRepo, new DeletedEnvironments<AuthDb>(), orgs, revocations, clock, account);
     const reset = new PasswordReset(transact, users, credentialRepo, passwords, codes, account, clock, {
       ...ttl,
       onError: (err) => log.error({ err }, 'password reset request failed; no mail was sent'),
@@ -180,7 +177,7 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     const samlSp = { entityId: (orgId: string) => `${samlBase}/api/v1/auth/sso/saml/metadata/${orgId}`, acsUrl: `${samlBase}/api/v1/auth/sso/saml/callback` };
     const ssoDomains = ssoDomainsClient(rpc);
     const ssoConfigs = new SsoConfigs(transact, ssoRepo, ssoProvider, ssoSealer, clock, { allowHttp: config.MAILROOM_ENV !== 'production' }, ssoDomains, samlClient, samlSp, account);
-    const sso = new SsoSignIn({ transact, repo: ssoRepo, attempts: new SsoAttempts(ssoRepo, ssoSealer, clock), provider: ssoProvider, sealer: ssoSealer, users, members: ssoMembersClient(rpc), domains: ssoDomains, start, clock, saml: samlClient, sp: samlSp, samlSkewMs: config.SSO_SAML_CLOCK_SKEW_SECONDS * 1000, samlMetadataMaxAgeMs: config.SSO_SAML_METADATA_REFRESH_SECONDS * 1000 });
+    const sso = new SsoSignIn({ transact, repo: ssoRepo, attempts: new SsoAttempts(ssoRepo, ssoSealer, clock), provider: ssoProvider, sealer: ssoSealer, users, members: ssoMembersClient(rpc), domains: ssoDomains, start, clock, saml: samlClient, sp: samlSp, samlSkewMs: config.SSO_SAML_CLOCK_SKEW_SECONDS * 1000, samlMetadataMaxAgeMs: config.SSO_SAML_METADATA_REFRESH_SECONDS * 1000, allowHttp: config.MAILROOM_ENV !== 'production' });
     const handlers = authHandlers({ accounts, sessions, organizations, apiKeys, tokens, verification, reset, change, oauth, oauthLinks, emailChange, deletion, recovery, mfa, mfaLogin, ssoConfigs, sso, suspensions, exportRows: new AuthExport(new AuthExportRepository(db)) });
     life.add('auth:rpc', serveRpc(bus, 'auth', handlers), (s) => s.stop());
     const purgeJob = life.add('auth:account-purge', new AccountPurgeJob(purge, clock, config.ACCOUNT_PURGE_INTERVAL_SECONDS * 1000, log), (j) => j.stop());

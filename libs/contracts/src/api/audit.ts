@@ -86,6 +86,13 @@ export interface AuditedCall {
 /** What of a call its entry names besides the caller: the request, the client's address. */
 export type CallOrigin = Omit<AuditedCall, 'auth'>;
 
+/** The most characters a detail keeps (longer ones are cut, never refused: an action is not failed by its entry). */
+export const AUDIT_DETAIL_MAX = 2000;
+
+function fitting(details: AuditEntry['details']): AuditEntry['details'] {
+  return Object.fromEntries(Object.entries(details).map(([k, v]) => [k, typeof v === 'string' && v.length > AUDIT_DETAIL_MAX ? `${v.slice(0, AUDIT_DETAIL_MAX - 1)}…` : v]));
+}
+
 /** An entry for `action` done by `call` at `at`. */
 export function auditEntryOf(
   call: AuditedCall,
@@ -99,7 +106,7 @@ export function auditEntryOf(
     actor: e.actor ?? auditActorOf(call.auth),
     org_id: e.org_id,
     target: e.target,
-    details: e.details ?? {},
+    details: fitting(e.details ?? {}),
     request_id: call.requestId ?? null,
     ip: call.client?.ip ?? null,
   });

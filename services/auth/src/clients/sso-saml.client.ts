@@ -121,8 +121,13 @@ export class SsoSamlClient implements SamlLoginPort, SamlMetadataPort {
   peek(samlResponse: string): { issuer: string | undefined; encrypted: boolean } {
     try {
       const doc = parseXml(Buffer.from(samlResponse, 'base64').toString('utf8'));
-      const kids = Array.from(doc.documentElement?.childNodes ?? []) as { localName?: string; textContent?: string | null }[];
-      return { issuer: kids.find((n) => n.localName === 'Issuer')?.textContent?.trim() || undefined, encrypted: kids.some((n) => n.localName === 'EncryptedAssertion') };
+      type Kid = { localName?: string; textContent?: string | null; childNodes?: ArrayLike<Kid> };
+      const kids = Array.from(doc.documentElement?.childNodes ?? []) as Kid[];
+      const issuerOf = (nodes: Kid[]) => nodes.find((n) => n.localName === 'Issuer')?.textContent?.trim() || undefined;
+      // The Response's Issuer is optional (SAML core): many IdPs name themselves in the assertion only.
+      const assertion = kids.find((n) => n.localName === 'Assertion');
+      const issuer = issuerOf(kids) ?? (assertion ? issuerOf(Array.from(assertion.childNodes ?? [])) : undefined);
+      return { issuer, encrypted: kids.some((n) => n.localName === 'EncryptedAssertion') };
     } catch {
       return { issuer: undefined, encrypted: false };
     }
@@ -167,8 +172,28 @@ export class SsoSamlClient implements SamlLoginPort, SamlMetadataPort {
     }
     if (res.status !== 200) return { ok: false, problem: 'not_saml_metadata', message: `${url} answered HTTP ${res.status}, not the IdP's metadata` };
     if (Number(res.headers.get('content-length') ?? 0) > METADATA_MAX) return { ok: false, problem: 'not_saml_metadata', message: `${url} answered more than ${METADATA_MAX} bytes: not one IdP's metadata` };
-    const body = await res.text();
-    if (body.length > METADATA_MAX) return { ok: false, problem: 'not_saml_metadata', message: `${url} answered more than ${METADATA_MAX} characters: not one IdP's metadata` };
+    // Read up to the limit whatever the headers say (a chunked answer has no length): past it, the read is cancelled.
+    const body = await readAtMost(res, METADATA_MAX);
+    if (body === undefined) return { ok: false, problem: 'not_saml_metadata', message: `${url} answered more than ${METADATA_MAX} bytes: not one IdP's metadata` };
     return { ok: true, xml: body };
   }
+}
+
+/** The body as text if it holds at most `max` bytes; undefined (the rest of it not read) when it holds more. */
+export async function readAtMost(res: Response, max: number): Promise<string | undefined> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }

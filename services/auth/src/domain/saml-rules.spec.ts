@@ -1,4 +1,4 @@
-import { checkAssertion, metadataDue, metadataStale, samlClaims, type SamlAssertionFacts, type SamlExpectations } from './saml-rules';
+import { checkAssertion, metadataDue, metadataStale, refreshRefusal, samlClaims, type SamlAssertionFacts, type SamlExpectations } from './saml-rules';
 
 const NOW = new Date('2026-01-01T12:00:00Z');
 const want: SamlExpectations = { idpEntityId: 'https://idp.example/', audience: 'https://sp.example/md/org_1', recipient: 'https://sp.example/acs', skewMs: 60_000 };
@@ -59,6 +59,11 @@ describe('checkAssertion', () => {
     expect(refusal(facts({ confirmations: [{ ...c, notOnOrAfter: '2026-01-01T11:00:00Z' }] }))).toContain('expired');
     expect(refusal(facts({ confirmations: [{ ...c, inResponseTo: '_other' }] }))).toContain('answers the request _other');
     expect(refusal(facts({ confirmations: [{ ...c, notOnOrAfter: 'soon' }] }))).toContain('not a date');
+    // The request answered is the signed confirmation's, not the (maybe unsigned) Response's (review finding):
+    // an unasked assertion wrapped in a Response naming a request is refused, and an asked one read as unasked too.
+    expect(refusal(facts({ confirmations: [{ ...c, inResponseTo: null }] }))).toContain('answers no request in its signed part, not _req');
+    expect(refusal(facts({ inResponseTo: null }))).toContain('answers the request _req, not none (unasked)');
+    expect(refusal(facts({ inResponseTo: null, confirmations: [{ ...c, inResponseTo: null }] }))).toBe('accepted');
     // One good confirmation among bad ones is enough.
     expect(refusal(facts({ confirmations: [{ ...c, recipient: 'https://evil.example/acs' }, c] }))).toBe('accepted');
   });
@@ -91,5 +96,13 @@ describe('metadataDue', () => {
     expect(metadataDue(old, new Date(NOW.getTime() - 30_000), NOW, 60_000)).toBe(false);
     expect(metadataDue(old, old, NOW, 60_000)).toBe(true);
     expect(metadataDue(new Date(NOW.getTime() - 1_000), null, NOW, 60_000)).toBe(false);
+  });
+});
+
+describe('refreshRefusal', () => {
+  it('refuses another IdP first, then metadata without a certificate valid now (the https rule: sso-configs.spec)', () => {
+    const md = { entityId: want.idpEntityId, ssoUrl: 'https://idp.example/sso', certificates: [] };
+    expect(refreshRefusal({ ...md, entityId: 'https://other.example/' }, want.idpEntityId, NOW, false)).toMatchObject({ problem: 'issuer_mismatch' });
+    expect(refreshRefusal(md, want.idpEntityId, NOW, false)).toMatchObject({ problem: 'no_valid_certificate' });
   });
 });

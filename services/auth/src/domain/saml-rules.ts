@@ -92,8 +92,10 @@ export function checkAssertion(facts: SamlAssertionFacts, want: SamlExpectations
       problems.push(`it is not valid before ${c.notBefore}`);
       continue;
     }
-    if (c.inResponseTo !== null && c.inResponseTo !== facts.inResponseTo) {
-      problems.push(`it answers the request ${c.inResponseTo}, not ${facts.inResponseTo ?? 'none (unasked)'}`);
+    // The confirmation is signed; the Response's own InResponseTo may not be (only the assertion
+    // signed): an answer to a request must say so here, an unasked one must not (review finding).
+    if (c.inResponseTo !== facts.inResponseTo) {
+      problems.push(c.inResponseTo === null ? `it answers no request in its signed part, not ${facts.inResponseTo}` : `it answers the request ${c.inResponseTo}, not ${facts.inResponseTo ?? 'none (unasked)'}`);
       continue;
     }
     return new Date(Math.min(until, expires) + want.skewMs);
@@ -153,4 +155,25 @@ export function metadataStale(readAt: Date | null, now: Date, maxAgeMs: number):
 /** Whether metadata is to be read again: read long enough ago, and not tried in vain within the interval either. */
 export function metadataDue(readAt: Date | null, triedAt: Date | null, now: Date, maxAgeMs: number): boolean {
   return metadataStale(readAt, now, maxAgeMs) && (triedAt === null || metadataStale(triedAt, now, maxAgeMs));
+}
+
+/**
+ * Why metadata read again (at a login, or by the test route) may not replace a configuration's
+ * (undefined: it may): it must name the same IdP, hold a signing certificate valid now, and
+ * (unless plain http is allowed: development) send sign-ins to an https SSO URL. One rule for
+ * both readers (review finding: two copies, neither with the https check).
+ */
+export function refreshRefusal(
+  metadata: { entityId: string; ssoUrl: string; certificates: readonly string[] },
+  issuer: string,
+  now: Date,
+  allowHttp: boolean,
+): { problem: 'issuer_mismatch' | 'no_valid_certificate' | 'not_saml_metadata'; message: string } | undefined {
+  if (metadata.entityId !== issuer) {
+    return { problem: 'issuer_mismatch', message: `the metadata now names the IdP ${metadata.entityId}, not ${issuer}: save it again (PATCH with idp_metadata_url) if the IdP really changed; the identities linked through it will be unlinked` };
+  }
+  const { valid, problems } = usableCertificates(metadata.certificates, now);
+  if (valid.length === 0) return { problem: 'no_valid_certificate', message: `no signing certificate of the IdP is valid now: ${problems.join('; ')}` };
+  if (!allowHttp && !metadata.ssoUrl.startsWith('https://')) return { problem: 'not_saml_metadata', message: `the IdP's SingleSignOnService (${metadata.ssoUrl}) must be an https URL` };
+  return undefined;
 }

@@ -19,7 +19,8 @@ import { toUser } from './users';
 
 /** Whether the platform's operators suspended a person (user-suspensions.ts): no session opens for them. */
 export interface SuspensionGate {
-  isSuspended(userId: string): Promise<boolean>;
+  /** In `tx`: the answer holds until the transaction that writes the session commits. */
+  isSuspended(userId: string, tx?: AuthTx): Promise<boolean>;
 }
 
 export const REFRESH_TOKEN_PREFIX = 'mrt_';
@@ -93,6 +94,11 @@ export class SessionStart {
     return allowed;
   }
 
+  /** Refuses a suspended person before a sign-in does work of its own (joining an organization); the session's transaction asks again. */
+  async refuseIfSuspended(userId: string): Promise<void> {
+    if (await this.suspensions.isSuspended(userId)) throw suspendedError();
+  }
+
   /** Whether a session of `method` may (still) act in `membership`'s organization. */
   async allows(membership: Pick<Membership, 'org_id' | 'role'>, method: string | null | undefined): Promise<boolean> {
     if (method === 'sso' || membership.role === 'owner') return true;
@@ -105,12 +111,14 @@ export class SessionStart {
    * are, if not now (a session opened from another).
    */
   async open(user: UserRow, client: ClientInfo, membership?: Membership, authenticatedAt?: Date, method?: string | null): Promise<SessionResponse> {
-    if (await this.suspensions.isSuspended(user.id)) throw suspendedError();
     const acting = membership ?? (await this.acting(user.id, method));
     const refresh = randomToken(REFRESH_TOKEN_PREFIX);
     const sessionId = newId('session');
     const now = this.clock.now();
-    await this.transact((trx) => this.insert(trx, { sessionId, userId: user.id, orgId: acting.org_id, refresh, now, client, authenticatedAt, method }));
+    await this.transact(async (trx) => {
+      if (await this.suspensions.isSuspended(user.id, trx)) throw suspendedError();
+      await this.insert(trx, { sessionId, userId: user.id, orgId: acting.org_id, refresh, now, client, authenticatedAt, method });
+    });
     return this.respond(user, sessionId, acting, refresh);
   }
 
@@ -121,7 +129,6 @@ export class SessionStart {
    * new-sign-in notice when the client is new to the account.
    */
   async signIn(user: UserRow, client: ClientInfo, how: SignInMethod, proof?: (trx: AuthTx) => Promise<void>, membership?: Membership): Promise<SessionResponse> {
-    if (await this.suspensions.isSuspended(user.id)) throw suspendedError();
     // SSO names its organization; other sign-ins take the first one that lets them in.
     const acting = membership ?? (await this.acting(user.id, how));
     const refresh = randomToken(REFRESH_TOKEN_PREFIX);
@@ -129,6 +136,7 @@ export class SessionStart {
     const now = this.clock.now();
     const noticed = await this.transact(async (trx) => {
       if (proof) await proof(trx);
+      if (await this.suspensions.isSuspended(user.id, trx)) throw suspendedError();
       // Before the session is written: the new session is not a client seen before.
       const queued = await this.notices.queue(trx, user, client, how, now);
       await this.insert(trx, { sessionId, userId: user.id, orgId: acting.org_id, refresh, now, client, method: how });

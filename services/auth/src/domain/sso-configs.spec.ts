@@ -110,6 +110,9 @@ describe('SAML configurations', () => {
     (w.saml as { loadMetadata: SamlMetadataPort['loadMetadata'] }).loadMetadata = async () => ({ ok: true, xml: '<md/>', metadata: { entityId: 'https://idp.example/', ssoUrl: 'https://idp.example/sso', certificates: [expiredCert] } });
     const result = await w.configs.test(owner, made.id);
     expect([result.ok, result.problem, result.message]).toEqual([false, 'no_valid_certificate', expect.stringContaining('expired at 2024-01-31')]);
+    // Metadata read again that sends sign-ins over plain http is not taken in production (review finding).
+    (w.saml as { loadMetadata: SamlMetadataPort['loadMetadata'] }).loadMetadata = async () => ({ ok: true, xml: '<md/>', metadata: { entityId: 'https://idp.example/', ssoUrl: 'http://idp.example/sso', certificates: [validCert] } });
+    expect(await w.configs.test(owner, made.id)).toMatchObject({ ok: false, problem: 'not_saml_metadata', message: expect.stringContaining('must be an https URL') });
     (w.saml as { loadMetadata: SamlMetadataPort['loadMetadata'] }).loadMetadata = async () => ({ ok: false, problem: 'unreachable', message: 'https://idp.example/md could not be reached (ECONNREFUSED)' });
     expect(await w.configs.test(owner, made.id)).toMatchObject({ ok: false, problem: 'unreachable', message: 'https://idp.example/md could not be reached (ECONNREFUSED)' });
   });

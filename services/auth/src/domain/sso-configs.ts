@@ -16,7 +16,7 @@ import type { Clock } from '@mailroom/platform';
 import type { SsoConfigChanges, SsoConfigRow, SsoRepository } from '../repo/sso.repository';
 import type { AuthTx } from '../repo/tables';
 import type { AccountOutbox, Sealer, Transact } from './ports';
-import { certificateFacts, usableCertificates } from './saml-rules';
+import { certificateFacts, refreshRefusal, usableCertificates } from './saml-rules';
 import type { SamlIdpMetadata, SamlMetadataPort, SamlSp, SsoDomainsPort, SsoProviderPort, SsoProviderSettings } from './sso-ports';
 
 type CreateBody = z.output<typeof ssoConfigCreateBody>;
@@ -319,10 +319,9 @@ export class SsoConfigs {
     } else {
       const { metadata } = loaded;
       const { valid, problems } = usableCertificates(metadata.certificates, now);
-      if (metadata.entityId !== row.issuer) {
-        answer = result({ ok: false, problem: 'issuer_mismatch', message: `the metadata now names the IdP ${metadata.entityId}, not ${row.issuer}: save it again (PATCH with idp_metadata_url) if the IdP really changed; the identities linked through it will be unlinked`, sso: metadata.ssoUrl });
-      } else if (valid.length === 0) {
-        answer = result({ ok: false, problem: 'no_valid_certificate', message: `no signing certificate of the IdP is valid now: ${problems.join('; ')}`, sso: metadata.ssoUrl });
+      const refused = refreshRefusal(metadata, row.issuer, now, this.settings.allowHttp);
+      if (refused) {
+        answer = result({ ok: false, ...refused, sso: metadata.ssoUrl });
       } else {
         const soon = metadata.certificates.map(certificateFacts).filter((f) => f.not_after.getTime() - now.getTime() < 30 * 86_400_000);
         const warning = soon.length ? `; ${soon.map((f) => `${f.fingerprint_sha256} expires at ${f.not_after.toISOString()}`).join(', ')}` : '';

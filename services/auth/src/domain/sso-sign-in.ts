@@ -33,7 +33,7 @@ import { providerSettings } from './sso-configs';
 import type { SsoAttempts } from './sso-attempts';
 import type { SamlLoginPort, SamlMetadataPort, SamlSettings, SamlSp, SsoDomainsPort, SsoProviderPort } from './sso-ports';
 import { ssoIdentity, type SsoIdentity } from './sso-rules';
-import { checkAssertion, metadataDue, SAML_REFUSED, samlClaims, usableCertificates, type SamlAssertionFacts } from './saml-rules';
+import { checkAssertion, metadataDue, refreshRefusal, SAML_REFUSED, samlClaims, type SamlAssertionFacts } from './saml-rules';
 
 export interface SsoMembersPort {
   /** The person's membership of the organization, made with `role` when they have none. */
@@ -49,12 +49,14 @@ export interface SsoSignInDeps {
   users: Pick<Users, 'findLiveById' | 'findLiveByEmail' | 'insertUser'>;
   members: SsoMembersPort;
   domains: SsoDomainsPort;
-  start: Pick<SessionStart, 'signIn'>;
+  start: Pick<SessionStart, 'signIn' | 'refuseIfSuspended'>;
   clock: Clock;
   saml: SamlLoginPort & Pick<SamlMetadataPort, 'loadMetadata'>;
   sp: SamlSp;
   /** How old an IdP's metadata (of a URL) may be before a login reads it again. */
   samlMetadataMaxAgeMs: number;
+  /** Whether an IdP may be reached over plain http (development only). */
+  allowHttp: boolean;
   /** The clock skew SAML times are allowed (NotBefore, NotOnOrAfter). */
   samlSkewMs: number;
 }
@@ -169,7 +171,7 @@ export class SsoSignIn {
     // A failed read is not tried again before the interval either (starts are public: no fetch per request).
     if (!metadataDue(config.saml_metadata_read_at, config.saml_metadata_tried_at, now, this.d.samlMetadataMaxAgeMs)) return config;
     const loaded = await this.d.saml.loadMetadata({ url: config.saml_metadata_url });
-    if (!loaded.ok || loaded.metadata.entityId !== config.issuer || usableCertificates(loaded.metadata.certificates, now).valid.length === 0) {
+    if (!loaded.ok || refreshRefusal(loaded.metadata, config.issuer, now, this.d.allowHttp)) {
       await this.d.repo.updateConfig(config.org_id, config.id, { saml_metadata_tried_at: now });
       return config;
     }
@@ -193,6 +195,8 @@ export class SsoSignIn {
     }
     const now = this.d.clock.now();
     const user = await this.account(config, identity, now);
+    // A suspended person joins nothing (review finding); the session's own check is in its transaction.
+    await this.d.start.refuseIfSuspended(user.id);
     const membership = await this.d.members.join(config.org_id, user.id, config.default_role);
     return this.d.start.signIn(user, client, 'sso', undefined, membership);
   }

@@ -20,6 +20,10 @@ class MemorySuspensions {
     this.rows.set(row.user_id, row);
     return true;
   }
+  async suspendedAtLocked(userId: string) {
+    return this.rows.get(userId)?.suspended_at ?? null;
+  }
+  async lockAccount() {}
   async delete(userId: string) {
     const row = this.rows.get(userId);
     this.rows.delete(userId);

@@ -16,6 +16,7 @@ import type { CredentialRepository } from '../repo/credential.repository';
 import type { DeletedAccountRepository } from '../repo/deleted-account.repository';
 import type { UserRow } from '../repo/user.repository';
 import type { UserSuspensionRepository, UserSuspensionRow } from '../repo/user-suspension.repository';
+import type { AuthTx } from '../repo/tables';
 import type { AccountOutbox, OrgsPort, RevocationPort, Transact } from './ports';
 import { endSessions } from './sessions-ended';
 
@@ -53,8 +54,14 @@ export interface UserSuspensionDeps {
 export class UserSuspensions {
   constructor(private readonly d: UserSuspensionDeps) {}
 
-  /** Whether the person may not open a session now. */
-  async isSuspended(userId: string): Promise<boolean> {
+  /**
+   * Whether the person may not open a session: in `tx`, the transaction that writes the
+   * session, the answer holds until it commits (a suspension waits for it, and then ends that
+   * session too); without one, a check before any work (SSO and outside providers ask it
+   * before linking or joining).
+   */
+  async isSuspended(userId: string, tx?: AuthTx): Promise<boolean> {
+    if (tx) return (await this.d.suspensions.suspendedAtLocked(userId, tx)) !== null;
     return (await this.d.suspensions.find(userId)) !== undefined;
   }
 
@@ -74,6 +81,8 @@ export class UserSuspensions {
     const user = await this.existing(id);
     const now = this.d.clock.now();
     await this.d.transact(async (tx) => {
+      // Sign-ins read the suspension under a share lock of this row: one under way finishes first, and its session ends below.
+      await this.d.suspensions.lockAccount(id, tx);
       if (!(await this.d.suspensions.insert({ user_id: id, suspended_at: now, reason, suspended_by: admin.admin_key_id }, tx))) {
         throw new AppError('conflict', 'this account is suspended already');
       }

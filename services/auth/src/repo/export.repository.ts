@@ -27,7 +27,7 @@ export class AuthExportRepository {
   ssoConfigurations({ orgId, after, limit }: ExportPageQuery, ex: Executor<AuthDb> = this.db) {
     let q = ex
       .selectFrom('sso_configurations')
-      .select(['id', 'org_id', 'type', 'name', 'issuer', 'client_id', 'scopes', 'email_claim', 'name_claim', 'default_role', 'enforced', 'allowed_domains', 'active', 'created_at', 'updated_at', 'last_tested_at'])
+      .select(['id', 'org_id', 'type', 'name', 'issuer', 'client_id', 'scopes', 'email_claim', 'name_claim', 'default_role', 'enforced', 'allowed_domains', 'active', 'created_at', 'updated_at', 'last_tested_at', 'saml_metadata_url', 'saml_sso_url', 'saml_certificates', 'want_assertions_encrypted', 'allow_idp_initiated'])
       .where('org_id', '=', orgId);
     if (after) q = q.where('id', '>', after);
     return q.orderBy('id').limit(limit).execute();

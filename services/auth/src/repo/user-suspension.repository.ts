@@ -11,6 +11,27 @@ export class UserSuspensionRepository {
     return ex.selectFrom('user_suspensions').selectAll().where('user_id', '=', userId).executeTakeFirst();
   }
 
+  /**
+   * When the account was suspended (null: it is not), read under a share lock on the account's
+   * row: a session written in the same transaction and a suspension (which locks the row for
+   * update, `lockAccount`) are taken one after the other, never both past each other.
+   */
+  async suspendedAtLocked(userId: string, tx: Executor<AuthDb>): Promise<Date | null> {
+    const row = await tx
+      .selectFrom('users as u')
+      .leftJoin('user_suspensions as s', 's.user_id', 'u.id')
+      .select('s.suspended_at')
+      .where('u.id', '=', userId)
+      .forShare('u')
+      .executeTakeFirst();
+    return row?.suspended_at ?? null;
+  }
+
+  /** Locks the account's row for a suspension (see suspendedAtLocked). */
+  async lockAccount(userId: string, tx: Executor<AuthDb>): Promise<void> {
+    await tx.selectFrom('users').select('id').where('id', '=', userId).forUpdate().execute();
+  }
+
   /** Suspends the account unless it is already: whether this did. */
   async insert(row: UserSuspensionRow, ex: Executor<AuthDb> = this.db): Promise<boolean> {
     const res = await ex.insertInto('user_suspensions').values(row).onConflict((oc) => oc.column('user_id').doNothing()).executeTakeFirst();

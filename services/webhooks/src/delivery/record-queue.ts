@@ -26,6 +26,8 @@ export class RecordQueue {
   private writing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private draining = false;
+  /** Writes failed in a row, over loops: the back-off and the warnings follow it. */
+  private failures = 0;
 
   constructor(
     private readonly d: {
@@ -59,6 +61,8 @@ export class RecordQueue {
   /** Writes everything waiting, now and whatever its size (shutdown). */
   async drain(): Promise<void> {
     this.draining = true;
+    // A drain gets its own DRAIN_TRIES, whatever failed before it.
+    this.failures = 0;
     clearTimeout(this.timer);
     this.timer = undefined;
     this.schedule();
@@ -88,17 +92,18 @@ export class RecordQueue {
 
   /** Writes batches while full ones are waiting (all of them when draining). */
   private async loop(): Promise<void> {
-    let failures = 0;
     do {
       const batch = this.waiting;
       this.waiting = [];
       const generation = this.d.generation();
       try {
         await this.d.write(batch);
-        failures = 0;
+        this.failures = 0;
       } catch (err) {
-        failures++;
-        this.d.log.warn({ err, attempts: batch.length }, 'recording attempts failed; retrying');
+        // Counted across loops (a small batch ends its loop and the next one starts anew): the
+        // back-off grows through an outage, and the warning is said on the first and every 30th.
+        const failures = ++this.failures;
+        if (failures === 1 || failures % 30 === 0) this.d.log.warn({ err, attempts: batch.length, failures }, 'recording attempts failed; retrying');
         const refused = isDataException(err) && batch.some((a) => a.responseBody !== null);
         if (generation !== this.d.generation()) this.d.done(batch);
         else this.waiting = [...(refused ? batch.map((a) => ({ ...a, responseBody: null })) : batch), ...this.waiting];

@@ -18,7 +18,7 @@ export class WebhooksExportRepository {
   endpoints({ orgId, after, limit }: ExportPageQuery, ex: Executor<WebhooksDb> = this.db) {
     let q = ex
       .selectFrom('endpoints')
-      .select(['id', 'org_id', 'env_id', 'url', 'event_types', 'description', 'disabled', 'disabled_reason', 'disabled_at', 'consecutive_failures', 'created_at', 'updated_at'])
+      .select(['id', 'org_id', 'env_id', 'url', 'event_types', 'inbox_ids', 'description', 'disabled', 'disabled_reason', 'disabled_at', 'consecutive_failures', 'created_at', 'updated_at'])
       .where('org_id', '=', orgId);
     if (after) q = q.where('id', '>', after);
     return q.orderBy('id').limit(limit).execute();
