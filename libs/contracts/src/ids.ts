@@ -35,6 +35,9 @@ export const ID_PREFIXES = {
   oneTimeCode: 'otc',
   // Single sign-on (issue 26).
   ssoConfig: 'sso',
+  // Samples of the platform's health (issue 28).
+  healthSample: 'hsm',
+  alertTransition: 'alt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -30,3 +30,4 @@ export * from './api/domains';
 export * from './api/metrics';
 export * from './api/admin';
 export * from './api/sso';
+export * from './api/health';

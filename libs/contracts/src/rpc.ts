@@ -21,6 +21,7 @@ import * as dom from './api/domains';
 import * as met from './api/metrics';
 import * as adm from './api/admin';
 import * as sso from './api/sso';
+import * as hl from './api/health';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
 import { roleSchema } from './permissions';
@@ -228,6 +229,11 @@ export const RPC = {
   'orgs.membership.addForSso': { request: sso.ssoMemberRequest, response: a.membership },
   /** For auth (services only): the names among these an organization has verified (SSO admits their addresses). */
   'domains.domain.verifiedNames': { request: sso.verifiedDomainsRequest, response: sso.verifiedDomains },
+  // admin: the platform's health, its history and the alerts (issue 28, parts 2 and 3)
+  'admin.health.get': { request: empty, response: hl.healthReport },
+  'admin.health.history': { request: hl.healthHistoryQuery, response: hl.healthHistory },
+  'admin.alert.list': { request: empty, response: hl.alertList },
+  'admin.alert.update': { request: hl.alertUpdateRequest, response: hl.alert },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

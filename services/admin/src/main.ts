@@ -13,6 +13,16 @@ import { runService, type ServiceModule } from '@mailroom/runtime';
 import { loadConfig, type AdminConfig } from './config';
 import { AdminKeys } from './domain/admin-keys';
 import { AdminKeyRepository } from './repo/admin-key.repository';
+import { AlertMailNotifier } from './clients/alert-mail.notifier';
+import { healthProbes } from './clients/health-probes';
+import { Alerts } from './domain/alerts';
+import { Health } from './domain/health';
+import { HealthHistory } from './domain/health-history';
+import { AlertRepository } from './repo/alert.repository';
+import { HealthSampleRepository } from './repo/health-sample.repository';
+import { PostgresHealthRepository } from './repo/postgres-health.repository';
+import { healthHandlers } from './rpc/health.handlers';
+import { Rounds } from '@mailroom/platform';
 import type { AdminDb } from './repo/tables';
 import { adminHandlers } from './rpc/handlers';
 
@@ -22,9 +32,33 @@ export const adminService: ServiceModule<AdminConfig, AdminDb> = {
   name: 'admin',
   database: { schema: 'admin', migrationsDir: MIGRATIONS_DIR },
   loadConfig,
-  async start({ bus, db, life, clock }) {
+  async start({ config, bus, db, life, log, clock }) {
     const keys = new AdminKeys(new AdminKeyRepository(db), clock);
-    life.add('admin:rpc', serveRpc(bus, 'admin', adminHandlers(keys)), (s) => s.stop());
+    // Health, its history and the alerts (issue 28, parts 2 and 3).
+    const probes = healthProbes(bus, new PostgresHealthRepository(db), {
+      rspamdUrl: config.RSPAMD_URL,
+      relayUrl: config.MAIL_PROVIDER === 'smtp' ? config.SMTP_RELAY_URL : null,
+    });
+    const health = new Health(probes, { expectedServices: config.HEALTH_EXPECTED_SERVICES, maxReplicationLagSeconds: config.HEALTH_MAX_REPLICATION_LAG_SECONDS, maxConsumerPending: config.HEALTH_MAX_CONSUMER_PENDING }, clock);
+    const history = new HealthHistory(new HealthSampleRepository(db), () => health.check(), clock, { intervalMs: config.HEALTH_SAMPLE_INTERVAL_MS, retentionDays: config.HEALTH_RETENTION_DAYS });
+    const alerts = new Alerts(new AlertRepository(db), new AlertMailNotifier(bus, config.ALERT_EMAIL_TO, log), clock);
+    await alerts.init();
+    // Rates of mail, disabled endpoints and failed domains are not measured yet: those rules stay unevaluated.
+    const unmeasured = { mail: () => null, disabledEndpoints: () => null, failedDomains: () => null };
+    const sampler = new Rounds(
+      async () => {
+        await history.round(async (report) => {
+          await alerts.evaluate(report, unmeasured);
+          await alerts.purge(new Date(clock.now().getTime() - config.HEALTH_RETENTION_DAYS * 86_400_000));
+        });
+        return false;
+      },
+      (err) => log.warn({ err }, 'health sample failed; the next interval tries again'),
+      config.HEALTH_SAMPLE_INTERVAL_MS,
+    );
+    life.add('admin:rpc', serveRpc(bus, 'admin', adminHandlers(keys, healthHandlers(health, history, alerts))), (s) => s.stop());
+    sampler.start();
+    life.add('admin:health-sampler', sampler, (s) => s.stop());
   },
 };
 

@@ -2,9 +2,11 @@
 import { requireAdmin, requireService } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
 import type { AdminKeys } from '../domain/admin-keys';
+import type { healthHandlers } from './health.handlers';
 
-export function adminHandlers(keys: AdminKeys): RpcHandlers<'admin'> {
+export function adminHandlers(keys: AdminKeys, health: ReturnType<typeof healthHandlers>): RpcHandlers<'admin'> {
   return {
+    ...health,
     'admin.key.create': (req, { auth }) => keys.create(requireAdmin(auth).admin_key_id, req),
     'admin.key.list': (req, { auth }) => (requireAdmin(auth), keys.list(req)),
     'admin.key.get': (req, { auth }) => (requireAdmin(auth), keys.get(req.id)),

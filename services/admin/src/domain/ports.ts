@@ -1,0 +1,16 @@
+/** What the admin domain needs from outside systems; the clients (src/clients) and repositories fill these in. */
+import type { HealthReport, InstanceInfo } from '@mailroom/contracts';
+
+export type BusObservation = HealthReport['nats'];
+export type PostgresObservation = HealthReport['postgres'];
+export type Reachability = { reachable: boolean; error: string | null };
+
+export interface HealthProbes {
+  /** Every running instance, found by the discovery ping (empty when NATS is down). */
+  instances(): Promise<InstanceInfo[]>;
+  bus(): Promise<BusObservation>;
+  postgres(): Promise<PostgresObservation>;
+  rspamd(): Promise<Reachability>;
+  /** null: mail is not sent through an SMTP relay. */
+  relay(): Promise<(Reachability & { host: string; port: number }) | null>;
+}
