@@ -22,8 +22,10 @@ export const adminConfigSchema = z.object({
   HEALTH_MAX_REPLICATION_LAG_SECONDS: envInt(30, { min: 1 }),
   /** A durable consumer with more messages waiting than this makes health degraded. */
   HEALTH_MAX_CONSUMER_PENDING: envInt(10_000, { min: 1 }),
-  /** rspamd, as mail-ingest uses it. */
-  RSPAMD_URL: envString('http://127.0.0.1:11333').pipe(z.url()),
+  /** rspamd, as mail-ingest uses it; `off`: spam scanning is off, and not checked. */
+  RSPAMD_URL: envString('http://127.0.0.1:11333')
+    .pipe(z.union([z.literal('off'), z.url()]))
+    .transform((v) => (v === 'off' ? null : v)),
   /** How mail-send sends (smtp: its relay is checked; ses: no relay). */
   MAIL_PROVIDER: z.enum(['smtp', 'ses']).optional().transform((v) => v ?? 'smtp'),
   /** mail-send's relay (smtp:// or smtps://): health connects to it and reads its greeting. */

@@ -57,8 +57,9 @@ export const adminService: ServiceModule<AdminConfig, AdminDb> = {
       config.HEALTH_SAMPLE_INTERVAL_MS,
     );
     life.add('admin:rpc', serveRpc(bus, 'admin', adminHandlers(keys, healthHandlers(health, history, alerts))), (s) => s.stop());
-    sampler.start();
-    life.add('admin:health-sampler', sampler, (s) => s.stop());
+    // The first sample one interval after start-up: the services started beside this one are up by then.
+    const first = setTimeout(() => sampler.start(), config.HEALTH_SAMPLE_INTERVAL_MS);
+    life.add('admin:health-sampler', sampler, (s) => (clearTimeout(first), s.stop()));
   },
 };
 

@@ -55,15 +55,16 @@ export const healthReport = z.object({
       consumers: z.array(z.object({ stream: z.string(), name: z.string(), pending: z.number(), ack_pending: z.number(), redelivered: z.number() })),
     }),
   }),
-  rspamd: z.object(check),
+  /** null: spam scanning is off (RSPAMD_URL=off). */
+  rspamd: z.object(check).nullable(),
   /** The SMTP relay mail-send hands mail to; null when mail goes through a provider's API (MAIL_PROVIDER=ses). */
   relay: z.object({ ...check, host: z.string(), port: z.number().int() }).nullable(),
 });
 export type HealthReport = z.infer<typeof healthReport>;
 
-/** A range of samples: from (inclusive) and to (exclusive), oldest first; at most 31 days apart. */
+/** A range of samples: from (inclusive) and to (exclusive), oldest first; at most 31 days apart (the admin service checks the range). */
 export const healthHistoryQuery = z
-  .object({
+  .strictObject({
     from: isoTimestamp.optional(),
     to: isoTimestamp.optional(),
     /** Only the samples whose status differs from the one before. */
@@ -74,8 +75,7 @@ export const healthHistoryQuery = z
       .pipe(z.number().int().min(1, 'must be at least 1').max(1000, 'must be at most 1000'))
       .default(100),
     page_token: z.string().min(1).max(512).optional(),
-  })
-  .refine((q) => !q.from || !q.to || q.from < q.to, { path: ['to'], message: 'must be after from' });
+  });
 
 export const healthSample = z.object({
   id: z.string(),

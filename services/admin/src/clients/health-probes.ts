@@ -6,9 +6,9 @@ import { BusHealthClient } from './bus-health.client';
 import { RelayClient, relayTarget } from './relay.client';
 import { RspamdClient } from './rspamd.client';
 
-export function healthProbes(bus: Bus, postgres: PostgresHealthRepository, opts: { rspamdUrl: string; relayUrl: string | null }): HealthProbes {
+export function healthProbes(bus: Bus, postgres: PostgresHealthRepository, opts: { rspamdUrl: string | null; relayUrl: string | null }): HealthProbes {
   const busHealth = new BusHealthClient(bus);
-  const rspamd = new RspamdClient(opts.rspamdUrl);
+  const rspamd = opts.rspamdUrl ? new RspamdClient(opts.rspamdUrl) : undefined;
   const relay = opts.relayUrl ? new RelayClient(relayTarget(opts.relayUrl)) : undefined;
   return {
     instances: () => busHealth.instances(),
@@ -20,7 +20,7 @@ export function healthProbes(bus: Bus, postgres: PostgresHealthRepository, opts:
         return { reachable: false, error: err instanceof Error ? err.message : String(err), replication_lag_seconds: null };
       }
     },
-    rspamd: () => rspamd.ping(),
+    rspamd: async () => (rspamd ? rspamd.ping() : null),
     relay: async () => (relay ? relay.check() : null),
   };
 }

@@ -32,7 +32,7 @@ export function overallStatus(seen: Observations, limits: StatusLimits): { statu
   if (seen.nats.reachable && limits.expectedServices.length > 0 && missing.length === limits.expectedServices.length) down('services', 'no instance of any service answers');
   else for (const name of missing) degraded(`service:${name}`, `service ${name} has no running instance`);
 
-  if (!seen.rspamd.reachable) degraded('rspamd', `rspamd is unreachable (inbound spam checks fail): ${seen.rspamd.error ?? 'no answer'}`);
+  if (seen.rspamd && !seen.rspamd.reachable) degraded('rspamd', `rspamd is unreachable (inbound spam checks fail): ${seen.rspamd.error ?? 'no answer'}`);
   if (seen.relay && !seen.relay.reachable) degraded('relay', `the send relay ${seen.relay.host}:${seen.relay.port} is unreachable: ${seen.relay.error ?? 'no answer'}`);
   const lag = seen.postgres.replication_lag_seconds;
   if (lag !== null && lag > limits.maxReplicationLagSeconds) degraded('postgres', `PostgreSQL replication lags ${Math.round(lag)} s behind (more than ${limits.maxReplicationLagSeconds} s)`);

@@ -49,7 +49,7 @@ export class Health {
         (error) => ({ reachable: false, error, jetstream: { reachable: false, error, storage_bytes: null, max_storage_bytes: null, streams: [], consumers: [] } }),
       ),
       bounded(() => p.postgres(), (error) => ({ reachable: false, error, replication_lag_seconds: null })),
-      bounded(() => p.rspamd(), unreachable),
+      bounded(() => p.rspamd(), unreachable as (error: string) => Reachability | null),
       bounded(() => p.relay(), (error) => ({ reachable: false, error, host: '', port: 0 })),
     ]);
     const now = this.clock.now();

@@ -10,7 +10,8 @@ export interface HealthProbes {
   instances(): Promise<InstanceInfo[]>;
   bus(): Promise<BusObservation>;
   postgres(): Promise<PostgresObservation>;
-  rspamd(): Promise<Reachability>;
+  /** null: spam scanning is off. */
+  rspamd(): Promise<Reachability | null>;
   /** null: mail is not sent through an SMTP relay. */
   relay(): Promise<(Reachability & { host: string; port: number }) | null>;
 }
