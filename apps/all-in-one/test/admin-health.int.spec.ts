@@ -157,7 +157,14 @@ describe('an operator acts on alerts', () => {
     expect(res.body.data.map((a: { key: string }) => a.key).sort()).toEqual(
       ['bounce_rate', 'complaint_rate', 'consumer_lag', 'disk_usage', 'domain_verification_failed', 'relay_unreachable', 'service_down', 'webhook_endpoint_disabled'],
     );
-    expect(res.body.data.find((a: { key: string }) => a.key === 'complaint_rate').thresholds).toMatchObject({ max_rate: 0.001 });
+    const of = (k: string) => res.body.data.find((a: { key: string }) => a.key === k);
+    expect(of('complaint_rate').thresholds).toMatchObject({ max_rate: 0.001 });
+    // Measured by metrics, webhooks and domains over the bus (service-only operations).
+    expect(of('complaint_rate')).toMatchObject({ state: 'ok', detail: '0 sent in 24 h: fewer than min_sent (100)' });
+    expect(of('bounce_rate')).toMatchObject({ state: 'ok', detail: '0 sent in 24 h: fewer than min_sent (100)' });
+    expect(of('webhook_endpoint_disabled')).toMatchObject({ state: 'ok', detail: '0 endpoint(s) auto-disabled in 24 h' });
+    expect(of('domain_verification_failed')).toMatchObject({ state: 'ok', detail: '0 domain(s) failing verification, checked in the last 24 h' });
+    expect(of('relay_unreachable')).toMatchObject({ state: 'ok', detail: `127.0.0.1:${relay.port} answers` });
   });
 
   it('answers bad input in the error shape: unknown keys 404, invalid thresholds and ranges 400, nothing to acknowledge 409', async () => {

@@ -110,6 +110,10 @@ export const SERVICE_ONLY_OPERATIONS = [
   // Single sign-on's just-in-time members (issue 26).
   'orgs.membership.addForSso',
   'domains.domain.verifiedNames',
+  // The platform's rates and counts for admin's alerts (issue 28, part 3).
+  'metrics.platform.mail',
+  'webhooks.endpoint.countAutoDisabled',
+  'domains.domain.countFailed',
 ] as const satisfies readonly RpcName[];
 
 const SERVICE_ONLY = new Set<string>(SERVICE_ONLY_OPERATIONS);
@@ -205,6 +209,8 @@ export const BUS_ACCESS = {
     monitors: true,
     // Alerts mailed to the operators.
     publishes: ['mail.admin'],
+    // What the alerts measure: mail rates, auto-disabled endpoints, failing domains.
+    calls: ['metrics.platform.mail', 'webhooks.endpoint.countAutoDisabled', 'domains.domain.countFailed'],
   },
   gateway: {
     ...NONE,

@@ -234,6 +234,10 @@ export const RPC = {
   'admin.health.history': { request: hl.healthHistoryQuery, response: hl.healthHistory },
   'admin.alert.list': { request: empty, response: hl.alertList },
   'admin.alert.update': { request: hl.alertUpdateRequest, response: hl.alert },
+  /** For admin's alerts (services only): the platform's mail, disabled endpoints and failing domains since a time. */
+  'metrics.platform.mail': { request: hl.platformSinceRequest, response: hl.platformMail },
+  'webhooks.endpoint.countAutoDisabled': { request: hl.platformSinceRequest, response: hl.platformCount },
+  'domains.domain.countFailed': { request: hl.platformSinceRequest, response: hl.platformCount },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

@@ -15,6 +15,7 @@ import { AdminKeys } from './domain/admin-keys';
 import { AdminKeyRepository } from './repo/admin-key.repository';
 import { AlertMailNotifier } from './clients/alert-mail.notifier';
 import { healthProbes } from './clients/health-probes';
+import { platformSignals } from './clients/platform-signals.client';
 import { Alerts } from './domain/alerts';
 import { Health } from './domain/health';
 import { HealthHistory } from './domain/health-history';
@@ -43,12 +44,11 @@ export const adminService: ServiceModule<AdminConfig, AdminDb> = {
     const history = new HealthHistory(new HealthSampleRepository(db), () => health.check(), clock, { intervalMs: config.HEALTH_SAMPLE_INTERVAL_MS, retentionDays: config.HEALTH_RETENTION_DAYS });
     const alerts = new Alerts(new AlertRepository(db), new AlertMailNotifier(bus, config.ALERT_EMAIL_TO, log), clock);
     await alerts.init();
-    // Rates of mail, disabled endpoints and failed domains are not measured yet: those rules stay unevaluated.
-    const unmeasured = { mail: () => null, disabledEndpoints: () => null, failedDomains: () => null };
+    const signals = platformSignals(bus);
     const sampler = new Rounds(
       async () => {
         await history.round(async (report) => {
-          await alerts.evaluate(report, unmeasured);
+          await alerts.evaluate(report, signals);
           await alerts.purge(new Date(clock.now().getTime() - config.HEALTH_RETENTION_DAYS * 86_400_000));
         });
         return false;

@@ -89,6 +89,13 @@ export const healthSample = z.object({
 });
 export const healthHistory = pageOf(healthSample);
 
+/** For admin's alerts (services only): what happened on the whole platform since a time. */
+export const platformSinceRequest = z.object({ since: isoTimestamp });
+/** metrics: mail of every organization since the hour `since` falls in (hourly rollups). */
+export const platformMail = z.object({ sent: z.number().int().min(0), bounced_hard: z.number().int().min(0), bounced_soft: z.number().int().min(0), complained: z.number().int().min(0) });
+/** webhooks: endpoints auto-disabled (50 failures in a row) since; domains: custom domains failing verification, checked since. */
+export const platformCount = z.object({ count: z.number().int().min(0) });
+
 /** Alert rules, by key. */
 export const ALERT_KEYS = [
   'service_down',
@@ -116,7 +123,7 @@ export const ALERT_THRESHOLDS = {
   complaint_rate: z.strictObject({ max_rate: ratio, window_hours: count(1).max(720), min_sent: count(1) }),
   /** Fires when more webhook endpoints than this were auto-disabled over the window. */
   webhook_endpoint_disabled: z.strictObject({ max_disabled: count(0), window_hours: count(1).max(720) }),
-  /** Fires when more custom domains than this failed verification (stopped being verified) over the window. */
+  /** Fires when more custom domains than this fail verification (status failed, checked within the window). */
   domain_verification_failed: z.strictObject({ max_failed: count(0), window_hours: count(1).max(720) }),
   /** Fires after this many consecutive failed checks of the send relay. */
   relay_unreachable: z.strictObject({ failed_checks: count(1) }),

@@ -18,7 +18,7 @@ export interface RuleInputs {
   mail(windowHours: number): Signals | null;
   /** Webhook endpoints auto-disabled within the window; null: not measured. */
   disabledEndpoints(windowHours: number): number | null;
-  /** Custom domains that stopped being verified within the window; null: not measured. */
+  /** Custom domains failing verification, checked within the window; null: not measured. */
   failedDomains(windowHours: number): number | null;
 }
 
@@ -30,10 +30,10 @@ export interface Verdict {
 export const ALERT_DESCRIPTIONS: Record<AlertKey, string> = {
   service_down: 'A service has fewer running instances than min_instances',
   consumer_lag: 'A durable consumer has more than max_pending messages waiting',
-  bounce_rate: 'More than max_rate of the mail sent over window_hours bounced (with at least min_sent sent)',
+  bounce_rate: 'More than max_rate of the mail sent over window_hours hard-bounced (with at least min_sent sent)',
   complaint_rate: 'More than max_rate of the mail sent over window_hours drew a complaint (with at least min_sent sent)',
   webhook_endpoint_disabled: 'More than max_disabled webhook endpoints were auto-disabled over window_hours',
-  domain_verification_failed: 'More than max_failed custom domains stopped being verified over window_hours',
+  domain_verification_failed: 'More than max_failed custom domains fail verification (status failed, checked within window_hours)',
   relay_unreachable: 'The send relay failed failed_checks checks in a row',
   disk_usage: "JetStream's storage is fuller than max_ratio of its limit",
 };
@@ -50,7 +50,8 @@ function rate(kind: 'bounced' | 'complained', t: AlertThresholds['bounce_rate'],
   if (!m) return null;
   if (m.sent < t.min_sent) return { met: false, detail: `${m.sent} sent in ${t.window_hours} h: fewer than min_sent (${t.min_sent})` };
   const r = m[kind] / m.sent;
-  return { met: r > t.max_rate, detail: `${m[kind]} of ${m.sent} sent in ${t.window_hours} h ${kind} (${pct(r)}; at most ${pct(t.max_rate)})` };
+  const what = kind === 'bounced' ? 'hard-bounced' : 'drew a complaint';
+  return { met: r > t.max_rate, detail: `${m[kind]} of ${m.sent} sent in ${t.window_hours} h ${what} (${pct(r)}; at most ${pct(t.max_rate)})` };
 }
 
 export function evaluateRule<K extends AlertKey>(key: K, thresholds: AlertThresholds[K], inputs: RuleInputs): Verdict | null {
@@ -83,7 +84,7 @@ export function evaluateRule<K extends AlertKey>(key: K, thresholds: AlertThresh
     case 'domain_verification_failed': {
       const t = thresholds as AlertThresholds['domain_verification_failed'];
       const n = inputs.failedDomains(t.window_hours);
-      return n === null ? null : { met: n > t.max_failed, detail: `${n} domain(s) stopped being verified in ${t.window_hours} h` };
+      return n === null ? null : { met: n > t.max_failed, detail: `${n} domain(s) failing verification, checked in the last ${t.window_hours} h` };
     }
     case 'relay_unreachable': {
       if (!report.relay) return { met: false, detail: 'mail is not sent through an SMTP relay' };

@@ -21,7 +21,8 @@ import {
 } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import type { AlertRepository, AlertRow, AlertTransitionRow } from '../repo/alert.repository';
-import { ALERT_DESCRIPTIONS, evaluateRule, isAlertKey, requiredInARow, type RuleInputs } from './alert-rules';
+import { ALERT_DESCRIPTIONS, evaluateRule, isAlertKey, requiredInARow, type RuleInputs, type Signals } from './alert-rules';
+import type { PlatformSignals } from './ports';
 import { noticeOf, shownState } from './alert-state';
 
 export const TRANSITIONS_SHOWN = 20;
@@ -39,7 +40,32 @@ export interface AlertNotifier {
 }
 
 export type AlertStore = Pick<AlertRepository, keyof AlertRepository>;
-type Inputs = Omit<RuleInputs, 'report'>;
+
+const HOUR_MS = 3_600_000;
+
+/** A signal's value, or null when its service could not say (the rule is then not evaluated this time). */
+async function orNull<T>(read: () => Promise<T>): Promise<T | null> {
+  try {
+    return await read();
+  } catch {
+    return null;
+  }
+}
+
+/** The inputs of one rule: the report, and the one signal the rule reads (asked now, over its window). */
+async function inputsFor(key: AlertKey, thresholds: Record<string, number>, report: HealthReport, signals: PlatformSignals, now: Date): Promise<RuleInputs> {
+  const since = new Date(now.getTime() - (thresholds.window_hours ?? 0) * HOUR_MS);
+  let mail: Signals | null = null;
+  let disabled: number | null = null;
+  let failed: number | null = null;
+  if (key === 'bounce_rate' || key === 'complaint_rate') {
+    const m = await orNull(() => signals.mail(since));
+    mail = m && { sent: m.sent, bounced: m.bounced_hard, complained: m.complained };
+  }
+  if (key === 'webhook_endpoint_disabled') disabled = await orNull(() => signals.disabledEndpoints(since));
+  if (key === 'domain_verification_failed') failed = await orNull(() => signals.failedDomains(since));
+  return { report, mail: () => mail, disabledEndpoints: () => disabled, failedDomains: () => failed };
+}
 
 /** The stored thresholds of a rule, its defaults filling what is missing or unreadable. */
 export function thresholdsOf<K extends AlertKey>(key: K, stored: unknown): AlertThresholds[K] {
@@ -116,18 +142,19 @@ export class Alerts {
   }
 
   /** Evaluates every rule on a new sample; notifies the operator of alerts that start firing or clear. */
-  async evaluate(report: HealthReport, inputs: Inputs): Promise<void> {
+  async evaluate(report: HealthReport, signals: PlatformSignals): Promise<void> {
     const now = this.clock.now();
     const notices: AlertNotice[] = [];
     for (const stored of await this.repo.all()) {
       if (!isAlertKey(stored.key)) continue;
       const key = keyOf(stored);
       const thresholds = thresholdsOf(key, stored.thresholds);
-      const verdict = evaluateRule(key, thresholds, { report, ...inputs });
+      const verdict = evaluateRule(key, thresholds, await inputsFor(key, thresholds, report, signals, now));
       await this.repo.transaction(async (trx) => {
         const row = await this.repo.lock(key, trx);
         if (!row) return;
-        const before = shownState(row, now);
+        // As shown at the last evaluation: a mute that ran out since is a change now.
+        const before = shownState(row, row.evaluated_at ?? now);
         const next: AlertRow = { ...row, evaluated_at: now };
         if (verdict) {
           next.detail = verdict.detail;

@@ -15,3 +15,20 @@ export interface HealthProbes {
   /** null: mail is not sent through an SMTP relay. */
   relay(): Promise<(Reachability & { host: string; port: number }) | null>;
 }
+
+/** The platform's mail since a time (metrics' rollups). */
+export interface PlatformMail {
+  sent: number;
+  bounced_hard: number;
+  bounced_soft: number;
+  complained: number;
+}
+
+/** What the alerts measure beyond the health report, asked of the services that know it. */
+export interface PlatformSignals {
+  mail(since: Date): Promise<PlatformMail>;
+  /** Webhook endpoints auto-disabled since. */
+  disabledEndpoints(since: Date): Promise<number>;
+  /** Custom domains failing verification, checked since. */
+  failedDomains(since: Date): Promise<number>;
+}
