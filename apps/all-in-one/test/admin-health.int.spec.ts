@@ -9,19 +9,22 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { simpleParser } from 'mailparser';
-import { bootServices, freePort, startTestRelay, waitFor, type BootedServices, type TestRelay } from '@mailroom/testing';
+import { WebhookReceiver, bootServices, freePort, startTestRelay, waitFor, type BootedServices, type TestRelay } from '@mailroom/testing';
 import { SERVICES, SERVICE_NAMES } from '../src/platform';
 import { usePlatform } from './fixtures';
 
 const run = promisify(execFile);
 const CLI = join(__dirname, '..', '..', '..', 'services', 'admin', 'dist', 'cli.js');
 const OPERATOR = 'oncall@operators.test';
+const HOOK_SECRET = 'whsec_operator-alert-secret';
 
 let relay: TestRelay;
+let hook: WebhookReceiver;
 let smtpPort: number;
 beforeAll(async () => {
   smtpPort = await freePort();
   relay = await startTestRelay({ feedbackTo: { host: '127.0.0.1', port: smtpPort }, hostname: 'relay.test' });
+  hook = await WebhookReceiver.start({ secrets: [HOOK_SECRET] });
 });
 
 // Every service but webhooks in the platform; webhooks runs on its own, so it can stop and start.
@@ -34,6 +37,9 @@ const { anon, env, tenant } = usePlatform({
     SMTP_RELAY_URL: relay.url,
     HEALTH_SAMPLE_INTERVAL_MS: '1000',
     ALERT_EMAIL_TO: OPERATOR,
+    ALERT_WEBHOOK_URL: hook.url('/alerts'),
+    ALERT_WEBHOOK_SECRET: HOOK_SECRET,
+    ALERT_WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
   }),
 });
 let webhooks: BootedServices | undefined;
@@ -47,6 +53,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await webhooks?.stop();
   await relay?.close();
+  await hook?.close();
 });
 
 const bound = { timeoutMs: 20_000, intervalMs: 200 };
@@ -102,6 +109,9 @@ describe('health and alerts through an outage of the webhooks service', () => {
       return found.length > 0 && found;
     }, { ...bound, what: 'the firing alert mailed to the operator' });
     expect(mail!.text).toContain('webhooks: 0 instance(s)');
+    // And the operator's webhook, signed as tenant webhooks are.
+    const posted = await waitFor(() => hook.received.find((d) => d.body?.type === 'alert.firing' && d.body.data.key === 'service_down' && d.body.created_at === firing.last_fired_at), { ...bound, what: 'the alert webhook' });
+    expect(posted).toMatchObject({ path: '/alerts', verifiedWith: HOOK_SECRET, body: { data: { notice: 'firing', detail: expect.stringContaining('webhooks: 0 instance(s)') } } });
 
     webhooks = await bootServices([SERVICES.webhooks], env);
     await waitFor(async () => (await health()).body.status === 'ok', { ...bound, what: 'health ok again' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { envInt, envString, parseConfig, type Env } from '@mailroom/platform';
+import { envInt, envString, parseCidr, parseConfig, type Env } from '@mailroom/platform';
 import { baseEnv } from '@mailroom/runtime';
 
 /** The services a complete deployment runs (contracts BUS_IDENTITIES but the migrate step). */
@@ -37,6 +37,21 @@ export const adminConfigSchema = z.object({
       .map((s) => s.trim().toLowerCase())
       .filter(Boolean),
   ).pipe(z.array(z.email('must be email addresses, comma-separated')).max(20)),
+  /** Where firing and cleared alerts are POSTed, signed with ALERT_WEBHOOK_SECRET; unset: no webhook. */
+  ALERT_WEBHOOK_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** The key of the webhook's signature (x-service-signature, as tenant webhooks); required with ALERT_WEBHOOK_URL. */
+  ALERT_WEBHOOK_SECRET: z.string().min(16, 'at least 16 characters').optional(),
+  /** Ranges the webhook may reach although not public (development and tests only), comma-separated CIDRs. */
+  ALERT_WEBHOOK_ALLOWED_CIDRS: envString('').transform((v) =>
+    v
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ),
+  ALERT_WEBHOOK_TIMEOUT_MS: envInt(10_000, { min: 100, max: 30_000 }),
+}).superRefine((c, ctx) => {
+  if (c.ALERT_WEBHOOK_URL && !c.ALERT_WEBHOOK_SECRET) ctx.addIssue({ code: 'custom', path: ['ALERT_WEBHOOK_SECRET'], message: 'required with ALERT_WEBHOOK_URL' });
+  for (const cidr of c.ALERT_WEBHOOK_ALLOWED_CIDRS) if (!parseCidr(cidr)) ctx.addIssue({ code: 'custom', path: ['ALERT_WEBHOOK_ALLOWED_CIDRS'], message: `not a CIDR range: ${cidr}` });
 });
 
 export type AdminConfig = z.output<typeof adminConfigSchema>;

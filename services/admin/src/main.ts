@@ -16,7 +16,8 @@ import { AdminKeyRepository } from './repo/admin-key.repository';
 import { AlertMailNotifier } from './clients/alert-mail.notifier';
 import { healthProbes } from './clients/health-probes';
 import { platformSignals } from './clients/platform-signals.client';
-import { Alerts } from './domain/alerts';
+import { Alerts, notifyAll, type AlertNotifier } from './domain/alerts';
+import { AlertWebhookNotifier } from './clients/alert-webhook.notifier';
 import { Health } from './domain/health';
 import { HealthHistory } from './domain/health-history';
 import { AlertRepository } from './repo/alert.repository';
@@ -42,7 +43,12 @@ export const adminService: ServiceModule<AdminConfig, AdminDb> = {
     });
     const health = new Health(probes, { expectedServices: config.HEALTH_EXPECTED_SERVICES, maxReplicationLagSeconds: config.HEALTH_MAX_REPLICATION_LAG_SECONDS, maxConsumerPending: config.HEALTH_MAX_CONSUMER_PENDING }, clock);
     const history = new HealthHistory(new HealthSampleRepository(db), () => health.check(), clock, { intervalMs: config.HEALTH_SAMPLE_INTERVAL_MS, retentionDays: config.HEALTH_RETENTION_DAYS });
-    const alerts = new Alerts(new AlertRepository(db), new AlertMailNotifier(bus, config.ALERT_EMAIL_TO, log), clock);
+    const notifiers: AlertNotifier[] = [new AlertMailNotifier(bus, config.ALERT_EMAIL_TO, log)];
+    if (config.ALERT_WEBHOOK_URL && config.ALERT_WEBHOOK_SECRET) {
+      const webhook = { url: config.ALERT_WEBHOOK_URL, secret: config.ALERT_WEBHOOK_SECRET, allowedCidrs: config.ALERT_WEBHOOK_ALLOWED_CIDRS, timeoutMs: config.ALERT_WEBHOOK_TIMEOUT_MS };
+      notifiers.push(new AlertWebhookNotifier(webhook, log));
+    }
+    const alerts = new Alerts(new AlertRepository(db), notifyAll(notifiers), clock);
     await alerts.init();
     const signals = platformSignals(bus);
     const sampler = new Rounds(

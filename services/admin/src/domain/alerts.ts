@@ -39,6 +39,11 @@ export interface AlertNotifier {
   notify(notice: AlertNotice): Promise<void>;
 }
 
+/** Every notifier told of each notice, one after the other. */
+export function notifyAll(notifiers: AlertNotifier[]): AlertNotifier {
+  return { notify: async (n) => void (await Promise.all(notifiers.map((x) => x.notify(n)))) };
+}
+
 export type AlertStore = Pick<AlertRepository, keyof AlertRepository>;
 
 const HOUR_MS = 3_600_000;
