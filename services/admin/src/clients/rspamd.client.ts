@@ -4,7 +4,7 @@ import type { Reachability } from '../domain/ports';
 export class RspamdClient {
   constructor(
     private readonly url: string,
-    private readonly timeoutMs = 2_000,
+    private readonly timeoutMs = 2_500,
   ) {}
 
   async ping(): Promise<Reachability> {
