@@ -1,4 +1,5 @@
 import { ManualClock } from '@mailroom/platform';
+import type { HealthReport } from '@mailroom/contracts';
 import { HealthHistory, isChange, slotOf, type SampleStore } from './health-history';
 
 describe('health history', () => {
@@ -20,3 +21,40 @@ describe('health history', () => {
     expect(list).toHaveBeenCalledWith({ from: new Date('2026-11-29T12:00:00.000Z'), to: new Date('2026-11-30T12:00:00.000Z'), after: undefined, changesOnly: false, limit: 11 });
   });
 });
+
+describe('a sampling round', () => {
+  const report = (status: HealthReport['status']) => ({ status, reasons: [], checked_at: '2026-11-30T12:00:30.000Z' }) as unknown as HealthReport;
+
+  function store(claims: boolean, latest: string | undefined) {
+    const calls: string[] = [];
+    const inserted: unknown[] = [];
+    const repo = {
+      claimRound: async (slot: Date) => (calls.push(`claim ${slot.toISOString()}`), claims),
+      latestStatus: async () => latest,
+      insert: async (row: unknown) => void inserted.push(row),
+      list: async () => [],
+      purgeSamples: async (before: Date) => (calls.push(`purge samples ${before.toISOString()}`), 0),
+      purgeRounds: async (before: Date) => void calls.push(`purge rounds ${before.toISOString()}`),
+    } satisfies SampleStore;
+    return { repo, calls, inserted };
+  }
+
+  it('takes the sample of its interval once claimed, marks a change of status, hands it on, then purges past the retention', async () => {
+    const clock = new ManualClock(new Date('2026-11-30T12:00:30.000Z'));
+    const s = store(true, 'ok');
+    const after = jest.fn(async () => undefined);
+    await new HealthHistory(s.repo, async () => report('degraded'), clock, { intervalMs: 60_000, retentionDays: 30 }).round(after);
+    expect(s.inserted).toEqual([expect.objectContaining({ id: expect.stringMatching(/^hsm_/), status: 'degraded', previous_status: 'ok', status_changed: true })]);
+    expect(after).toHaveBeenCalledTimes(1);
+    expect(s.calls).toEqual(['claim 2026-11-30T12:00:00.000Z', 'purge samples 2026-10-31T12:00:30.000Z', 'purge rounds 2026-10-31T12:00:30.000Z']);
+  });
+
+  it('does nothing when another instance claimed the interval', async () => {
+    const s = store(false, 'ok');
+    const check = jest.fn(async () => report('ok'));
+    expect(await new HealthHistory(s.repo, check, new ManualClock(), { intervalMs: 60_000, retentionDays: 30 }).round()).toBeUndefined();
+    expect(check).not.toHaveBeenCalled();
+    expect(s.inserted).toEqual([]);
+  });
+});
+
