@@ -5,7 +5,7 @@
  * over time; and the alerts evaluated on each sample.
  */
 import { z } from 'zod';
-import { pageOf } from '../pagination';
+import { pageOf, pageQuery } from '../pagination';
 import { isoTimestamp } from '../time';
 
 /**
@@ -69,12 +69,7 @@ export const healthHistoryQuery = z
     to: isoTimestamp.optional(),
     /** Only the samples whose status differs from the one before. */
     changes_only: z.enum(['true', 'false']).optional(),
-    limit: z
-      .union([z.number(), z.string().regex(/^-?\d+$/, 'must be an integer')])
-      .transform((v) => Number(v))
-      .pipe(z.number().int().min(1, 'must be at least 1').max(1000, 'must be at most 1000'))
-      .default(100),
-    page_token: z.string().min(1).max(512).optional(),
+    ...pageQuery.shape,
   });
 
 export const healthSample = z.object({
