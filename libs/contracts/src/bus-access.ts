@@ -36,6 +36,8 @@ export const CONSUMERS = {
   'mail-send--feedback': { stream: 'MAIL_FEEDBACK' },
   'mail-send--system': { stream: 'MAIL_SYSTEM' },
   'mail-send--account': { stream: 'MAIL_ACCOUNT' },
+  // Alerts to the operators (issue 28, part 3).
+  'mail-send--admin': { stream: 'MAIL_ADMIN' },
   'webhooks--dispatch': { stream: 'EVENTS' },
   // The owners of what an environment holds remove it when the environment is deleted.
   'auth--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
@@ -74,6 +76,11 @@ export interface BusAccess {
   signals: readonly string[];
   /** Creates and updates every stream and bucket of the catalog (the migrate step), nothing else. */
   provisions?: true;
+  /**
+   * Watches the platform (admin's health): sends the discovery ping every instance answers
+   * (contracts DISCOVERY_SUBJECT) and reads the info of every stream and durable consumer.
+   */
+  monitors?: true;
 }
 
 /** Operations only services call: no route of the gateway reaches them. */
@@ -111,6 +118,10 @@ export const SERVICE_ONLY_OPERATIONS = [
   'mailbox.export.page',
   'webhooks.export.page',
   'domains.export.page',
+  // The platform's rates and counts for admin's alerts (issue 28, part 3).
+  'metrics.platform.mail',
+  'webhooks.endpoint.countAutoDisabled',
+  'domains.domain.countFailed',
 ] as const satisfies readonly RpcName[];
 
 const SERVICE_ONLY = new Set<string>(SERVICE_ONLY_OPERATIONS);
@@ -172,7 +183,7 @@ export const BUS_ACCESS = {
     ],
     follows: ['DOMAINS_FACTS'],
     publishes: (['message.sent', 'message.delivered', 'message.bounced', 'message.complained', 'message.rejected'] as const).map(eventSubject),
-    consumes: ['mail-send--outbound', 'mail-send--feedback', 'mail-send--system', 'mail-send--account'],
+    consumes: ['mail-send--outbound', 'mail-send--feedback', 'mail-send--system', 'mail-send--account', 'mail-send--admin'],
     // Reads what mail-ingest received (reports), writes what it sends.
     buckets: { raw: 'read', sent: 'write', attachments: 'read', replies: 'write' },
   },
@@ -204,8 +215,12 @@ export const BUS_ACCESS = {
   admin: {
     ...NONE,
     consumes: ['admin--audit'],
+    monitors: true,
+    // Alerts mailed to the operators.
+    publishes: ['mail.admin'],
     // Organization exports: whether the organization exists, each service's rows, the members' names and emails.
-    calls: ['orgs.organization.get', 'orgs.export.page', 'auth.export.page', 'mailbox.export.page', 'webhooks.export.page', 'domains.export.page', 'auth.user.profiles'],
+    // Alerts: mail rates, auto-disabled endpoints, failing domains.
+    calls: ['orgs.organization.get', 'orgs.export.page', 'auth.export.page', 'mailbox.export.page', 'webhooks.export.page', 'domains.export.page', 'auth.user.profiles', 'metrics.platform.mail', 'webhooks.endpoint.countAutoDisabled', 'domains.domain.countFailed'],
     // Reads the messages and attachments it exports, writes the archives.
     buckets: { replies: 'write', raw: 'read', received: 'read', sent: 'read', attachments: 'read', exports: 'write' },
   },

@@ -117,6 +117,14 @@ export const STREAMS = {
     duplicateWindowSeconds: 600,
     description: 'Account mail from auth (verification, password reset) awaiting composition and hand-over (mail-send)',
   },
+  /** Work queue: mail to the platform's operators (alerts), queued by admin, consumed by mail-send. */
+  MAIL_ADMIN: {
+    subjects: ['mail.admin'],
+    retention: 'workqueue',
+    maxAgeSeconds: 0,
+    duplicateWindowSeconds: 600,
+    description: "Mail to the platform's operators from admin (alerts) awaiting composition and hand-over (mail-send)",
+  },
 } as const satisfies Record<string, StreamSpec>;
 
 /** Work queue subjects: one owner each. */
@@ -126,9 +134,10 @@ export const WORK = {
   feedback: 'mail.feedback',
   system: 'mail.system',
   account: 'mail.account',
+  admin: 'mail.admin',
 } as const;
 export type WorkSubject = (typeof WORK)[keyof typeof WORK];
-export const workSubjectSchema = z.enum([WORK.inbound, WORK.outbound, WORK.feedback, WORK.system, WORK.account]);
+export const workSubjectSchema = z.enum([WORK.inbound, WORK.outbound, WORK.feedback, WORK.system, WORK.account, WORK.admin]);
 
 export type StreamName = keyof typeof STREAMS;
 
@@ -217,6 +226,7 @@ export const CONSUMABLE = {
   'mail.feedback': { stream: 'MAIL_FEEDBACK', schema: WORK_ITEMS['mail.feedback'] },
   'mail.system': { stream: 'MAIL_SYSTEM', schema: WORK_ITEMS['mail.system'] },
   'mail.account': { stream: 'MAIL_ACCOUNT', schema: WORK_ITEMS['mail.account'] },
+  'mail.admin': { stream: 'MAIL_ADMIN', schema: WORK_ITEMS['mail.admin'] },
   /** Every public event (a consumer may filter to some: ConsumerOptions.filterSubject). */
   'events.>': { stream: 'EVENTS', schema: eventEnvelope },
   /** One fact of ORGS_FACTS: its consumers are filtered to it (contracts CONSUMERS). */

@@ -39,6 +39,9 @@ export const ID_PREFIXES = {
   auditEntry: 'aud',
   // Organization exports (issue 28, part 4).
   export: 'exp',
+  // Samples of the platform's health (issue 28).
+  healthSample: 'hsm',
+  alertTransition: 'alt',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -32,3 +32,4 @@ export * from './api/admin';
 export * from './api/sso';
 export * from './api/audit';
 export * from './api/exports';
+export * from './api/health';

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { authResults, spamResult } from './api/mailbox';
 import { idSchema } from './ids';
 import { isoTimestamp } from './time';
-import { accountMail, systemMail } from './system-mail';
+import { accountMail, adminMail, systemMail } from './system-mail';
 
 /**
  * Local part of our VERP envelope senders: `bounces+<id>-<mac>`, the id of a customer's
@@ -112,4 +112,5 @@ export const WORK_ITEMS = {
   'mail.feedback': feedbackMail,
   'mail.system': systemMail,
   'mail.account': accountMail,
+  'mail.admin': adminMail,
 } as const;

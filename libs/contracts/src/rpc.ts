@@ -23,6 +23,7 @@ import * as adm from './api/admin';
 import * as sso from './api/sso';
 import * as aud from './api/audit';
 import * as exp from './api/exports';
+import * as hl from './api/health';
 import { idSchema } from './ids';
 import { pageOf } from './pagination';
 import { roleSchema } from './permissions';
@@ -249,6 +250,15 @@ export const RPC = {
   'mailbox.export.page': { request: exp.mailboxExportPageRequest, response: exp.exportPage },
   'webhooks.export.page': { request: exp.webhooksExportPageRequest, response: exp.exportPage },
   'domains.export.page': { request: exp.domainsExportPageRequest, response: exp.exportPage },
+  // admin: the platform's health, its history and the alerts (issue 28, parts 2 and 3)
+  'admin.health.get': { request: empty, response: hl.healthReport },
+  'admin.health.history': { request: hl.healthHistoryQuery, response: hl.healthHistory },
+  'admin.alert.list': { request: empty, response: hl.alertList },
+  'admin.alert.update': { request: hl.alertUpdateRequest, response: hl.alert },
+  /** For admin's alerts (services only): the platform's mail, disabled endpoints and failing domains since a time. */
+  'metrics.platform.mail': { request: hl.platformSinceRequest, response: hl.platformMail },
+  'webhooks.endpoint.countAutoDisabled': { request: hl.platformSinceRequest, response: hl.platformCount },
+  'domains.domain.countFailed': { request: hl.platformSinceRequest, response: hl.platformCount },
 } as const satisfies Record<string, { request: z.ZodType; response: z.ZodType }>;
 
 export type RpcName = keyof typeof RPC;

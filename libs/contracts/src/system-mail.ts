@@ -85,6 +85,14 @@ export const SYSTEM_MAIL_TEMPLATES = {
     locked_at: isoTimestamp,
     locked_until: isoTimestamp,
   }),
+  /** To the platform's operators (admin, mail.admin): an alert started firing or cleared. */
+  alert: z.object({
+    key: z.string().min(1).max(64),
+    description: z.string().max(500),
+    notice: z.enum(['firing', 'resolved']),
+    detail: z.string().max(2000),
+    at: isoTimestamp,
+  }),
 } as const;
 export type SystemMailTemplate = keyof typeof SYSTEM_MAIL_TEMPLATES;
 
@@ -127,5 +135,9 @@ export const accountMail = z.discriminatedUnion('template', [
 ]);
 export type AccountMail = z.infer<typeof accountMail>;
 
+/** What admin queues (mail.admin): alerts to the operators (ALERT_EMAIL_TO), a queue of its own so no other service can send them. */
+export const adminMail = z.discriminatedUnion('template', [item('alert')]);
+export type AdminMail = z.infer<typeof adminMail>;
+
 /** Any mail from the platform, as mail-send renders it. */
-export type PlatformMail = SystemMail | AccountMail;
+export type PlatformMail = SystemMail | AccountMail | AdminMail;

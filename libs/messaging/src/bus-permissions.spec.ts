@@ -12,7 +12,20 @@ describe('bus permissions from the access table', () => {
     expect(p.sub.allow).not.toContain('t1.rpc.auth.apikey.create');
     expect(p.sub.allow.some((s) => s.includes('gateway'))).toBe(false);
     expect(p.resp).toEqual({ max: 1, ttl: 10_000_000_000 });
-    expect(busPermissions('gateway', ns).resp).toBeUndefined();
+    expect(busPermissions('migrate', ns).resp).toBeUndefined();
+  });
+
+  it('lets every service answer the discovery ping, and only the monitoring identity (admin) send it and read stream and consumer info', () => {
+    for (const identity of ['gateway', 'mailbox', 'admin'] as const) {
+      expect(busPermissions(identity, ns).sub.allow).toContain('t1.discovery.ping');
+      expect(busPermissions(identity, ns).resp).toBeDefined();
+    }
+    expect(busPermissions('migrate', ns).sub.allow).not.toContain('t1.discovery.ping');
+    const admin = busPermissions('admin', ns).pub.allow;
+    expect(admin).toContain('t1.discovery.ping');
+    expect(admin).toContain('$JS.API.STREAM.INFO.t1_EVENTS');
+    expect(admin).toContain('$JS.API.CONSUMER.INFO.t1_EVENTS.t1_webhooks--dispatch');
+    expect(busPermissions('gateway', ns).pub.allow).not.toContain('t1.discovery.ping');
   });
 
   it('lets a service call only what the table names, and never a service-only operation from the gateway', () => {

@@ -9,6 +9,7 @@
 import {
   BUS_ACCESS,
   CONSUMERS,
+  DISCOVERY_SUBJECT,
   KV_BUCKETS,
   OBJECT_BUCKETS,
   STREAMS,
@@ -105,14 +106,24 @@ function provision(ns: Namespace): string[] {
   return serverStreams(ns).flatMap((s) => [`${API}.STREAM.INFO.${s}`, `${API}.STREAM.CREATE.${s}`, `${API}.STREAM.UPDATE.${s}`]);
 }
 
-/** The rpc subjects an identity serves: its own operations (none for the gateway and migrate). */
+/** The rpc subjects an identity serves: its own operations (none for the gateway and migrate); the discovery ping besides. */
 function served(identity: BusIdentity): string[] {
   return rpcNamesOf(identity as RpcService).map(rpcSubject);
 }
 
+/** Watching the platform: the discovery ping, and the info of every stream and durable consumer of the catalog. */
+function monitor(ns: Namespace): string[] {
+  return [
+    ns.subject(DISCOVERY_SUBJECT),
+    ...serverStreams(ns).map((s) => `${API}.STREAM.INFO.${s}`),
+    ...Object.entries(CONSUMERS).map(([name, { stream }]) => `${API}.CONSUMER.INFO.${ns.stream(stream)}.${ns.consumer(name)}`),
+  ];
+}
+
 export function busPermissions(identity: BusIdentity, ns: Namespace): NatsPermissions {
   const access = BUS_ACCESS[identity];
-  const serves = served(identity).map((s) => ns.subject(s));
+  // Every running service answers the discovery ping (libs/runtime); the migrate step is no service.
+  const serves = [...served(identity), ...(identity === 'migrate' ? [] : [DISCOVERY_SUBJECT])].map((s) => ns.subject(s));
   const pub = [
     // Account information: the JetStream client asks for it when it starts.
     `${API}.INFO`,
@@ -124,6 +135,7 @@ export function busPermissions(identity: BusIdentity, ns: Namespace): NatsPermis
     ...Object.entries(access.buckets).flatMap(([b, mode]) => objectBucket(ns, b as keyof typeof OBJECT_BUCKETS, mode)),
     ...access.kv.flatMap((k) => kvBucket(ns, k)),
     ...('provisions' in access ? provision(ns) : []),
+    ...('monitors' in access ? monitor(ns) : []),
   ];
   const sub = [`${inboxPrefix(identity, ns)}.>`, ...serves, ...access.signals.map((s) => ns.subject(s))];
   return {

@@ -14,3 +14,4 @@ export * from './credentials';
 export * from './provision';
 export * from './tls';
 export * from './stored-seal';
+export * from './discovery';

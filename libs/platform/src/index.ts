@@ -10,3 +10,4 @@ export * from './ports';
 export * from './ttl-cache';
 export * from './rounds';
 export * from './ip-policy';
+export * from './guarded-fetch';

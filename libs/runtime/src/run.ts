@@ -1,6 +1,10 @@
 /** Booting services: alone in their own process, or several in one. */
 import { createDb, migrate, pingDb, type Kysely } from '@mailroom/db';
-import { connectBus, contextSeal, provisionBus, readBusIdentity, type BusOptions } from '@mailroom/messaging';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { answerDiscovery, connectBus, contextSeal, provisionBus, readBusIdentity, type BusOptions } from '@mailroom/messaging';
 import {
   checkBusSettings,
   ConfigError,
@@ -19,6 +23,9 @@ import {
   type Telemetry,
 } from '@mailroom/platform';
 import { baseConfigSchema, type AnyServiceModule, type BaseConfig } from './service-module';
+
+/** The version every service reports: the platform's (one version for the monorepo's packages). */
+const VERSION = z.object({ version: z.string() }).parse(JSON.parse(readFileSync(path.join(__dirname, '..', 'package.json'), 'utf8'))).version;
 
 export interface StartOptions {
   env: Env;
@@ -92,6 +99,9 @@ export async function startService(module: AnyServiceModule, opts: StartOptions)
   // One round trip to the server: every subscription the service made is in place before it
   // says it started, so a request sent right after finds it (no 503 no_responders).
   await bus.nc.flush();
+  // Found by the admin service's health (discovery.ts): which instance, which version, since when.
+  const discovery = answerDiscovery(bus, { service: module.name, instance_id: randomBytes(8).toString('hex'), version: VERSION, started_at: new Date().toISOString() });
+  life.add(`${module.name}:discovery`, discovery, (d) => d.stop());
   Object.assign(checks, started?.checks ?? {});
   log.info({ endpoints: started?.endpoints }, 'started');
   return { name: module.name, config, checks, endpoints: started?.endpoints ?? {} };

@@ -1,7 +1,8 @@
 /**
  * The admin service: the platform operator's surface (issue 28). Admin keys (hashed, shown
  * once, revocable, optionally expiring) and their verification for the gateway; the first key
- * comes from the command (cli.ts). Organization exports: exports.module.ts.
+ * comes from the command (cli.ts). Organization exports: exports.module.ts. The platform's
+ * health, its history and alerts: health.module.ts.
  *
  * The composition root: configuration, repositories, domain and handlers are wired in `start`
  * below. `node services/admin/dist/main.js` runs it alone (libs/runtime gives it its logger,
@@ -18,6 +19,7 @@ import { AdminKeys } from './domain/admin-keys';
 import { AuditLog } from './domain/audit-log';
 import { AdminKeyRepository } from './repo/admin-key.repository';
 import { AuditLogRepository } from './repo/audit-log.repository';
+import { startHealth } from './health.module';
 import type { AdminDb } from './repo/tables';
 import { adminHandlers } from './rpc/handlers';
 import { startExports } from './exports.module';
@@ -32,7 +34,8 @@ export const adminService: ServiceModule<AdminConfig, AdminDb> = {
     const audit = new AuditLog(new AuditLogRepository(db), clock);
     const keys = new AdminKeys(transactor(db), new AdminKeyRepository(db), audit, clock);
     const exports = await startExports({ config, bus, db, life, clock, log }, audit);
-    life.add('admin:rpc', serveRpc(bus, 'admin', adminHandlers(keys, audit, exports)), (s) => s.stop());
+    const health = await startHealth({ config, bus, db, life, log, clock }, audit);
+    life.add('admin:rpc', serveRpc(bus, 'admin', adminHandlers(keys, audit, exports, health)), (s) => s.stop());
     life.add('admin:audit', await runAuditConsumer(bus, audit), (c) => c.stop());
     const purgeLog = log.child({ component: 'audit-purge' });
     const purge = new Rounds(

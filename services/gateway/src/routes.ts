@@ -12,6 +12,9 @@ import {
   adminUserId,
   adminUserSearch,
   userSuspendBody,
+  alertKeyParam,
+  alertUpdateBody,
+  healthHistoryQuery,
   upgradeDecisionBody,
   upgradeRequestAdminQuery,
   adminKeyId,
@@ -211,10 +214,6 @@ const threadParams = inboxParam.extend({ thread_id: idSchema('thread') });
 const messageId = z.object({ id: idSchema('message') });
 const threadId = z.object({ id: idSchema('thread') });
 
-function notYet(method: Method, path: string, summary: string, tag: string, aliases?: string[]): PendingRoute {
-  return { method, path, auth: 'admin', summary, tag, ...(aliases ? { aliases } : {}) };
-}
-
 export const ROUTES: Route[] = [
   route('auth.user.signup', { method: 'post', path: '/api/v1/auth/signup', auth: 'none', body: signupRequest, status: 201, tag: 'Auth', summary: 'Create a user account and its organization; returns tokens' }),
   route('auth.user.login', { method: 'post', path: '/api/v1/auth/login', auth: 'none', body: loginRequest, tag: 'Auth', summary: 'Log in with email and password. 10 failures for one email, from any addresses, lock it: 429 with Retry-After, even for the right password, the same whether or not an account has the email (15 minutes, twice as long at each next lock). Answers a session (user, organization, tokens); or, when the account has MFA on, {mfa_required: true, mfa_token, expires_in} and no session: complete it with POST /api/v1/auth/mfa/verify-login within 5 minutes' }),
@@ -312,13 +311,14 @@ export const ROUTES: Route[] = [
   route('auth.adminUser.suspend', { method: 'post', path: '/api/v1/admin/users/{id}/suspend', auth: 'admin', params: adminUserId, body: userSuspendBody, tag: 'Admin', summary: 'Suspend an account ({reason}): its sessions end (refused everywhere within a second), no sign-in of any kind opens a session (403 account_suspended), and the API keys it created stop acting. 409 if it is suspended already' }),
   route('auth.adminUser.unsuspend', { method: 'post', path: '/api/v1/admin/users/{id}/unsuspend', auth: 'admin', params: adminUserId, tag: 'Admin', summary: 'Lift a suspension: the person can sign in again and their API keys act again (ended sessions stay ended). 409 if it is not suspended' }),
   route('admin.audit.list', { method: 'get', path: '/api/v1/admin/audit-log', auth: 'admin', query: auditLogQuery, tag: 'Admin', summary: 'The audit log, newest first: every admin action and the security-relevant actions of tenants (API keys created and revoked, roles changed, members removed, ownership transferred, SSO changed, domains deleted, users suspended), kept a year. Filters: org_id, action, actor_id, target_id, from (included), to (excluded)' }),
-  notYet('get', '/api/v1/admin/health', 'Platform health', 'Admin', ['/admin/health']),
-  notYet('get', '/api/v1/admin/health/history', 'Platform health history', 'Admin', ['/admin/health/history']),
-  notYet('get', '/api/v1/admin/alerts', 'List alerts', 'Admin', ['/admin/alerts']),
-  notYet('patch', '/api/v1/admin/alerts/{key}', 'Update an alert', 'Admin', ['/admin/alerts/{key}']),
   route('admin.export.start', { method: 'post', path: '/api/v1/admin/orgs/{id}/export', auth: 'admin', params: exportStartParams, status: 202, idempotent: true, tag: 'Admin', summary: 'Start exporting an organization: one zip archive of NDJSON per resource and every raw message as .eml (README, Organization exports). Answers the export (queued); 404 for an unknown organization, 409 naming the export already running for it' }),
   route('admin.export.list', { method: 'get', path: '/api/v1/admin/exports', auth: 'admin', query: pageQuery, tag: 'Admin', summary: 'List exports, newest first, with status, size and progress' }),
   route('admin.export.get', { method: 'get', path: '/api/v1/admin/exports/{id}', auth: 'admin', params: exportId, tag: 'Admin', summary: 'Get an export: status (queued, running, completed, failed, expired), progress, size and download_url once completed. Archives are deleted 7 days after they finish' }),
+  // The platform's health, its history and alerts (issue 28, parts 2 and 3).
+  route('admin.health.get', { method: 'get', path: '/api/v1/admin/health', auth: 'admin', aliases: ['/admin/health'], tag: 'Admin', summary: "The platform's health now: status ok, degraded or down with its reasons; each service's running instances (version, uptime); PostgreSQL (reachable, replication lag); NATS and JetStream (stream sizes, every durable consumer's backlog); rspamd; the send relay" }),
+  route('admin.health.history', { method: 'get', path: '/api/v1/admin/health/history', auth: 'admin', aliases: ['/admin/health/history'], query: healthHistoryQuery, tag: 'Admin', summary: 'Health samples (one per interval, kept 30 days), oldest first, in [from, to) (default: the last day; at most 31 days); changes_only=true for the samples whose status changed; limit and page_token as every list' }),
+  route('admin.alert.list', { method: 'get', path: '/api/v1/admin/alerts', auth: 'admin', aliases: ['/admin/alerts'], tag: 'Admin', summary: 'Every alert rule with its thresholds, state (ok, firing, acknowledged, muted), what its last evaluation saw and its last transitions' }),
+  route('admin.alert.update', { method: 'patch', path: '/api/v1/admin/alerts/{key}', auth: 'admin', aliases: ['/admin/alerts/{key}'], params: alertKeyParam, body: alertUpdateBody, tag: 'Admin', summary: 'Acknowledge a firing alert ({acknowledge: true}; 409 when it is not firing), mute it until a time ({mute_until}; null unmutes), or change some of its thresholds ({thresholds}; invalid: 400). Unknown key: 404' }),
   // Ownership transfer: one pending request per organization, expiring after 7 days.
   route('orgs.transfer.create', { method: 'post', path: '/api/v1/org/transfer-ownership', auth: 'user', body: ownershipTransferCreateBody, status: 201, tag: 'Members', summary: 'Ask a member to take the organization over (owner only). One pending request at a time (else 409); it expires after 7 days. Both of you are told by email' }),
   route('orgs.transfer.pending', { method: 'get', path: '/api/v1/org/transfer-ownership/pending', auth: 'user', tag: 'Members', summary: 'The pending ownership transfer of the organization: data holds none or one' }),

@@ -107,6 +107,7 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
     const systemMailer = new SystemMailer(systemMails, provider, dkim, { address: config.SYSTEM_MAIL_FROM, name: config.SYSTEM_MAIL_FROM_NAME }, verp, config.MAIL_DOMAIN, clock);
     life.add('mail-send:system', await startSystemMailConsumer(bus, systemMailer), (c) => c.stop());
     life.add('mail-send:account', await startSystemMailConsumer(bus, systemMailer, 'mail.account'), (c) => c.stop());
+    life.add('mail-send:admin', await startSystemMailConsumer(bus, systemMailer, 'mail.admin'), (c) => c.stop());
     life.add('mail-send:feedback', await startFeedbackConsumer(bus, feedback, raw), (c) => c.stop());
     // The send log only needs the last minute; keep an hour for inspection.
     const prune = setInterval(() => void repo.pruneSendLog(new Date(clock.now().getTime() - 3_600_000)).catch(() => undefined), 60_000);

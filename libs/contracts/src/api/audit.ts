@@ -31,6 +31,7 @@ export const AUDIT_ACTIONS = {
   'admin_key.revoked': 'admin',
   'export.started': 'admin',
   'export.downloaded': 'admin',
+  'alert.updated': 'admin',
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTIONS;
 export const auditActionSchema = z.enum(Object.keys(AUDIT_ACTIONS) as [AuditAction, ...AuditAction[]]);

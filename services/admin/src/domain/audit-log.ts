@@ -9,7 +9,7 @@ import { AUDIT_ACTIONS, AppError, auditEntry, encodePageToken, idSchema, pageCur
 import type { Clock } from '@mailroom/platform';
 import { z } from 'zod';
 import type { AuditLogFilter, AuditLogRepository, AuditLogRow, NewAuditLogRow } from '../repo/audit-log.repository';
-import type { AdminTx } from '../repo/tables';
+import type { AdminExecutor } from '../repo/tables';
 
 /** How long entries are kept. */
 export const AUDIT_RETENTION_DAYS = 365;
@@ -75,7 +75,7 @@ export class AuditLog {
   ) {}
 
   /** An admin action's entry, in the action's transaction. */
-  async record(entry: AuditEntry, tx?: AdminTx): Promise<void> {
+  async record(entry: AuditEntry, tx?: AdminExecutor): Promise<void> {
     await this.repo.insert(toRow(entry, 'admin'), tx);
   }
 

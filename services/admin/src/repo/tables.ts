@@ -1,6 +1,8 @@
-import type { ColumnType, Generated, Transaction } from '@mailroom/db';
+import type { ColumnType, Executor, Generated, Transaction } from '@mailroom/db';
 
 type Timestamp = ColumnType<Date, Date, Date>;
+/** jsonb: read as parsed by pg, written as JSON text. */
+type Json = ColumnType<unknown, string, string>;
 
 export interface AdminKeyTable {
   id: string;
@@ -50,10 +52,52 @@ export interface ExportTable {
   error: string | null;
 }
 
+export interface HealthRoundTable {
+  slot: Timestamp;
+}
+
+export interface HealthSampleTable {
+  id: string;
+  taken_at: Timestamp;
+  status: string;
+  previous_status: string | null;
+  status_changed: boolean;
+  reasons: Json;
+  report: Json;
+}
+
+export interface AlertTable {
+  key: string;
+  thresholds: Json;
+  condition_met: boolean;
+  consecutive: number;
+  detail: string | null;
+  muted_until: Date | null;
+  acknowledged_at: Date | null;
+  last_fired_at: Date | null;
+  last_resolved_at: Date | null;
+  evaluated_at: Date | null;
+}
+
+export interface AlertTransitionTable {
+  id: string;
+  key: string;
+  from_state: string;
+  to_state: string;
+  at: Timestamp;
+  reason: string;
+}
+
 export interface AdminDb {
   admin_keys: AdminKeyTable;
   audit_log: AuditLogTable;
   exports: ExportTable;
+  health_rounds: HealthRoundTable;
+  health_samples: HealthSampleTable;
+  alerts: AlertTable;
+  alert_transitions: AlertTransitionTable;
 }
 
 export type AdminTx = Transaction<AdminDb>;
+/** A transaction, or the database itself (one statement). */
+export type AdminExecutor = Executor<AdminDb>;

@@ -4,9 +4,11 @@ import type { RpcHandlers } from '@mailroom/messaging';
 import type { AdminKeys } from '../domain/admin-keys';
 import type { AuditLog } from '../domain/audit-log';
 import type { Exports } from '../domain/exports';
+import type { healthHandlers } from './health.handlers';
 
-export function adminHandlers(keys: AdminKeys, audit: AuditLog, exports: Exports): RpcHandlers<'admin'> {
+export function adminHandlers(keys: AdminKeys, audit: AuditLog, exports: Exports, health: ReturnType<typeof healthHandlers>): RpcHandlers<'admin'> {
   return {
+    ...health,
     'admin.key.create': (req, ctx) => keys.create(requireAdmin(ctx.auth).admin_key_id, req, ctx),
     'admin.key.list': (req, { auth }) => (requireAdmin(auth), keys.list(req)),
     'admin.key.get': (req, { auth }) => (requireAdmin(auth), keys.get(req.id)),

@@ -436,6 +436,11 @@ export class Domains {
     return { count: await this.d.repo.countIn(t) };
   }
 
+  /** Custom domains of the whole platform failing verification, checked since: for admin's alerts. */
+  async countFailed(since: string): Promise<{ count: number }> {
+    return { count: await this.d.repo.countFailedSince(new Date(since)) };
+  }
+
   /** What the organization holds, every environment: for its usage. */
   async usage(orgId: string): Promise<{ domains: number }> {
     return { domains: await this.d.repo.countInOrg(orgId) };

@@ -79,6 +79,17 @@ export class DomainRepository {
     return Number(row.n);
   }
 
+  /** Domains of every organization in status failed whose last check was at or after `since`. */
+  async countFailedSince(since: Date): Promise<number> {
+    const row = await this.db
+      .selectFrom('domains')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('status', '=', 'failed')
+      .where('last_checked_at', '>=', since)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   async countIn(t: Tenant, ex: Executor<DomainsDb> = this.db): Promise<number> {
     const row = await ex
       .selectFrom('domains')

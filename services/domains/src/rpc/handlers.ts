@@ -33,6 +33,10 @@ export function domainsHandlers(domains: Domains, exportRows: DomainsExport): Rp
       requireService(auth);
       return domains.status(req, req.domain_name);
     },
+    'domains.domain.countFailed': async (req, { auth }) => {
+      requireService(auth);
+      return domains.countFailed(req.since);
+    },
     'domains.usage.count': async (req, { auth }) => {
       requireService(auth);
       return domains.usage(req.org_id);

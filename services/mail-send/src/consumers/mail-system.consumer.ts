@@ -6,7 +6,7 @@
 import { backoffMs, runConsumer, type Bus, type RunningConsumer } from '@mailroom/messaging';
 import type { SystemMailer } from '../domain/system-mail/system-mailer';
 
-const QUEUES = { 'mail.system': 'mail-send--system', 'mail.account': 'mail-send--account' } as const;
+const QUEUES = { 'mail.system': 'mail-send--system', 'mail.account': 'mail-send--account', 'mail.admin': 'mail-send--admin' } as const;
 
 export function startSystemMailConsumer(bus: Bus, mailer: SystemMailer, subject: keyof typeof QUEUES = 'mail.system'): Promise<RunningConsumer> {
   return runConsumer(bus, {

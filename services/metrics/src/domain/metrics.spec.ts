@@ -23,6 +23,7 @@ function store(over: Partial<RollupStore> = {}): RollupStore {
     topInboxes: async () => [],
     hasInbox: async () => true,
     organizationMessages: async () => ({ sent: 0, received: 0 }),
+    platformMail: async () => ({ sent: 0, bounced_hard: 0, bounced_soft: 0, complained: 0 }),
     ...over,
   };
 }
@@ -73,5 +74,14 @@ describe('metrics answers', () => {
     const refused = await m.usage('org_1', { start: '2026-11-01T00:30:00.000Z', end: '2026-12-01T00:00:00.000Z' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).details).toEqual([{ path: 'start', message: expect.stringContaining('whole hour') }]);
+  });
+});
+
+describe('the platform\'s mail, for admin\'s alerts', () => {
+  it('counts from the start of the hour the time falls in', async () => {
+    const asked: Date[] = [];
+    const m = metrics(store({ platformMail: async (from) => (asked.push(from), { sent: 10, bounced_hard: 1, bounced_soft: 0, complained: 2 }) }));
+    expect(await m.platformMail('2026-11-19T10:25:00.000Z')).toEqual({ sent: 10, bounced_hard: 1, bounced_soft: 0, complained: 2 });
+    expect(asked).toEqual([new Date('2026-11-19T10:00:00.000Z')]);
   });
 });

@@ -109,6 +109,12 @@ export class Metrics {
     return { messages_sent: m.sent, messages_received: m.received };
   }
 
+  /** The platform's mail (every organization) from the hour `since` falls in, for admin's alerts. */
+  async platformMail(since: string) {
+    const t = new Date(since).getTime();
+    return this.deps.store.platformMail(new Date(t - (t % HOUR_MS)));
+  }
+
   private head(range: Range, q: MetricsQuery) {
     return { from: range.from.toISOString(), to: range.to.toISOString(), inbox_id: q.inbox_id ?? null };
   }

@@ -156,6 +156,21 @@ export class RollupRepository {
       .executeTakeFirstOrThrow();
   }
 
+  /** Mail of every organization in the hours from `from` on (admin's alerts). */
+  async platformMail(from: Date): Promise<{ sent: number; bounced_hard: number; bounced_soft: number; complained: number }> {
+    return this.db
+      .selectFrom('hourly_counts')
+      .select([
+        sql<number>`coalesce(sum(sent), 0)::bigint`.as('sent'),
+        sql<number>`coalesce(sum(bounced_hard), 0)::bigint`.as('bounced_hard'),
+        sql<number>`coalesce(sum(bounced_soft), 0)::bigint`.as('bounced_soft'),
+        sql<number>`coalesce(sum(complained), 0)::bigint`.as('complained'),
+      ])
+      .where('inbox_id', '=', ALL_INBOXES)
+      .where('hour', '>=', from)
+      .executeTakeFirstOrThrow();
+  }
+
   /** Whether the environment has any activity of the inbox recorded. */
   async hasInbox(t: Tenant, inboxId: string): Promise<boolean> {
     const row = await this.db.selectFrom('hourly_counts').select('inbox_id').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('inbox_id', '=', inboxId).limit(1).executeTakeFirst();

@@ -8,6 +8,10 @@ export function metricsHandlers(metrics: Metrics): RpcHandlers<'metrics'> {
     'metrics.activity.get': (req, { auth }) => metrics.activity(tenantScope(auth), req),
     'metrics.summary.get': (req, { auth }) => metrics.summary(tenantScope(auth), req),
     'metrics.deliverability.get': (req, { auth }) => metrics.deliverability(tenantScope(auth), req),
+    'metrics.platform.mail': async (req, { auth }) => {
+      requireService(auth);
+      return metrics.platformMail(req.since);
+    },
     'metrics.usage.count': async (req, { auth }) => {
       requireService(auth);
       return metrics.usage(req.org_id, req);

@@ -30,6 +30,9 @@ class MemoryEndpoints implements Pick<EndpointRepository, keyof EndpointReposito
   async countInOrg(orgId: string) {
     return this.rows.filter((r) => r.org_id === orgId).length;
   }
+  async countDisabledSince(since: Date, except: string) {
+    return this.rows.filter((r) => r.disabled && r.disabled_at !== null && r.disabled_at >= since && r.disabled_reason !== except).length;
+  }
   async count(t: Tenant) {
     return this.of(t).length;
   }

@@ -199,6 +199,11 @@ export class Endpoints {
     return { webhook_endpoints: await this.d.endpoints.countInOrg(orgId) };
   }
 
+  /** Endpoints of the whole platform auto-disabled (consecutive failures) since, for admin's alerts. */
+  async countAutoDisabled(since: string): Promise<{ count: number }> {
+    return { count: await this.d.endpoints.countDisabledSince(new Date(since), DISABLED_BY_USER) };
+  }
+
   async get(t: Tenant, id: string): Promise<WebhookEndpoint> {
     return toEndpoint(await this.require(t, id));
   }

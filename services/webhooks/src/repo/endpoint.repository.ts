@@ -56,6 +56,18 @@ export class EndpointRepository {
     return Number(row.n);
   }
 
+  /** Endpoints of every organization disabled since `since` for a reason other than `except` (a user's). */
+  async countDisabledSince(since: Date, except: string): Promise<number> {
+    const row = await this.db
+      .selectFrom('endpoints')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('disabled', '=', true)
+      .where('disabled_at', '>=', since)
+      .where('disabled_reason', 'is distinct from', except)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   find(t: Tenant, id: string, ex: Executor<WebhooksDb> = this.db): Promise<EndpointRow | undefined> {
     return ex.selectFrom('endpoints').selectAll().where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('id', '=', id).executeTakeFirst();
   }

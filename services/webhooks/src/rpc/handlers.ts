@@ -13,6 +13,10 @@ export function webhooksHandlers(endpoints: Endpoints, exportRows: WebhooksExpor
       requireService(auth);
       return endpoints.count(req);
     },
+    'webhooks.endpoint.countAutoDisabled': async (req, { auth }) => {
+      requireService(auth);
+      return endpoints.countAutoDisabled(req.since);
+    },
     'webhooks.usage.count': async (req, { auth }) => {
       requireService(auth);
       return endpoints.usage(req.org_id);

@@ -195,6 +195,15 @@ const TEMPLATES: { [T in SystemMailTemplate]: (data: DataOf<T>) => RenderedMail 
       ['If it was not you, someone may be guessing: reset your password (', { code: 'POST /api/v1/auth/password/reset-request' }, ') and choose one used nowhere else. Sessions already signed in go on.'],
     ]);
   },
+  alert: (d) =>
+    d.notice === 'firing'
+      ? mail(`Mailroom alert firing: ${d.key}`, [
+          [`The alert ${d.key} started firing on ${day(d.at)}.`],
+          [d.detail],
+          [`Rule: ${d.description}.`],
+          ['See ', { code: 'GET /api/v1/admin/alerts' }, ' and ', { code: 'GET /api/v1/admin/health' }, '; acknowledge or mute it with ', { code: `PATCH /api/v1/admin/alerts/${d.key}` }, '.'],
+        ])
+      : mail(`Mailroom alert resolved: ${d.key}`, [[`The alert ${d.key} cleared on ${day(d.at)}.`], [d.detail], [`Rule: ${d.description}.`]]),
 };
 
 export function renderSystemMail(m: PlatformMail): RenderedMail {
@@ -232,6 +241,8 @@ export function renderSystemMail(m: PlatformMail): RenderedMail {
     case 'new_sign_in':
       return TEMPLATES[m.template](m.data);
     case 'account_locked':
+      return TEMPLATES[m.template](m.data);
+    case 'alert':
       return TEMPLATES[m.template](m.data);
   }
 }
