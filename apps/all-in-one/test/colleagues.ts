@@ -5,6 +5,7 @@
  * at the organization in the auth schema, and a refresh over HTTP then issues a token for it
  * (refresh reads the membership, as it does for every token).
  */
+import { randomBytes } from 'node:crypto';
 import { createDb, sql, type Kysely } from '@mailroom/db';
 import { newId, type Role } from '@mailroom/contracts';
 import type { ApiClient, Tenant } from '@mailroom/testing';
@@ -51,4 +52,15 @@ async function inDatabase(databaseUrl: string, work: (db: Kysely<unknown>) => Pr
   } finally {
     await db.destroy();
   }
+}
+
+/**
+ * Gives the organization the domain verified, as the domains service records it once its DNS
+ * checks out (domains.int.spec.ts proves that part over DNS); its next check far away. For
+ * tests of what a verified domain allows (single sign-on's admitted addresses).
+ */
+export async function addVerifiedDomain(db: Kysely<unknown>, org: Pick<Tenant, 'org_id' | 'env_id'>, name: string): Promise<void> {
+  const now = new Date();
+  await sql`insert into domains.domains (id, org_id, env_id, name, status, dkim_selector, dkim_public_key, dkim_private_key_sealed, created_at, verified_at, next_check_at)
+    values (${newId('domain')}, ${org.org_id}, ${org.env_id}, ${name}, 'verified', ${`mr${randomBytes(4).toString('hex')}`}, 'k', ${Buffer.from('k')}, ${now}, ${now}, ${new Date(now.getTime() + 86_400_000)})`.execute(db);
 }

@@ -10,13 +10,12 @@
  * unless allowed, then taken once (a replay refused), another audience and an expired
  * assertion refused, enforcement refusing the member's password.
  */
-import { randomBytes } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { generate } from 'selfsigned';
 import { newId } from '@mailroom/contracts';
 import { createDb, sql, type Kysely } from '@mailroom/db';
 import type { ApiClient, ApiResponse, Tenant } from '@mailroom/testing';
-import { addColleague } from './colleagues';
+import { addColleague, addVerifiedDomain } from './colleagues';
 import { usePlatform } from './fixtures';
 import { readForm, startSamlIdp, type TestSamlIdp } from './saml-idp';
 
@@ -49,11 +48,7 @@ afterAll(async () => {
   await idp?.close();
 });
 
-async function verifiedDomain(org: Pick<Tenant, 'org_id' | 'env_id'>, name: string): Promise<void> {
-  const now = new Date();
-  await sql`insert into domains.domains (id, org_id, env_id, name, status, dkim_selector, dkim_public_key, dkim_private_key_sealed, created_at, verified_at, next_check_at)
-    values (${newId('domain')}, ${org.org_id}, ${org.env_id}, ${name}, 'verified', ${`mr${randomBytes(4).toString('hex')}`}, 'k', ${Buffer.from('k')}, ${now}, ${now}, ${new Date(now.getTime() + 86_400_000)})`.execute(db);
-}
+const verifiedDomain = (org: Pick<Tenant, 'org_id' | 'env_id'>, name: string) => addVerifiedDomain(db, org, name);
 
 let people = 0;
 const fresh = (name: string) => `${name}-${++people}-${Date.now()}@${DOMAIN}`;

@@ -9,11 +9,9 @@
  * not to the owner nor to API keys. A stand-in provider gives ID tokens for another audience
  * and with another nonce, which are refused.
  */
-import { randomBytes } from 'node:crypto';
-import { newId } from '@mailroom/contracts';
 import { createDb, sql, type Kysely } from '@mailroom/db';
 import type { ApiClient, ApiResponse, Tenant } from '@mailroom/testing';
-import { addColleague, addMembership } from './colleagues';
+import { addColleague, addMembership, addVerifiedDomain } from './colleagues';
 import { usePlatform } from './fixtures';
 import { signInAtProvider, startOidcProvider, type TestOidcProvider } from './oauth-providers';
 import { startStandInProvider, type StandInProvider } from './sso-providers';
@@ -56,15 +54,7 @@ afterAll(async () => {
   await standIn?.close();
 });
 
-/**
- * Gives the organization the domain verified, as the domains service records it once its DNS
- * checks out (domains.int.spec.ts proves that part over DNS); its next check far away.
- */
-async function verifiedDomain(org: Pick<Tenant, 'org_id' | 'env_id'>, name: string): Promise<void> {
-  const now = new Date();
-  await sql`insert into domains.domains (id, org_id, env_id, name, status, dkim_selector, dkim_public_key, dkim_private_key_sealed, created_at, verified_at, next_check_at)
-    values (${newId('domain')}, ${org.org_id}, ${org.env_id}, ${name}, 'verified', ${`mr${randomBytes(4).toString('hex')}`}, 'k', ${Buffer.from('k')}, ${now}, ${now}, ${new Date(now.getTime() + 86_400_000)})`.execute(db);
-}
+const verifiedDomain = (org: Pick<Tenant, 'org_id' | 'env_id'>, name: string) => addVerifiedDomain(db, org, name);
 
 let people = 0;
 const fresh = (name: string, domain = DOMAIN) => `${name}-${++people}-${Date.now()}@${domain}`;

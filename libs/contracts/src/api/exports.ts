@@ -96,6 +96,16 @@ export const exportStartParams = z.object({ id: idSchema('organization') });
 export const exportId = z.object({ id: idSchema('export') });
 export const orgExportList = pageOf(orgExport);
 
+/** What a service's export repository is asked: the organization's rows after `after`, in id order, `limit` of them. */
+export interface ExportPageQuery {
+  orgId: string;
+  after: string | undefined;
+  limit: number;
+}
+
+/** How a service reads one resource of its export (its rows; the domain turns them into records). */
+export type ExportReader = (q: ExportPageQuery) => Promise<{ id: string }[]>;
+
 /**
  * One export page from rows read `limit + 1` at a time in id order: the next token is the
  * last id shown, given only when a further row exists.

@@ -3,13 +3,12 @@
  * configurations, one resource a page. Asked by the admin service alone (the bus
  * permissions). Members' names and emails come through auth.user.profiles.
  */
-import { toExportPage, type ExportPage, type ExportResource } from '@mailroom/contracts';
-import type { AuthExportRepository, ExportPageQuery } from '../repo/export.repository';
+import { toExportPage, type ExportPage, type ExportResource, type ExportReader } from '@mailroom/contracts';
+import type { AuthExportRepository } from '../repo/export.repository';
 
-type Reader = (q: ExportPageQuery) => Promise<{ id: string }[]>;
 
 export class AuthExport {
-  private readonly readers: Record<ExportResource<'auth'>, Reader>;
+  private readonly readers: Record<ExportResource<'auth'>, ExportReader>;
 
   constructor(repo: Pick<AuthExportRepository, keyof AuthExportRepository>) {
     this.readers = {

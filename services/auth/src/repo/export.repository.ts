@@ -4,13 +4,8 @@
  * without their hash, SSO configurations without their sealed client secret.
  */
 import type { Executor, Kysely } from '@mailroom/db';
+import type { ExportPageQuery } from '@mailroom/contracts';
 import type { AuthDb } from './tables';
-
-export interface ExportPageQuery {
-  orgId: string;
-  after: string | undefined;
-  limit: number;
-}
 
 export class AuthExportRepository {
   constructor(private readonly db: Kysely<AuthDb>) {}

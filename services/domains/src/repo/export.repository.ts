@@ -3,13 +3,8 @@
  * `after`, filtered on the organization: public keys and selectors, never a private key.
  */
 import type { Executor, Kysely } from '@mailroom/db';
+import type { ExportPageQuery } from '@mailroom/contracts';
 import type { DomainsDb } from './tables';
-
-export interface ExportPageQuery {
-  orgId: string;
-  after: string | undefined;
-  limit: number;
-}
 
 export class DomainsExportRepository {
   constructor(private readonly db: Kysely<DomainsDb>) {}

@@ -5,8 +5,8 @@
  * and every attachment (`attachments/<message_id>/<attachment_id>.bin`). Asked by the admin
  * service alone (the bus permissions), which reads the objects itself.
  */
-import { toExportPage, type ExportFile, type ExportPage, type ExportResource } from '@mailroom/contracts';
-import type { ExportPageQuery, MailboxExportRepository } from '../repo/export.repository';
+import { toExportPage, type ExportFile, type ExportPage, type ExportResource, type ExportPageQuery } from '@mailroom/contracts';
+import type { MailboxExportRepository } from '../repo/export.repository';
 import type { ReceivedRaws } from './ports';
 
 export function messageFile(m: { id: string; inbox_id: string }): string {

@@ -4,13 +4,8 @@
  * bodies (the raw message, exported beside them, holds them byte for byte).
  */
 import { sql, type Executor, type Kysely } from '@mailroom/db';
+import type { ExportPageQuery } from '@mailroom/contracts';
 import type { MailboxDb } from './tables';
-
-export interface ExportPageQuery {
-  orgId: string;
-  after: string | undefined;
-  limit: number;
-}
 
 export class MailboxExportRepository {
   constructor(private readonly db: Kysely<MailboxDb>) {}

@@ -3,13 +3,12 @@
  * admin service pages through EXPORT_RESOURCES.orgs. Asked by the admin service alone (the
  * bus permissions), for any organization: the caller names it.
  */
-import { toExportPage, type ExportPage, type ExportResource } from '@mailroom/contracts';
-import type { ExportPageQuery, OrgsExportRepository } from '../repo/export.repository';
+import { toExportPage, type ExportPage, type ExportResource, type ExportReader } from '@mailroom/contracts';
+import type { OrgsExportRepository } from '../repo/export.repository';
 
-type Reader = (q: ExportPageQuery) => Promise<{ id: string }[]>;
 
 export class OrgsExport {
-  private readonly readers: Record<ExportResource<'orgs'>, Reader>;
+  private readonly readers: Record<ExportResource<'orgs'>, ExportReader>;
 
   constructor(repo: Pick<OrgsExportRepository, keyof OrgsExportRepository>) {
     this.readers = {

@@ -4,13 +4,8 @@
  * invitation's token hash).
  */
 import { sql, type Executor, type Kysely } from '@mailroom/db';
+import type { ExportPageQuery } from '@mailroom/contracts';
 import type { OrgsDb } from './tables';
-
-export interface ExportPageQuery {
-  orgId: string;
-  after: string | undefined;
-  limit: number;
-}
 
 export class OrgsExportRepository {
   constructor(private readonly db: Kysely<OrgsDb>) {}

@@ -2,13 +2,12 @@
  * The organization's webhook endpoints and deliveries for its export (issue 28, part 4), one
  * resource a page. Asked by the admin service alone (the bus permissions).
  */
-import { toExportPage, type ExportPage, type ExportResource } from '@mailroom/contracts';
-import type { ExportPageQuery, WebhooksExportRepository } from '../repo/export.repository';
+import { toExportPage, type ExportPage, type ExportResource, type ExportReader } from '@mailroom/contracts';
+import type { WebhooksExportRepository } from '../repo/export.repository';
 
-type Reader = (q: ExportPageQuery) => Promise<{ id: string }[]>;
 
 export class WebhooksExport {
-  private readonly readers: Record<ExportResource<'webhooks'>, Reader>;
+  private readonly readers: Record<ExportResource<'webhooks'>, ExportReader>;
 
   constructor(repo: Pick<WebhooksExportRepository, keyof WebhooksExportRepository>) {
     this.readers = { endpoints: (q) => repo.endpoints(q), deliveries: (q) => repo.deliveries(q) };

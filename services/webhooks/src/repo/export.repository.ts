@@ -4,13 +4,8 @@
  * signing secret; deliveries (one row per attempt) are their endpoint's organization's.
  */
 import type { Executor, Kysely } from '@mailroom/db';
+import type { ExportPageQuery } from '@mailroom/contracts';
 import type { WebhooksDb } from './tables';
-
-export interface ExportPageQuery {
-  orgId: string;
-  after: string | undefined;
-  limit: number;
-}
 
 export class WebhooksExportRepository {
   constructor(private readonly db: Kysely<WebhooksDb>) {}
