@@ -151,8 +151,7 @@ export const RPC = {
   'webhooks.endpoint.countInEnvironment': { request: env.environmentScope, response: env.resourceCount },
   // Usage of an organization: orgs answers it from its own counts and its owners' (services only).
   'orgs.organization.usage': { request: empty, response: u.orgUsage },
-  'mailbox.usage.count': { request: u.usageCountRequest, response: u.mailboxUsage },
-  'mail-send.usage.count': { request: u.usageCountRequest, response: u.sendUsage },
+  'mailbox.usage.count': { request: u.usageOrgRequest, response: u.mailboxUsage },
   'webhooks.usage.count': { request: u.usageOrgRequest, response: u.webhooksUsage },
   // orgs: ownership transfer
   'orgs.transfer.create': { request: own.ownershipTransferCreateBody, response: own.ownershipTransfer },

@@ -27,7 +27,6 @@ const handlers: RpcHandlers<'mail-send'> = {
   'mail-send.suppression.list': async () => ({ data: [], next_page_token: null }),
   'mail-send.suppression.delete': async () => ({}),
   'mail-send.outbound.check': async () => ({}),
-  'mail-send.usage.count': async () => ({ messages_sent: 0 }),
   'mail-send.ses.notification': async () => {
     throw new AppError('forbidden', 'not here');
   },

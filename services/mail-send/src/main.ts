@@ -29,7 +29,6 @@ import { OutboundIdentity, SendingDomains } from './domain/sending-domains';
 import { SystemMailFeedback } from './domain/system-mail/system-feedback';
 import { SystemMailer } from './domain/system-mail/system-mailer';
 import { Suppressions } from './domain/suppressions';
-import { SendUsage } from './domain/usage';
 import { Verp } from './domain/verp';
 import type { MailProvider } from './providers/provider';
 import { SesProvider } from './providers/ses';
@@ -102,7 +101,7 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
     const ses = config.SES_SNS_TOPIC_ARNS.length
       ? new SesNotifications(new SnsVerifier(config.SNS_TRUSTED_URL_PREFIX, fetchText, () => clock.now()), new Set(config.SES_SNS_TOPIC_ARNS), repo, feedback, clock, fetchText)
       : undefined;
-    life.add('mail-send:rpc', serveRpc(bus, 'mail-send', mailSendHandlers(checks, new Suppressions(repo), new SendUsage(repo), ses)), (s) => s.stop());
+    life.add('mail-send:rpc', serveRpc(bus, 'mail-send', mailSendHandlers(checks, new Suppressions(repo), ses)), (s) => s.stop());
     life.add('mail-send:outbound', await startOutboundConsumer(bus, sender, config.OUTBOUND_CONCURRENCY), (c) => c.stop());
     const systemMailer = new SystemMailer(systemMails, provider, dkim, { address: config.SYSTEM_MAIL_FROM, name: config.SYSTEM_MAIL_FROM_NAME }, verp, config.MAIL_DOMAIN, clock);
     life.add('mail-send:system', await startSystemMailConsumer(bus, systemMailer), (c) => c.stop());

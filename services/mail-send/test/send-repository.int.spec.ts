@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { sql, type Kysely } from '@mailroom/db';
 import { newId } from '@mailroom/contracts';
-import { createTestContext, genericPlanOf, migratedDb, type TestContext } from '@mailroom/testing';
+import { createTestContext, migratedDb, type TestContext } from '@mailroom/testing';
 import { SendRepository } from '../src/repo/send.repository';
 import type { SendDb } from '../src/repo/tables';
 import { before } from '../src/domain/status';
@@ -117,41 +117,5 @@ describe('a hand-over', () => {
     await repo.recordSent([accepted(id, 'Q2', evt)], before('sent'));
     expect(await repo.find(id)).toMatchObject({ status: 'delivered', provider_message_id: 'Q2', attempts: 1 });
     expect((await sql`select 1 from outbox where id = ${evt}`.execute(db)).rows).toHaveLength(1);
-  });
-});
-
-describe('messages sent, for usage', () => {
-  const start = new Date('2026-11-01T00:00:00.000Z');
-  const end = new Date('2026-12-01T00:00:00.000Z');
-  const send = async (org: string, env: string, acceptedAt: Date | null) => {
-    const id = newId('message');
-    await repo.startSending([{ message_id: id, org_id: org, env_id: env, inbox_id: 'inb_1', thread_id: 'thr_1', from_address: 'a@agents.test', to_addresses: ['x@example.com', 'y@example.com'], subject: 's', provider: 'smtp' }]);
-    if (acceptedAt) await repo.recordSent([{ message_id: id, sent_at: acceptedAt, provider: 'smtp', provider_message_id: `Q${id}`, event: { id: newId('event'), subject: null, payload: '{}' } }], before('sent'));
-    return id;
-  };
-
-  it('counts the sends the provider accepted in [start, end), in every environment of the organization and no other', async () => {
-    const [org, other] = [newId('organization'), newId('organization')];
-    await send(org, 'env_a', start);
-    await send(org, 'env_b', new Date(end.getTime() - 1));
-    // Accepted, then bounced: it was sent.
-    const bounced = await send(org, 'env_a', new Date('2026-11-15T00:00:00Z'));
-    expect(await repo.advance(bounced, before('bounced'), { status: 'bounced', bounced_at: new Date('2026-11-15T00:01:00Z') })).toBe(true);
-    // Not counted: outside the period, never accepted (waiting, or given up), another organization's.
-    await send(org, 'env_a', new Date(start.getTime() - 1));
-    await send(org, 'env_a', end);
-    await send(org, 'env_a', null);
-    const refused = await send(org, 'env_a', null);
-    await repo.advance(refused, before('bounced'), { status: 'bounced', bounced_at: new Date('2026-11-15T00:00:00Z') });
-    await send(other, 'env_a', new Date('2026-11-15T00:00:00Z'));
-    expect(await repo.countAccepted(org, start, end)).toBe(3);
-    expect(await repo.countAccepted(other, start, end)).toBe(1);
-  });
-
-  it('reads the organization index, however the statement is planned', async () => {
-    const org = newId('organization');
-    const plan = await genericPlanOf(db, (trx) => repo.countAccepted(org, start, end, trx), [org, start, end]);
-    expect(plan).toMatch(/sends_sent_by_org/);
-    expect(plan).not.toMatch(/Seq Scan/);
   });
 });

@@ -64,7 +64,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       { put: async (name, content) => void (await attachmentBucket.putBlob({ name }, content)) },
       clock,
     );
-    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending, new MailboxUsage(inboxRepo, messageRepo), new MailboxExport(new MailboxExportRepository(db), receivedRaws))), (s) => s.stop());
+    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending, new MailboxUsage(inboxRepo), new MailboxExport(new MailboxExportRepository(db), receivedRaws))), (s) => s.stop());
     life.add('mailbox:inbound', await startInboundConsumer(bus, store, config.INBOUND_CONCURRENCY), (c) => c.stop());
     life.add('mailbox:environment-deleted', await startEnvironmentDeletedConsumer(bus, inboxes), (c) => c.stop());
   },

@@ -1,7 +1,7 @@
 /**
  * HTTP and RPC shapes of an organization's usage (GET /api/v1/org/usage): what it holds
  * against its plan's limits and the mail of the current period, each counted by the service
- * that owns it (docs/decisions.md, "Usage").
+ * that owns it (the mail by the metrics service, from its rollups of the events) (docs/decisions.md, "Usage").
  */
 import { z } from 'zod';
 import { idSchema } from '../ids';
@@ -23,10 +23,8 @@ export const usageCountRequest = usagePeriod
 /** For services: one organization, all its environments. */
 export const usageOrgRequest = z.object({ org_id: idSchema('organization') });
 
-/** What mailbox counts: live inboxes, and messages received in the period. */
-export const mailboxUsage = z.object({ inboxes: count, messages_received: count });
-/** What mail-send counts: messages the provider accepted in the period. */
-export const sendUsage = z.object({ messages_sent: count });
+/** What mailbox counts: live inboxes (the period's messages are the metrics service's: metricsUsage). */
+export const mailboxUsage = z.object({ inboxes: count });
 /** What webhooks counts: endpoints, disabled ones included. */
 export const webhooksUsage = z.object({ webhook_endpoints: count });
 

@@ -175,20 +175,6 @@ export class SendRepository {
     await ex.deleteFrom('send_log').where('at', '<', before).execute();
   }
 
-  // ---- usage
-
-  /** Sends of the organization (every environment) the provider accepted in [from, to): by sent_at, set once at the acceptance (index sends_sent_by_org). */
-  async countAccepted(orgId: string, from: Date, to: Date, ex: Executor<SendDb> = this.db): Promise<number> {
-    const row = await ex
-      .selectFrom('sends')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('org_id', '=', orgId)
-      .where('sent_at', '>=', from)
-      .where('sent_at', '<', to)
-      .executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-
   // ---- reports
 
   /** Claims a report for processing; false when it was processed before. */

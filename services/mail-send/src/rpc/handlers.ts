@@ -4,10 +4,9 @@ import type { RpcHandlers } from '@mailroom/messaging';
 import type { SendChecks } from '../domain/checks';
 import type { SesNotifications } from '../domain/ses-notifications';
 import type { Suppressions } from '../domain/suppressions';
-import type { SendUsage } from '../domain/usage';
 
 /** `ses` undefined: no SNS topic is configured, so no notification can be ours. */
-export function mailSendHandlers(checks: SendChecks, suppressions: Suppressions, usage: SendUsage, ses: SesNotifications | undefined): RpcHandlers<'mail-send'> {
+export function mailSendHandlers(checks: SendChecks, suppressions: Suppressions, ses: SesNotifications | undefined): RpcHandlers<'mail-send'> {
   return {
     'mail-send.outbound.check': async (req, { auth }) => {
       requireService(auth);
@@ -19,10 +18,6 @@ export function mailSendHandlers(checks: SendChecks, suppressions: Suppressions,
     'mail-send.suppression.delete': async (req, { auth }) => {
       await suppressions.remove(tenantScope(auth), req.address);
       return {};
-    },
-    'mail-send.usage.count': async (req, { auth }) => {
-      requireService(auth);
-      return usage.count(req.org_id, { start: new Date(req.start), end: new Date(req.end) });
     },
     'mail-send.ses.notification': async (req, { log }) => {
       if (!ses) throw new AppError('not_found', 'SES notifications are not accepted here: SES_SNS_TOPIC_ARNS is not set');

@@ -247,20 +247,6 @@ export class MessageRepository {
       .execute();
   }
 
-  /**
-   * Messages the organization received in [from, to), in every inbox and environment (deleted
-   * inboxes too): inbound ones that passed the spam check, those message.received announced
-   * (domain/usage.ts). The conditions are the index messages_received_by_org's, as literals, so
-   * that every plan of this statement (a prepared statement's generic one too) can read it.
-   */
-  async countReceived(orgId: string, from: Date, to: Date, ex: Executor<MailboxDb> = this.db): Promise<number> {
-    const { rows } = await sql<{ n: string }>`
-      select count(*) as n from messages
-      where org_id = ${orgId} and received_at >= ${from} and received_at < ${to}
-        and direction = 'inbound' and (spam ->> 'verdict') <> 'spam'`.execute(ex);
-    return Number(rows[0]?.n ?? 0);
-  }
-
   listMessages(
     t: Tenant,
     q: { inboxId: string; limit: number; cursor?: TimeCursor | undefined; label?: string | undefined; before?: Date | undefined; after?: Date | undefined },

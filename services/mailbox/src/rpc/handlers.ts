@@ -24,7 +24,7 @@ export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: S
     },
     'mailbox.usage.count': async (req, { auth }) => {
       requireService(auth);
-      return usage.count(req.org_id, { start: new Date(req.start), end: new Date(req.end) });
+      return usage.count(req.org_id);
     },
     'mailbox.inbox.listOnDomain': async (req, { auth }) => {
       requireService(auth);

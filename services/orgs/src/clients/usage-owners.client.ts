@@ -14,8 +14,8 @@ export function usageOwners(rpc: RpcClient): UsageOwners {
   const call = () => ({ requestId: newId('request') });
   const within = (org_id: string, p: Period) => ({ org_id, start: p.start.toISOString(), end: p.end.toISOString() });
   return {
-    mailbox: (orgId, period) => rpc.asService('orgs', 'mailbox.usage.count', within(orgId, period), call()),
-    'mail-send': (orgId, period) => rpc.asService('orgs', 'mail-send.usage.count', within(orgId, period), call()),
+    mailbox: (orgId) => rpc.asService('orgs', 'mailbox.usage.count', { org_id: orgId }, call()),
+    metrics: (orgId, period) => rpc.asService('orgs', 'metrics.usage.count', within(orgId, period), call()),
     webhooks: (orgId) => rpc.asService('orgs', 'webhooks.usage.count', { org_id: orgId }, call()),
     domains: (orgId) => rpc.asService('orgs', 'domains.usage.count', { org_id: orgId }, call()),
   };

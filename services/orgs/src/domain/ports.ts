@@ -63,8 +63,9 @@ export interface Period {
  * service_unavailable or gateway_timeout (libs/messaging).
  */
 export interface UsageOwners {
-  mailbox(orgId: string, period: Period): Promise<{ inboxes: number; messages_received: number }>;
-  'mail-send'(orgId: string, period: Period): Promise<{ messages_sent: number }>;
+  mailbox(orgId: string): Promise<{ inboxes: number }>;
+  /** The period's messages, from the rollups of the events (a few seconds behind them). */
+  metrics(orgId: string, period: Period): Promise<{ messages_sent: number; messages_received: number }>;
   webhooks(orgId: string): Promise<{ webhook_endpoints: number }>;
   domains(orgId: string): Promise<{ domains: number }>;
 }

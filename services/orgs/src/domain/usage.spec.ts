@@ -48,8 +48,8 @@ function owners(fail: Partial<Record<keyof UsageOwners, Error>> = {}) {
     return value;
   };
   const port: UsageOwners = {
-    mailbox: (orgId, period) => answer('mailbox', { inboxes: 4, messages_received: 120 }, orgId, period),
-    'mail-send': (orgId, period) => answer('mail-send', { messages_sent: 37 }, orgId, period),
+    mailbox: (orgId) => answer('mailbox', { inboxes: 4 }, orgId),
+    metrics: (orgId, period) => answer('metrics', { messages_sent: 37, messages_received: 120 }, orgId, period),
     webhooks: (orgId) => answer('webhooks', { webhook_endpoints: 2 }, orgId),
     domains: (orgId) => answer('domains', { domains: 1 }, orgId),
   };
@@ -99,8 +99,8 @@ describe('usage', () => {
     expect(got.period).toEqual({ start: '2027-01-01T00:00:00.000Z', end: '2027-02-01T00:00:00.000Z' });
     const period = { start: new Date('2027-01-01T00:00:00.000Z'), end: new Date('2027-02-01T00:00:00.000Z') };
     expect(o.asked).toEqual([
-      { owner: 'mailbox', orgId: 'org_1', period },
-      { owner: 'mail-send', orgId: 'org_1', period },
+      { owner: 'mailbox', orgId: 'org_1' },
+      { owner: 'metrics', orgId: 'org_1', period },
       { owner: 'webhooks', orgId: 'org_1' },
       { owner: 'domains', orgId: 'org_1' },
     ]);
@@ -135,16 +135,16 @@ describe('an owner that does not answer', () => {
   });
 
   it('names every owner that did not answer, a slow one (timeout) as one that is down', async () => {
-    const o = owners({ mailbox: new AppError('gateway_timeout', 'the mailbox service did not answer in time'), 'mail-send': unavailable('mail-send') });
+    const o = owners({ mailbox: new AppError('gateway_timeout', 'the mailbox service did not answer in time'), metrics: unavailable('metrics') });
     const refusal = await refusalOf(countsOfOwners(o.port, 'org_1', period));
-    expect([refusal.status, refusal.message]).toEqual([503, 'usage cannot be counted now: the mailbox service (inboxes, messages_received) and the mail-send service (messages_sent) did not answer; retry shortly']);
-    expect(refusal.details?.map((d) => d.path)).toEqual(['usage.inboxes', 'usage.messages_received', 'usage.messages_sent']);
-    expect(ownersUnavailable(['mailbox', 'mail-send', 'webhooks']).message).toMatch(/the mailbox service \(inboxes, messages_received\), the mail-send service \(messages_sent\) and the webhooks service/);
+    expect([refusal.status, refusal.message]).toEqual([503, 'usage cannot be counted now: the mailbox service (inboxes) and the metrics service (messages_sent, messages_received) did not answer; retry shortly']);
+    expect(refusal.details?.map((d) => d.path)).toEqual(['usage.inboxes', 'usage.messages_sent', 'usage.messages_received']);
+    expect(ownersUnavailable(['mailbox', 'metrics', 'webhooks']).message).toMatch(/the mailbox service \(inboxes\), the metrics service \(messages_sent, messages_received\) and the webhooks service/);
   });
 
   it('passes on an owner that answered with an error: a fault is not an outage', async () => {
     const fault = new AppError('internal_error', 'internal error');
-    const refusal = await refusalOf(countsOfOwners(owners({ 'mail-send': fault, webhooks: unavailable('webhooks') }).port, 'org_1', period));
+    const refusal = await refusalOf(countsOfOwners(owners({ metrics: fault, webhooks: unavailable('webhooks') }).port, 'org_1', period));
     expect(refusal).toBe(fault);
   });
 });

@@ -2,10 +2,11 @@
  * An organization's usage (GET /api/v1/org/usage): what it holds against its plan's limits,
  * and its mail of the current period, over every environment whichever one the caller acts
  * in. Each count comes from the service that owns it: orgs counts members (with the
- * invitations still pending, as the plan's limit does) and environments; mailbox, mail-send,
- * webhooks and domains answer theirs over the bus. The period's mail is counted from the owners'
- * tables until the metrics service's rollups exist. An owner that does not answer makes the
- * whole answer a 503 naming it: a count left out would read as none.
+ * invitations still pending, as the plan's limit does) and environments; mailbox, webhooks and
+ * domains answer what they hold over the bus, and the metrics service the period's mail from
+ * its rollups of the events (message.sent, message.received), so those counts are a few
+ * seconds behind the mail. An owner that does not answer makes the whole answer a 503 naming
+ * it: a count left out would read as none.
  */
 import { AppError, planSchema, type OrgUsage, type PlanLimits, type PlanName } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
@@ -22,14 +23,14 @@ export function periodOf(now: Date): Period {
 
 type Owner = keyof UsageOwners;
 type OwnedCounts = Awaited<ReturnType<UsageOwners['mailbox']>> &
-  Awaited<ReturnType<UsageOwners['mail-send']>> &
+  Awaited<ReturnType<UsageOwners['metrics']>> &
   Awaited<ReturnType<UsageOwners['webhooks']>> &
   Awaited<ReturnType<UsageOwners['domains']>>;
 
 /** What each owner counts, for the refusal that names what could not be counted. */
 const COUNTED_BY: Record<Owner, (keyof OwnedCounts)[]> = {
-  mailbox: ['inboxes', 'messages_received'],
-  'mail-send': ['messages_sent'],
+  mailbox: ['inboxes'],
+  metrics: ['messages_sent', 'messages_received'],
   webhooks: ['webhook_endpoints'],
   domains: ['domains'],
 };
@@ -50,19 +51,19 @@ export function ownersUnavailable(owners: Owner[]): AppError {
 
 /** Every owner's counts, or a refusal: one that refused throws its error; those that did not answer, one 503 naming them all. */
 export async function countsOfOwners(owners: UsageOwners, orgId: string, period: Period): Promise<OwnedCounts> {
-  const [mailbox, send, webhooks, domains] = await Promise.allSettled([owners.mailbox(orgId, period), owners['mail-send'](orgId, period), owners.webhooks(orgId), owners.domains(orgId)]);
+  const [mailbox, metrics, webhooks, domains] = await Promise.allSettled([owners.mailbox(orgId), owners.metrics(orgId, period), owners.webhooks(orgId), owners.domains(orgId)]);
   const failed = (
     [
       ['mailbox', mailbox],
-      ['mail-send', send],
+      ['metrics', metrics],
       ['webhooks', webhooks],
       ['domains', domains],
     ] as const
   ).flatMap(([owner, r]) => (r.status === 'rejected' ? [{ owner, err: r.reason }] : []));
   const refused = failed.find((f) => !unanswered(f.err));
   if (refused) throw refused.err;
-  if (mailbox.status === 'rejected' || send.status === 'rejected' || webhooks.status === 'rejected' || domains.status === 'rejected') throw ownersUnavailable(failed.map((f) => f.owner));
-  return { ...mailbox.value, ...send.value, ...webhooks.value, ...domains.value };
+  if (mailbox.status === 'rejected' || metrics.status === 'rejected' || webhooks.status === 'rejected' || domains.status === 'rejected') throw ownersUnavailable(failed.map((f) => f.owner));
+  return { ...mailbox.value, ...metrics.value, ...webhooks.value, ...domains.value };
 }
 
 export class Usage {
