@@ -46,6 +46,8 @@ export const CONSUMERS = {
   'domains--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
   // Every public event, counted once into the hourly rollups (issue 27).
   'metrics--rollup': { stream: 'EVENTS' },
+  // A deleted environment's rollups are deleted (issue 27).
+  'metrics--environment-deleted': { stream: 'ORGS_FACTS', filter: 'internal.orgs.environment.deleted' },
   // Every service's audit entries, kept a year in the admin service's log (issue 28).
   'admin--audit': { stream: 'AUDIT' },
 } as const satisfies Record<string, ConsumerSpec>;
@@ -206,7 +208,9 @@ export const BUS_ACCESS = {
   // The rollups of the public events; its replay command (cli.ts) reads EVENTS from the start.
   metrics: {
     ...NONE,
-    consumes: ['metrics--rollup'],
+    // orgs.environment.get: a deletion fact is believed once orgs no longer knows the environment.
+    calls: ['orgs.environment.get'],
+    consumes: ['metrics--rollup', 'metrics--environment-deleted'],
     follows: ['EVENTS'],
     buckets: { replies: 'write' },
   },

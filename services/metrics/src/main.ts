@@ -11,8 +11,9 @@ import { STREAMS } from '@mailroom/contracts';
 import { transactor } from '@mailroom/db';
 import { serveRpc } from '@mailroom/messaging';
 import { Rounds } from '@mailroom/platform';
-import { runService, type ServiceModule } from '@mailroom/runtime';
+import { DeletedEnvironments, runService, type ServiceModule } from '@mailroom/runtime';
 import { loadConfig, type MetricsConfig } from './config';
+import { startEnvironmentDeletedConsumer } from './consumers/environment-deleted.consumer';
 import { runRollupConsumer } from './consumers/events.consumer';
 import { Metrics } from './domain/metrics';
 import { Rollups } from './domain/rollups';
@@ -31,8 +32,9 @@ export const metricsService: ServiceModule<MetricsConfig, MetricsDb> = {
     const store = new RollupRepository(db);
     const metrics = new Metrics({ store, clock, settings: config.settings });
     life.add('metrics:rpc', serveRpc(bus, 'metrics', metricsHandlers(metrics)), (s) => s.stop());
-    const rollups = new Rollups({ transact: transactor(db), store });
+    const rollups = new Rollups({ transact: transactor(db), store, tombstones: new DeletedEnvironments<MetricsDb>() });
     life.add('metrics:rollup', await runRollupConsumer(bus, rollups, { concurrency: config.METRICS_CONSUMER_CONCURRENCY }), (c) => c.stop());
+    life.add('metrics:environment-deleted', await startEnvironmentDeletedConsumer(bus, rollups), (c) => c.stop());
     const pruneLog = log.child({ component: 'metrics-prune' });
     const prune = new Rounds(
       async () => {

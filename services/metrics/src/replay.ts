@@ -1,7 +1,8 @@
 /**
  * The replay: the rollups rebuilt from the EVENTS stream (a new deployment, or after a fix in
- * the counting). Every table is emptied, then every event the stream holds is counted through
- * the same code as the live consumer, in stream order. It may run while the service runs:
+ * the counting). The rollups and the ids counted are emptied (not the deleted environments,
+ * whose events stay uncounted), then every event the stream holds is counted through the same
+ * code as the live consumer, in stream order. It may run while the service runs:
  * an event the live consumer counts meanwhile is recorded with its id and skipped by the
  * replay, and the other way round, so nothing counts twice. The stream keeps events 15 days
  * (contracts STREAMS.EVENTS): hours older than that are not in it, and a replay leaves them out.
@@ -9,7 +10,7 @@
 import { createDb, transactor } from '@mailroom/db';
 import { connectBus } from '@mailroom/messaging';
 import type { Env, Logger } from '@mailroom/platform';
-import { busOptions, loadServiceConfig } from '@mailroom/runtime';
+import { busOptions, DeletedEnvironments, loadServiceConfig } from '@mailroom/runtime';
 import { readEventStream, type EventStreamRead } from './clients/event-stream';
 import { Rollups } from './domain/rollups';
 import { metricsService } from './main';
@@ -25,7 +26,7 @@ export async function replayRollups(env: Env, log: Logger): Promise<EventStreamR
     const bus = await connectBus(await busOptions('metrics', config, log));
     try {
       const store = new RollupRepository(db);
-      const rollups = new Rollups({ transact: transactor(db), store });
+      const rollups = new Rollups({ transact: transactor(db), store, tombstones: new DeletedEnvironments<MetricsDb>() });
       await store.truncate();
       let counted = 0;
       const read = await readEventStream(bus, BATCH, async (events) => {

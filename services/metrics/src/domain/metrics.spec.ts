@@ -13,6 +13,8 @@ function store(over: Partial<RollupStore> = {}): RollupStore {
   };
   return {
     markProcessed: none,
+    deletedAmong: none,
+    deleteEnvironment: none,
     addCounts: none,
     addLatency: none,
     truncate: none,

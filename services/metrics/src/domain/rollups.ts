@@ -3,15 +3,22 @@
  * ids are recorded (those already there were counted before: a redelivery, or a second
  * instance that got the same message) and only the new ones are added to their rows. A
  * failed transaction counts none of them, and the messages are redelivered.
+ *
+ * A deleted environment's rollups are deleted (`internal.orgs.environment.deleted`), and its
+ * events are not counted afterwards: one still in flight, or the stream's in a replay, would
+ * bring its rows back. The deletion records the environment first, which waits for the
+ * countings in flight (libs/runtime deleted-environments.ts), then deletes the rows.
  */
-import type { EventEnvelope } from '@mailroom/contracts';
+import type { EventEnvelope, Fact } from '@mailroom/contracts';
+import type { EnvironmentTombstones } from '@mailroom/platform';
+import type { MetricsTx } from '../repo/tables';
 import type { RollupStore, Transact } from './ports';
 import { aggregate } from './rollup';
 
 export class Rollups {
-  constructor(private readonly deps: { transact: Transact; store: RollupStore }) {}
+  constructor(private readonly deps: { transact: Transact; store: RollupStore; tombstones: EnvironmentTombstones<MetricsTx> }) {}
 
-  /** Counts the events not counted before; answers how many were new. */
+  /** Counts the events not counted before (but none of a deleted environment); answers how many were new. */
   async record(events: readonly EventEnvelope[]): Promise<number> {
     if (!events.length) return 0;
     // In id order: two instances recording overlapping batches take the ids' locks in one order.
@@ -22,7 +29,9 @@ export class Rollups {
         tx,
       );
       if (!fresh.size) return 0;
-      const rows = aggregate(unique.filter((e) => fresh.has(e.id)));
+      const counted = unique.filter((e) => fresh.has(e.id));
+      const deleted = await this.deps.store.deletedAmong([...new Set(counted.map((e) => e.env_id))].sort(), tx);
+      const rows = aggregate(counted.filter((e) => !deleted.has(e.env_id)));
       await this.deps.store.addCounts(
         rows.map(({ latency: _latency, ...counts }) => counts),
         tx,
@@ -32,6 +41,14 @@ export class Rollups {
         tx,
       );
       return fresh.size;
+    });
+  }
+
+  /** The environment's rollups deleted, and its events not counted from now on; idempotent (`removed` 0 the second time). */
+  async environmentDeleted(fact: Fact<'internal.orgs.environment.deleted'>): Promise<{ removed: number }> {
+    return this.deps.transact(async (tx) => {
+      await this.deps.tombstones.record(tx, { org_id: fact.org_id, env_id: fact.env_id, deleted_at: new Date(fact.deleted_at) });
+      return { removed: await this.deps.store.deleteEnvironment({ org_id: fact.org_id, env_id: fact.env_id }, tx) };
     });
   }
 }

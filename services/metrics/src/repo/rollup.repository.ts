@@ -72,6 +72,26 @@ export class RollupRepository {
       .execute();
   }
 
+  /**
+   * Of the environments named, those recorded as deleted (`env_id`s: ids are never reused). In
+   * the counting's transaction: it keeps this table's lock until it commits, so a deletion
+   * waits for it (libs/runtime deleted-environments.ts).
+   */
+  async deletedAmong(envIds: readonly string[], ex: Executor<MetricsDb> = this.db): Promise<Set<string>> {
+    if (!envIds.length) return new Set();
+    const rows = await ex.selectFrom('deleted_environments').select('env_id').where('env_id', 'in', [...envIds]).execute();
+    return new Set(rows.map((r) => r.env_id));
+  }
+
+  /** Deletes the environment's rollups (counts and latencies, every hour and inbox); answers how many rows went. */
+  async deleteEnvironment(env: { org_id: string; env_id: string }, ex: Executor<MetricsDb> = this.db): Promise<number> {
+    const { rows } = await sql<{ n: number }>`
+      with counts as (delete from hourly_counts where org_id = ${env.org_id} and env_id = ${env.env_id} returning 1),
+           latency as (delete from hourly_latency where org_id = ${env.org_id} and env_id = ${env.env_id} returning 1)
+      select (select count(*) from counts) + (select count(*) from latency) as n`.execute(ex);
+    return Number(rows[0]?.n ?? 0);
+  }
+
   /** Forgets the ids of events counted before `before` (the stream no longer holds them). */
   async pruneProcessed(before: Date): Promise<number> {
     const r = await this.db.deleteFrom('processed_events').where('processed_at', '<', before).executeTakeFirst();

@@ -34,10 +34,18 @@ export interface ProcessedEventsTable {
   processed_at: ColumnType<Date, Date | undefined, Date>;
 }
 
+/** Environments orgs deleted: their rollups are gone, and their events are not counted. */
+export interface DeletedEnvironmentTable {
+  env_id: string;
+  org_id: string;
+  deleted_at: Date;
+}
+
 export interface MetricsDb {
   hourly_counts: HourlyCountsTable;
   hourly_latency: HourlyLatencyTable;
   processed_events: ProcessedEventsTable;
+  deleted_environments: DeletedEnvironmentTable;
 }
 
 export type MetricsTx = Transaction<MetricsDb>;

@@ -1,0 +1,1 @@
+drop table deleted_environments;
