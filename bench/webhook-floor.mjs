@@ -16,9 +16,11 @@
 // Told `durable: false`, it writes nothing to PostgreSQL at all (acks on receipt, records
 // nothing): what consuming the stream, signing and posting alone reach here.
 import { createHmac } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
 import { Agent } from 'undici';
-import { connect } from '@nats-io/transport-node';
+import { connect, credsAuthenticator } from '@nats-io/transport-node';
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Namespace } from '@mailroom/messaging';
 
@@ -27,7 +29,11 @@ const told = new Promise((resolve) => process.once('message', resolve));
 const env = process.env;
 const ns = new Namespace(env.BUS_NAMESPACE);
 const pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: 4 });
-const nc = await connect({ servers: env.NATS_URL, name: 'bench-floor' });
+// The bus admits nobody anonymous: the floor connects as the run's tests identity (libs/testing
+// bus-auth.ts), as the bench itself does. Stored messages are sealed in a header; the floor posts
+// their bytes as they are and checks no seal (it has none of the service's duties).
+const creds = env.NATS_CREDENTIALS_DIR ? readFileSync(join(env.NATS_CREDENTIALS_DIR, 'tests.creds')) : undefined;
+const nc = await connect({ servers: env.NATS_URL.split(','), name: 'bench-floor', ...(creds ? { authenticator: credsAuthenticator(creds) } : {}) });
 const agent = new Agent({ pipelining: 1, keepAliveTimeout: 4_000, allowH2: false });
 
 await pool.query(`
