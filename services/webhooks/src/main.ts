@@ -8,7 +8,7 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { transactor } from '@mailroom/db';
-import { randomHex } from '@mailroom/contracts';
+import { randomHex, SIGNALS } from '@mailroom/contracts';
 import { RpcClient, serveRpc } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
 import { DeletedEnvironments, runService, type ServiceModule } from '@mailroom/runtime';
@@ -21,7 +21,7 @@ import { runEventsConsumer } from './consumers/events.consumer';
 import { Dispatcher } from './delivery/dispatcher';
 import { WebhookHttpClient } from './delivery/http-client';
 import { Endpoints } from './domain/endpoints';
-import { AttemptRecords } from './domain/attempt-records';
+import { FAILURE_THRESHOLD } from './domain/endpoint-health';
 import { RecoveryRunner } from './domain/recoveries';
 import { IpPolicy } from './domain/ip-policy';
 import { RetryPolicy } from './domain/retry-policy';
@@ -55,14 +55,17 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     const deliveries = new DeliveryRepository(db);
     const http = life.add('webhooks:http', new WebhookHttpClient({ ips, timeoutMs: config.WEBHOOK_TIMEOUT_MS }), (h) => h.close());
     const owner = `${hostname()}:${process.pid}:${randomHex(4)}`;
-    const records = new AttemptRecords({ transact: transactor(db), deliveries });
-    const dispatcher = new Dispatcher(deliveries, records, http, box, retries, clock, log.child({ component: 'dispatcher' }), {
+    const wakeSubject = bus.ns.subject(SIGNALS.webhooksWake);
+    const dispatcher = new Dispatcher(deliveries, http, box, retries, clock, log.child({ component: 'dispatcher' }), {
       owner,
       maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
       perEndpoint: PER_ENDPOINT_IN_FLIGHT,
       leaseMs: config.WEBHOOK_LEASE_SECONDS * 1000,
       pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
       shutdownGraceMs: config.WEBHOOK_SHUTDOWN_GRACE_MS,
+      failureThreshold: FAILURE_THRESHOLD,
+      // Past 4 instances an endpoint's slots are with 4 of them: the rest hand its deliveries over with this.
+      wakeOthers: () => bus.nc.publish(wakeSubject, owner),
     });
     life.add('webhooks:dispatcher', dispatcher, (d) => d.stop());
     const wake = (endpointId: string) => dispatcher.wakeFor(endpointId);
@@ -101,6 +104,12 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     });
     // The dispatcher's lease row first: nothing (a redelivery, a recovery) wakes it before it has one.
     await dispatcher.start();
+    const wakeSignals = bus.nc.subscribe(wakeSubject, {
+      callback: (err, msg) => {
+        if (!err && msg.string() !== owner) dispatcher.wake();
+      },
+    });
+    life.add('webhooks:wake-signals', wakeSignals, (sub) => sub.unsubscribe());
     // Stopped before the dispatcher (added after it): a run's last deliveries are queued while the dispatcher still runs.
     life.add('webhooks:recoveries', runner, (r) => r.stop());
     runner.start();

@@ -5,11 +5,9 @@
  * delivery whose endpoint was deleted is dropped, never attempted.
  */
 import path from 'node:path';
-import { sql, transactor, type Kysely } from '@mailroom/db';
+import { sql, type Kysely } from '@mailroom/db';
 import { monotonicIds, newId } from '@mailroom/contracts';
 import { createTestContext, migratedDb, type TestContext } from '@mailroom/testing';
-import { AttemptRecords } from '../src/domain/attempt-records';
-import { AUTO_DISABLE_REASON } from '../src/domain/endpoint-health';
 import { DeliveryRepository, type ClaimedJob, type FinishedAttempt, type StoredEvent } from '../src/repo/delivery.repository';
 import type { Tenant } from '@mailroom/contracts';
 import type { WebhooksDb } from '../src/repo/tables';
@@ -18,16 +16,14 @@ import { insertEndpoint, tenant } from './fixtures';
 let ctx: TestContext;
 let db: Kysely<WebhooksDb>;
 let repo: DeliveryRepository;
-let records: AttemptRecords;
 const t0 = new Date('2026-11-22T10:00:00Z');
-const recording = t0;
+const recording = { threshold: 50, reason: 'test reason', now: t0 };
 const at = (seconds: number) => new Date(t0.getTime() + seconds * 1000);
 
 beforeAll(async () => {
   ctx = await createTestContext();
   db = await migratedDb<WebhooksDb>(ctx, { schema: 'webhooks', migrationsDir: path.join(__dirname, '..', 'migrations') });
   repo = new DeliveryRepository(db);
-  records = new AttemptRecords({ transact: transactor(db), deliveries: repo });
 });
 
 afterAll(async () => {
@@ -63,7 +59,7 @@ describe('fan-out', () => {
     expect(await queued(b)).toHaveLength(1);
     // Still once after the delivery finished and left the queue.
     const jobs = await repo.claim({ owner: 'w1', now: t0, endpoints: [{ id: a, room: 10 }] });
-    await records.record('w1', [finished(jobs[0]!, true, null)], recording);
+    await repo.record('w1', [finished(jobs[0]!, true, null)], recording);
     expect(await queued(a)).toEqual([]);
     expect((await repo.fanOut([e], { maxAttempts: 10, now: t0 })).created).toBe(0);
     expect(await queued(a)).toEqual([]);
@@ -173,13 +169,13 @@ describe('recording', () => {
     const [ok, gaveUp, retried] = events.map((e) => of(a, e));
     const batch = [finished(ok!, true, null), finished(gaveUp!, false, null), finished(retried!, false, at(300)), ...events.map((e) => finished(of(gone, e), true, null))];
     // The endpoints as they are now: the deleted one is missing.
-    expect(await records.record('w6', batch, recording)).toEqual([{ id: a, url: `https://${a}.example.com/hook`, disabled: false, disabledNow: false, consecutiveFailures: 2 }]);
+    expect(await repo.record('w6', batch, recording)).toEqual([{ id: a, url: `https://${a}.example.com/hook`, disabled: false, disabledNow: false, consecutiveFailures: 2 }]);
     const left = await sql<{ event_id: string; state: string; attempts: number; next_attempt_at: Date; lock_owner: string | null }>`
       select event_id, state, attempts, next_attempt_at, lock_owner from jobs where endpoint_id = any(${[a, gone]}::text[])`.execute(db);
     expect(left.rows).toEqual([{ event_id: retried!.event_id, state: 'pending', attempts: 1, next_attempt_at: at(300), lock_owner: null }]);
-    const rows = await sql<{ endpoint_id: string; event_id: string; status: string; next_attempt_at: Date | null }>`
+    const records = await sql<{ endpoint_id: string; event_id: string; status: string; next_attempt_at: Date | null }>`
       select endpoint_id, event_id, status, next_attempt_at from attempts where endpoint_id = any(${[a, gone]}::text[]) order by id`.execute(db);
-    expect(rows.rows).toEqual([
+    expect(records.rows).toEqual([
       { endpoint_id: a, event_id: ok!.event_id, status: 'delivered', next_attempt_at: null },
       { endpoint_id: a, event_id: gaveUp!.event_id, status: 'failed', next_attempt_at: null },
       { endpoint_id: a, event_id: retried!.event_id, status: 'failed', next_attempt_at: at(300) },
@@ -192,15 +188,16 @@ describe('recording', () => {
     const events = [event(t), event(t), event(t), event(t)];
     const { claimed } = await repo.fanOut(events.slice(0, 3), { maxAttempts: 10, now: t0, lease: { owner: 'w9', pendingFor: [] } });
     await repo.fanOut(events.slice(3), { maxAttempts: 10, now: t0 });
+    const limits = { ...recording, threshold: 5 };
     // A success then two failures: the count is the failures after the last success.
-    expect(await records.record('w9', [finished(claimed[0]!, true, null), finished(claimed[1]!, false, at(60))], recording)).toEqual([
+    expect(await repo.record('w9', [finished(claimed[0]!, true, null), finished(claimed[1]!, false, at(60))], limits)).toEqual([
       { id: a, url: `https://${a}.example.com/hook`, disabled: false, disabledNow: false, consecutiveFailures: 1 },
     ]);
     const count = async () => (await db.selectFrom('endpoints').select(['consecutive_failures', 'disabled', 'disabled_reason']).where('id', '=', a).executeTakeFirstOrThrow());
     expect(await count()).toEqual({ consecutive_failures: 1, disabled: false, disabled_reason: null });
-    await sql`update endpoints set consecutive_failures = 49 where id = ${a}`.execute(db);
-    expect(await records.record('w9', [finished(claimed[2]!, false, at(60))], recording)).toEqual([{ id: a, url: `https://${a}.example.com/hook`, disabled: true, disabledNow: true, consecutiveFailures: 50 }]);
-    expect(await count()).toEqual({ consecutive_failures: 50, disabled: true, disabled_reason: AUTO_DISABLE_REASON });
+    await sql`update endpoints set consecutive_failures = 4 where id = ${a}`.execute(db);
+    expect(await repo.record('w9', [finished(claimed[2]!, false, at(60))], limits)).toEqual([{ id: a, url: `https://${a}.example.com/hook`, disabled: true, disabledNow: true, consecutiveFailures: 5 }]);
+    expect(await count()).toEqual({ consecutive_failures: 5, disabled: true, disabled_reason: 'test reason' });
     // The attempt that disabled it has no next attempt; the retry scheduled before and the pending delivery are cancelled,
     // and the record that announced that retry no longer does.
     expect(await queued(a)).toEqual([]);
@@ -218,15 +215,15 @@ describe('recording', () => {
     const { claimed } = await repo.fanOut(events, { maxAttempts: 10, now: t0, lease: { owner: 'w10', pendingFor: [] } });
     const failures = async () => (await db.selectFrom('endpoints').select('consecutive_failures').where('id', '=', a).executeTakeFirstOrThrow()).consecutive_failures;
     const batch = [finished(claimed[0]!, false, at(60)), finished(claimed[1]!, false, at(60))];
-    await records.record('w10', batch, recording);
+    await repo.record('w10', batch, recording);
     expect(await failures()).toBe(2);
     // The same batch again, as the dispatcher sends it when it never heard back: nothing more.
-    expect(await records.record('w10', batch, recording)).toEqual([{ id: a, url: `https://${a}.example.com/hook`, disabled: false, disabledNow: false, consecutiveFailures: 2 }]);
+    expect(await repo.record('w10', batch, recording)).toEqual([{ id: a, url: `https://${a}.example.com/hook`, disabled: false, disabledNow: false, consecutiveFailures: 2 }]);
     expect(await failures()).toBe(2);
     expect(await db.selectFrom('attempts').select('id').where('endpoint_id', '=', a).execute()).toHaveLength(2);
     // A delivery taken over meanwhile (handed back here): its late attempt neither counts nor is recorded.
     await repo.release('w10', [claimed[2]!.id]);
-    await records.record('w10', [finished(claimed[2]!, false, at(60))], recording);
+    await repo.record('w10', [finished(claimed[2]!, false, at(60))], recording);
     expect(await failures()).toBe(2);
     expect(await db.selectFrom('attempts').select('id').where('endpoint_id', '=', a).execute()).toHaveLength(2);
   });
@@ -236,7 +233,7 @@ describe('recording', () => {
     const [a, b] = [await endpoint(t), await endpoint(t)];
     const events = [event(t), event(t)];
     const { claimed } = await repo.fanOut(events, { maxAttempts: 10, now: t0, lease: { owner: 'w12', pendingFor: [] } });
-    await records.record('w12', claimed.map((j) => finished(j, false, at(60))), recording);
+    await repo.record('w12', claimed.map((j) => finished(j, false, at(60))), recording);
     const announced = async (endpointId: string) =>
       (await db.selectFrom('attempts').select(['event_id', 'next_attempt_at']).where('endpoint_id', '=', endpointId).orderBy('id').execute()).map((r) => r.next_attempt_at);
     expect(await announced(a)).toEqual([at(60), at(60)]);
@@ -258,14 +255,14 @@ describe('recording', () => {
     const job = claimed[0]!;
     await repo.release('w7', [job.id]);
     const attempt = finished(job, true, null);
-    await records.record('w7', [attempt], recording);
+    await repo.record('w7', [attempt], recording);
     expect(await queued(a)).toEqual([{ event_id: job.event_id, state: 'pending', lock_owner: null }]);
     const [again] = await repo.claim({ owner: 'w8', now: t0, endpoints: [{ id: a, room: 1 }] });
     const holders = { ...attempt, attemptId: attemptId(), job: again! };
-    await records.record('w8', [holders], recording);
+    await repo.record('w8', [holders], recording);
     // The stale worker again, and the holder's batch again (a record retried after an error whose commit went through).
-    await records.record('w7', [attempt], recording);
-    await records.record('w8', [holders], recording);
+    await repo.record('w7', [attempt], recording);
+    await repo.record('w8', [holders], recording);
     expect(await queued(a)).toEqual([]);
     const rows = await sql<{ id: string }>`select id from attempts where job_id = ${job.id}`.execute(db);
     expect(rows.rows).toEqual([{ id: holders.attemptId }]);
@@ -276,12 +273,12 @@ describe('recording', () => {
     const a = await endpoint(t);
     const { claimed } = await repo.fanOut([event(t)], { maxAttempts: 10, now: t0, lease: { owner: 'w10', pendingFor: [] } });
     const first = finished(claimed[0]!, false, t0);
-    await records.record('w10', [first], recording);
-    await records.record('w10', [first], recording);
+    await repo.record('w10', [first], recording);
+    await repo.record('w10', [first], recording);
     const [again] = await repo.claim({ owner: 'w10', now: t0, endpoints: [{ id: a, room: 1 }] });
     expect(again!.attempts).toBe(1);
     const second = finished(again!, true, null);
-    await records.record('w10', [second], recording);
+    await repo.record('w10', [second], recording);
     const rows = await sql<{ id: string; attempt: number; status: string }>`select id, attempt, status from attempts where endpoint_id = ${a} order by id`.execute(db);
     expect(rows.rows).toEqual([
       { id: first.attemptId, attempt: 1, status: 'failed' },
@@ -305,9 +302,11 @@ describe('leases', () => {
     expect(await owners()).toEqual([null, 'alive', null, 'me']);
     const workers = await db.selectFrom('workers').select('owner').where('owner', 'in', ['dead', 'alive']).execute();
     expect(workers).toEqual([{ owner: 'alive' }]);
-    // The reaped worker learns it at its next renewal.
+    // The reaped worker learns it at its next renewal; the live ones are listed, the reaped one is not.
     expect(await repo.renew('dead', at(20))).toBe(false);
     expect(await repo.renew('alive', at(200))).toBe(true);
+    expect(await repo.liveWorkers(at(11))).toEqual(expect.arrayContaining(['alive']));
+    expect(await repo.liveWorkers(at(11))).not.toContain('dead');
   });
 });
 
@@ -318,10 +317,10 @@ describe('delivery ids', () => {
     const a = await endpoint(t);
     const { claimed } = await repo.fanOut([event(t)], { maxAttempts: 10, now: t0, lease: { owner: 'w11', pendingFor: [] } });
     expect(claimed.map((j) => j.id)).toEqual([3_000_000_000]);
-    await records.record('w11', [finished(claimed[0]!, false, t0)], recording);
+    await repo.record('w11', [finished(claimed[0]!, false, t0)], recording);
     const [again] = await repo.claim({ owner: 'w11', now: t0, endpoints: [{ id: a, room: 1 }] });
     expect(again!.id).toBe(3_000_000_000);
-    await records.record('w11', [finished(again!, true, null)], recording);
+    await repo.record('w11', [finished(again!, true, null)], recording);
     expect(await queued(a)).toEqual([]);
     const rows = await sql<{ job_id: number }>`select job_id from attempts where endpoint_id = ${a}`.execute(db);
     expect(rows.rows).toEqual([{ job_id: 3_000_000_000 }, { job_id: 3_000_000_000 }]);

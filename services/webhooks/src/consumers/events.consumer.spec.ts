@@ -33,7 +33,7 @@ class GatedFanOut {
   }
 }
 
-const sink: NewWorkSink = { leaseForNewWork: () => undefined, adopt: () => {}, createdPending: () => {} };
+const sink: NewWorkSink = { whenRoomForNewWork: () => undefined, leaseForNewWork: () => undefined, adopt: () => {}, createdPending: () => {} };
 
 describe('FanOutBatcher', () => {
   let now: number;

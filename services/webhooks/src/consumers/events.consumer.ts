@@ -3,7 +3,9 @@
  * event it stores one pending delivery per subscribed enabled endpoint of the event's org
  * and environment (several events per statement under load), then acks. The deliveries
  * are created leased to this instance's dispatcher when it has room, which starts them
- * after the commit; no message is held across an HTTP call. A redelivered
+ * after the commit; no message is held across an HTTP call. While the dispatcher has
+ * plenty of work it can start soon, the next batch waits (a second at most), so a burst
+ * stays in the stream instead of becoming pending rows to claim back. A redelivered
  * message finds its deliveries already there (unique per event and endpoint) and adds
  * nothing.
  */
@@ -15,12 +17,18 @@ import type { ClaimedJob, DeliveryRepository, NewWorkLease, StoredEvent } from '
 
 /** The dispatcher, as the fan-out sees it: new deliveries go straight to it when it has room. */
 export interface NewWorkSink {
+  /**
+   * Resolves when the dispatcher wants more new work (undefined: it does now). While it has
+   * plenty it can start soon, the events wait in the stream rather than as pending rows it
+   * would have to claim back (bounded: see Dispatcher.whenRoomForNewWork).
+   */
+  whenRoomForNewWork(): Promise<void> | undefined;
   /** A lease to create new deliveries under, or undefined when this instance has no room for more. */
   leaseForNewWork(): NewWorkLease | undefined;
   /** Takes the deliveries created under `lease` (committed). */
   adopt(jobs: ClaimedJob[], lease: NewWorkLease): void;
-  /** Deliveries were created pending: they are to be claimed. */
-  createdPending(): void;
+  /** Deliveries were created pending for these endpoints (`leased`: under a lease of this instance, else under none): they are to be claimed. */
+  createdPending(endpointIds: readonly string[], leased: boolean): void;
 }
 
 export const DISPATCH_CONSUMER: ConsumerName = 'webhooks--dispatch';
@@ -80,6 +88,8 @@ export class FanOutBatcher {
   private async write(): Promise<void> {
     try {
       while (this.pending.length) {
+        const room = this.deps.dispatcher.whenRoomForNewWork();
+        if (room) await room;
         const since = this.monotonic() - this.lastStart;
         if (since < FAN_OUT_SPACING_MS && this.pending.length < MAX_BATCH) await new Promise((r) => setTimeout(r, FAN_OUT_SPACING_MS - since));
         this.lastStart = this.monotonic();
@@ -89,7 +99,7 @@ export class FanOutBatcher {
           const { created, claimed, pendingEndpoints } = await this.deps.deliveries.fanOut(batch.map((b) => b.event), { maxAttempts: this.deps.maxAttempts, now: this.deps.clock.now(), lease });
           if (lease && claimed.length) this.deps.dispatcher.adopt(claimed, lease);
           // Some were created pending: they are claimed when their endpoints have room.
-          if (pendingEndpoints.length) this.deps.dispatcher.createdPending();
+          if (pendingEndpoints.length) this.deps.dispatcher.createdPending(pendingEndpoints, lease !== undefined);
           for (const b of batch) b.resolve(created);
         } catch (err) {
           for (const b of batch) b.reject(err);

@@ -1,24 +1,27 @@
 /**
  * The delivery engine of one instance. It claims due deliveries from PostgreSQL (never
- * from JetStream: no message is held across an HTTP call) under a lease it keeps renewing
- * (lease.ts), attempts each (attempt.ts: signed both ways, posted, its next attempt time
- * from the retry policy), and records the outcomes in batches (record-queue.ts), by the
- * rules of domain/attempt-records.ts: one attempt row each, the delivery's next attempt
- * time or its removal from the queue, and the endpoint's failure count, disabling it at
- * the threshold (domain/endpoint-health.ts). This file holds the deliveries: which are
- * queued here, how many run per endpoint, what follows a change of an endpoint.
+ * from JetStream: no message is held across an HTTP call) under a lease it keeps renewing,
+ * POSTs each with a fresh timestamp and signature, and records the outcomes in batches:
+ * one attempt row each, the delivery's next attempt time or, when it is finished, its
+ * removal from the queue, and the endpoint's failure count, disabling it at the threshold
+ * (domain/endpoint-health.ts).
  *
- * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint from this instance,
- * and `maxInFlight` in all; each endpoint is claimed for separately, up to 128 claims per
- * instance (perEndpoint x CLAIM_AHEAD x 2), so a slow receiver cannot starve the others.
+ * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint, shared among the
+ * live instances (slotShare: past 4 instances, each endpoint's slots are with 4 of them,
+ * and the others hand its deliveries back and tell them), and `maxInFlight` in all; each
+ * endpoint is claimed for separately, up to 128 claims per instance (perEndpoint x
+ * CLAIM_AHEAD x 2), so a slow receiver cannot starve the others.
  *
  * Claims: an endpoint this instance works on is topped up when it runs below half its
  * claims, and left alone once a claim found nothing more due for it (`drained`), until
  * something can have made work due (new deliveries, a redelivery, a lease taken over, the
  * poll timer): then the claim also looks for endpoints this instance does not know yet.
  *
- * Intake: new deliveries of an endpoint with room in its queue here are created leased to
- * this instance and start without a claim; the others are created pending and claimed.
+ * Intake: new deliveries of an endpoint that is flowing (its queue here would be done within
+ * FLOW_HORIZON_MS) are created leased to this instance and start without a claim; those of
+ * any other endpoint are created pending. While flowing endpoints have plenty queued, the
+ * fan-out waits before its next batch (a second at most), so a burst waits in the event
+ * stream rather than being written as pending rows and claimed back.
  *
  * Crash safety: a delivery is leased to this instance while claimed (the instance renews
  * one lease row for all of them); if the instance dies its lease runs out and another
@@ -28,18 +31,15 @@
  * the removal or rescheduling of its delivery by the instance that still holds it, so no
  * attempt row is ever written twice.
  */
+import { createHash } from 'node:crypto';
 import { monotonicIds } from '@mailroom/contracts';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
 import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } from '../repo/delivery.repository';
-import type { RetryPolicy } from '../domain/retry-policy';
+import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
 import type { EndpointNow } from '../domain/ports';
-import type { AttemptRecords } from '../domain/attempt-records';
-import { disables, failuresAfter, FAILURE_THRESHOLD } from '../domain/endpoint-health';
-import { attemptOnce, Secrets, type AttemptDeps, type Poster } from './attempt';
-import { Lease, type LeaseHolder } from './lease';
-import { RecordQueue } from './record-queue';
-
-export type { Poster } from './attempt';
+import { deliveryHeaders, standardKey } from '../domain/signature';
+import { AUTO_DISABLE_REASON } from '../domain/endpoint-health';
+import type { PostResult } from './http-client';
 
 /**
  * Claims held per request slot: enough queued work to keep the slots busy between claims,
@@ -48,6 +48,13 @@ export type { Poster } from './attempt';
 export const CLAIM_AHEAD = 16;
 /** Every this many leases, an instance looks for deliveries leased to it that it does not hold (see releaseOrphans). */
 const ORPHAN_CHECK_LEASES = 2;
+/** A record of finished attempts starts at once when this many wait; fewer wait FLUSH_LINGER_MS for company. */
+const FLUSH_BATCH = 128;
+const FLUSH_LINGER_MS = 20;
+
+export interface Poster {
+  post(url: string, body: Buffer, headers: Record<string, string>, abort?: AbortSignal): Promise<PostResult>;
+}
 
 export interface DispatcherOptions {
   /** This instance's lease owner name. */
@@ -57,14 +64,41 @@ export interface DispatcherOptions {
   leaseMs: number;
   pollIntervalMs: number;
   shutdownGraceMs: number;
-  /** Monotonic milliseconds for attempt and change times (tests); performance.now() by default. */
+  failureThreshold: number;
+  /** Monotonic milliseconds for attempt times and the intake rules (tests); performance.now() by default. */
   monotonic?: () => number;
+  /**
+   * Tells the other instances to look for due deliveries now (a signal on the bus): this one
+   * handed deliveries back, or had new ones created pending, for endpoints it has no slots
+   * of. Without it they find them at their next poll.
+   */
+  wakeOthers?: () => void;
 }
 
+/** Signals to the other instances are sent this often at most (a burst of hand-backs is one signal, and one more at the end). */
+const WAKE_OTHERS_EVERY_MS = 10;
+
+/**
+ * An endpoint is flowing while the work queued for it here would be done within this time
+ * (its queue x its time per finished attempt) and none of its attempts has run longer. New
+ * deliveries to a flowing endpoint are handed to this instance at once; to any other, they
+ * are created pending and claimed when it has room again.
+ */
+export const FLOW_HORIZON_MS = 2_000;
+/**
+ * Intake pauses while the queued work of flowing endpoints is at least maxInFlight x this,
+ * and resumes at half of it, or after INTAKE_WAIT_MS at most.
+ */
+export const INTAKE_BACKLOG_PER_SLOT = 4;
+export const INTAKE_WAIT_MS = 1_000;
+/** Endpoints not flowing named to one fan-out, at most. */
+const MAX_PENDING_FOR = 256;
+/** Endpoints this instance has no slots of named to one fan-out, at most (beyond those not flowing). */
+const MAX_NOT_MINE_FOR = 1_024;
 /** How long a change made through this instance is applied to deliveries read before it (longer than any claim or fan-out). */
 const CHANGE_MEMORY_MS = 60_000;
-/** Endpoints whose new deliveries are created pending named to one fan-out, at most. */
-const MAX_PENDING_FOR = 256;
+/** Weight of the latest interval in an endpoint's time per finished attempt. */
+const EWMA_WEIGHT = 0.2;
 
 /** Inserts a delivery into a queue kept in id (creation) order; new work, the usual case, goes last at once. */
 function insertById(queue: ClaimedJob[], job: ClaimedJob): void {
@@ -82,6 +116,36 @@ function insertById(queue: ClaimedJob[], job: ClaimedJob): void {
   queue.splice(lo, 0, job);
 }
 
+/** A PostgreSQL data exception (SQLSTATE class 22): a value refused, whatever the retry. */
+function isDataException(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && err.code.startsWith('22');
+}
+
+/** An instance's place for an endpoint in the order the endpoint's slots are dealt out: the same on every instance. */
+function placeOf(owner: string, endpointId: string): string {
+  return `${createHash('sha256').update(owner).update('\0').update(endpointId).digest('hex')}${owner}`;
+}
+
+/**
+ * How many of an endpoint's `perEndpoint` requests in flight one instance of `members`
+ * (the live instances) may run: the slots are dealt out in an order every instance computes
+ * alike (a hash of instance and endpoint), so together they keep the bound. Past
+ * `perEndpoint` instances, an endpoint's slots are with `perEndpoint` of them, one each, and
+ * the others have none (which ones differs from endpoint to endpoint).
+ */
+export function slotShare(members: readonly string[], me: string, endpointId: string, perEndpoint: number): number {
+  const all = members.includes(me) ? members : [...members, me];
+  const n = all.length;
+  if (n <= 1) return perEndpoint;
+  const extra = perEndpoint % n;
+  const base = (perEndpoint - extra) / n;
+  if (extra === 0) return base;
+  const mine = placeOf(me, endpointId);
+  let ahead = 0;
+  for (const m of all) if (m !== me && placeOf(m, endpointId) > mine) ahead++;
+  return base + (ahead < extra ? 1 : 0);
+}
+
 interface EndpointSlots {
   running: number;
   queue: ClaimedJob[];
@@ -94,6 +158,20 @@ interface EndpointSlots {
    * creation order): none waits behind a stream of newer work.
    */
   fromClaims: number;
+  /** Start times (monotonic ms) of the attempts running. */
+  starts: number[];
+  /**
+   * Time per finished attempt while the endpoint had work waiting (all its slots busy), ms,
+   * averaged: the interval between two attempts finishing, the first with its queue not
+   * empty; the endpoint's throughput, that is. A pause of this process (a fan-out's rows
+   * parsed, a GC) counts once in it, where it would count in the duration of every attempt
+   * running through it: measured by duration, busy moments made fast endpoints look slow,
+   * and their new deliveries went the long way (pending, then claimed back).
+   * Undefined until measured.
+   */
+  msPerAttempt: number | undefined;
+  /** When an attempt last finished with work waiting (monotonic ms), if the one after it has not yet. */
+  busySince: number | undefined;
   /**
    * The endpoint's consecutive failed attempts as this instance knows them: its count at the
    * last record of its attempts here, plus the attempts that failed here since (0 after a
@@ -105,6 +183,9 @@ interface EndpointSlots {
   /** The endpoint's URL as last known here; `mixedUrls`: some queued delivery carries another. */
   url: string;
   mixedUrls: boolean;
+  /** Requests in flight this instance may run to the endpoint (see slotShare), for `membersVersion`. */
+  share: number;
+  shareVersion: number;
 }
 
 export class Dispatcher {
@@ -120,7 +201,9 @@ export class Dispatcher {
    */
   private readonly blocked = new Set<string>();
   private readonly attempts = new Set<Promise<void>>();
-  private readonly recordQueue: RecordQueue;
+  private finished: FinishedAttempt[] = [];
+  private flushing: Promise<void> | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
   /** Something may have made deliveries due anywhere: the next claim looks beyond the known endpoints. */
@@ -129,6 +212,7 @@ export class Dispatcher {
   /** Cuts the attempts in flight short (shutdown, or a lease not renewed in time); a new one after each cut. */
   private cut = new AbortController();
   private timers: NodeJS.Timeout[] = [];
+  private readonly secrets = new Map<string, { sealed: Buffer; secret: { text: string; key: Buffer } }>();
   /**
    * Endpoints changed through this instance: when (monotonic ms) and how they are now, until
    * a record reads them again (or CHANGE_MEMORY_MS at most).
@@ -139,41 +223,80 @@ export class Dispatcher {
   /** Deliveries queued here so far, and each queued one's number: a record drops only those queued before it started. */
   private enqueued = 0;
   private readonly queuedAt = new WeakMap<ClaimedJob, number>();
+  /** The live instances (lease owners), sorted, as last read; `membersVersion` counts the changes. */
+  private members: string[] = [];
+  private membersVersion = 0;
+  /** How many instances share the endpoints' slots: the live ones, this one counted in. */
+  private instances = 1;
+  /** Endpoints this instance has no slots of (see slotShare), for `membersVersion`: their deliveries are left to others. */
+  private readonly notMine = new Set<string>();
+  /** A signal to the other instances was sent within WAKE_OTHERS_EVERY_MS; `again`: another is due at its end. */
+  private othersSignal: { timer: NodeJS.Timeout; again: boolean } | undefined;
+  /** Reads of the live instances started, and the latest applied. */
+  private membersReads = 0;
+  private membersApplied = 0;
+  /** Work done since the last report (debug level): where the time goes under load. */
+  private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
 
   private readonly monotonic: () => number;
-  private readonly lease: Lease;
+  /** This instance's lease owner name: a new one after its lease ran out (its deliveries were handed to others). */
+  private owner: string;
+  private ownerGeneration = 0;
+  /**
+   * Until when (monotonic ms) this instance may start attempts and take deliveries: two
+   * thirds of a lease after the last renewal was sent. Past it another instance may already
+   * have taken its deliveries over (if renewals keep failing), so it starts nothing more.
+   * Infinity until start().
+   */
+  private leaseValidUntil = Infinity;
+  /**
+   * Past this (monotonic ms), five sixths of a lease after the last renewal was sent, the
+   * attempts still in flight are cut short (see cutIfLapsed). Infinity until start().
+   */
+  private leaseCutAt = Infinity;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
   /** When (monotonic ms) this instance last looked for deliveries leased to it that it does not hold. */
   private orphansCheckedAt = -Infinity;
-  private readonly attemptDeps: AttemptDeps;
+  private beating: Promise<void> | undefined;
+  /** Attempt ids increase in the order attempts start, also within a millisecond: records list newest first by id. */
+  private readonly newAttemptId = monotonicIds('delivery');
+  /** Deliveries queued here, not yet started, all endpoints together. */
+  private queued = 0;
+  /** The fan-out's wait for room, while there is one. */
+  private intake: { room: Promise<void>; low: number; release: () => void } | undefined;
+
   constructor(
     private readonly repo: DeliveryRepository,
-    private readonly records: Pick<AttemptRecords, 'record'>,
-    http: Poster,
-    box: SecretBox,
-    retries: RetryPolicy,
+    private readonly http: Poster,
+    private readonly box: SecretBox,
+    private readonly retries: RetryPolicy,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly opts: DispatcherOptions,
   ) {
     this.monotonic = opts.monotonic ?? (() => performance.now());
-    this.recordQueue = new RecordQueue({
-      write: (batch) => this.record(batch),
-      done: (batch) => {
-        for (const a of batch) this.forget(a.job);
-        this.wake(true);
-      },
-      generation: () => this.lease.generation,
-      log,
-    });
-    this.lease = new Lease(repo, clock, log, { base: opts.owner, leaseMs: opts.leaseMs, monotonic: this.monotonic });
-    // Attempt ids increase in the order attempts start, also within a millisecond: records list newest first by id.
-    this.attemptDeps = { http, secrets: new Secrets(box), retries, clock, log, newAttemptId: monotonicIds('delivery') };
+    this.owner = opts.owner;
   }
 
   /** Registers this instance's lease first: deliveries are leased to it from then on. */
   async start(): Promise<void> {
-    await this.lease.start(this.leaseHolder);
+    const sentAt = this.monotonic();
+    await this.repo.heartbeat(this.owner, this.leaseFrom(this.clock.now()));
+    this.renewedAt(sentAt);
+    await this.refreshMembers();
+    this.timers.push(setInterval(() => this.cutIfLapsed(), Math.max(25, Math.floor(this.opts.leaseMs / 12))).unref());
     this.timers.push(setInterval(() => this.wake(), this.opts.pollIntervalMs).unref());
+    this.timers.push(setInterval(() => void this.refreshMembers(), this.opts.pollIntervalMs).unref());
+    this.heartbeatTimer = setInterval(() => void (this.beating ??= this.heartbeat().finally(() => (this.beating = undefined))), Math.max(100, Math.floor(this.opts.leaseMs / 3))).unref();
+    if (this.log.isLevelEnabled('debug')) {
+      this.timers.push(
+        setInterval(() => {
+          const s = this.stats;
+          if (s.claims || s.adopted || s.flushes) this.log.debug({ ...s, claimMs: Math.round(s.claimMs), flushMs: Math.round(s.flushMs), in_flight: this.running, claimed_now: this.claimed.size }, 'dispatcher stats (5 s)');
+          this.stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
+        }, 5_000).unref(),
+      );
+    }
     this.wake();
   }
 
@@ -207,38 +330,94 @@ export class Dispatcher {
 
   /**
    * A lease for deliveries the fan-out creates already claimed, when there is room for them:
-   * all but those to endpoints whose queue here is full, which are created pending (and claimed
-   * by whichever instance has room).
+   * all but those to endpoints not flowing, which are created pending.
    */
   leaseForNewWork(): NewWorkLease | undefined {
-    if (this.stopped || !this.lease.valid() || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
-    const full = this.opts.perEndpoint * CLAIM_AHEAD;
+    if (this.stopped || !this.leaseValid() || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
+    const now = this.monotonic();
     const pendingFor: string[] = [];
     for (const [id, slots] of this.endpoints) {
+      // Each new delivery is compared with the list: it stays short. Past it, a slow endpoint's
+      // deliveries are leased and wait here, within the bound on claimed deliveries above.
       if (pendingFor.length >= MAX_PENDING_FOR) break;
-      if (slots.queue.length >= full) pendingFor.push(id);
+      if (!this.flowing(slots, now)) pendingFor.push(id);
     }
-    return { owner: this.lease.owner, pendingFor, issuedAt: this.monotonic() };
+    // Endpoints this instance has no slots of: created pending, for the instances that have
+    // (up to a bound of their own; past it, their new deliveries are leased here and handed back).
+    let notMine = 0;
+    for (const id of this.notMine) {
+      if (++notMine > MAX_NOT_MINE_FOR) break;
+      pendingFor.push(id);
+    }
+    return { owner: this.owner, pendingFor, issuedAt: this.monotonic() };
   }
 
-  /** The fan-out created deliveries pending (committed): this instance looks for them now; the others at their next poll. */
-  createdPending(): void {
-    this.wake();
+  /**
+   * Undefined while this instance wants new work; else a promise that resolves when the
+   * queued work of its flowing endpoints is down to half the mark, or after
+   * INTAKE_WAIT_MS (a slow endpoint is not flowing, so it cannot hold intake up for long).
+   */
+  whenRoomForNewWork(): Promise<void> | undefined {
+    const high = this.opts.maxInFlight * INTAKE_BACKLOG_PER_SLOT;
+    if (this.stopped || this.intake || this.flowingBacklog(this.monotonic()) < high) return this.intake?.room;
+    this.stats.intakeWaits++;
+    const until = this.monotonic() + INTAKE_WAIT_MS;
+    let release!: () => void;
+    const room = new Promise<void>((resolve) => (release = resolve));
+    // Checked as attempts finish (all queues together: cheap) and every 5 ms (flowing endpoints only, and the time limit).
+    const timer = setInterval(() => {
+      const now = this.monotonic();
+      if (this.stopped || now >= until || this.flowingBacklog(now) <= high / 2) this.intake?.release();
+    }, 5);
+    this.intake = {
+      room,
+      low: high / 2,
+      release: () => {
+        clearInterval(timer);
+        this.intake = undefined;
+        release();
+      },
+    };
+    return room;
   }
 
-  /** Deliveries were queued outside the fan-out (a redelivery, a recovery): this instance looks now; the others at their next poll. */
-  wakeFor(_endpointId: string): void {
+  private flowing(slots: EndpointSlots, now: number): boolean {
+    if (slots.starts.some((t) => now - t > FLOW_HORIZON_MS)) return false;
+    return slots.queue.length * (slots.msPerAttempt ?? 0) <= FLOW_HORIZON_MS;
+  }
+
+  private flowingBacklog(now: number): number {
+    let n = 0;
+    for (const slots of this.endpoints.values()) if (slots.queue.length && this.flowing(slots, now)) n += slots.queue.length;
+    return n;
+  }
+
+  /**
+   * The fan-out created deliveries pending for these endpoints (committed; `leased`: under a
+   * lease of this instance): this instance looks for them, and so do the others if some are
+   * for endpoints it has no slots of, or if it gave no lease (it is full, or its lease may
+   * have run out: all were created pending, for whichever instance has room).
+   */
+  createdPending(endpointIds: readonly string[], leased: boolean): void {
     this.wake();
+    if (!leased || endpointIds.some((id) => !this.hasSlots(id))) this.signalOthers();
+  }
+
+  /** Deliveries were queued outside the fan-out (a redelivery, a recovery): this instance looks now, and so do the others if it has no slots of some of them. */
+  wakeFor(endpointId: string): void {
+    this.wake();
+    if (!this.hasSlots(endpointId)) this.signalOthers();
   }
 
   /** Takes deliveries created leased to this instance (committed): they start as slots allow. */
   adopt(jobs: ClaimedJob[], lease: NewWorkLease): void {
     // Leased under a name this instance has given up (its lease ran out meanwhile): the reaper hands them back.
-    if (lease.owner !== this.lease.owner) return;
+    if (lease.owner !== this.owner) return;
     if (this.stopped) {
-      void this.repo.release(this.lease.owner, jobs.map((j) => j.id)).catch(() => {});
+      void this.repo.release(this.owner, jobs.map((j) => j.id)).catch(() => {});
       return;
     }
+    this.stats.adopted += jobs.length;
     this.enqueueAll(jobs, false, lease.issuedAt ?? -Infinity);
   }
 
@@ -249,10 +428,12 @@ export class Dispatcher {
       // Claimed work queues in memory ahead of the requests, so a busy endpoint never waits for
       // a claim round trip; bounded per endpoint, so a slow one holds a bounded number.
       let room = this.opts.maxInFlight * CLAIM_AHEAD - this.claimed.size;
-      if (room <= 0 || !this.lease.valid()) return;
+      if (room <= 0 || !this.leaseValid()) return;
       const discover = this.discoverNext;
       const asks: { id: string; room: number }[] = [];
       for (const [id, slots] of this.endpoints) {
+        // None of its slots here (it has attempts still running): its deliveries are for the instances that have.
+        if (this.shareOf(id, slots) === 0) continue;
         // Only claimed deliveries count: new work handed over does not keep older due ones waiting.
         const held = slots.fromClaims;
         // A top-up waits until an endpoint is down to half: a claim costs a round trip whatever its size.
@@ -262,27 +443,31 @@ export class Dispatcher {
         asks.push({ id, room: want });
         room -= want;
       }
-      const search = discover && room > 0 ? { endpoints: Math.max(1, Math.floor(room / full)), room: Math.min(full, room), exclude: [...this.endpoints.keys()] } : undefined;
+      const search = discover && room > 0 ? { endpoints: Math.max(1, Math.floor(room / full)), room: Math.min(full, room), exclude: [...this.endpoints.keys(), ...this.notMine] } : undefined;
       if (asks.length === 0 && !search) return;
       if (discover) this.discoverNext = false;
       let jobs: ClaimedJob[];
       let readAt: number;
       try {
-        const owner = this.lease.owner;
+        const t0 = performance.now();
+        const owner = this.owner;
         readAt = this.monotonic();
         jobs = await this.repo.claim({ owner, now: this.clock.now(), endpoints: asks, discover: search });
         // Claimed under a name given up meanwhile (the lease ran out): the reaper hands them back.
-        if (owner !== this.lease.owner) {
+        if (owner !== this.owner) {
           this.claimAgain = true;
           continue;
         }
+        this.stats.claims++;
+        this.stats.claimMs += performance.now() - t0;
+        this.stats.claimed += jobs.length;
       } catch (err) {
         if (discover) this.discoverNext = true;
         this.log.warn({ err }, 'claiming deliveries failed; retrying at the next poll');
         return;
       }
       if (this.stopped) {
-        await this.repo.release(this.lease.owner, jobs.map((j) => j.id)).catch(() => {});
+        await this.repo.release(this.owner, jobs.map((j) => j.id)).catch(() => {});
         return;
       }
       const got = new Map<string, number>();
@@ -313,6 +498,10 @@ export class Dispatcher {
     } while (this.claimAgain && !this.stopped);
   }
 
+  private leaseFrom(now: Date): Date {
+    return new Date(now.getTime() + this.opts.leaseMs);
+  }
+
   /**
    * Queues a delivery in creation order (by id) among its endpoint's: new work goes last,
    * due deliveries claimed from the database before the newer ones queued here.
@@ -320,6 +509,8 @@ export class Dispatcher {
    * due deliveries, if any, come with a wake that asks for every endpoint (see wake()).
    */
   private enqueue(job: ClaimedJob, fromClaim: boolean, readAt: number): boolean {
+    // An endpoint this instance has no slots of: for the instances that have (handed back, and they are told).
+    if (!this.hasSlots(job.endpoint_id)) return false;
     // Read (by a claim or fan-out started at `readAt`) before a change known here: the change applies.
     const change = this.changedHere.size ? this.changedHere.get(job.endpoint_id) : undefined;
     if (change && readAt <= change.at) {
@@ -332,13 +523,14 @@ export class Dispatcher {
     if (this.unreleased.size) this.unreleased.delete(job.id);
     this.queuedAt.set(job, ++this.enqueued);
     let slots = this.endpoints.get(job.endpoint_id);
-    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, failures: 0, url: job.url, mixedUrls: false }));
+    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined, failures: 0, url: job.url, mixedUrls: false, share: 0, shareVersion: -1 }));
     else if (job.url !== slots.url) slots.mixedUrls = true;
     insertById(slots.queue, job);
     if (fromClaim) {
       this.fromClaim.add(job);
       slots.fromClaims++;
     }
+    this.queued++;
     this.pump(job.endpoint_id);
     return true;
   }
@@ -355,12 +547,15 @@ export class Dispatcher {
    * them if not. A release that fails is tried again at each renewal, and at stop.
    */
   private handBack(ids: number[]): void {
-    const generation = this.lease.generation;
-    this.repo.release(this.lease.owner, ids).then(
-      () => this.wake(),
+    const generation = this.ownerGeneration;
+    this.repo.release(this.owner, ids).then(
+      () => {
+        this.wake();
+        this.signalOthers();
+      },
       (err: unknown) => {
         // Under a name given up since: the reaper hands them back (and this instance may hold them again by now).
-        if (generation !== this.lease.generation) return;
+        if (generation !== this.ownerGeneration) return;
         for (const id of ids) if (!this.claimed.has(id)) this.unreleased.add(id);
         this.log.warn({ err, deliveries: ids.length }, 'could not hand deliveries back; trying again at the next renewal');
       },
@@ -369,18 +564,29 @@ export class Dispatcher {
 
   private pump(endpointId: string): void {
     const slots = this.endpoints.get(endpointId);
-    if (!slots || !this.lease.valid()) return;
-    while (!this.stopped && slots.running < this.opts.perEndpoint && slots.queue.length && this.running < this.opts.maxInFlight && !disables(slots.failures)) {
+    if (!slots || !this.leaseValid()) return;
+    while (!this.stopped && slots.running < this.shareOf(endpointId, slots) && slots.queue.length && this.running < this.opts.maxInFlight && slots.failures < this.opts.failureThreshold) {
       const job = slots.queue.shift()!;
+      this.queued--;
       if (this.fromClaim.delete(job)) slots.fromClaims--;
       slots.running++;
       this.running++;
+      const started = this.monotonic();
+      slots.starts.push(started);
       const p = this.attempt(job, slots).finally(() => {
         this.attempts.delete(p);
         slots.running--;
         this.running--;
-        // Forgotten once idle with nothing more due; until then the next top-up asks for it.
-        if (slots.running === 0 && slots.queue.length === 0 && slots.drained) this.endpoints.delete(endpointId);
+        slots.starts.splice(slots.starts.indexOf(started), 1);
+        const now = this.monotonic();
+        if (slots.busySince !== undefined) {
+          const took = now - slots.busySince;
+          slots.msPerAttempt = slots.msPerAttempt === undefined ? took : slots.msPerAttempt + EWMA_WEIGHT * (took - slots.msPerAttempt);
+        }
+        slots.busySince = slots.queue.length ? now : undefined;
+        if (this.intake && this.queued <= this.intake.low) this.intake.release();
+        // Forgotten once idle with nothing more due (or none of its slots here); until then the next top-up asks for it.
+        if (slots.running === 0 && slots.queue.length === 0 && (slots.drained || !this.hasSlots(endpointId))) this.endpoints.delete(endpointId);
         // A global slot freed while endpoints wait for one: they go first, in the order they
         // were stopped, and this one after them (it joins the end of the line if it cannot
         // start), so endpoints with long queues do not keep the global slots among themselves.
@@ -394,31 +600,225 @@ export class Dispatcher {
       });
       this.attempts.add(p);
     }
-    if (slots.queue.length && slots.running < this.opts.perEndpoint && this.running >= this.opts.maxInFlight) this.blocked.add(endpointId);
+    if (slots.queue.length && slots.running < this.shareOf(endpointId, slots) && this.running >= this.opts.maxInFlight) this.blocked.add(endpointId);
   }
 
-  /** Attempts a delivery this instance holds, then keeps its outcome for the next record (or hands it back if cut short). */
+  private countInstances(): number {
+    return this.members.includes(this.owner) ? this.members.length : this.members.length + 1;
+  }
+
+  /** Whether this instance has any of the endpoint's request slots (past perEndpoint instances, some have none). */
+  private hasSlots(endpointId: string): boolean {
+    if (this.instances <= this.opts.perEndpoint) return true;
+    if (this.notMine.has(endpointId)) return false;
+    // Known here: its share is cached for the current instances.
+    const slots = this.endpoints.get(endpointId);
+    if (slots) return this.shareOf(endpointId, slots) > 0;
+    if (slotShare(this.members, this.owner, endpointId, this.opts.perEndpoint) > 0) return true;
+    this.notMine.add(endpointId);
+    return false;
+  }
+
+  /** Tells the other instances to look for due deliveries: at once, then at most every WAKE_OTHERS_EVERY_MS. */
+  private signalOthers(): void {
+    const send = this.opts.wakeOthers;
+    if (!send || this.stopped) return;
+    if (this.othersSignal) {
+      this.othersSignal.again = true;
+      return;
+    }
+    send();
+    const signal = {
+      again: false,
+      timer: setTimeout(() => {
+        this.othersSignal = undefined;
+        if (signal.again) this.signalOthers();
+      }, WAKE_OTHERS_EVERY_MS),
+    };
+    this.othersSignal = signal;
+  }
+
+  private shareOf(endpointId: string, slots: EndpointSlots): number {
+    if (slots.shareVersion !== this.membersVersion) {
+      slots.share = slotShare(this.members, this.owner, endpointId, this.opts.perEndpoint);
+      slots.shareVersion = this.membersVersion;
+    }
+    return slots.share;
+  }
+
+  /**
+   * Reads which instances are alive (their lease rows): an endpoint's requests in flight are
+   * shared among them. A change applies to the next attempts; ones running finish.
+   */
+  private async refreshMembers(): Promise<void> {
+    const read = ++this.membersReads;
+    let members: string[];
+    try {
+      members = await this.repo.liveWorkers(this.clock.now());
+    } catch (err) {
+      this.log.warn({ err }, 'could not read the live webhooks instances');
+      return;
+    }
+    // A read started before one already applied (the poll's, overtaken by a takeover's) is older: not applied.
+    if (read < this.membersApplied) return;
+    this.membersApplied = read;
+    if (members.join('\n') === this.members.join('\n')) return;
+    const first = this.membersVersion === 0;
+    this.members = members;
+    this.membersVersion++;
+    this.instances = this.countInstances();
+    if (!first || members.length > 1) this.log.info({ instances: members.length }, 'webhooks instances changed: each endpoint\'s requests in flight are shared among them');
+    this.sharesChanged();
+  }
+
+  /**
+   * The shares changed (instances came or went, or this one has a new name): endpoints it no
+   * longer has slots of have their queued deliveries handed back to the instances that have
+   * (attempts running finish); the others go on with their new share.
+   */
+  private sharesChanged(): void {
+    this.notMine.clear();
+    const handed: number[] = [];
+    for (const [id, slots] of [...this.endpoints]) {
+      if (this.hasSlots(id)) {
+        this.pump(id);
+        continue;
+      }
+      handed.push(...this.emptyQueue(slots).map((j) => j.id));
+      slots.drained = true;
+      if (slots.running === 0) this.endpoints.delete(id);
+    }
+    if (handed.length) {
+      if (this.intake && this.queued <= this.intake.low) this.intake.release();
+      this.handBack(handed);
+    }
+  }
+
+  private secretOf(job: ClaimedJob): { text: string; key: Buffer } {
+    const cached = this.secrets.get(job.endpoint_id);
+    if (cached && cached.sealed.equals(job.secret_sealed)) return cached.secret;
+    const text = this.box.open(job.secret_sealed, job.endpoint_id).toString('utf8');
+    const secret = { text, key: standardKey(text) };
+    if (this.secrets.size > 10_000) this.secrets.clear();
+    this.secrets.set(job.endpoint_id, { sealed: job.secret_sealed, secret });
+    return secret;
+  }
+
   private async attempt(job: ClaimedJob, slots: EndpointSlots): Promise<void> {
-    const generation = this.lease.generation;
-    const outcome = await attemptOnce(job, this.attemptDeps, this.cut.signal);
+    const generation = this.ownerGeneration;
+    const signal = this.cut.signal;
+    const attempt = job.attempts + 1;
+    const at = this.clock.now();
+    const timestamp = Math.floor(at.getTime() / 1000);
+    let result: PostResult;
+    try {
+      result = await this.http.post(job.url, job.body, deliveryHeaders(this.secretOf(job), job.event_id, timestamp, job.body), signal);
+    } catch (err) {
+      // Not the receiver's fault (e.g. a secret that no longer opens): recorded as a failed attempt, retried on schedule.
+      this.log.error({ err, endpoint_id: job.endpoint_id, event_id: job.event_id }, 'could not attempt delivery');
+      result = { ok: false, httpStatus: 0, error: 'internal_error', timedOut: false, durationMs: 0 };
+    }
     // Cut short: nothing is recorded, the delivery is handed back and sent again. By shutdown,
     // stop() hands it back; by a lease not renewed in time, it goes back now, or, if the lease
     // ran out meanwhile (a new name), the instance that took the old name's deliveries has it.
-    if (outcome === 'aborted') {
+    if (result.error === 'aborted') {
       if (!this.stopped) {
         this.forget(job);
-        if (generation === this.lease.generation) this.handBack([job.id]);
+        if (generation === this.ownerGeneration) this.handBack([job.id]);
       }
       return;
     }
     // Made under a name given up meanwhile (its lease was taken over): its record would change
     // nothing the new holder has, or, if this instance holds the delivery again, be a second row.
-    if (generation !== this.lease.generation) {
+    if (generation !== this.ownerGeneration) {
       this.forget(job);
       return;
     }
-    slots.failures = failuresAfter(slots.failures, [outcome.ok]);
-    this.recordQueue.add(outcome);
+    slots.failures = result.ok ? 0 : slots.failures + 1;
+    let retryAt: Date | null = null;
+    if (!result.ok) {
+      const now = this.clock.now();
+      const delay = this.retries.delayAfter(
+        attempt,
+        { timedOut: result.timedOut, httpStatus: result.httpStatus, retryAfterSeconds: parseRetryAfter(result.retryAfter, now) },
+        job.max_attempts,
+      );
+      if (delay !== undefined) retryAt = new Date(now.getTime() + delay);
+    }
+    this.finished.push({
+      attemptId: this.newAttemptId(at.getTime()),
+      job,
+      attempt,
+      trigger: attempt === 1 && job.origin !== 'event' ? 'manual' : 'scheduled',
+      ok: result.ok,
+      httpStatus: result.httpStatus,
+      error: result.error ?? null,
+      responseBody: result.responseBody ?? null,
+      durationMs: result.durationMs,
+      at,
+      retryAt,
+    });
+    this.scheduleFlush();
+  }
+
+  /**
+   * Records finished attempts in batches: at once when FLUSH_BATCH are waiting (or when
+   * stopping), else after FLUSH_LINGER_MS, so a record (one statement) is shared by many
+   * attempts under load and a lone attempt waits 20 ms at most. Nothing waits for a record
+   * but the attempt's row: the next request to the endpoint has already started. (An
+   * attempt not yet recorded when the process dies is sent again: at-least-once.)
+   */
+  private scheduleFlush(): void {
+    if (this.flushing || this.finished.length === 0) return;
+    if (this.finished.length >= FLUSH_BATCH || this.stopped) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = undefined;
+      this.startFlush();
+    } else {
+      this.flushTimer ??= setTimeout(() => {
+        this.flushTimer = undefined;
+        if (!this.flushing && this.finished.length) this.startFlush();
+      }, FLUSH_LINGER_MS);
+    }
+  }
+
+  private startFlush(): void {
+    this.flushing = this.flushLoop().finally(() => {
+      this.flushing = undefined;
+      if (!this.stopped) this.scheduleFlush();
+    });
+  }
+
+  /** Writes batches while full ones are waiting (all of them when stopping). */
+  private async flushLoop(): Promise<void> {
+    let failures = 0;
+    do {
+      const batch = this.finished;
+      this.finished = [];
+      const generation = this.ownerGeneration;
+      try {
+        const t0 = performance.now();
+        await this.record(batch);
+        this.stats.flushes++;
+        this.stats.flushMs += performance.now() - t0;
+        this.stats.recorded += batch.length;
+        failures = 0;
+      } catch (err) {
+        failures++;
+        this.log.warn({ err, attempts: batch.length }, 'recording attempts failed; retrying');
+        // A value PostgreSQL refuses would fail the batch forever, and every record after it:
+        // the receivers' response bodies are the only text from outside, so they go.
+        const refused = isDataException(err) && batch.some((a) => a.responseBody !== null);
+        // Attempts made under a name given up since are not recorded (see attempt()).
+        if (generation !== this.ownerGeneration) for (const a of batch) this.forget(a.job);
+        else this.finished = [...(refused ? batch.map((a) => ({ ...a, responseBody: null })) : batch), ...this.finished];
+        if (this.stopped && failures >= 3) return;
+        await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** failures)));
+        continue;
+      }
+      for (const a of batch) this.forget(a.job);
+      this.wake(true);
+    } while (this.finished.length >= FLUSH_BATCH || (this.stopped && this.finished.length));
   }
 
   /**
@@ -429,9 +829,9 @@ export class Dispatcher {
   private async record(batch: FinishedAttempt[]): Promise<void> {
     const startedAt = this.monotonic();
     const queuedBefore = this.enqueued;
-    const endpoints = await this.records.record(this.lease.owner, batch, this.clock.now());
+    const endpoints = await this.repo.record(this.owner, batch, { threshold: this.opts.failureThreshold, reason: AUTO_DISABLE_REASON, now: this.clock.now() });
     const byId = new Map(endpoints.map((e) => [e.id, e]));
-    for (const e of endpoints) if (e.disabledNow) this.log.warn({ endpoint_id: e.id, threshold: FAILURE_THRESHOLD }, 'endpoint disabled after consecutive failures');
+    for (const e of endpoints) if (e.disabledNow) this.log.warn({ endpoint_id: e.id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
     // Each endpoint of the batch as the record read it (undefined: deleted), and when that read started.
     let reads = [...new Set(batch.map((a) => a.job.endpoint_id))].map((id) => ({ id, e: byId.get(id), readAt: startedAt }));
     // A change made here after a read started stands (it was applied when made).
@@ -448,7 +848,7 @@ export class Dispatcher {
         this.log.warn({ err }, 'could not read changed endpoints again');
       }
     }
-    const unrecorded = this.unrecordedOutcomes();
+    const unrecorded = this.unrecordedFailures();
     for (const { id, e, readAt } of reads) {
       if (changedAfter(id, readAt)) continue;
       if (!e) {
@@ -457,7 +857,8 @@ export class Dispatcher {
         this.follow(id, undefined);
         continue;
       }
-      const view = { url: e.url, disabled: e.disabled, consecutiveFailures: failuresAfter(e.consecutiveFailures, unrecorded.get(id) ?? []) };
+      const later = unrecorded.get(id);
+      const view = { url: e.url, disabled: e.disabled, consecutiveFailures: (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0) };
       const entry = this.changedHere.get(id);
       // Found disabled: deliveries read before now may have been read before the disable; they go back as they arrive.
       if (e.disabled) this.changedHere.set(id, { at: this.monotonic(), now: view });
@@ -467,15 +868,16 @@ export class Dispatcher {
     }
   }
 
-  /** The outcomes (true: delivered) of the attempts finished here and not yet recorded, per endpoint, in the order they finished. */
-  private unrecordedOutcomes(): Map<string, boolean[]> {
-    const outcomes = new Map<string, boolean[]>();
-    for (const a of this.recordQueue.pending) {
-      const list = outcomes.get(a.job.endpoint_id) ?? [];
-      list.push(a.ok);
-      outcomes.set(a.job.endpoint_id, list);
+  /** Attempts finished here and not yet recorded, per endpoint: whether one succeeded, and the failures after the last success. */
+  private unrecordedFailures(): Map<string, { success: boolean; failures: number }> {
+    const since = new Map<string, { success: boolean; failures: number }>();
+    for (const a of this.finished) {
+      const s = since.get(a.job.endpoint_id) ?? { success: false, failures: 0 };
+      if (a.ok) Object.assign(s, { success: true, failures: 0 });
+      else s.failures++;
+      since.set(a.job.endpoint_id, s);
     }
-    return outcomes;
+    return since;
   }
 
   /**
@@ -518,12 +920,37 @@ export class Dispatcher {
     if (emptied.length === 0) return;
     const dropped = emptied.filter((job) => (this.queuedAt.get(job) ?? 0) <= queuedBefore);
     const later = emptied.filter((job) => (this.queuedAt.get(job) ?? 0) > queuedBefore);
+    if (this.intake && this.queued <= this.intake.low) this.intake.release();
     // If this fails they stay leased here; handed back when this instance stops or dies, a claim finds their endpoint disabled or gone and drops them.
-    if (dropped.length) this.repo.discard(this.lease.owner, dropped.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not drop the deliveries of a disabled or deleted endpoint'));
+    if (dropped.length) this.repo.discard(this.owner, dropped.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not drop the deliveries of a disabled or deleted endpoint'));
     // Queued after the record read the endpoint: whether they were read before or after it
     // changed is not known here, so they go back to the database, where a claim drops them
     // if the endpoint is still disabled and takes them if not.
     if (later.length) this.handBack(later.map((j) => j.id));
+  }
+
+  private leaseValid(): boolean {
+    return this.monotonic() < this.leaseValidUntil;
+  }
+
+  /** A renewal sent at `sentAt` (monotonic ms) went through. */
+  private renewedAt(sentAt: number): void {
+    this.leaseValidUntil = sentAt + (this.opts.leaseMs * 2) / 3;
+    this.leaseCutAt = sentAt + (this.opts.leaseMs * 5) / 6;
+  }
+
+  /**
+   * Renewals have failed for five sixths of a lease: soon another instance may find the lease
+   * run out and take this one's deliveries over, and send them while the attempts started
+   * here are still waiting for their receivers (up to the 30 s deadline). They are cut short
+   * now and handed back (or left to that instance), so no delivery is in flight twice and no
+   * endpoint has more than its requests in flight. Checked every twelfth of a lease, so the
+   * cut comes before the lease runs out.
+   */
+  private cutIfLapsed(): void {
+    if (this.stopped || this.running === 0 || this.monotonic() < this.leaseCutAt) return;
+    this.log.warn({ in_flight: this.running }, 'lease not renewed in time: attempts in flight cut short and handed back, to be sent again');
+    this.cutAttempts();
   }
 
   private cutAttempts(): void {
@@ -532,45 +959,50 @@ export class Dispatcher {
     cut.abort();
   }
 
-  /** What this dispatcher does at the lease's turns (see lease.ts). */
-  private readonly leaseHolder: LeaseHolder = {
-    lapsing: () => {
-      if (this.stopped || this.running === 0) return;
-      this.log.warn({ in_flight: this.running }, 'lease not renewed in time: attempts in flight cut short and handed back, to be sent again');
-      this.cutAttempts();
-    },
-    lost: (old) => this.leaseLost(old),
-    resumed: () => {
-      if (this.stopped) return;
-      for (const id of [...this.endpoints.keys()]) this.pump(id);
-      this.wake();
-    },
-    renewed: (now) => this.afterRenewal(now),
-  };
-
-  /** Renews the lease now (tests call it through this name). */
-  private heartbeat(): Promise<void> {
-    return this.lease.renew(this.leaseHolder);
-  }
-
-  /** Under a renewed lease: hands back what could not be, takes over the deliveries of dead instances, looks for orphans. */
-  private async afterRenewal(now: Date): Promise<void> {
+  /**
+   * Renews this instance's lease. If its row is gone, another instance found the lease run
+   * out and took its deliveries over (renewals failed for a whole lease: the database was
+   * unreachable, or the process stalled): what it has not started is dropped here, without
+   * touching the database, and it goes on under a new name, so a late record of an attempt
+   * made under the old one changes nothing.
+   */
+  private async heartbeat(): Promise<void> {
     const forgetBefore = this.monotonic() - CHANGE_MEMORY_MS;
     for (const [id, c] of this.changedHere) if (c.at < forgetBefore) this.changedHere.delete(id);
-    if (this.unreleased.size) {
-      const ids = [...this.unreleased];
-      await this.repo.release(this.lease.owner, ids);
-      for (const id of ids) this.unreleased.delete(id);
-      this.wake();
-    }
-    const reaped = await this.repo.reapExpired(this.lease.owner, now);
-    if (reaped) {
-      this.log.info({ deliveries: reaped }, 'took over deliveries of a worker whose lease ran out');
-      this.wake();
-    }
-    if (this.monotonic() - this.orphansCheckedAt >= ORPHAN_CHECK_LEASES * this.opts.leaseMs) {
-      this.orphansCheckedAt = this.monotonic();
-      await this.releaseOrphans(now);
+    const sentAt = this.monotonic();
+    try {
+      const now = this.clock.now();
+      if (!(await this.repo.renew(this.owner, this.leaseFrom(now)))) {
+        this.leaseLost();
+        await this.repo.heartbeat(this.owner, this.leaseFrom(this.clock.now()));
+        // Its old name is gone from the live instances and the new one is in: the shares change now, not at the next poll.
+        await this.refreshMembers();
+      }
+      // Run out before or during this renewal (a slow database): attempts that finished meanwhile started nothing.
+      const lapsed = !this.leaseValid();
+      this.renewedAt(sentAt);
+      if (lapsed && !this.stopped) {
+        this.log.info('lease renewed again: delivering');
+        for (const id of [...this.endpoints.keys()]) this.pump(id);
+        this.wake();
+      }
+      if (this.unreleased.size) {
+        const ids = [...this.unreleased];
+        await this.repo.release(this.owner, ids);
+        for (const id of ids) this.unreleased.delete(id);
+        this.wake();
+      }
+      const reaped = await this.repo.reapExpired(this.owner, now);
+      if (reaped) {
+        this.log.info({ deliveries: reaped }, 'took over deliveries of a worker whose lease ran out');
+        this.wake();
+      }
+      if (this.monotonic() - this.orphansCheckedAt >= ORPHAN_CHECK_LEASES * this.opts.leaseMs) {
+        this.orphansCheckedAt = this.monotonic();
+        await this.releaseOrphans(now);
+      }
+    } catch (err) {
+      this.log.warn({ err, starts_again: this.leaseValid() }, 'lease renewal failed');
     }
   }
 
@@ -584,13 +1016,13 @@ export class Dispatcher {
    * belongs to a younger claim.
    */
   private async releaseOrphans(now: Date): Promise<void> {
-    const generation = this.lease.generation;
-    const leased = await this.repo.leasedBefore(this.lease.owner, new Date(now.getTime() - 2 * this.opts.leaseMs));
+    const generation = this.ownerGeneration;
+    const leased = await this.repo.leasedBefore(this.owner, new Date(now.getTime() - 2 * this.opts.leaseMs));
     // Held here meanwhile (claimed again after a hand-back) or under a new name: not orphans.
     const orphans = leased.filter((id) => !this.claimed.has(id) && !this.unreleased.has(id));
-    if (orphans.length === 0 || generation !== this.lease.generation) return;
+    if (orphans.length === 0 || generation !== this.ownerGeneration) return;
     this.log.warn({ deliveries: orphans.length }, 'deliveries leased to this instance that it does not hold (an answer lost, or a record lost in a database crash): handed back');
-    await this.repo.release(this.lease.owner, orphans);
+    await this.repo.release(this.owner, orphans);
     this.wake();
   }
 
@@ -599,6 +1031,7 @@ export class Dispatcher {
     const jobs = slots.queue;
     slots.queue = [];
     slots.fromClaims = 0;
+    this.queued -= jobs.length;
     for (const job of jobs) {
       this.forget(job);
       this.fromClaim.delete(job);
@@ -611,8 +1044,13 @@ export class Dispatcher {
     if (this.claimed.get(job.id) === job) this.claimed.delete(job.id);
   }
 
-  /** The lease ran out and another instance took the deliveries over: what runs under the old name stops, what waits is dropped. */
-  private leaseLost(old: string): void {
+  private leaseLost(): void {
+    const old = this.owner;
+    this.owner = `${this.opts.owner}.${++this.ownerGeneration}`;
+    // Nothing starts until the new name is registered, and what runs under the old one stops:
+    // its deliveries are another instance's now.
+    this.leaseValidUntil = -Infinity;
+    this.leaseCutAt = -Infinity;
     this.cutAttempts();
     let dropped = 0;
     for (const [id, slots] of this.endpoints) {
@@ -625,8 +1063,14 @@ export class Dispatcher {
     // Leased under the old name: the reaper hands them back.
     this.unreleased.clear();
     // Finished under the old name, not yet recorded: not recorded at all (see attempt()).
-    for (const a of this.recordQueue.drop()) this.forget(a.job);
-    this.log.warn({ old_owner: old, owner: this.lease.owner, dropped }, "this instance's lease ran out and its deliveries were taken over: unstarted ones dropped here, going on under a new name");
+    for (const a of this.finished) this.forget(a.job);
+    this.finished = [];
+    // The name is part of each endpoint's share.
+    this.membersVersion++;
+    this.instances = this.countInstances();
+    this.notMine.clear();
+    this.intake?.release();
+    this.log.warn({ old_owner: old, owner: this.owner, dropped }, "this instance's lease ran out and its deliveries were taken over: unstarted ones dropped here, going on under a new name");
   }
 
   /**
@@ -635,8 +1079,10 @@ export class Dispatcher {
    */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.othersSignal) clearTimeout(this.othersSignal.timer);
     // The lease is renewed until the end: past it, another instance would take over attempts still finishing here.
     for (const t of this.timers) clearInterval(t);
+    this.intake?.release();
     await this.claiming;
     let timer: NodeJS.Timeout | undefined;
     const inFlight = Promise.allSettled([...this.attempts]);
@@ -650,17 +1096,23 @@ export class Dispatcher {
       this.cutAttempts();
       await Promise.allSettled([...this.attempts]);
     }
-    await this.recordQueue.drain();
+    clearTimeout(this.flushTimer);
+    this.scheduleFlush();
+    await this.flushing;
     const leftover = [...this.claimed.keys(), ...this.unreleased];
-    await this.lease.stop();
+    clearInterval(this.heartbeatTimer);
+    await this.beating;
     try {
-      await this.repo.release(this.lease.owner, leftover);
+      await this.repo.release(this.owner, leftover);
       // Nothing is leased to this instance any more.
-      await this.repo.retire(this.lease.owner);
+      await this.repo.retire(this.owner);
+      // What it handed back is due now: the others look at once, not at their next poll.
+      if (leftover.length) this.opts.wakeOthers?.();
     } catch (err) {
       this.log.warn({ err }, 'could not hand deliveries back; their lease will run out');
     }
     this.claimed.clear();
     this.endpoints.clear();
+    this.queued = 0;
   }
 }

@@ -9,7 +9,7 @@
  */
 import type { Tenant } from '@mailroom/contracts';
 import { sql, withTransaction, type Executor, type Kysely, type RawBuilder, type Selectable } from '@mailroom/db';
-import type { AttemptTable, EndpointTable, JobOrigin, WebhooksDb } from './tables';
+import type { AttemptTable, JobOrigin, WebhooksDb } from './tables';
 
 export type AttemptRow = Selectable<AttemptTable> & { event_type: string };
 
@@ -77,11 +77,6 @@ export interface ClaimRequest {
   /** Also claim for other endpoints with due deliveries: `endpoints` of them at most, `room` each, none of `exclude`. */
   discover?: { endpoints: number; room: number; exclude: string[] } | undefined;
 }
-
-/** An endpoint as a record of attempts reads it (and locks it). */
-export type EndpointHealthRow = Pick<Selectable<EndpointTable>, 'id' | 'url' | 'disabled' | 'consecutive_failures'>;
-/** An attempt row as written. */
-export type AttemptInsert = Omit<Selectable<AttemptTable>, never>;
 
 /** From this many endpoints named to a fan-out, the list is matched through a hash rather than element by element. */
 const PENDING_FOR_HASHED = 64;
@@ -271,6 +266,12 @@ export class DeliveryRepository {
     return rows.length > 0;
   }
 
+  /** The instances whose lease runs (their owner names, sorted). */
+  async liveWorkers(now: Date, ex: Executor<WebhooksDb> = this.db): Promise<string[]> {
+    const rows = await ex.selectFrom('workers').select('owner').where('alive_until', '>=', now).orderBy('owner').execute();
+    return rows.map((r) => r.owner);
+  }
+
   /**
    * Hands back the in-flight deliveries of workers whose lease ran out (they died or
    * stalled), due at once, and forgets those workers. A delivery held by a worker with no
@@ -328,75 +329,111 @@ export class DeliveryRepository {
   }
 
   /**
-   * The recording of a batch of finished attempts is one transaction of the queries below,
-   * driven by domain/attempt-records.ts (which holds the rules: what counts, when an
-   * endpoint is disabled, what is retried). Each is one statement.
+   * Records a batch of finished attempts in one statement (one round trip, one commit):
+   * - each endpoint's outcome: a 2xx resets its failure count, failures add to it, and
+   *   reaching `threshold` disables it and cancels its pending deliveries (only attempts of
+   *   deliveries this worker still holds count, so a batch recorded again after the answer
+   *   to its commit was lost counts nothing twice);
+   * - one row per attempt, with its next attempt time unless the endpoint is now disabled,
+   *   written only for deliveries this worker still holds: an attempt whose delivery was
+   *   taken over (the lease ran out) is not recorded, and the new holder's is the one row;
+   * - each delivery with a next attempt is due again then; every other one is finished and
+   *   leaves the queue, as do those whose endpoint was deleted (they get no record).
+   * Only deliveries this worker still holds are changed. Returns the batch's endpoints as
+   * they are now (a deleted one is missing), so the worker can follow changes it did not make.
    *
-   * Its commit does not wait for the WAL flush: a record lost in a database crash leaves its
+   * The commit does not wait for the WAL flush: a record lost in a database crash leaves its
    * delivery leased to a worker that no longer holds it, which hands it back when it next
    * compares what is leased to it with what it holds (Dispatcher.releaseOrphans), so it is
    * attempted again (at-least-once), never lost.
    */
-  async commitWithoutFlush(trx: Executor<WebhooksDb>): Promise<void> {
-    await sql`set local synchronous_commit = off`.execute(trx);
-  }
-
-  /**
-   * The endpoints of a batch, locked until the transaction ends (in id order, and before the
-   * deliveries, as a change of an endpoint takes them: no deadlock); a deleted one is missing.
-   */
-  lockEndpoints(ids: string[], trx: Executor<WebhooksDb>): Promise<EndpointHealthRow[]> {
-    return trx.selectFrom('endpoints').select(['id', 'url', 'disabled', 'consecutive_failures']).where('id', 'in', ids).orderBy('id').forNoKeyUpdate().execute();
-  }
-
-  /** Of these deliveries, those `owner` still holds (in flight under its lease), locked until the transaction ends. */
-  async lockHeld(owner: string, jobIds: number[], trx: Executor<WebhooksDb>): Promise<number[]> {
-    const { rows } = await sql<{ id: number }>`
-      select id from jobs where id = any(${jobIds}::bigint[]) and lock_owner = ${owner} and state = 'in_flight' for update`.execute(trx);
-    return rows.map((r) => Number(r.id));
-  }
-
-  /** Writes endpoints' failure counts; those with `disable` are disabled now, with `reason`. */
-  async setHealth(changes: { id: string; failures: number; disable: boolean }[], reason: string, now: Date, trx: Executor<WebhooksDb>): Promise<void> {
-    if (changes.length === 0) return;
-    await sql`
-      update endpoints e set
-        consecutive_failures = c.failures,
-        disabled = e.disabled or c.disable,
-        disabled_reason = case when c.disable then ${reason} else e.disabled_reason end,
-        disabled_at = case when c.disable then ${now}::timestamptz else e.disabled_at end,
-        updated_at = case when c.disable then ${now}::timestamptz else e.updated_at end
-      from unnest(${changes.map((c) => c.id)}::text[], ${changes.map((c) => c.failures)}::int[], ${changes.map((c) => c.disable)}::bool[]) as c(id, failures, disable)
-      where e.id = c.id`.execute(trx);
-  }
-
-  /** Deliveries `owner` holds due again at their next attempt time; each knows the attempt that scheduled it. */
-  async reschedule(owner: string, retries: { jobId: number; attempt: number; attemptId: string; at: Date }[], now: Date, trx: Executor<WebhooksDb>): Promise<void> {
-    if (retries.length === 0) return;
-    await sql`
-      update jobs j set state = 'pending', attempts = greatest(j.attempts, r.attempt), next_attempt_at = r.at, lock_owner = null, last_attempt_id = r.attempt_id, updated_at = ${now}
-      from unnest(${retries.map((r) => r.jobId)}::bigint[], ${retries.map((r) => r.attempt)}::int[], ${retries.map((r) => r.attemptId)}::text[], ${retries.map((r) => r.at)}::timestamptz[])
-        as r(job_id, attempt, attempt_id, at)
-      where j.id = r.job_id and j.lock_owner = ${owner} and j.state = 'in_flight'`.execute(trx);
-  }
-
-  /** Deliveries `owner` holds that are finished (delivered, given up, or their endpoint disabled or gone): out of the queue. */
-  async finish(owner: string, jobIds: number[], trx: Executor<WebhooksDb>): Promise<void> {
-    if (jobIds.length === 0) return;
-    await sql`delete from jobs where id = any(${jobIds}::bigint[]) and lock_owner = ${owner} and state = 'in_flight'`.execute(trx);
-  }
-
-  /** One row per attempt. */
-  async insertAttempts(rows: AttemptInsert[], trx: Executor<WebhooksDb>): Promise<void> {
-    if (rows.length === 0) return;
-    const col = <T>(f: (a: AttemptInsert) => T) => rows.map(f);
-    await sql`
-      insert into attempts (id, job_id, endpoint_id, event_id, attempt, triggered_by, status, http_status, error, response_body, duration_ms, created_at, next_attempt_at)
-      select * from unnest(
-        ${col((a) => a.id)}::text[], ${col((a) => a.job_id)}::bigint[], ${col((a) => a.endpoint_id)}::text[], ${col((a) => a.event_id)}::text[],
-        ${col((a) => a.attempt)}::int[], ${col((a) => a.triggered_by)}::text[], ${col((a) => a.status)}::text[], ${col((a) => a.http_status)}::int[],
-        ${col((a) => a.error)}::text[], ${col((a) => a.response_body)}::text[], ${col((a) => a.duration_ms)}::int[], ${col((a) => a.created_at)}::timestamptz[],
-        ${col((a) => a.next_attempt_at)}::timestamptz[])`.execute(trx);
+  async record(owner: string, batch: FinishedAttempt[], opts: { threshold: number; reason: string; now: Date }): Promise<RecordedEndpoint[]> {
+    if (batch.length === 0) return [];
+    // Every endpoint of the batch is read back; only the attempts of deliveries still held count.
+    const ids = [...new Set(batch.map((a) => a.job.endpoint_id))].sort();
+    const col = <T>(f: (a: FinishedAttempt) => T) => batch.map(f);
+    const { threshold, reason, now } = opts;
+    const { rows } = await sql<{ id: string; url: string; disabled: boolean; newly: boolean; failures: number; sync: string }>`
+      with cfg as (
+        select set_config('synchronous_commit', 'off', true) as sync
+      ), a as (
+        select * from unnest(
+          ${col((a) => a.attemptId)}::text[], ${col((a) => a.job.id)}::bigint[], ${col((a) => a.job.endpoint_id)}::text[],
+          ${col((a) => a.job.event_id)}::text[], ${col((a) => a.attempt)}::int[], ${col((a) => a.trigger)}::text[],
+          ${col((a) => (a.ok ? 'delivered' : 'failed'))}::text[], ${col((a) => a.httpStatus)}::int[], ${col((a) => a.error)}::text[],
+          ${col((a) => a.responseBody)}::text[], ${col((a) => a.durationMs)}::int[], ${col((a) => a.at)}::timestamptz[],
+          ${col((a) => a.retryAt)}::timestamptz[]) with ordinality
+          as a(id, job_id, endpoint_id, event_id, attempt, triggered_by, status, http_status, error, response_body, duration_ms, created_at, retry_at, ord)
+      ), held as (
+        -- The attempts of deliveries this worker still holds, in the order they finished. Only
+        -- they count: not those of deliveries taken over since, and not a batch recorded again
+        -- because the answer to its first commit was lost (its deliveries are no longer held).
+        -- Each looked up by primary key (a lateral probe): a join left to the planner may hash
+        -- the whole queue, planned once (generic plan) when the queue was small.
+        select a.endpoint_id, a.status, a.ord, max(a.ord) filter (where a.status = 'delivered') over (partition by a.endpoint_id) as last_ok
+        from a cross join lateral (
+          select 1 from jobs j where j.id = a.job_id and j.lock_owner = ${owner} and j.state = 'in_flight' limit 1
+        ) h
+      ), v as (
+        -- Per endpoint: whether one succeeded, and the failures after the last success.
+        select endpoint_id as id, bool_or(status = 'delivered') as had_success,
+               (count(*) filter (where status <> 'delivered' and ord > coalesce(last_ok, 0)))::int as tail_failures
+        from held group by endpoint_id
+      ), known as (
+        select e.id, e.url, e.disabled, e.consecutive_failures from endpoints e where e.id = any(${ids}::text[])
+      ), old as (
+        -- Only endpoints whose count changes are locked and written: none while all goes well.
+        select e.id, e.disabled, e.consecutive_failures from endpoints e join v on v.id = e.id
+        where v.tail_failures > 0 or e.consecutive_failures <> 0
+        order by e.id
+        for no key update of e
+      ), counted as (
+        select old.id, old.disabled as was_disabled,
+               case when v.had_success then v.tail_failures else old.consecutive_failures + v.tail_failures end as failures
+        from old join v on v.id = old.id
+      ), tallied as (
+        update endpoints e set
+          consecutive_failures = c.failures,
+          disabled = e.disabled or c.failures >= ${threshold},
+          disabled_reason = case when not e.disabled and c.failures >= ${threshold} then ${reason} else e.disabled_reason end,
+          disabled_at = case when not e.disabled and c.failures >= ${threshold} then ${now}::timestamptz else e.disabled_at end,
+          updated_at = case when not e.disabled and c.failures >= ${threshold} then ${now}::timestamptz else e.updated_at end
+        from counted c where e.id = c.id
+        returning e.id, e.disabled, e.consecutive_failures, c.was_disabled
+      ), state as (
+        select k.id, k.url, coalesce(t.disabled, k.disabled) as disabled, coalesce(t.disabled and not t.was_disabled, false) as newly,
+               coalesce(t.consecutive_failures, k.consecutive_failures) as failures
+        from known k left join tallied t on t.id = k.id
+      ), retried as (
+        update jobs j set state = 'pending', attempts = greatest(j.attempts, a.attempt), next_attempt_at = a.retry_at, lock_owner = null,
+                          last_attempt_id = a.id, updated_at = ${now}
+        from a join state t on t.id = a.endpoint_id
+        where j.id = a.job_id and a.retry_at is not null and not t.disabled and j.lock_owner = ${owner} and j.state = 'in_flight'
+        returning j.id
+      ), finished as (
+        delete from jobs j using a left join state t on t.id = a.endpoint_id
+        where j.id = a.job_id and (a.retry_at is null or t.id is null or t.disabled) and j.lock_owner = ${owner} and j.state = 'in_flight'
+        returning j.id
+      ), recorded as (
+        -- Only the attempts of deliveries this worker still held (rescheduled or removed just
+        -- now, rows locked): one row per attempt, never a second after a lost lease.
+        insert into attempts (id, job_id, endpoint_id, event_id, attempt, triggered_by, status,
+                              http_status, error, response_body, duration_ms, created_at, next_attempt_at)
+        select a.id, a.job_id, a.endpoint_id, a.event_id, a.attempt, a.triggered_by, a.status,
+               a.http_status, a.error, a.response_body, a.duration_ms, a.created_at, case when t.disabled then null else a.retry_at end
+        from a join state t on t.id = a.endpoint_id
+        where a.job_id in (select id from retried union all select id from finished)
+      ), cancelled as (
+        delete from jobs j using state t
+        where j.endpoint_id = t.id and t.newly and j.state = 'pending'
+        returning j.endpoint_id, j.last_attempt_id
+      ), unscheduled as (
+        -- The records that announced the cancelled retries no longer do.
+        update attempts x set next_attempt_at = null
+        from cancelled c where x.endpoint_id = c.endpoint_id and x.id = c.last_attempt_id
+      )
+      select t.id, t.url, t.disabled, t.newly, t.failures, cfg.sync from state t, cfg`.execute(this.db);
+    return rows.map((r) => ({ id: r.id, url: r.url, disabled: r.disabled, disabledNow: r.newly, consecutiveFailures: r.failures }));
   }
 
   /**
