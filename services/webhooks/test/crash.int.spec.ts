@@ -11,7 +11,7 @@ import { createDb, sql, type Kysely } from '@mailroom/db';
 import { callRpc, publishEvent, type Bus } from '@mailroom/messaging';
 import { KEY_SCOPES, newId, type AuthContext } from '@mailroom/contracts';
 import { connectTestBus, createTestContext, messageReceivedEvent, standInPlanLimits, waitFor, WebhookReceiver, type TestContext } from '@mailroom/testing';
-import { slotShare } from '../src/delivery/dispatcher';
+import { slotShare } from '../src/delivery/slot-share';
 
 const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
 

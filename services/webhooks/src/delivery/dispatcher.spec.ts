@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createLogger, ManualClock, SecretBox } from '@mailroom/platform';
 import { RetryPolicy } from '../domain/retry-policy';
 import type { ClaimedJob, ClaimRequest, DeliveryRepository, FinishedAttempt, RecordedEndpoint } from '../repo/delivery.repository';
-import { CLAIM_AHEAD, Dispatcher, FLOW_HORIZON_MS, INTAKE_BACKLOG_PER_SLOT, INTAKE_WAIT_MS, slotShare, type DispatcherOptions, type Poster } from './dispatcher';
+import { CLAIM_AHEAD, Dispatcher, FLOW_HORIZON_MS, INTAKE_BACKLOG_PER_SLOT, INTAKE_WAIT_MS, type DispatcherOptions, type Poster } from './dispatcher';
+import { slotShare } from './slot-share';
 import type { PostResult } from './http-client';
 
 const MAX_IN_FLIGHT = 16;

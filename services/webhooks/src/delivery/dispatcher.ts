@@ -31,7 +31,6 @@
  * the removal or rescheduling of its delivery by the instance that still holds it, so no
  * attempt row is ever written twice.
  */
-import { createHash } from 'node:crypto';
 import { monotonicIds } from '@mailroom/contracts';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
 import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } from '../repo/delivery.repository';
@@ -40,6 +39,8 @@ import type { EndpointNow } from '../domain/ports';
 import { deliveryHeaders, standardKey } from '../domain/signature';
 import { AUTO_DISABLE_REASON } from '../domain/endpoint-health';
 import type { PostResult } from './http-client';
+import { insertById, type EndpointSlots } from './endpoint-slots';
+import { slotShare } from './slot-share';
 
 /**
  * Claims held per request slot: enough queued work to keep the slots busy between claims,
@@ -100,92 +101,9 @@ const CHANGE_MEMORY_MS = 60_000;
 /** Weight of the latest interval in an endpoint's time per finished attempt. */
 const EWMA_WEIGHT = 0.2;
 
-/** Inserts a delivery into a queue kept in id (creation) order; new work, the usual case, goes last at once. */
-function insertById(queue: ClaimedJob[], job: ClaimedJob): void {
-  if (queue.length === 0 || queue[queue.length - 1]!.id < job.id) {
-    queue.push(job);
-    return;
-  }
-  let lo = 0;
-  let hi = queue.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (queue[mid]!.id < job.id) lo = mid + 1;
-    else hi = mid;
-  }
-  queue.splice(lo, 0, job);
-}
-
 /** A PostgreSQL data exception (SQLSTATE class 22): a value refused, whatever the retry. */
 function isDataException(err: unknown): boolean {
   return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && err.code.startsWith('22');
-}
-
-/** An instance's place for an endpoint in the order the endpoint's slots are dealt out: the same on every instance. */
-function placeOf(owner: string, endpointId: string): string {
-  return `${createHash('sha256').update(owner).update('\0').update(endpointId).digest('hex')}${owner}`;
-}
-
-/**
- * How many of an endpoint's `perEndpoint` requests in flight one instance of `members`
- * (the live instances) may run: the slots are dealt out in an order every instance computes
- * alike (a hash of instance and endpoint), so together they keep the bound. Past
- * `perEndpoint` instances, an endpoint's slots are with `perEndpoint` of them, one each, and
- * the others have none (which ones differs from endpoint to endpoint).
- */
-export function slotShare(members: readonly string[], me: string, endpointId: string, perEndpoint: number): number {
-  const all = members.includes(me) ? members : [...members, me];
-  const n = all.length;
-  if (n <= 1) return perEndpoint;
-  const extra = perEndpoint % n;
-  const base = (perEndpoint - extra) / n;
-  if (extra === 0) return base;
-  const mine = placeOf(me, endpointId);
-  let ahead = 0;
-  for (const m of all) if (m !== me && placeOf(m, endpointId) > mine) ahead++;
-  return base + (ahead < extra ? 1 : 0);
-}
-
-interface EndpointSlots {
-  running: number;
-  queue: ClaimedJob[];
-  /** The last claim for this endpoint found fewer due deliveries than it asked for. */
-  drained: boolean;
-  /**
-   * Deliveries in `queue` that came from a claim. Claims top an endpoint up by these alone,
-   * so deliveries waiting in the database are claimed even while new work handed over by the
-   * fan-out keeps the endpoint busy, and they start before newer ones (the queue is in
-   * creation order): none waits behind a stream of newer work.
-   */
-  fromClaims: number;
-  /** Start times (monotonic ms) of the attempts running. */
-  starts: number[];
-  /**
-   * Time per finished attempt while the endpoint had work waiting (all its slots busy), ms,
-   * averaged: the interval between two attempts finishing, the first with its queue not
-   * empty; the endpoint's throughput, that is. A pause of this process (a fan-out's rows
-   * parsed, a GC) counts once in it, where it would count in the duration of every attempt
-   * running through it: measured by duration, busy moments made fast endpoints look slow,
-   * and their new deliveries went the long way (pending, then claimed back).
-   * Undefined until measured.
-   */
-  msPerAttempt: number | undefined;
-  /** When an attempt last finished with work waiting (monotonic ms), if the one after it has not yet. */
-  busySince: number | undefined;
-  /**
-   * The endpoint's consecutive failed attempts as this instance knows them: its count at the
-   * last record of its attempts here, plus the attempts that failed here since (0 after a
-   * success). At the threshold no attempt starts until a record says whether the endpoint is
-   * disabled: a fast-failing receiver gets the threshold's failed attempts (and those already
-   * running), not the whole queue while the last of them is being recorded.
-   */
-  failures: number;
-  /** The endpoint's URL as last known here; `mixedUrls`: some queued delivery carries another. */
-  url: string;
-  mixedUrls: boolean;
-  /** Requests in flight this instance may run to the endpoint (see slotShare), for `membersVersion`. */
-  share: number;
-  shareVersion: number;
 }
 
 export class Dispatcher {
