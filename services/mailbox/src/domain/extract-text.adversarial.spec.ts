@@ -33,6 +33,15 @@ describe('extracted_text on adversarial 1 MB inputs', () => {
     expect(extractText({ text: addresses })).toBe(addresses);
   });
 
+  it('keeps 4-line attribution starts that never close, sentences in From fields, and long device-like lines with commas', () => {
+    const wrapped = lines('On Mon,\nMar 20, 2017 at 10:00 AM, John\n<john@example.com>\nsaid');
+    expect(extractText({ text: wrapped })).toBe(wrapped.trim());
+    const prose = lines("De : toute façon personne n'était disponible.\nObjet : x");
+    expect(extractText({ text: prose })).toBe(prose.trim());
+    const device = lines(`Sent from my iPhone, ${'x '.repeat(30)}x\n`);
+    expect(extractText({ text: `hi\n\n${device}` })).toBe(`hi\n\n${device.trim()}`);
+  });
+
   it('drops thousands of attributions with their quotes, keeping the text between them', () => {
     const block = 'On Mon, Mar 20, 2017 at 10:00 AM, John <j@x.com> wrote:\n> q\nok';
     const count = Math.ceil(MB / (block.length + 1));

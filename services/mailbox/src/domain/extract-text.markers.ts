@@ -1,7 +1,7 @@
 /**
  * The table of extract-text.languages.ts compiled into line tests: header-block fields,
  * "original message" separators, attributions and device signatures. Every test looks at
- * one line (or 1-3 joined lines) of bounded length; the regexes are alternations of
+ * one line (or 1-4 joined lines) of bounded length; the regexes are alternations of
  * literals or single character classes, so none can backtrack over its input.
  */
 import { DEVICE_WORDS, LANGUAGES } from './extract-text.languages';
@@ -13,7 +13,8 @@ export const MAX_MARKER_LINE = 1_000;
 const MAX_ATTRIBUTION = 600;
 const MAX_DEVICE_LINE = 100;
 
-const norm = (s: string) => s.toLowerCase().replace(/[’`´]/g, "'").replace(/\s+/g, ' ').trim();
+// Turkish "İ" lowercases to "i" and a combining dot (U+0307): drop the dot ("Özgün İleti" is "özgün ileti").
+const norm = (s: string) => s.toLowerCase().replace(/\u0307/g, '').replace(/[’`´]/g, "'").replace(/\s+/g, ' ').trim();
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
 const CJK = /[\p{Script=Han}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}]/u;
 const byLength = (a: string, b: string) => b.length - a.length;
@@ -87,7 +88,7 @@ export function separatorKind(line: string): 'original' | 'forward' | null {
 
 /** A subject that says its message is a forward ("FW: x", "WG: x", "TR: x"). */
 export function isForwardSubject(subject: string): boolean {
-  return FORWARD_SUBJECT.test(subject.trim());
+  return FORWARD_SUBJECT.test(norm(subject)); // norm: Turkish "İLT:" is "ilt:"
 }
 
 /** Whether a line starts as an attribution does ("On", "Le", "Am", "W dniu", ...). */
@@ -106,8 +107,8 @@ export function mayOpenAttribution(line: string): boolean {
  * translations (the verb anywhere: "Am ... schrieb <name>:", "<name> kirjoitti <date>:"),
  * "<name> <addr> wrote:", Zoho's "---- On ... wrote ----", and Gmail's verbless
  * "<date> <name> <addr>:" (old English Gmail, Russian, Japanese, Hebrew). A verb needs an
- * address, a time, or an opening "On"-word and a date beside it; a verbless one a date and
- * an address.
+ * address, a time, or an opening "On"-word and a date beside it; a verbless one a date (a
+ * year or d/m/y: a time alone is not enough) and an address.
  */
 export function isAttribution(text: string): boolean {
   if (text.length > MAX_ATTRIBUTION) return false;
@@ -124,7 +125,8 @@ export function isAttribution(text: string): boolean {
     return LETTER_AT_END.test(tail) && VERB_AT_END.test(tail) && (VERB_WORD.test(tail) || VERB_CJK.test(tail)) && nearby();
   }
   if (VERB_WORD.test(s) || VERB_CJK.test(s)) return nearby();
-  return colon && ENDS_WITH_ADDRESS.test(s) && (ADDRESS.test(s) || s.includes('<')) && (DATE.test(s) || TIME.test(s));
+  // Verbless, it needs a date, not a time alone: "the meeting: 10:00 with John <j@x>:" is text.
+  return colon && ENDS_WITH_ADDRESS.test(s) && (ADDRESS.test(s) || s.includes('<')) && DATE.test(s);
 }
 
 /**
@@ -161,14 +163,21 @@ export function isDeviceLine(line: string): boolean {
   if (line.length > MAX_DEVICE_LINE + 2_100 || (line.length > MAX_DEVICE_LINE && !line.includes('http'))) return false;
   // Most lines are ruled out by how they start and end, before any normalising.
   const head = line.trimStart().slice(0, 4).toLowerCase();
-  const last = line.trimEnd().replace(/[.。]$/, '').slice(-1).toLowerCase();
+  let end = line.trimEnd();
+  if (end.endsWith('>') && end.lastIndexOf('<') > 0) end = end.slice(0, end.lastIndexOf('<')).trimEnd(); // "... を入手<https://...>"
+  const last = end.replace(/[.。]$/, '').slice(-1).toLowerCase();
   if (!DEVICE_HEADS.get(head.charAt(0))?.some((h) => head.startsWith(h)) && !DEVICE_SUFFIX_LAST.has(last)) return false;
   const s = norm(line.replace(LINK, ''));
   if (!s || s.length > MAX_DEVICE_LINE) return false;
   const bare = s.replace(/[.。!！]+$/, '');
   if (bare.split(' ').length > 16) return false;
   for (const prefix of DEVICE_PREFIXES) {
-    if (bare.length > prefix.length && bare.startsWith(prefix)) return !/[,;!?:，；：]/.test(bare.slice(prefix.length));
+    if (bare.length > prefix.length && bare.startsWith(prefix)) {
+      // "Sent from my iPhone, please excuse typos" names a device before its comma; "Sent from my desk, is much easier" does not.
+      const rest = bare.slice(prefix.length);
+      const stop = rest.search(/[,;!?:，；：]/);
+      return stop < 0 || DEVICE_WORDS.some((w) => rest.slice(0, stop).includes(w));
+    }
   }
   // Verb-last: a short line naming a device; a full stop only after CJK ("...에서 보냈습니다."), as
   // "Ich habe es per Mail gesendet." is a sentence.

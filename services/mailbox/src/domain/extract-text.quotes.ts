@@ -39,6 +39,12 @@ function opensLink(line: string): boolean {
   return a >= 0 && a > line.lastIndexOf('>') && /^<(?:https?|mailto):/i.test(line.slice(a, a + 8));
 }
 
+/** A field value that reads as a sentence: four words or more ending with `.`/`!`/`?`, no address. */
+function isProse(value: string): boolean {
+  const v = value.trim();
+  return SENTENCE_END.test(v) && !ADDRESSED.test(v) && v.split(/\s+/).length >= 4;
+}
+
 const isQuoted = (line: string) => QUOTED.test(line) && !(line.trimStart().startsWith('|') && TABLE_ROW.test(line));
 
 /** The lines of one message, with what each is, computed on first use. */
@@ -99,7 +105,8 @@ class Scan {
       const f = this.field(j);
       if (!f) continue; // a wrapped To: or Subject: line
       fields++;
-      hasFrom ||= f.kind === 'from';
+      // "De : toute façon personne n'était disponible." is a sentence, not a sender.
+      hasFrom ||= f.kind === 'from' && !isProse(f.value);
       hasDate ||= f.kind === 'date';
       hasSubject ||= f.kind === 'subject';
       hasAddress ||= ADDRESSED.test(f.value);
@@ -108,18 +115,20 @@ class Scan {
     // a subject or an address ("From: sales / To: all staff" is a memo), or three fields with a date.
     const fromWithAddress = first.kind === 'from' && ADDRESSED.test(first.value);
     // Fields apart (HTML paragraphs) must be a full block: three with a date.
-    const ok = fromWithAddress || (gaps === 0 && hasFrom && fields >= 2 && (hasDate || hasSubject || hasAddress)) || (hasDate && fields >= 3);
+    // A lone From stands apart from the text above it ("Reply to this address:\nFrom: a@b" is text).
+    const apart = i === 0 || this.blank[i - 1] === 1 || RULE.test(this.lines[i - 1]!) || fields > 1;
+    const ok = (fromWithAddress && apart) || (gaps === 0 && hasFrom && fields >= 2 && (hasDate || hasSubject || hasAddress)) || (hasDate && fields >= 3);
     return ok ? end - i : 0;
   }
 
-  /** Length (1-3 lines) of an attribution starting at line i, or 0. */
+  /** Length (1-4 lines) of an attribution starting at line i, or 0. */
   attributionAt(i: number): number {
     const lines = this.lines;
     if (i >= lines.length || this.blank[i] || this.quoted[i] || lines[i]!.length > MAX_MARKER_LINE) return 0;
     // Every attribution has an address, a date, a time or an "On"-word in its first line.
     if (!mayOpenAttribution(lines[i]!)) return 0;
     let joined = '';
-    for (let k = 0; k < 3 && i + k < lines.length; k++) {
+    for (let k = 0; k < 4 && i + k < lines.length; k++) {
       const l = lines[i + k]!;
       if (k > 0 && !this.continues(joined, i + k)) return 0;
       joined += (k && !joined.endsWith('<') && !l.trimStart().startsWith('>') ? ' ' : '') + l.trim();
