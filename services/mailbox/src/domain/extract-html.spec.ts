@@ -37,6 +37,11 @@ describe('extracted_html', () => {
     expect(extractHtml('<div>Here</div><blockquote class="protonmail_quote">Q?</blockquote>')).toBe('<div>Here</div>');
     expect(extractHtml('<p>Yes</p><div class=OutlookMessageHeader dir=ltr><hr tabindex=-1><b>From:</b> A</div><p>Q?</p>')).toBe('<p>Yes</p>');
     expect(extractHtml('<p>Yes</p><hr id="stopSpelling">Date: x<br>From: A<p>Q?</p>')).toBe('<p>Yes</p>');
+    // Outlook on the web's "x_" classes on mail it shows again; Zimbra's hr#zwchr.
+    expect(extractHtml('<div>Yes.</div><div class="x_gmail_quote"><blockquote class="x_gmail_quote">Q?</blockquote></div>')).toBe('<div>Yes.</div>');
+    expect(extractHtml('<div>Ok</div><hr id="zwchr"><b>From: </b>A<br><b>Sent: </b>Monday<p>Q?</p>')).toBe('<div>Ok</div>');
+    // A class merely containing a marker's name is not one.
+    expect(extractHtml('<div class="not_gmail_quote">Mine</div>')).toBe('<div>Mine</div>');
   });
 
   it('keeps a forwarded message, as extracted_text does', () => {

@@ -4,7 +4,8 @@
  * `<blockquote type="cite">` (with Thunderbird's `moz-cite-prefix` attribution), Yahoo's
  * `yahoo_quoted`, Proton's `protonmail_quote`, Zoho's `zmail_extra`, and Outlook's reply
  * header (`divRplyFwdMsg`, `appendonsend`, Outlook 2003's `OutlookMessageHeader`, the
- * `border-top` header div of Outlook desktop, Hotmail's `hr#stopSpelling`),
+ * `border-top` header div of Outlook desktop, Hotmail's `hr#stopSpelling`, Zimbra's `hr#zwchr`;
+ * also with the `x_` prefix Outlook on the web gives classes),
  * after which everything is history. A forward's block ("---------- Forwarded message
  * ---------") is kept, as extracted_text keeps it. The cut is made on the source by the
  * parser's offsets (no tree is serialized again: nesting depth costs nothing), then
@@ -17,7 +18,7 @@ import sanitizeHtml from 'sanitize-html';
 import { separatorKind } from './extract-text.markers';
 
 const QUOTE_CLASSES = new Set(['gmail_quote', 'gmail_quote_container', 'yahoo_quoted', 'moz-cite-prefix', 'protonmail_quote', 'zmail_extra']);
-const HISTORY_IDS = /(?:^|_)(?:divRplyFwdMsg|appendonsend|stopSpelling)$/;
+const HISTORY_IDS = /(?:^|_)(?:divRplyFwdMsg|appendonsend|stopSpelling|zwchr)$/;
 const OUTLOOK_HEADER_DIV = /border-top:\s*solid\s*#(?:e1e1e1|b5c4df)/i;
 
 const SANITIZE: sanitizeHtml.IOptions = {
@@ -38,7 +39,8 @@ const SANITIZE: sanitizeHtml.IOptions = {
 };
 
 function classes(el: Element): string[] {
-  return (el.attribs.class ?? '').split(/\s+/);
+  // Outlook on the web prefixes the classes of mail it shows or forwards: "x_gmail_quote".
+  return (el.attribs.class ?? '').split(/\s+/).map((c) => (c.startsWith('x_') ? c.slice(2) : c));
 }
 
 /** Whether the block's text opens with a forward's separator (kept, as extracted_text keeps forwards). */
