@@ -1,5 +1,5 @@
 import { BUS_ACCESS, BUS_IDENTITIES, CONSUMERS, KV_BUCKETS, consumerFilter, PUBLISHED_SUBJECTS, SERVICE_ONLY_OPERATIONS, UNPUBLISHED, UNREAD_STREAMS, type BusAccess } from './bus-access';
-import { CONSUMABLE, SIGNALS, STREAMS } from './bus';
+import { CONSUMABLE, STREAMS } from './bus';
 import { OBJECT_BUCKETS } from './mail';
 import { RPC, rpcServiceOf, type RpcName } from './rpc';
 
@@ -63,10 +63,6 @@ describe('the bus access table covers the catalog', () => {
 
   it.each(Object.keys(KV_BUCKETS))('KV bucket %s is used', (bucket) => {
     expect(who((a) => a.kv)(bucket).length).toBeGreaterThan(0);
-  });
-
-  it.each(Object.values(SIGNALS))('signal %s is used', (signal) => {
-    expect(who((a) => a.signals)(signal).length).toBeGreaterThan(0);
   });
 
   it('lets only migrate provision', () => {

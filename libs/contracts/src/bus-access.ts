@@ -7,7 +7,7 @@
  * its own operations (rpc.ts). bus-access.spec.ts fails when a subject, stream, consumer
  * or bucket of the catalog has no entry.
  */
-import { FACTS, SIGNALS, WORK, eventSubject, type StreamName } from './bus';
+import { FACTS, WORK, eventSubject, type StreamName } from './bus';
 import { EVENT_TYPES } from './events';
 import { RPC, type RpcName } from './rpc';
 import { type OBJECT_BUCKETS } from './mail';
@@ -74,8 +74,6 @@ export interface BusAccess {
   follows: readonly StreamName[];
   buckets: Partial<Record<ObjectBucketName, 'read' | 'write'>>;
   kv: readonly KvBucketName[];
-  /** Core NATS signals it sends and listens to. */
-  signals: readonly string[];
   /** Creates and updates every stream and bucket of the catalog (the migrate step), nothing else. */
   provisions?: true;
   /**
@@ -128,7 +126,7 @@ export const SERVICE_ONLY_OPERATIONS = [
 const SERVICE_ONLY = new Set<string>(SERVICE_ONLY_OPERATIONS);
 const RPC_NAMES = Object.keys(RPC) as RpcName[];
 
-const NONE = { calls: [], publishes: [], consumes: [], follows: [], buckets: {}, kv: [], signals: [] } as const satisfies BusAccess;
+const NONE = { calls: [], publishes: [], consumes: [], follows: [], buckets: {}, kv: [] } as const satisfies BusAccess;
 
 export const BUS_ACCESS = {
   orgs: {
@@ -194,7 +192,6 @@ export const BUS_ACCESS = {
     consumes: ['webhooks--dispatch', 'webhooks--environment-deleted'],
     follows: ['EVENTS'],
     buckets: { replies: 'write' },
-    signals: [SIGNALS.webhooksWake],
   },
   domains: {
     ...NONE,

@@ -147,15 +147,6 @@ export function eventSubject(type: EventType): string {
 
 export const ALL_EVENT_SUBJECTS = EVENT_TYPES.map(eventSubject);
 
-/**
- * Core NATS signals: nudges between the instances of one service, not stored (a lost one
- * costs a poll interval, nothing else). The payload is the sender's name.
- */
-export const SIGNALS = {
-  /** Due deliveries for endpoints whose request slots are with other webhooks instances: look now. */
-  webhooksWake: 'signal.webhooks.wake',
-} as const;
-
 /** Internal facts: subject -> payload schema. */
 export const FACTS = {
   'internal.auth.session.revoked': z.object({

@@ -129,7 +129,6 @@ export function busPermissions(identity: BusIdentity, ns: Namespace): NatsPermis
     `${API}.INFO`,
     ...access.calls.map((op) => ns.subject(rpcSubject(op))),
     ...access.publishes.map((s) => ns.subject(s)),
-    ...access.signals.map((s) => ns.subject(s)),
     ...access.consumes.flatMap((c) => readStream(ns.stream(CONSUMERS[c].stream as StreamName), ns.consumer(c))),
     ...access.follows.flatMap((s) => readStream(ns.stream(s), undefined)),
     ...Object.entries(access.buckets).flatMap(([b, mode]) => objectBucket(ns, b as keyof typeof OBJECT_BUCKETS, mode)),
@@ -137,7 +136,7 @@ export function busPermissions(identity: BusIdentity, ns: Namespace): NatsPermis
     ...('provisions' in access ? provision(ns) : []),
     ...('monitors' in access ? monitor(ns) : []),
   ];
-  const sub = [`${inboxPrefix(identity, ns)}.>`, ...serves, ...access.signals.map((s) => ns.subject(s))];
+  const sub = [`${inboxPrefix(identity, ns)}.>`, ...serves];
   return {
     pub: { allow: [...new Set(pub)], deny: [`${API}.STREAM.DELETE.>`, ...protectedConsumers(identity, ns)] },
     sub: { allow: sub, deny: [] },

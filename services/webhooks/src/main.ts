@@ -8,7 +8,7 @@
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { transactor } from '@mailroom/db';
-import { randomHex, SIGNALS } from '@mailroom/contracts';
+import { randomHex } from '@mailroom/contracts';
 import { RpcClient, serveRpc } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
 import { DeletedEnvironments, runService, type ServiceModule } from '@mailroom/runtime';
@@ -55,7 +55,6 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     const deliveries = new DeliveryRepository(db);
     const http = life.add('webhooks:http', new WebhookHttpClient({ ips, timeoutMs: config.WEBHOOK_TIMEOUT_MS }), (h) => h.close());
     const owner = `${hostname()}:${process.pid}:${randomHex(4)}`;
-    const wakeSubject = bus.ns.subject(SIGNALS.webhooksWake);
     const dispatcher = new Dispatcher(deliveries, http, box, retries, clock, log.child({ component: 'dispatcher' }), {
       owner,
       maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
@@ -64,11 +63,9 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
       pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
       shutdownGraceMs: config.WEBHOOK_SHUTDOWN_GRACE_MS,
       failureThreshold: FAILURE_THRESHOLD,
-      // Past 4 instances an endpoint's slots are with 4 of them: the rest hand its deliveries over with this.
-      wakeOthers: () => bus.nc.publish(wakeSubject, owner),
     });
     life.add('webhooks:dispatcher', dispatcher, (d) => d.stop());
-    const wake = (endpointId: string) => dispatcher.wakeFor(endpointId);
+    const wake = () => dispatcher.wake();
     const endpointRepo = new EndpointRepository(db);
     const recoveries = new RecoveryRepository(db);
     const transact = transactor(db);
@@ -104,12 +101,6 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     });
     // The dispatcher's lease row first: nothing (a redelivery, a recovery) wakes it before it has one.
     await dispatcher.start();
-    const wakeSignals = bus.nc.subscribe(wakeSubject, {
-      callback: (err, msg) => {
-        if (!err && msg.string() !== owner) dispatcher.wake();
-      },
-    });
-    life.add('webhooks:wake-signals', wakeSignals, (sub) => sub.unsubscribe());
     // Stopped before the dispatcher (added after it): a run's last deliveries are queued while the dispatcher still runs.
     life.add('webhooks:recoveries', runner, (r) => r.stop());
     runner.start();

@@ -11,7 +11,6 @@ import { createDb, sql, type Kysely } from '@mailroom/db';
 import { callRpc, publishEvent, type Bus } from '@mailroom/messaging';
 import { KEY_SCOPES, newId, type AuthContext } from '@mailroom/contracts';
 import { connectTestBus, createTestContext, messageReceivedEvent, standInPlanLimits, waitFor, WebhookReceiver, type TestContext } from '@mailroom/testing';
-import { slotShare } from '../src/delivery/slot-share';
 
 const MAIN = path.join(__dirname, '..', 'dist', 'main.js');
 
@@ -176,11 +175,9 @@ it('SIGTERM lets the attempt in flight finish and keeps the scheduled retry', as
   expect(await exited(child)).toBe(0);
 }, 60_000);
 
-it('two instances keep an endpoint to 4 requests in flight together', async () => {
+it('two instances share the work: every event delivered once, at most 4 requests in flight to an endpoint from each', async () => {
   const first = await startWebhooks();
   const second = await startWebhooks();
-  // The first has seen the second: the endpoint's slots are shared from then on.
-  await waitFor(() => /"instances":2,"msg":"webhooks instances changed/.test(output.get(first) ?? ''), { what: 'the first instance to see the second' });
   const { tenant, call } = tenantCall();
   let peak = 0;
   const r: WebhookReceiver = await WebhookReceiver.start({
@@ -194,61 +191,10 @@ it('two instances keep an endpoint to 4 requests in flight together', async () =
   const events = Array.from({ length: 60 }, () => messageReceivedEvent(tenant));
   await Promise.all(events.map((e) => publishEvent(bus, e)));
   await waitFor(() => events.every((e) => r.of(e.id).length >= 1), { timeoutMs: 30_000, what: 'every event received' });
-  expect(peak).toBeLessThanOrEqual(4);
-  // Both took part (the events are shared out by the bus): 2 slots each, so 4 at once is reached.
-  expect(peak).toBe(4);
-  for (const child of [first, second]) child.kill('SIGTERM');
-  expect(await Promise.all([exited(first), exited(second)])).toEqual([0, 0]);
-}, 60_000);
-
-it('past 4 instances, an endpoint is served only by the instances with its slots, never past 4 at once', async () => {
-  // Two real instances and twelve that hold a lease and do nothing (as a stalled one does for a lease's
-  // time): of fourteen, four have each endpoint's slots, so about half the endpoints have none on a real
-  // instance, and the others one or two.
-  const first = await startWebhooks();
-  const phantoms = Array.from({ length: 12 }, (_, i) => `phantom:${i}`);
-  const farFuture = new Date(Date.now() + 3_600_000);
-  for (const owner of phantoms) await sql`insert into workers (owner, alive_until) values (${owner}, ${farFuture})`.execute(db);
-  // Whatever happens here, the next tests do not share their endpoints with leases nobody serves.
-  cleanups.push(() => sql`delete from workers where owner like 'phantom:%'`.execute(db));
-  const second = await startWebhooks();
-  for (const child of [first, second]) await waitFor(() => /"instances":14,"msg":"webhooks instances changed/.test(output.get(child) ?? ''), { what: 'each instance to see all fourteen' });
-  const { rows } = await sql<{ owner: string }>`select owner from workers`.execute(db);
-  const members = rows.map((r) => r.owner).sort();
-  const real = members.filter((m) => !phantoms.includes(m));
-  expect(real).toHaveLength(2);
-
-  const { tenant, call } = tenantCall();
-  const targets: { id: string; r: WebhookReceiver; peak: number }[] = [];
-  for (let i = 0; i < 16; i++) {
-    const target = { id: '', r: undefined as unknown as WebhookReceiver, peak: 0 };
-    target.r = await WebhookReceiver.start({
-      reply: () => {
-        target.peak = Math.max(target.peak, target.r.answering);
-        return { status: 200, delayMs: 30 };
-      },
-    });
-    receivers.push(target.r);
-    target.id = (await callRpc(bus, 'webhooks.endpoint.create', { url: target.r.url() }, call)).id;
-    targets.push(target);
-  }
-  const slotsOnReal = (id: string) => real.reduce((n, m) => n + slotShare(members, m, id, 4), 0);
-  const served = targets.filter((t) => slotsOnReal(t.id) > 0);
-  const stranded = targets.filter((t) => slotsOnReal(t.id) === 0);
-  // The ids decide which kind each endpoint is (about half each: both kinds are there but once in 30,000 runs).
-  expect(served.length).toBeGreaterThan(0);
-  expect(stranded.length).toBeGreaterThan(0);
-  const events = Array.from({ length: 8 }, () => messageReceivedEvent(tenant));
-  for (const e of events) await publishEvent(bus, e);
-  // Each event is consumed by one instance; an endpoint whose slots are on the other is handed over to it.
-  await waitFor(() => served.every((t) => events.every((e) => t.r.of(e.id).length >= 1)), { timeoutMs: 20_000, what: 'every event at each endpoint with slots on a real instance' });
-  for (const t of served) expect(t.peak).toBeLessThanOrEqual(slotsOnReal(t.id));
-  for (const t of stranded) expect(t.r.received).toEqual([]);
-
-  // The silent leases go: the two real instances share every endpoint, and the rest is sent.
-  await sql`delete from workers where owner = any(${phantoms}::text[])`.execute(db);
-  await waitFor(() => targets.every((t) => events.every((e) => t.r.of(e.id).length >= 1)), { timeoutMs: 20_000, what: 'every event at every endpoint' });
-  for (const t of targets) expect(t.peak).toBeLessThanOrEqual(4);
+  // The bound is per instance (issue 30): two instances, 8 at most.
+  expect(peak).toBeLessThanOrEqual(8);
+  // Nothing failed, so nothing was sent twice: the claims and the fan-out give each delivery to one instance.
+  for (const e of events) expect(r.of(e.id)).toHaveLength(1);
   for (const child of [first, second]) child.kill('SIGTERM');
   expect(await Promise.all([exited(first), exited(second)])).toEqual([0, 0]);
 }, 60_000);

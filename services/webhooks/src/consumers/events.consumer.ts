@@ -27,8 +27,8 @@ export interface NewWorkSink {
   leaseForNewWork(): NewWorkLease | undefined;
   /** Takes the deliveries created under `lease` (committed). */
   adopt(jobs: ClaimedJob[], lease: NewWorkLease): void;
-  /** Deliveries were created pending for these endpoints (`leased`: under a lease of this instance, else under none): they are to be claimed. */
-  createdPending(endpointIds: readonly string[], leased: boolean): void;
+  /** Deliveries were created pending (committed): they are to be claimed. */
+  createdPending(): void;
 }
 
 export const DISPATCH_CONSUMER: ConsumerName = 'webhooks--dispatch';
@@ -99,7 +99,7 @@ export class FanOutBatcher {
           const { created, claimed, pendingEndpoints } = await this.deps.deliveries.fanOut(batch.map((b) => b.event), { maxAttempts: this.deps.maxAttempts, now: this.deps.clock.now(), lease });
           if (lease && claimed.length) this.deps.dispatcher.adopt(claimed, lease);
           // Some were created pending: they are claimed when their endpoints have room.
-          if (pendingEndpoints.length) this.deps.dispatcher.createdPending(pendingEndpoints, lease !== undefined);
+          if (pendingEndpoints.length) this.deps.dispatcher.createdPending();
           for (const b of batch) b.resolve(created);
         } catch (err) {
           for (const b of batch) b.reject(err);

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createLogger, ManualClock, SecretBox } from '@mailroom/platform';
 import { RetryPolicy } from '../domain/retry-policy';
 import type { ClaimedJob, ClaimRequest, DeliveryRepository, FinishedAttempt, RecordedEndpoint } from '../repo/delivery.repository';
-import { CLAIM_AHEAD, Dispatcher, FLOW_HORIZON_MS, INTAKE_BACKLOG_PER_SLOT, INTAKE_WAIT_MS, type DispatcherOptions, type Poster } from './dispatcher';
-import { slotShare } from './slot-share';
+import { CLAIM_AHEAD, Dispatcher, type DispatcherOptions, type Poster } from './dispatcher';
+import { FLOW_HORIZON_MS, INTAKE_BACKLOG_PER_SLOT, INTAKE_WAIT_MS } from './intake';
 import type { PostResult } from './http-client';
 
 const MAX_IN_FLIGHT = 16;
@@ -59,7 +59,6 @@ class GatedPoster implements Poster {
 const nothingDue = async (_req: ClaimRequest): Promise<ClaimedJob[]> => [];
 const done = async (_owner: string, _ids: number[]): Promise<void> => {};
 const noEndpoints = async (_ids: string[]): Promise<RecordedEndpoint[]> => [];
-const onlyMe = async (): Promise<string[]> => ['w1'];
 const renewed = async (_owner: string, _until: Date): Promise<boolean> => true;
 const beat = async (_owner: string, _until: Date): Promise<void> => {};
 const claim = jest.fn(nothingDue);
@@ -72,11 +71,9 @@ const record = jest.fn(asRecorded);
 const discard = jest.fn(done);
 const release = jest.fn(done);
 const endpointStates = jest.fn(noEndpoints);
-const liveWorkers = jest.fn(onlyMe);
 const renew = jest.fn(renewed);
 const heartbeat = jest.fn(beat);
 const repo = {
-  liveWorkers,
   renew,
   heartbeat,
   record,
@@ -132,7 +129,6 @@ describe('Dispatcher intake', () => {
     endpointStates.mockReset().mockImplementation(noEndpoints);
     renew.mockReset().mockImplementation(renewed);
     heartbeat.mockReset().mockImplementation(beat);
-    liveWorkers.mockReset().mockImplementation(onlyMe);
     now = 1_000;
     http = new GatedPoster();
     dispatcher = build(http);
@@ -429,87 +425,8 @@ describe('Dispatcher intake', () => {
     expect(http.sent(after)).toHaveLength(2);
   });
 
-  it('shares an endpoint\'s requests in flight with the other live instances, and takes them back when they are gone', async () => {
-    const url = 'https://shared.example.com/';
-    liveWorkers.mockImplementation(async () => ['w1', 'w2']);
-    await dispatcher.start();
-    dispatcher.adopt(jobs('shared', 10), lease);
-    expect(http.running(url)).toBe(slotShare(['w1', 'w2'], 'w1', 'shared', PER_ENDPOINT));
-    expect(http.running(url)).toBe(2);
-    liveWorkers.mockImplementation(async () => ['w1']);
-    await (dispatcher as unknown as { refreshMembers(): Promise<void> }).refreshMembers();
-    expect(http.running(url)).toBe(PER_ENDPOINT);
-  });
-
-  it('past 4 instances, hands the deliveries of an endpoint it has no slots of to the others, and tells them', async () => {
-    const wakeOthers = jest.fn();
-    const members = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6'];
-    // Endpoints by whether w1 has a slot of theirs among six instances (4 of the 6 have one).
-    const ids = Array.from({ length: 20 }, (_, i) => `ep${i}`);
-    const notMine = ids.filter((id) => slotShare(members, 'w1', id, PER_ENDPOINT) === 0);
-    const mine = ids.filter((id) => slotShare(members, 'w1', id, PER_ENDPOINT) === 1);
-    expect(notMine.length).toBeGreaterThan(0);
-    expect(mine.length).toBeGreaterThan(0);
-    liveWorkers.mockImplementation(async () => members);
-    const six = build(http, { wakeOthers });
-    try {
-      await six.start();
-      const theirs = jobs(notMine[0]!, 3);
-      six.adopt(theirs, lease);
-      six.adopt(jobs(mine[0]!, 3), lease);
-      // None sent to the endpoint it has no slot of: handed back, then the others are told.
-      expect(http.sent(`https://${notMine[0]}.example.com/`)).toHaveLength(0);
-      expect(release).toHaveBeenCalledWith('w1', theirs.map((j) => j.id));
-      await waitUntil(() => wakeOthers.mock.calls.length === 1);
-      // One slot of the other: one request at a time.
-      expect(http.running(`https://${mine[0]}.example.com/`)).toBe(1);
-      // Its next fan-outs create that endpoint's deliveries pending, and its claims do not look for them.
-      expect(six.leaseForNewWork()?.pendingFor).toContain(notMine[0]);
-      six.wake();
-      await waitUntil(() => claim.mock.calls.length > 0);
-      expect(claim.mock.calls.at(-1)![0].discover?.exclude).toContain(notMine[0]);
-      // Back to one instance: the endpoint is its own again.
-      liveWorkers.mockImplementation(async () => ['w1']);
-      await (six as unknown as { refreshMembers(): Promise<void> }).refreshMembers();
-      expect(six.leaseForNewWork()?.pendingFor).not.toContain(notMine[0]);
-      six.adopt(jobs(notMine[0]!, 2), lease);
-      expect(http.running(`https://${notMine[0]}.example.com/`)).toBe(2);
-    } finally {
-      await six.stop();
-    }
-  });
-
-  it('hands back what it had queued for an endpoint whose slots went to others when instances joined', async () => {
-    const wakeOthers = jest.fn();
-    const joined = ['w1', 'w2', 'w3', 'w4', 'w5', 'w6'];
-    const id = Array.from({ length: 20 }, (_, i) => `ep${i}`).find((e) => slotShare(joined, 'w1', e, PER_ENDPOINT) === 0)!;
-    const url = `https://${id}.example.com/`;
-    const mover = build(http, { wakeOthers });
-    try {
-      await mover.start();
-      const queued = jobs(id, 10);
-      mover.adopt(queued, lease);
-      expect(http.running(url)).toBe(PER_ENDPOINT);
-      liveWorkers.mockImplementation(async () => joined);
-      await (mover as unknown as { refreshMembers(): Promise<void> }).refreshMembers();
-      // The 6 not started go back; the 4 running finish, and nothing more starts here.
-      expect(release).toHaveBeenCalledWith('w1', queued.slice(PER_ENDPOINT).map((j) => j.id));
-      await waitUntil(() => wakeOthers.mock.calls.length === 1);
-      // Its attempts still running, it claims nothing more for the endpoint (it would only hand it back, again and again).
-      claim.mockClear();
-      mover.wake();
-      await waitUntil(() => claim.mock.calls.length > 0);
-      expect(claim.mock.calls.map(([req]) => req.endpoints.map((e) => e.id))).toEqual([expect.not.arrayContaining([id])]);
-      expect(claim.mock.calls.at(-1)![0].discover?.exclude).toContain(id);
-      for (let i = 0; i < PER_ENDPOINT; i++) await http.answer(url);
-      expect(http.sent(url)).toHaveLength(PER_ENDPOINT);
-    } finally {
-      await mover.stop();
-    }
-  });
-
   /** Runs one lease renewal now (the timer's work). */
-  const renewal = () => (dispatcher as unknown as { heartbeat(): Promise<void> }).heartbeat();
+  const renewal = () => (dispatcher as unknown as { lease: { renew(): Promise<void> } }).lease.renew();
 
   it('starts nothing once its lease may have run out (renewals failing), and goes on when one succeeds', async () => {
     const url = 'https://patient.example.com/';
@@ -688,7 +605,6 @@ describe('Dispatcher intake', () => {
     for (let i = 0; i < 50; i++) await http.answer(url, failed);
     expect(http.sent(url)).toHaveLength(53);
     renew.mockResolvedValueOnce(false);
-    liveWorkers.mockImplementation(async () => ['w1.1']);
     await renewal();
     // The three attempts of the old name are cut short; new work under the new name starts.
     expect(http.running(url)).toBe(0);
@@ -752,21 +668,6 @@ describe('Dispatcher intake', () => {
     await stopped;
   });
 
-  it('a read of the live instances overtaken by a later one is not applied', async () => {
-    const url = 'https://members.example.com/';
-    await dispatcher.start();
-    let older!: (members: string[]) => void;
-    liveWorkers.mockImplementationOnce(() => new Promise((resolve) => (older = resolve)));
-    const refresh = () => (dispatcher as unknown as { refreshMembers(): Promise<void> }).refreshMembers();
-    const first = refresh();
-    liveWorkers.mockResolvedValueOnce(['w1']);
-    await refresh();
-    older(['w0', 'w1']);
-    await first;
-    dispatcher.adopt(jobs('members', 10), lease);
-    expect(http.running(url)).toBe(PER_ENDPOINT);
-  });
-
   it('records a batch PostgreSQL refuses (a data exception) again without its response bodies', async () => {
     const url = 'https://odd.example.com/';
     dispatcher.adopt(jobs('odd', 1), lease);
@@ -817,42 +718,3 @@ describe('Dispatcher intake', () => {
     }
   });
 });
-
-describe('slotShare', () => {
-  const members = (n: number) => Array.from({ length: n }, (_, i) => `host:${i}:x`);
-  const endpoints = Array.from({ length: 20 }, (_, i) => `whe_${i}`);
-
-  it('gives one instance all 4, and deals the 4 out among 2, 3 or 4 instances, at least one each', () => {
-    expect(slotShare([], 'a', 'whe_1', 4)).toBe(4);
-    expect(slotShare(['a'], 'a', 'whe_1', 4)).toBe(4);
-    for (const n of [2, 3, 4]) {
-      for (const endpoint of endpoints) {
-        const shares = members(n).map((m) => slotShare(members(n), m, endpoint, 4));
-        expect(shares.reduce((a, b) => a + b)).toBe(4);
-        expect(Math.min(...shares)).toBeGreaterThanOrEqual(1);
-      }
-    }
-  });
-
-  it('spreads the odd slot over the instances by endpoint, the same on each instance', () => {
-    const three = members(3);
-    const withTwo = three.map((m) => endpoints.filter((e) => slotShare(three, m, e, 4) === 2).length);
-    expect(withTwo.reduce((a, b) => a + b)).toBe(endpoints.length);
-    expect(withTwo.every((n) => n > 0)).toBe(true);
-  });
-
-  it('counts itself in when its own lease row is not read yet; past 4 instances, one each to 4 of them, none to the others', () => {
-    expect(slotShare(['other'], 'me', 'whe_1', 4)).toBe(2);
-    for (const n of [5, 6, 9]) {
-      for (const endpoint of endpoints) {
-        const shares = members(n).map((m) => slotShare(members(n), m, endpoint, 4));
-        expect(shares.filter((x) => x === 1)).toHaveLength(4);
-        expect(shares.filter((x) => x === 0)).toHaveLength(n - 4);
-      }
-    }
-    // Which 4 differs from endpoint to endpoint: every instance has slots of some.
-    const six = members(6);
-    expect(six.every((m) => endpoints.some((e) => slotShare(six, m, e, 4) === 1))).toBe(true);
-  });
-});
-

@@ -1,46 +1,42 @@
 /**
- * The delivery engine of one instance. It claims due deliveries from PostgreSQL (never
- * from JetStream: no message is held across an HTTP call) under a lease it keeps renewing,
- * POSTs each with a fresh timestamp and signature, and records the outcomes in batches:
- * one attempt row each, the delivery's next attempt time or, when it is finished, its
- * removal from the queue, and the endpoint's failure count, disabling it at the threshold
- * (domain/endpoint-health.ts).
+ * The delivery engine of one instance: the job of a delivery is claim, sign, post, record,
+ * and then the next attempt on the retry schedule or the end. Deliveries are rows in
+ * PostgreSQL (never held in JetStream across an HTTP call, decisions.md), claimed under
+ * this instance's lease (lease.ts), queued here per endpoint in creation order, POSTed with
+ * a fresh timestamp and both signatures (domain/signature.ts), and recorded in batches
+ * (recorder.ts): one attempt row each, the delivery's next attempt time (domain/retry-policy.ts)
+ * or its removal, and the endpoint's failure count, disabling it at the threshold
+ * (domain/endpoint-health.ts). New deliveries from the fan-out come through intake.ts.
  *
- * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint, shared among the
- * live instances (slotShare: past 4 instances, each endpoint's slots are with 4 of them,
- * and the others hand its deliveries back and tell them), and `maxInFlight` in all; each
+ * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint from this instance
+ * (per instance: two instances may send 8 at once), and `maxInFlight` in all; each
  * endpoint is claimed for separately, up to 128 claims per instance (perEndpoint x
- * CLAIM_AHEAD x 2), so a slow receiver cannot starve the others.
+ * CLAIM_AHEAD x 2), so a slow receiver cannot starve the others. Several instances share
+ * the work through the claims alone: what one creates pending or hands back, the others
+ * find at their next poll.
  *
  * Claims: an endpoint this instance works on is topped up when it runs below half its
  * claims, and left alone once a claim found nothing more due for it (`drained`), until
  * something can have made work due (new deliveries, a redelivery, a lease taken over, the
  * poll timer): then the claim also looks for endpoints this instance does not know yet.
  *
- * Intake: new deliveries of an endpoint that is flowing (its queue here would be done within
- * FLOW_HORIZON_MS) are created leased to this instance and start without a claim; those of
- * any other endpoint are created pending. While flowing endpoints have plenty queued, the
- * fan-out waits before its next batch (a second at most), so a burst waits in the event
- * stream rather than being written as pending rows and claimed back.
- *
- * Crash safety: a delivery is leased to this instance while claimed (the instance renews
- * one lease row for all of them); if the instance dies its lease runs out and another
- * instance takes the deliveries over. An instance whose renewals fail starts nothing from
- * two thirds of a lease on; taken over, it goes on under a new name. An attempt sent but
- * not recorded is sent again (at-least-once); an attempt is recorded only together with
- * the removal or rescheduling of its delivery by the instance that still holds it, so no
- * attempt row is ever written twice.
+ * At-least-once: an attempt sent but not recorded is sent again; an attempt is recorded
+ * only together with the removal or rescheduling of its delivery by the instance that
+ * still holds it, so no attempt row is ever written twice.
  */
 import { monotonicIds } from '@mailroom/contracts';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
 import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } from '../repo/delivery.repository';
-import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
+import type { RetryPolicy } from '../domain/retry-policy';
 import type { EndpointNow } from '../domain/ports';
-import { deliveryHeaders, standardKey } from '../domain/signature';
-import { AUTO_DISABLE_REASON } from '../domain/endpoint-health';
-import type { PostResult } from './http-client';
+import { standardKey } from '../domain/signature';
+import { AUTO_DISABLE_REASON, failuresAfter } from '../domain/endpoint-health';
 import { insertById, type EndpointSlots } from './endpoint-slots';
-import { slotShare } from './slot-share';
+import { attemptDelivery, type AttemptDeps, type Poster } from './attempt';
+import { planClaim } from './claim-plan';
+import { Intake } from './intake';
+import { InstanceLease } from './lease';
+import { AttemptRecorder } from './recorder';
 
 /**
  * Claims held per request slot: enough queued work to keep the slots busy between claims,
@@ -49,13 +45,8 @@ import { slotShare } from './slot-share';
 export const CLAIM_AHEAD = 16;
 /** Every this many leases, an instance looks for deliveries leased to it that it does not hold (see releaseOrphans). */
 const ORPHAN_CHECK_LEASES = 2;
-/** A record of finished attempts starts at once when this many wait; fewer wait FLUSH_LINGER_MS for company. */
-const FLUSH_BATCH = 128;
-const FLUSH_LINGER_MS = 20;
 
-export interface Poster {
-  post(url: string, body: Buffer, headers: Record<string, string>, abort?: AbortSignal): Promise<PostResult>;
-}
+export type { Poster } from './attempt';
 
 export interface DispatcherOptions {
   /** This instance's lease owner name. */
@@ -68,43 +59,10 @@ export interface DispatcherOptions {
   failureThreshold: number;
   /** Monotonic milliseconds for attempt times and the intake rules (tests); performance.now() by default. */
   monotonic?: () => number;
-  /**
-   * Tells the other instances to look for due deliveries now (a signal on the bus): this one
-   * handed deliveries back, or had new ones created pending, for endpoints it has no slots
-   * of. Without it they find them at their next poll.
-   */
-  wakeOthers?: () => void;
 }
 
-/** Signals to the other instances are sent this often at most (a burst of hand-backs is one signal, and one more at the end). */
-const WAKE_OTHERS_EVERY_MS = 10;
-
-/**
- * An endpoint is flowing while the work queued for it here would be done within this time
- * (its queue x its time per finished attempt) and none of its attempts has run longer. New
- * deliveries to a flowing endpoint are handed to this instance at once; to any other, they
- * are created pending and claimed when it has room again.
- */
-export const FLOW_HORIZON_MS = 2_000;
-/**
- * Intake pauses while the queued work of flowing endpoints is at least maxInFlight x this,
- * and resumes at half of it, or after INTAKE_WAIT_MS at most.
- */
-export const INTAKE_BACKLOG_PER_SLOT = 4;
-export const INTAKE_WAIT_MS = 1_000;
-/** Endpoints not flowing named to one fan-out, at most. */
-const MAX_PENDING_FOR = 256;
-/** Endpoints this instance has no slots of named to one fan-out, at most (beyond those not flowing). */
-const MAX_NOT_MINE_FOR = 1_024;
 /** How long a change made through this instance is applied to deliveries read before it (longer than any claim or fan-out). */
 const CHANGE_MEMORY_MS = 60_000;
-/** Weight of the latest interval in an endpoint's time per finished attempt. */
-const EWMA_WEIGHT = 0.2;
-
-/** A PostgreSQL data exception (SQLSTATE class 22): a value refused, whatever the retry. */
-function isDataException(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' && err.code.startsWith('22');
-}
 
 export class Dispatcher {
   private readonly claimed = new Map<number, ClaimedJob>();
@@ -119,9 +77,7 @@ export class Dispatcher {
    */
   private readonly blocked = new Set<string>();
   private readonly attempts = new Set<Promise<void>>();
-  private finished: FinishedAttempt[] = [];
-  private flushing: Promise<void> | undefined;
-  private flushTimer: NodeJS.Timeout | undefined;
+  private readonly recorder: AttemptRecorder;
   private claiming: Promise<void> | undefined;
   private claimAgain = false;
   /** Something may have made deliveries due anywhere: the next claim looks beyond the known endpoints. */
@@ -141,77 +97,56 @@ export class Dispatcher {
   /** Deliveries queued here so far, and each queued one's number: a record drops only those queued before it started. */
   private enqueued = 0;
   private readonly queuedAt = new WeakMap<ClaimedJob, number>();
-  /** The live instances (lease owners), sorted, as last read; `membersVersion` counts the changes. */
-  private members: string[] = [];
-  private membersVersion = 0;
-  /** How many instances share the endpoints' slots: the live ones, this one counted in. */
-  private instances = 1;
-  /** Endpoints this instance has no slots of (see slotShare), for `membersVersion`: their deliveries are left to others. */
-  private readonly notMine = new Set<string>();
-  /** A signal to the other instances was sent within WAKE_OTHERS_EVERY_MS; `again`: another is due at its end. */
-  private othersSignal: { timer: NodeJS.Timeout; again: boolean } | undefined;
-  /** Reads of the live instances started, and the latest applied. */
-  private membersReads = 0;
-  private membersApplied = 0;
   /** Work done since the last report (debug level): where the time goes under load. */
-  private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
+  private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
 
   private readonly monotonic: () => number;
-  /** This instance's lease owner name: a new one after its lease ran out (its deliveries were handed to others). */
-  private owner: string;
-  private ownerGeneration = 0;
-  /**
-   * Until when (monotonic ms) this instance may start attempts and take deliveries: two
-   * thirds of a lease after the last renewal was sent. Past it another instance may already
-   * have taken its deliveries over (if renewals keep failing), so it starts nothing more.
-   * Infinity until start().
-   */
-  private leaseValidUntil = Infinity;
-  /**
-   * Past this (monotonic ms), five sixths of a lease after the last renewal was sent, the
-   * attempts still in flight are cut short (see cutIfLapsed). Infinity until start().
-   */
-  private leaseCutAt = Infinity;
-  private heartbeatTimer: NodeJS.Timeout | undefined;
+  private readonly lease: InstanceLease;
   /** When (monotonic ms) this instance last looked for deliveries leased to it that it does not hold. */
   private orphansCheckedAt = -Infinity;
-  private beating: Promise<void> | undefined;
-  /** Attempt ids increase in the order attempts start, also within a millisecond: records list newest first by id. */
-  private readonly newAttemptId = monotonicIds('delivery');
+  private readonly attemptDeps: AttemptDeps;
   /** Deliveries queued here, not yet started, all endpoints together. */
   private queued = 0;
-  /** The fan-out's wait for room, while there is one. */
-  private intake: { room: Promise<void>; low: number; release: () => void } | undefined;
+  private readonly intake: Intake;
 
   constructor(
     private readonly repo: DeliveryRepository,
-    private readonly http: Poster,
+    http: Poster,
     private readonly box: SecretBox,
-    private readonly retries: RetryPolicy,
+    retries: RetryPolicy,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly opts: DispatcherOptions,
   ) {
     this.monotonic = opts.monotonic ?? (() => performance.now());
-    this.owner = opts.owner;
+    this.lease = new InstanceLease(repo, clock, this.monotonic, opts.leaseMs, opts.owner, {
+      lapsed: () => this.cutIfLapsed(),
+      lost: (old, owner) => this.leaseLost(old, owner),
+      resumed: () => this.resumed(),
+      renewed: (now) => this.upkeep(now),
+    }, log);
+    this.attemptDeps = { http, retries, clock, log, newAttemptId: monotonicIds('delivery') };
+    this.intake = new Intake(this.endpoints, opts.maxInFlight, this.monotonic);
+    this.recorder = new AttemptRecorder({
+      write: (batch) => this.record(batch),
+      generation: () => this.lease.generation,
+      settled: (batch, recorded) => {
+        for (const a of batch) this.forget(a.job);
+        if (recorded) this.wake(true);
+      },
+    }, log);
   }
 
   /** Registers this instance's lease first: deliveries are leased to it from then on. */
   async start(): Promise<void> {
-    const sentAt = this.monotonic();
-    await this.repo.heartbeat(this.owner, this.leaseFrom(this.clock.now()));
-    this.renewedAt(sentAt);
-    await this.refreshMembers();
-    this.timers.push(setInterval(() => this.cutIfLapsed(), Math.max(25, Math.floor(this.opts.leaseMs / 12))).unref());
+    await this.lease.start();
     this.timers.push(setInterval(() => this.wake(), this.opts.pollIntervalMs).unref());
-    this.timers.push(setInterval(() => void this.refreshMembers(), this.opts.pollIntervalMs).unref());
-    this.heartbeatTimer = setInterval(() => void (this.beating ??= this.heartbeat().finally(() => (this.beating = undefined))), Math.max(100, Math.floor(this.opts.leaseMs / 3))).unref();
     if (this.log.isLevelEnabled('debug')) {
       this.timers.push(
         setInterval(() => {
           const s = this.stats;
-          if (s.claims || s.adopted || s.flushes) this.log.debug({ ...s, claimMs: Math.round(s.claimMs), flushMs: Math.round(s.flushMs), in_flight: this.running, claimed_now: this.claimed.size }, 'dispatcher stats (5 s)');
-          this.stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0, intakeWaits: 0 };
+          if (s.claims || s.adopted || s.flushes) this.log.debug({ ...s, claimMs: Math.round(s.claimMs), flushMs: Math.round(s.flushMs), in_flight: this.running, claimed_now: this.claimed.size, intake_waits_total: this.intake.waits }, 'dispatcher stats (5 s)');
+          this.stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
         }, 5_000).unref(),
       );
     }
@@ -242,6 +177,11 @@ export class Dispatcher {
     });
   }
 
+  /** The name this instance holds deliveries under. */
+  private get owner(): string {
+    return this.lease.owner;
+  }
+
   get inFlight(): number {
     return this.running;
   }
@@ -251,80 +191,21 @@ export class Dispatcher {
    * all but those to endpoints not flowing, which are created pending.
    */
   leaseForNewWork(): NewWorkLease | undefined {
-    if (this.stopped || !this.leaseValid() || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
-    const now = this.monotonic();
-    const pendingFor: string[] = [];
-    for (const [id, slots] of this.endpoints) {
-      // Each new delivery is compared with the list: it stays short. Past it, a slow endpoint's
-      // deliveries are leased and wait here, within the bound on claimed deliveries above.
-      if (pendingFor.length >= MAX_PENDING_FOR) break;
-      if (!this.flowing(slots, now)) pendingFor.push(id);
-    }
-    // Endpoints this instance has no slots of: created pending, for the instances that have
-    // (up to a bound of their own; past it, their new deliveries are leased here and handed back).
-    let notMine = 0;
-    for (const id of this.notMine) {
-      if (++notMine > MAX_NOT_MINE_FOR) break;
-      pendingFor.push(id);
-    }
-    return { owner: this.owner, pendingFor, issuedAt: this.monotonic() };
+    if (this.stopped || !this.lease.valid() || this.claimed.size >= this.opts.maxInFlight * CLAIM_AHEAD) return undefined;
+    return { owner: this.owner, pendingFor: this.intake.pendingFor(), issuedAt: this.monotonic() };
   }
 
-  /**
-   * Undefined while this instance wants new work; else a promise that resolves when the
-   * queued work of its flowing endpoints is down to half the mark, or after
-   * INTAKE_WAIT_MS (a slow endpoint is not flowing, so it cannot hold intake up for long).
-   */
+  /** Undefined while this instance wants new work; else a promise that resolves when it has room again (intake.ts). */
   whenRoomForNewWork(): Promise<void> | undefined {
-    const high = this.opts.maxInFlight * INTAKE_BACKLOG_PER_SLOT;
-    if (this.stopped || this.intake || this.flowingBacklog(this.monotonic()) < high) return this.intake?.room;
-    this.stats.intakeWaits++;
-    const until = this.monotonic() + INTAKE_WAIT_MS;
-    let release!: () => void;
-    const room = new Promise<void>((resolve) => (release = resolve));
-    // Checked as attempts finish (all queues together: cheap) and every 5 ms (flowing endpoints only, and the time limit).
-    const timer = setInterval(() => {
-      const now = this.monotonic();
-      if (this.stopped || now >= until || this.flowingBacklog(now) <= high / 2) this.intake?.release();
-    }, 5);
-    this.intake = {
-      room,
-      low: high / 2,
-      release: () => {
-        clearInterval(timer);
-        this.intake = undefined;
-        release();
-      },
-    };
-    return room;
-  }
-
-  private flowing(slots: EndpointSlots, now: number): boolean {
-    if (slots.starts.some((t) => now - t > FLOW_HORIZON_MS)) return false;
-    return slots.queue.length * (slots.msPerAttempt ?? 0) <= FLOW_HORIZON_MS;
-  }
-
-  private flowingBacklog(now: number): number {
-    let n = 0;
-    for (const slots of this.endpoints.values()) if (slots.queue.length && this.flowing(slots, now)) n += slots.queue.length;
-    return n;
+    return this.stopped ? undefined : this.intake.whenRoom();
   }
 
   /**
-   * The fan-out created deliveries pending for these endpoints (committed; `leased`: under a
-   * lease of this instance): this instance looks for them, and so do the others if some are
-   * for endpoints it has no slots of, or if it gave no lease (it is full, or its lease may
-   * have run out: all were created pending, for whichever instance has room).
+   * The fan-out created deliveries pending (committed): this instance looks for them now;
+   * the others, if this one has no room, at their next poll.
    */
-  createdPending(endpointIds: readonly string[], leased: boolean): void {
+  createdPending(): void {
     this.wake();
-    if (!leased || endpointIds.some((id) => !this.hasSlots(id))) this.signalOthers();
-  }
-
-  /** Deliveries were queued outside the fan-out (a redelivery, a recovery): this instance looks now, and so do the others if it has no slots of some of them. */
-  wakeFor(endpointId: string): void {
-    this.wake();
-    if (!this.hasSlots(endpointId)) this.signalOthers();
   }
 
   /** Takes deliveries created leased to this instance (committed): they start as slots allow. */
@@ -345,24 +226,12 @@ export class Dispatcher {
       this.claimAgain = false;
       // Claimed work queues in memory ahead of the requests, so a busy endpoint never waits for
       // a claim round trip; bounded per endpoint, so a slow one holds a bounded number.
-      let room = this.opts.maxInFlight * CLAIM_AHEAD - this.claimed.size;
-      if (room <= 0 || !this.leaseValid()) return;
+      const room = this.opts.maxInFlight * CLAIM_AHEAD - this.claimed.size;
+      if (room <= 0 || !this.lease.valid()) return;
       const discover = this.discoverNext;
-      const asks: { id: string; room: number }[] = [];
-      for (const [id, slots] of this.endpoints) {
-        // None of its slots here (it has attempts still running): its deliveries are for the instances that have.
-        if (this.shareOf(id, slots) === 0) continue;
-        // Only claimed deliveries count: new work handed over does not keep older due ones waiting.
-        const held = slots.fromClaims;
-        // A top-up waits until an endpoint is down to half: a claim costs a round trip whatever its size.
-        if (room <= 0 || (!discover && (slots.drained || held > full / 2))) continue;
-        const want = Math.min(full - held, room);
-        if (want <= 0) continue;
-        asks.push({ id, room: want });
-        room -= want;
-      }
-      const search = discover && room > 0 ? { endpoints: Math.max(1, Math.floor(room / full)), room: Math.min(full, room), exclude: [...this.endpoints.keys(), ...this.notMine] } : undefined;
-      if (asks.length === 0 && !search) return;
+      const plan = planClaim(this.endpoints, room, full, discover);
+      if (!plan) return;
+      const { endpoints: asks, discover: search } = plan;
       if (discover) this.discoverNext = false;
       let jobs: ClaimedJob[];
       let readAt: number;
@@ -370,7 +239,7 @@ export class Dispatcher {
         const t0 = performance.now();
         const owner = this.owner;
         readAt = this.monotonic();
-        jobs = await this.repo.claim({ owner, now: this.clock.now(), endpoints: asks, discover: search });
+        jobs = await this.repo.claim({ owner, now: this.clock.now(), ...plan });
         // Claimed under a name given up meanwhile (the lease ran out): the reaper hands them back.
         if (owner !== this.owner) {
           this.claimAgain = true;
@@ -416,10 +285,6 @@ export class Dispatcher {
     } while (this.claimAgain && !this.stopped);
   }
 
-  private leaseFrom(now: Date): Date {
-    return new Date(now.getTime() + this.opts.leaseMs);
-  }
-
   /**
    * Queues a delivery in creation order (by id) among its endpoint's: new work goes last,
    * due deliveries claimed from the database before the newer ones queued here.
@@ -427,8 +292,6 @@ export class Dispatcher {
    * due deliveries, if any, come with a wake that asks for every endpoint (see wake()).
    */
   private enqueue(job: ClaimedJob, fromClaim: boolean, readAt: number): boolean {
-    // An endpoint this instance has no slots of: for the instances that have (handed back, and they are told).
-    if (!this.hasSlots(job.endpoint_id)) return false;
     // Read (by a claim or fan-out started at `readAt`) before a change known here: the change applies.
     const change = this.changedHere.size ? this.changedHere.get(job.endpoint_id) : undefined;
     if (change && readAt <= change.at) {
@@ -441,7 +304,7 @@ export class Dispatcher {
     if (this.unreleased.size) this.unreleased.delete(job.id);
     this.queuedAt.set(job, ++this.enqueued);
     let slots = this.endpoints.get(job.endpoint_id);
-    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined, failures: 0, url: job.url, mixedUrls: false, share: 0, shareVersion: -1 }));
+    if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined, failures: 0, url: job.url, mixedUrls: false }));
     else if (job.url !== slots.url) slots.mixedUrls = true;
     insertById(slots.queue, job);
     if (fromClaim) {
@@ -465,15 +328,12 @@ export class Dispatcher {
    * them if not. A release that fails is tried again at each renewal, and at stop.
    */
   private handBack(ids: number[]): void {
-    const generation = this.ownerGeneration;
+    const generation = this.lease.generation;
     this.repo.release(this.owner, ids).then(
-      () => {
-        this.wake();
-        this.signalOthers();
-      },
+      () => this.wake(),
       (err: unknown) => {
         // Under a name given up since: the reaper hands them back (and this instance may hold them again by now).
-        if (generation !== this.ownerGeneration) return;
+        if (generation !== this.lease.generation) return;
         for (const id of ids) if (!this.claimed.has(id)) this.unreleased.add(id);
         this.log.warn({ err, deliveries: ids.length }, 'could not hand deliveries back; trying again at the next renewal');
       },
@@ -482,8 +342,8 @@ export class Dispatcher {
 
   private pump(endpointId: string): void {
     const slots = this.endpoints.get(endpointId);
-    if (!slots || !this.leaseValid()) return;
-    while (!this.stopped && slots.running < this.shareOf(endpointId, slots) && slots.queue.length && this.running < this.opts.maxInFlight && slots.failures < this.opts.failureThreshold) {
+    if (!slots || !this.lease.valid()) return;
+    while (!this.stopped && slots.running < this.opts.perEndpoint && slots.queue.length && this.running < this.opts.maxInFlight && slots.failures < this.opts.failureThreshold) {
       const job = slots.queue.shift()!;
       this.queued--;
       if (this.fromClaim.delete(job)) slots.fromClaims--;
@@ -496,15 +356,10 @@ export class Dispatcher {
         slots.running--;
         this.running--;
         slots.starts.splice(slots.starts.indexOf(started), 1);
-        const now = this.monotonic();
-        if (slots.busySince !== undefined) {
-          const took = now - slots.busySince;
-          slots.msPerAttempt = slots.msPerAttempt === undefined ? took : slots.msPerAttempt + EWMA_WEIGHT * (took - slots.msPerAttempt);
-        }
-        slots.busySince = slots.queue.length ? now : undefined;
-        if (this.intake && this.queued <= this.intake.low) this.intake.release();
-        // Forgotten once idle with nothing more due (or none of its slots here); until then the next top-up asks for it.
-        if (slots.running === 0 && slots.queue.length === 0 && (slots.drained || !this.hasSlots(endpointId))) this.endpoints.delete(endpointId);
+        this.intake.attemptFinished(slots, this.monotonic());
+        this.intake.queueShrank(this.queued);
+        // Forgotten once idle with nothing more due; until then the next top-up asks for it.
+        if (slots.running === 0 && slots.queue.length === 0 && slots.drained) this.endpoints.delete(endpointId);
         // A global slot freed while endpoints wait for one: they go first, in the order they
         // were stopped, and this one after them (it joins the end of the line if it cannot
         // start), so endpoints with long queues do not keep the global slots among themselves.
@@ -518,98 +373,7 @@ export class Dispatcher {
       });
       this.attempts.add(p);
     }
-    if (slots.queue.length && slots.running < this.shareOf(endpointId, slots) && this.running >= this.opts.maxInFlight) this.blocked.add(endpointId);
-  }
-
-  private countInstances(): number {
-    return this.members.includes(this.owner) ? this.members.length : this.members.length + 1;
-  }
-
-  /** Whether this instance has any of the endpoint's request slots (past perEndpoint instances, some have none). */
-  private hasSlots(endpointId: string): boolean {
-    if (this.instances <= this.opts.perEndpoint) return true;
-    if (this.notMine.has(endpointId)) return false;
-    // Known here: its share is cached for the current instances.
-    const slots = this.endpoints.get(endpointId);
-    if (slots) return this.shareOf(endpointId, slots) > 0;
-    if (slotShare(this.members, this.owner, endpointId, this.opts.perEndpoint) > 0) return true;
-    this.notMine.add(endpointId);
-    return false;
-  }
-
-  /** Tells the other instances to look for due deliveries: at once, then at most every WAKE_OTHERS_EVERY_MS. */
-  private signalOthers(): void {
-    const send = this.opts.wakeOthers;
-    if (!send || this.stopped) return;
-    if (this.othersSignal) {
-      this.othersSignal.again = true;
-      return;
-    }
-    send();
-    const signal = {
-      again: false,
-      timer: setTimeout(() => {
-        this.othersSignal = undefined;
-        if (signal.again) this.signalOthers();
-      }, WAKE_OTHERS_EVERY_MS),
-    };
-    this.othersSignal = signal;
-  }
-
-  private shareOf(endpointId: string, slots: EndpointSlots): number {
-    if (slots.shareVersion !== this.membersVersion) {
-      slots.share = slotShare(this.members, this.owner, endpointId, this.opts.perEndpoint);
-      slots.shareVersion = this.membersVersion;
-    }
-    return slots.share;
-  }
-
-  /**
-   * Reads which instances are alive (their lease rows): an endpoint's requests in flight are
-   * shared among them. A change applies to the next attempts; ones running finish.
-   */
-  private async refreshMembers(): Promise<void> {
-    const read = ++this.membersReads;
-    let members: string[];
-    try {
-      members = await this.repo.liveWorkers(this.clock.now());
-    } catch (err) {
-      this.log.warn({ err }, 'could not read the live webhooks instances');
-      return;
-    }
-    // A read started before one already applied (the poll's, overtaken by a takeover's) is older: not applied.
-    if (read < this.membersApplied) return;
-    this.membersApplied = read;
-    if (members.join('\n') === this.members.join('\n')) return;
-    const first = this.membersVersion === 0;
-    this.members = members;
-    this.membersVersion++;
-    this.instances = this.countInstances();
-    if (!first || members.length > 1) this.log.info({ instances: members.length }, 'webhooks instances changed: each endpoint\'s requests in flight are shared among them');
-    this.sharesChanged();
-  }
-
-  /**
-   * The shares changed (instances came or went, or this one has a new name): endpoints it no
-   * longer has slots of have their queued deliveries handed back to the instances that have
-   * (attempts running finish); the others go on with their new share.
-   */
-  private sharesChanged(): void {
-    this.notMine.clear();
-    const handed: number[] = [];
-    for (const [id, slots] of [...this.endpoints]) {
-      if (this.hasSlots(id)) {
-        this.pump(id);
-        continue;
-      }
-      handed.push(...this.emptyQueue(slots).map((j) => j.id));
-      slots.drained = true;
-      if (slots.running === 0) this.endpoints.delete(id);
-    }
-    if (handed.length) {
-      if (this.intake && this.queued <= this.intake.low) this.intake.release();
-      this.handBack(handed);
-    }
+    if (slots.queue.length && slots.running < this.opts.perEndpoint && this.running >= this.opts.maxInFlight) this.blocked.add(endpointId);
   }
 
   private secretOf(job: ClaimedJob): { text: string; key: Buffer } {
@@ -623,120 +387,26 @@ export class Dispatcher {
   }
 
   private async attempt(job: ClaimedJob, slots: EndpointSlots): Promise<void> {
-    const generation = this.ownerGeneration;
-    const signal = this.cut.signal;
-    const attempt = job.attempts + 1;
-    const at = this.clock.now();
-    const timestamp = Math.floor(at.getTime() / 1000);
-    let result: PostResult;
-    try {
-      result = await this.http.post(job.url, job.body, deliveryHeaders(this.secretOf(job), job.event_id, timestamp, job.body), signal);
-    } catch (err) {
-      // Not the receiver's fault (e.g. a secret that no longer opens): recorded as a failed attempt, retried on schedule.
-      this.log.error({ err, endpoint_id: job.endpoint_id, event_id: job.event_id }, 'could not attempt delivery');
-      result = { ok: false, httpStatus: 0, error: 'internal_error', timedOut: false, durationMs: 0 };
-    }
+    const generation = this.lease.generation;
+    const finished = await attemptDelivery(job, (j) => this.secretOf(j), this.attemptDeps, this.cut.signal);
     // Cut short: nothing is recorded, the delivery is handed back and sent again. By shutdown,
     // stop() hands it back; by a lease not renewed in time, it goes back now, or, if the lease
     // ran out meanwhile (a new name), the instance that took the old name's deliveries has it.
-    if (result.error === 'aborted') {
+    if (finished === 'aborted') {
       if (!this.stopped) {
         this.forget(job);
-        if (generation === this.ownerGeneration) this.handBack([job.id]);
+        if (generation === this.lease.generation) this.handBack([job.id]);
       }
       return;
     }
     // Made under a name given up meanwhile (its lease was taken over): its record would change
     // nothing the new holder has, or, if this instance holds the delivery again, be a second row.
-    if (generation !== this.ownerGeneration) {
+    if (generation !== this.lease.generation) {
       this.forget(job);
       return;
     }
-    slots.failures = result.ok ? 0 : slots.failures + 1;
-    let retryAt: Date | null = null;
-    if (!result.ok) {
-      const now = this.clock.now();
-      const delay = this.retries.delayAfter(
-        attempt,
-        { timedOut: result.timedOut, httpStatus: result.httpStatus, retryAfterSeconds: parseRetryAfter(result.retryAfter, now) },
-        job.max_attempts,
-      );
-      if (delay !== undefined) retryAt = new Date(now.getTime() + delay);
-    }
-    this.finished.push({
-      attemptId: this.newAttemptId(at.getTime()),
-      job,
-      attempt,
-      trigger: attempt === 1 && job.origin !== 'event' ? 'manual' : 'scheduled',
-      ok: result.ok,
-      httpStatus: result.httpStatus,
-      error: result.error ?? null,
-      responseBody: result.responseBody ?? null,
-      durationMs: result.durationMs,
-      at,
-      retryAt,
-    });
-    this.scheduleFlush();
-  }
-
-  /**
-   * Records finished attempts in batches: at once when FLUSH_BATCH are waiting (or when
-   * stopping), else after FLUSH_LINGER_MS, so a record (one statement) is shared by many
-   * attempts under load and a lone attempt waits 20 ms at most. Nothing waits for a record
-   * but the attempt's row: the next request to the endpoint has already started. (An
-   * attempt not yet recorded when the process dies is sent again: at-least-once.)
-   */
-  private scheduleFlush(): void {
-    if (this.flushing || this.finished.length === 0) return;
-    if (this.finished.length >= FLUSH_BATCH || this.stopped) {
-      clearTimeout(this.flushTimer);
-      this.flushTimer = undefined;
-      this.startFlush();
-    } else {
-      this.flushTimer ??= setTimeout(() => {
-        this.flushTimer = undefined;
-        if (!this.flushing && this.finished.length) this.startFlush();
-      }, FLUSH_LINGER_MS);
-    }
-  }
-
-  private startFlush(): void {
-    this.flushing = this.flushLoop().finally(() => {
-      this.flushing = undefined;
-      if (!this.stopped) this.scheduleFlush();
-    });
-  }
-
-  /** Writes batches while full ones are waiting (all of them when stopping). */
-  private async flushLoop(): Promise<void> {
-    let failures = 0;
-    do {
-      const batch = this.finished;
-      this.finished = [];
-      const generation = this.ownerGeneration;
-      try {
-        const t0 = performance.now();
-        await this.record(batch);
-        this.stats.flushes++;
-        this.stats.flushMs += performance.now() - t0;
-        this.stats.recorded += batch.length;
-        failures = 0;
-      } catch (err) {
-        failures++;
-        this.log.warn({ err, attempts: batch.length }, 'recording attempts failed; retrying');
-        // A value PostgreSQL refuses would fail the batch forever, and every record after it:
-        // the receivers' response bodies are the only text from outside, so they go.
-        const refused = isDataException(err) && batch.some((a) => a.responseBody !== null);
-        // Attempts made under a name given up since are not recorded (see attempt()).
-        if (generation !== this.ownerGeneration) for (const a of batch) this.forget(a.job);
-        else this.finished = [...(refused ? batch.map((a) => ({ ...a, responseBody: null })) : batch), ...this.finished];
-        if (this.stopped && failures >= 3) return;
-        await new Promise((r) => setTimeout(r, Math.min(5_000, 100 * 2 ** failures)));
-        continue;
-      }
-      for (const a of batch) this.forget(a.job);
-      this.wake(true);
-    } while (this.finished.length >= FLUSH_BATCH || (this.stopped && this.finished.length));
+    slots.failures = failuresAfter(slots.failures, [finished.ok]);
+    this.recorder.add(finished);
   }
 
   /**
@@ -747,7 +417,11 @@ export class Dispatcher {
   private async record(batch: FinishedAttempt[]): Promise<void> {
     const startedAt = this.monotonic();
     const queuedBefore = this.enqueued;
+    const t0 = performance.now();
     const endpoints = await this.repo.record(this.owner, batch, { threshold: this.opts.failureThreshold, reason: AUTO_DISABLE_REASON, now: this.clock.now() });
+    this.stats.flushes++;
+    this.stats.flushMs += performance.now() - t0;
+    this.stats.recorded += batch.length;
     const byId = new Map(endpoints.map((e) => [e.id, e]));
     for (const e of endpoints) if (e.disabledNow) this.log.warn({ endpoint_id: e.id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
     // Each endpoint of the batch as the record read it (undefined: deleted), and when that read started.
@@ -766,7 +440,7 @@ export class Dispatcher {
         this.log.warn({ err }, 'could not read changed endpoints again');
       }
     }
-    const unrecorded = this.unrecordedFailures();
+    const unrecorded = this.unrecordedOutcomes();
     for (const { id, e, readAt } of reads) {
       if (changedAfter(id, readAt)) continue;
       if (!e) {
@@ -775,8 +449,7 @@ export class Dispatcher {
         this.follow(id, undefined);
         continue;
       }
-      const later = unrecorded.get(id);
-      const view = { url: e.url, disabled: e.disabled, consecutiveFailures: (later?.success ? 0 : e.consecutiveFailures) + (later?.failures ?? 0) };
+      const view = { url: e.url, disabled: e.disabled, consecutiveFailures: failuresAfter(e.consecutiveFailures, unrecorded.get(id) ?? []) };
       const entry = this.changedHere.get(id);
       // Found disabled: deliveries read before now may have been read before the disable; they go back as they arrive.
       if (e.disabled) this.changedHere.set(id, { at: this.monotonic(), now: view });
@@ -786,16 +459,15 @@ export class Dispatcher {
     }
   }
 
-  /** Attempts finished here and not yet recorded, per endpoint: whether one succeeded, and the failures after the last success. */
-  private unrecordedFailures(): Map<string, { success: boolean; failures: number }> {
-    const since = new Map<string, { success: boolean; failures: number }>();
-    for (const a of this.finished) {
-      const s = since.get(a.job.endpoint_id) ?? { success: false, failures: 0 };
-      if (a.ok) Object.assign(s, { success: true, failures: 0 });
-      else s.failures++;
-      since.set(a.job.endpoint_id, s);
+  /** The outcomes (true: delivered) of the attempts finished here and not yet recorded, per endpoint, in the order they finished. */
+  private unrecordedOutcomes(): Map<string, boolean[]> {
+    const outcomes = new Map<string, boolean[]>();
+    for (const a of this.recorder.waiting) {
+      const list = outcomes.get(a.job.endpoint_id);
+      if (list) list.push(a.ok);
+      else outcomes.set(a.job.endpoint_id, [a.ok]);
     }
-    return since;
+    return outcomes;
   }
 
   /**
@@ -838,23 +510,13 @@ export class Dispatcher {
     if (emptied.length === 0) return;
     const dropped = emptied.filter((job) => (this.queuedAt.get(job) ?? 0) <= queuedBefore);
     const later = emptied.filter((job) => (this.queuedAt.get(job) ?? 0) > queuedBefore);
-    if (this.intake && this.queued <= this.intake.low) this.intake.release();
+    this.intake.queueShrank(this.queued);
     // If this fails they stay leased here; handed back when this instance stops or dies, a claim finds their endpoint disabled or gone and drops them.
     if (dropped.length) this.repo.discard(this.owner, dropped.map((j) => j.id)).catch((err: unknown) => this.log.warn({ err, endpoint_id: endpointId }, 'could not drop the deliveries of a disabled or deleted endpoint'));
     // Queued after the record read the endpoint: whether they were read before or after it
     // changed is not known here, so they go back to the database, where a claim drops them
     // if the endpoint is still disabled and takes them if not.
     if (later.length) this.handBack(later.map((j) => j.id));
-  }
-
-  private leaseValid(): boolean {
-    return this.monotonic() < this.leaseValidUntil;
-  }
-
-  /** A renewal sent at `sentAt` (monotonic ms) went through. */
-  private renewedAt(sentAt: number): void {
-    this.leaseValidUntil = sentAt + (this.opts.leaseMs * 2) / 3;
-    this.leaseCutAt = sentAt + (this.opts.leaseMs * 5) / 6;
   }
 
   /**
@@ -866,7 +528,7 @@ export class Dispatcher {
    * cut comes before the lease runs out.
    */
   private cutIfLapsed(): void {
-    if (this.stopped || this.running === 0 || this.monotonic() < this.leaseCutAt) return;
+    if (this.stopped || this.running === 0) return;
     this.log.warn({ in_flight: this.running }, 'lease not renewed in time: attempts in flight cut short and handed back, to be sent again');
     this.cutAttempts();
   }
@@ -877,50 +539,35 @@ export class Dispatcher {
     cut.abort();
   }
 
+  /** Renewed after the lease had lapsed: what waited starts. */
+  private resumed(): void {
+    if (this.stopped) return;
+    this.log.info('lease renewed again: delivering');
+    for (const id of [...this.endpoints.keys()]) this.pump(id);
+    this.wake();
+  }
+
   /**
-   * Renews this instance's lease. If its row is gone, another instance found the lease run
-   * out and took its deliveries over (renewals failed for a whole lease: the database was
-   * unreachable, or the process stalled): what it has not started is dropped here, without
-   * touching the database, and it goes on under a new name, so a late record of an attempt
-   * made under the old one changes nothing.
+   * What is done under each renewal: hand back what a release failed to, take over the
+   * deliveries of instances whose lease ran out, and now and then hand back orphans.
    */
-  private async heartbeat(): Promise<void> {
+  private async upkeep(now: Date): Promise<void> {
     const forgetBefore = this.monotonic() - CHANGE_MEMORY_MS;
     for (const [id, c] of this.changedHere) if (c.at < forgetBefore) this.changedHere.delete(id);
-    const sentAt = this.monotonic();
-    try {
-      const now = this.clock.now();
-      if (!(await this.repo.renew(this.owner, this.leaseFrom(now)))) {
-        this.leaseLost();
-        await this.repo.heartbeat(this.owner, this.leaseFrom(this.clock.now()));
-        // Its old name is gone from the live instances and the new one is in: the shares change now, not at the next poll.
-        await this.refreshMembers();
-      }
-      // Run out before or during this renewal (a slow database): attempts that finished meanwhile started nothing.
-      const lapsed = !this.leaseValid();
-      this.renewedAt(sentAt);
-      if (lapsed && !this.stopped) {
-        this.log.info('lease renewed again: delivering');
-        for (const id of [...this.endpoints.keys()]) this.pump(id);
-        this.wake();
-      }
-      if (this.unreleased.size) {
-        const ids = [...this.unreleased];
-        await this.repo.release(this.owner, ids);
-        for (const id of ids) this.unreleased.delete(id);
-        this.wake();
-      }
-      const reaped = await this.repo.reapExpired(this.owner, now);
-      if (reaped) {
-        this.log.info({ deliveries: reaped }, 'took over deliveries of a worker whose lease ran out');
-        this.wake();
-      }
-      if (this.monotonic() - this.orphansCheckedAt >= ORPHAN_CHECK_LEASES * this.opts.leaseMs) {
-        this.orphansCheckedAt = this.monotonic();
-        await this.releaseOrphans(now);
-      }
-    } catch (err) {
-      this.log.warn({ err, starts_again: this.leaseValid() }, 'lease renewal failed');
+    if (this.unreleased.size) {
+      const ids = [...this.unreleased];
+      await this.repo.release(this.owner, ids);
+      for (const id of ids) this.unreleased.delete(id);
+      this.wake();
+    }
+    const reaped = await this.repo.reapExpired(this.owner, now);
+    if (reaped) {
+      this.log.info({ deliveries: reaped }, 'took over deliveries of a worker whose lease ran out');
+      this.wake();
+    }
+    if (this.monotonic() - this.orphansCheckedAt >= ORPHAN_CHECK_LEASES * this.opts.leaseMs) {
+      this.orphansCheckedAt = this.monotonic();
+      await this.releaseOrphans(now);
     }
   }
 
@@ -934,11 +581,11 @@ export class Dispatcher {
    * belongs to a younger claim.
    */
   private async releaseOrphans(now: Date): Promise<void> {
-    const generation = this.ownerGeneration;
+    const generation = this.lease.generation;
     const leased = await this.repo.leasedBefore(this.owner, new Date(now.getTime() - 2 * this.opts.leaseMs));
     // Held here meanwhile (claimed again after a hand-back) or under a new name: not orphans.
     const orphans = leased.filter((id) => !this.claimed.has(id) && !this.unreleased.has(id));
-    if (orphans.length === 0 || generation !== this.ownerGeneration) return;
+    if (orphans.length === 0 || generation !== this.lease.generation) return;
     this.log.warn({ deliveries: orphans.length }, 'deliveries leased to this instance that it does not hold (an answer lost, or a record lost in a database crash): handed back');
     await this.repo.release(this.owner, orphans);
     this.wake();
@@ -962,13 +609,12 @@ export class Dispatcher {
     if (this.claimed.get(job.id) === job) this.claimed.delete(job.id);
   }
 
-  private leaseLost(): void {
-    const old = this.owner;
-    this.owner = `${this.opts.owner}.${++this.ownerGeneration}`;
-    // Nothing starts until the new name is registered, and what runs under the old one stops:
-    // its deliveries are another instance's now.
-    this.leaseValidUntil = -Infinity;
-    this.leaseCutAt = -Infinity;
+  /**
+   * The lease ran out and its deliveries were taken over (renewals failed for a whole lease:
+   * the database was unreachable, or the process stalled): what runs under the old name
+   * stops, and what it has not started is dropped here without touching the database.
+   */
+  private leaseLost(old: string, owner: string): void {
     this.cutAttempts();
     let dropped = 0;
     for (const [id, slots] of this.endpoints) {
@@ -981,14 +627,9 @@ export class Dispatcher {
     // Leased under the old name: the reaper hands them back.
     this.unreleased.clear();
     // Finished under the old name, not yet recorded: not recorded at all (see attempt()).
-    for (const a of this.finished) this.forget(a.job);
-    this.finished = [];
-    // The name is part of each endpoint's share.
-    this.membersVersion++;
-    this.instances = this.countInstances();
-    this.notMine.clear();
-    this.intake?.release();
-    this.log.warn({ old_owner: old, owner: this.owner, dropped }, "this instance's lease ran out and its deliveries were taken over: unstarted ones dropped here, going on under a new name");
+    for (const a of this.recorder.dropAll()) this.forget(a.job);
+    this.intake.release();
+    this.log.warn({ old_owner: old, owner, dropped }, "this instance's lease ran out and its deliveries were taken over: unstarted ones dropped here, going on under a new name");
   }
 
   /**
@@ -997,10 +638,9 @@ export class Dispatcher {
    */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.othersSignal) clearTimeout(this.othersSignal.timer);
     // The lease is renewed until the end: past it, another instance would take over attempts still finishing here.
     for (const t of this.timers) clearInterval(t);
-    this.intake?.release();
+    this.intake.release();
     await this.claiming;
     let timer: NodeJS.Timeout | undefined;
     const inFlight = Promise.allSettled([...this.attempts]);
@@ -1014,18 +654,13 @@ export class Dispatcher {
       this.cutAttempts();
       await Promise.allSettled([...this.attempts]);
     }
-    clearTimeout(this.flushTimer);
-    this.scheduleFlush();
-    await this.flushing;
+    await this.recorder.drain();
     const leftover = [...this.claimed.keys(), ...this.unreleased];
-    clearInterval(this.heartbeatTimer);
-    await this.beating;
+    await this.lease.stop();
     try {
       await this.repo.release(this.owner, leftover);
       // Nothing is leased to this instance any more.
       await this.repo.retire(this.owner);
-      // What it handed back is due now: the others look at once, not at their next poll.
-      if (leftover.length) this.opts.wakeOthers?.();
     } catch (err) {
       this.log.warn({ err }, 'could not hand deliveries back; their lease will run out');
     }

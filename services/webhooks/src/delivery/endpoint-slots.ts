@@ -54,7 +54,4 @@ export interface EndpointSlots {
   /** The endpoint's URL as last known here; `mixedUrls`: some queued delivery carries another. */
   url: string;
   mixedUrls: boolean;
-  /** Requests in flight this instance may run to the endpoint (see slotShare), for `membersVersion`. */
-  share: number;
-  shareVersion: number;
 }

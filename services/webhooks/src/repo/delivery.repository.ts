@@ -266,12 +266,6 @@ export class DeliveryRepository {
     return rows.length > 0;
   }
 
-  /** The instances whose lease runs (their owner names, sorted). */
-  async liveWorkers(now: Date, ex: Executor<WebhooksDb> = this.db): Promise<string[]> {
-    const rows = await ex.selectFrom('workers').select('owner').where('alive_until', '>=', now).orderBy('owner').execute();
-    return rows.map((r) => r.owner);
-  }
-
   /**
    * Hands back the in-flight deliveries of workers whose lease ran out (they died or
    * stalled), due at once, and forgets those workers. A delivery held by a worker with no
