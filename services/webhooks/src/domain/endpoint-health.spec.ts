@@ -1,4 +1,4 @@
-import { AUTO_DISABLE_REASON, disables, failuresAfter, FAILURE_THRESHOLD } from './endpoint-health';
+import { afterAttempts, AUTO_DISABLE_REASON, disables, failuresAfter, FAILURE_THRESHOLD } from './endpoint-health';
 
 const fail = (n: number) => Array<boolean>(n).fill(false);
 
@@ -21,5 +21,13 @@ describe('endpoint health', () => {
     expect(disables(failuresAfter(49, [false]))).toBe(true);
     expect(disables(failuresAfter(0, [...fail(49), true, ...fail(49)]))).toBe(false);
     expect(disables(failuresAfter(0, [...fail(49), true, ...fail(50)]))).toBe(true);
+  });
+
+  it('a run of attempts disables an enabled endpoint once, at the threshold; a disabled one keeps counting', () => {
+    expect(afterAttempts({ failures: 48, disabled: false }, fail(2))).toEqual({ failures: 50, disabled: true, disabledNow: true });
+    expect(afterAttempts({ failures: 48, disabled: false }, [false, true, false])).toEqual({ failures: 1, disabled: false, disabledNow: false });
+    expect(afterAttempts({ failures: 50, disabled: true }, fail(1))).toEqual({ failures: 51, disabled: true, disabledNow: false });
+    expect(afterAttempts({ failures: 3, disabled: true }, [true])).toEqual({ failures: 0, disabled: true, disabledNow: false });
+    expect(afterAttempts({ failures: 0, disabled: false }, fail(3), 3)).toEqual({ failures: 3, disabled: true, disabledNow: true });
   });
 });

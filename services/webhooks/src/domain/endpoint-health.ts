@@ -20,6 +20,22 @@ export function failuresAfter(before: number, outcomes: readonly boolean[]): num
 }
 
 /** Whether this many consecutive failures disable the endpoint. */
-export function disables(failures: number): boolean {
-  return failures >= FAILURE_THRESHOLD;
+export function disables(failures: number, threshold = FAILURE_THRESHOLD): boolean {
+  return failures >= threshold;
+}
+
+export interface EndpointHealth {
+  failures: number;
+  disabled: boolean;
+}
+
+/**
+ * An endpoint after a run of attempts (true: delivered) in the order they finished: its
+ * count, and whether they disable it (`disabledNow`: it was enabled and the count reached
+ * the threshold). A disabled endpoint stays so and keeps counting: only a user enables it.
+ */
+export function afterAttempts(before: EndpointHealth, outcomes: readonly boolean[], threshold = FAILURE_THRESHOLD): EndpointHealth & { disabledNow: boolean } {
+  const failures = failuresAfter(before.failures, outcomes);
+  const disabledNow = !before.disabled && disables(failures, threshold);
+  return { failures, disabled: before.disabled || disabledNow, disabledNow };
 }

@@ -9,6 +9,7 @@
  */
 import type { Tenant } from '@mailroom/contracts';
 import { sql, withTransaction, type Executor, type Kysely, type RawBuilder, type Selectable } from '@mailroom/db';
+import { afterAttempts } from '../domain/endpoint-health';
 import type { AttemptTable, JobOrigin, WebhooksDb } from './tables';
 
 export type AttemptRow = Selectable<AttemptTable> & { event_type: string };
@@ -323,7 +324,9 @@ export class DeliveryRepository {
   }
 
   /**
-   * Records a batch of finished attempts in one statement (one round trip, one commit):
+   * Records a batch of finished attempts in one transaction: the deliveries still held are
+   * read, the batch's endpoints read and locked, the counts decided by the rule of
+   * domain/endpoint-health.ts, and one statement writes it all (writeRecord):
    * - each endpoint's outcome: a 2xx resets its failure count, failures add to it, and
    *   reaching `threshold` disables it and cancels its pending deliveries (only attempts of
    *   deliveries this worker still holds count, so a batch recorded again after the answer
@@ -343,11 +346,70 @@ export class DeliveryRepository {
    */
   async record(owner: string, batch: FinishedAttempt[], opts: { threshold: number; reason: string; now: Date }): Promise<RecordedEndpoint[]> {
     if (batch.length === 0) return [];
-    // Every endpoint of the batch is read back; only the attempts of deliveries still held count.
-    const ids = [...new Set(batch.map((a) => a.job.endpoint_id))].sort();
-    const col = <T>(f: (a: FinishedAttempt) => T) => batch.map(f);
-    const { threshold, reason, now } = opts;
-    const { rows } = await sql<{ id: string; url: string; disabled: boolean; newly: boolean; failures: number; sync: string }>`
+    return withTransaction(this.db, async (trx) => {
+      const held = await this.holdForRecord(owner, batch.map((a) => a.job.id), trx);
+      const attempts = batch.filter((a) => held.has(a.job.id));
+      const before = await this.lockEndpoints([...new Set(batch.map((a) => a.job.endpoint_id))], trx);
+      const outcomes = new Map<string, boolean[]>();
+      for (const a of attempts) outcomes.set(a.job.endpoint_id, [...(outcomes.get(a.job.endpoint_id) ?? []), a.ok]);
+      const after = before.map((e) => {
+        const health = afterAttempts({ failures: e.consecutive_failures, disabled: e.disabled }, outcomes.get(e.id) ?? [], opts.threshold);
+        return { id: e.id, url: e.url, disabled: health.disabled, disabledNow: health.disabledNow, consecutiveFailures: health.failures, changed: health.failures !== e.consecutive_failures || health.disabledNow };
+      });
+      await this.writeRecord(owner, attempts, after, opts, trx);
+      return after.map(({ changed: _, ...e }) => e);
+    });
+  }
+
+  /**
+   * Of these deliveries, those `owner` still holds. Not locked (a lock is a write of each
+   * row, which the record then writes again): only an instance that takes over an expired
+   * lease changes what another holds, and the record's statement changes only what is still
+   * held at its moment.
+   */
+  private async holdForRecord(owner: string, jobIds: number[], ex: Executor<WebhooksDb>): Promise<Set<number>> {
+    // Each looked up by primary key (a lateral probe): a condition left to the planner may
+    // scan the whole queue, planned once (generic plans) when the queue was small.
+    const { rows } = await sql<{ id: string }>`
+      select a.id from unnest(${jobIds}::bigint[]) as a(id)
+      cross join lateral (select 1 from jobs j where j.id = a.id and j.lock_owner = ${owner} and j.state = 'in_flight' limit 1) h`.execute(ex);
+    return new Set(rows.map((r) => Number(r.id)));
+  }
+
+  /** The endpoints of a batch as they are, locked until the record commits (a deleted one is missing). */
+  private async lockEndpoints(ids: string[], ex: Executor<WebhooksDb>) {
+    const { rows } = await sql<{ id: string; url: string; disabled: boolean; consecutive_failures: number }>`
+      select id, url, disabled, consecutive_failures from endpoints where id = any(${ids}::text[])
+      order by id for no key update`.execute(ex);
+    return rows;
+  }
+
+  /**
+   * Writes what a record decided, in one statement: the endpoints' counts (and the disables
+   * with their reason); one attempt row per held attempt of an endpoint that still exists,
+   * with its next attempt time unless the endpoint is disabled; each delivery with a next
+   * attempt due again then, every other one removed; and the pending deliveries of the
+   * endpoints disabled now cancelled, with the records that announced their retries.
+   * The commit does not wait for the WAL flush (see record).
+   */
+  private async writeRecord(
+    owner: string,
+    attempts: FinishedAttempt[],
+    endpoints: (RecordedEndpoint & { changed: boolean })[],
+    opts: { reason: string; now: Date },
+    ex: Executor<WebhooksDb>,
+  ): Promise<void> {
+    const { reason, now } = opts;
+    const byId = new Map(endpoints.map((e) => [e.id, e]));
+    // An attempt of a deleted endpoint leaves no record; one of a disabled endpoint schedules nothing.
+    const kept = attempts.filter((a) => byId.has(a.job.endpoint_id));
+    const nextAt = (a: FinishedAttempt) => (byId.get(a.job.endpoint_id)?.disabled === false ? a.retryAt : null);
+    // Deliveries with no next attempt leave the queue, those of deleted endpoints too.
+    const done = attempts.filter((a) => nextAt(a) === null).map((a) => a.job.id);
+    const col = <T>(f: (a: FinishedAttempt) => T) => kept.map(f);
+    const changed = endpoints.filter((e) => e.changed);
+    const newly = endpoints.filter((e) => e.disabledNow).map((e) => e.id);
+    await sql`
       with cfg as (
         select set_config('synchronous_commit', 'off', true) as sync
       ), a as (
@@ -356,78 +418,45 @@ export class DeliveryRepository {
           ${col((a) => a.job.event_id)}::text[], ${col((a) => a.attempt)}::int[], ${col((a) => a.trigger)}::text[],
           ${col((a) => (a.ok ? 'delivered' : 'failed'))}::text[], ${col((a) => a.httpStatus)}::int[], ${col((a) => a.error)}::text[],
           ${col((a) => a.responseBody)}::text[], ${col((a) => a.durationMs)}::int[], ${col((a) => a.at)}::timestamptz[],
-          ${col((a) => a.retryAt)}::timestamptz[]) with ordinality
-          as a(id, job_id, endpoint_id, event_id, attempt, triggered_by, status, http_status, error, response_body, duration_ms, created_at, retry_at, ord)
-      ), held as (
-        -- The attempts of deliveries this worker still holds, in the order they finished. Only
-        -- they count: not those of deliveries taken over since, and not a batch recorded again
-        -- because the answer to its first commit was lost (its deliveries are no longer held).
-        -- Each looked up by primary key (a lateral probe): a join left to the planner may hash
-        -- the whole queue, planned once (generic plan) when the queue was small.
-        select a.endpoint_id, a.status, a.ord, max(a.ord) filter (where a.status = 'delivered') over (partition by a.endpoint_id) as last_ok
-        from a cross join lateral (
-          select 1 from jobs j where j.id = a.job_id and j.lock_owner = ${owner} and j.state = 'in_flight' limit 1
-        ) h
-      ), v as (
-        -- Per endpoint: whether one succeeded, and the failures after the last success.
-        select endpoint_id as id, bool_or(status = 'delivered') as had_success,
-               (count(*) filter (where status <> 'delivered' and ord > coalesce(last_ok, 0)))::int as tail_failures
-        from held group by endpoint_id
-      ), known as (
-        select e.id, e.url, e.disabled, e.consecutive_failures from endpoints e where e.id = any(${ids}::text[])
-      ), old as (
-        -- Only endpoints whose count changes are locked and written: none while all goes well.
-        select e.id, e.disabled, e.consecutive_failures from endpoints e join v on v.id = e.id
-        where v.tail_failures > 0 or e.consecutive_failures <> 0
-        order by e.id
-        for no key update of e
+          ${col(nextAt)}::timestamptz[])
+          as a(id, job_id, endpoint_id, event_id, attempt, triggered_by, status, http_status, error, response_body, duration_ms, created_at, next_at)
       ), counted as (
-        select old.id, old.disabled as was_disabled,
-               case when v.had_success then v.tail_failures else old.consecutive_failures + v.tail_failures end as failures
-        from old join v on v.id = old.id
-      ), tallied as (
         update endpoints e set
           consecutive_failures = c.failures,
-          disabled = e.disabled or c.failures >= ${threshold},
-          disabled_reason = case when not e.disabled and c.failures >= ${threshold} then ${reason} else e.disabled_reason end,
-          disabled_at = case when not e.disabled and c.failures >= ${threshold} then ${now}::timestamptz else e.disabled_at end,
-          updated_at = case when not e.disabled and c.failures >= ${threshold} then ${now}::timestamptz else e.updated_at end
-        from counted c where e.id = c.id
-        returning e.id, e.disabled, e.consecutive_failures, c.was_disabled
-      ), state as (
-        select k.id, k.url, coalesce(t.disabled, k.disabled) as disabled, coalesce(t.disabled and not t.was_disabled, false) as newly,
-               coalesce(t.consecutive_failures, k.consecutive_failures) as failures
-        from known k left join tallied t on t.id = k.id
+          disabled = e.disabled or c.newly,
+          disabled_reason = case when c.newly then ${reason} else e.disabled_reason end,
+          disabled_at = case when c.newly then ${now}::timestamptz else e.disabled_at end,
+          updated_at = case when c.newly then ${now}::timestamptz else e.updated_at end
+        from unnest(${changed.map((e) => e.id)}::text[], ${changed.map((e) => e.consecutiveFailures)}::int[], ${changed.map((e) => e.disabledNow)}::bool[])
+          as c(id, failures, newly)
+        where e.id = c.id
       ), retried as (
-        update jobs j set state = 'pending', attempts = greatest(j.attempts, a.attempt), next_attempt_at = a.retry_at, lock_owner = null,
+        update jobs j set state = 'pending', attempts = greatest(j.attempts, a.attempt), next_attempt_at = a.next_at, lock_owner = null,
                           last_attempt_id = a.id, updated_at = ${now}
-        from a join state t on t.id = a.endpoint_id
-        where j.id = a.job_id and a.retry_at is not null and not t.disabled and j.lock_owner = ${owner} and j.state = 'in_flight'
+        from a where j.id = a.job_id and a.next_at is not null and j.lock_owner = ${owner} and j.state = 'in_flight'
         returning j.id
       ), finished as (
-        delete from jobs j using a left join state t on t.id = a.endpoint_id
-        where j.id = a.job_id and (a.retry_at is null or t.id is null or t.disabled) and j.lock_owner = ${owner} and j.state = 'in_flight'
+        delete from jobs j using unnest(${done}::bigint[]) as d(id)
+        where j.id = d.id and j.lock_owner = ${owner} and j.state = 'in_flight'
         returning j.id
       ), recorded as (
-        -- Only the attempts of deliveries this worker still held (rescheduled or removed just
-        -- now, rows locked): one row per attempt, never a second after a lost lease.
+        -- Only the attempts of deliveries still held (rescheduled or removed just now, rows
+        -- locked): one row per attempt, never a second after a lease taken over.
         insert into attempts (id, job_id, endpoint_id, event_id, attempt, triggered_by, status,
                               http_status, error, response_body, duration_ms, created_at, next_attempt_at)
-        select a.id, a.job_id, a.endpoint_id, a.event_id, a.attempt, a.triggered_by, a.status,
-               a.http_status, a.error, a.response_body, a.duration_ms, a.created_at, case when t.disabled then null else a.retry_at end
-        from a join state t on t.id = a.endpoint_id
-        where a.job_id in (select id from retried union all select id from finished)
+        select id, job_id, endpoint_id, event_id, attempt, triggered_by, status,
+               http_status, error, response_body, duration_ms, created_at, next_at
+        from a where a.job_id in (select id from retried union all select id from finished)
       ), cancelled as (
-        delete from jobs j using state t
-        where j.endpoint_id = t.id and t.newly and j.state = 'pending'
+        delete from jobs j
+        where j.endpoint_id = any(${newly}::text[]) and j.state = 'pending'
         returning j.endpoint_id, j.last_attempt_id
       ), unscheduled as (
         -- The records that announced the cancelled retries no longer do.
         update attempts x set next_attempt_at = null
         from cancelled c where x.endpoint_id = c.endpoint_id and x.id = c.last_attempt_id
       )
-      select t.id, t.url, t.disabled, t.newly, t.failures, cfg.sync from state t, cfg`.execute(this.db);
-    return rows.map((r) => ({ id: r.id, url: r.url, disabled: r.disabled, disabledNow: r.newly, consecutiveFailures: r.failures }));
+      select sync from cfg`.execute(ex);
   }
 
   /**
