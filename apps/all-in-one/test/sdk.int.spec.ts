@@ -31,7 +31,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 });
-const { tenant, url } = usePlatform({
+const platform = usePlatform({
   env: () => ({
     MAIL_DOMAIN: DOMAIN,
     SMTP_PORT: String(smtpPort),
@@ -40,6 +40,7 @@ const { tenant, url } = usePlatform({
     WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     WEBHOOK_POLL_INTERVAL_MS: '50',
   }),
+  dns: [{ name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' }],
 });
 afterAll(async () => {
   await relay?.close();
@@ -56,7 +57,7 @@ function delivered(secret: string, type: string, match: (data: Record<string, un
 
 describe('the agent loop through the SDK', () => {
   it('receives mail, is told by a verified webhook, reads and replies, and is told the reply left', async () => {
-    const mr = new Mailroom({ apiKey: tenant.key, baseUrl: url, env: {} });
+    const mr = new Mailroom({ apiKey: platform.tenant.key, baseUrl: platform.url, env: {} });
     const port = (receiver.address() as AddressInfo).port;
     const { data: endpoint } = await mr.webhooks.endpoint.create({ body: { url: `http://127.0.0.1:${port}/hook`, events: ['message.received', 'message.sent'] } });
     expect(endpoint.secret).toMatch(/^whsec_/);
@@ -90,14 +91,14 @@ describe('the agent loop through the SDK', () => {
   });
 
   it('throws MailroomError with the API\'s code, message, request id and details', async () => {
-    const mr = new Mailroom({ apiKey: tenant.key, baseUrl: url, env: {} });
+    const mr = new Mailroom({ apiKey: platform.tenant.key, baseUrl: platform.url, env: {} });
     const { data: inbox } = await mr.mailbox.inbox.create({ body: {} });
     const missing = await mr.mailbox.message.get({ path: { inbox_id: inbox.inbox_id, message_id: 'msg_00000000000000000000000000' } }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(MailroomError);
     expect(missing).toMatchObject({ status: 404, code: 'not_found', requestId: expect.any(String) });
     const invalid = await mr.mailbox.inbox.list({ query: { limit: 1000 } }).catch((e: unknown) => e);
     expect(invalid).toMatchObject({ status: 400, code: 'invalid_request', details: [expect.objectContaining({ path: expect.stringContaining('limit') })] });
-    const anonymous = await new Mailroom({ baseUrl: url, env: {} }).mailbox.inbox.list().catch((e: unknown) => e);
+    const anonymous = await new Mailroom({ baseUrl: platform.url, env: {} }).mailbox.inbox.list().catch((e: unknown) => e);
     expect(anonymous).toMatchObject({ status: 401, code: 'unauthorized' });
   });
 });

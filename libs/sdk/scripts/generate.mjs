@@ -1,51 +1,123 @@
-// Generates the SDK from the route table, in two steps:
-//   1. openapi.json: the gateway's OpenAPI document, built from its route table (needs `npm run build`);
-//   2. src/generated/: hey-api's typed client of that document, and operations.gen.ts (which
-//      operations take an Idempotency-Key, for the retry layer).
-// `npm run generate -w @mailroom/sdk` runs both; `--client-only --out <dir>` runs step 2 alone
-// into another directory (the test that the committed files are current).
-// Both outputs are committed; see docs/decisions.md.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// Generates libs/sdk/src/generated/ from the gateway's route table, before tsc compiles
+// anything (scripts/mailroom build and typecheck, .ci/run run it first):
+//   openapi.json        the document GET /api/v1/openapi.json serves (route-table.mjs);
+//   client/, *.gen.ts   hey-api's typed client of it (one method per operation, by operation id);
+//   operations.gen.ts   every operation's method, path, inputs and whether it takes an
+//                       Idempotency-Key (for the retry layer, and the MCP server's tool schemas).
+// The directory is not committed. Unchanged inputs leave it untouched (no rewritten file, so
+// tsc -b stays incremental); `--force` regenerates anyway.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@hey-api/openapi-ts';
+import { routeTableDocument } from './route-table.mjs';
 
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const documentPath = path.join(root, 'openapi.json');
-const args = process.argv.slice(2);
-const out = args.includes('--out') ? path.resolve(args[args.indexOf('--out') + 1]) : path.join(root, 'src/generated');
+const here = path.dirname(fileURLToPath(import.meta.url));
+const out = path.join(here, '../src/generated');
+const STAMP = '.inputs.sha256';
 
-if (!args.includes('--client-only')) {
-  // The gateway's build (CommonJS): a script, not a source import, so the lib does not depend on a service.
-  const gateway = createRequire(import.meta.url)('@mailroom/gateway');
-  writeFileSync(documentPath, `${JSON.stringify(gateway.buildOpenApi(gateway.ROUTES, gateway.API_VERSION), null, 2)}\n`);
+const document = routeTableDocument();
+const documentText = `${JSON.stringify(document, null, 2)}\n`;
+const heyApiVersion = createRequire(import.meta.url)('@hey-api/openapi-ts/package.json').version;
+const stamp = createHash('sha256')
+  .update(documentText)
+  .update(heyApiVersion)
+  .update(readFileSync(fileURLToPath(import.meta.url)))
+  .digest('hex');
+if (!process.argv.includes('--force') && existsSync(path.join(out, STAMP)) && readFileSync(path.join(out, STAMP), 'utf8') === stamp) {
+  process.exit(0);
 }
-const document = JSON.parse(readFileSync(documentPath, 'utf8'));
 
-await createClient({
-  input: structuredClone(document),
-  output: { path: out, clean: true, postProcess: [] },
-  logs: { level: 'silent', file: false },
-  plugins: [
-    '@hey-api/typescript',
-    // One class, nested by operation id: mailbox.inbox.create -> new MailroomApi().mailbox.inbox.create().
-    { name: '@hey-api/sdk', operations: { strategy: 'single', containerName: 'MailroomApi', nesting: 'operationId' } },
-    { name: '@hey-api/client-fetch', throwOnError: true },
-  ],
-});
+const tmp = mkdtempSync(path.join(tmpdir(), 'mailroom-sdk-'));
+try {
+  await createClient({
+    input: structuredClone(document),
+    output: { path: tmp, clean: true, postProcess: [] },
+    logs: { level: 'silent', file: false },
+    plugins: [
+      '@hey-api/typescript',
+      // One class, nested by operation id: mailbox.inbox.create -> new MailroomApi().mailbox.inbox.create().
+      { name: '@hey-api/sdk', operations: { strategy: 'single', containerName: 'MailroomApi', nesting: 'operationId' } },
+      { name: '@hey-api/client-fetch', throwOnError: true },
+    ],
+  });
+  writeFileSync(path.join(tmp, 'operations.gen.ts'), operationsModule(document));
+  writeFileSync(path.join(tmp, 'openapi.json'), documentText);
+  sync(tmp, out);
+  // Last: an interrupted run leaves no stamp, and the next one generates again.
+  writeFileSync(path.join(out, STAMP), stamp);
+} finally {
+  rmSync(tmp, { recursive: true, force: true });
+}
 
-const operations = [];
-for (const [url, methods] of Object.entries(document.paths)) {
-  for (const [method, op] of Object.entries(methods)) {
-    const idempotencyKey = (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
-    operations.push({ id: op.operationId, method: method.toUpperCase(), url, idempotencyKey });
+/** What each operation takes, from the document: the retry layer's list and the MCP server's tool inputs. */
+function operationsModule(doc) {
+  const operations = [];
+  for (const [url, methods] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(methods)) {
+      const params = op.parameters ?? [];
+      const [contentType, media] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
+      operations.push({
+        id: op.operationId,
+        method: method.toUpperCase(),
+        url,
+        summary: op.summary ?? '',
+        tag: op.tags?.[0] ?? '',
+        idempotencyKey: params.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'),
+        parameters: params.filter((p) => p.in === 'path' || p.in === 'query').map(({ name, in: where, required, schema, description }) => ({ name, in: where, required: Boolean(required), schema, ...(description ? { description } : {}) })),
+        body: contentType ? { contentType, schema: media.schema ?? {} } : null,
+      });
+    }
+  }
+  return [
+    '// Generated by libs/sdk/scripts/generate.mjs from the route table: do not edit.',
+    '',
+    'export type JsonSchema = Record<string, unknown>;',
+    '',
+    'export interface OperationParameter {',
+    '  name: string;',
+    "  in: 'path' | 'query';",
+    '  required: boolean;',
+    '  schema: JsonSchema;',
+    '  description?: string;',
+    '}',
+    '',
+    'export interface OperationInfo {',
+    '  /** The operation id: the SDK method is reached by its dotted parts (mailbox.message.reply). */',
+    '  id: string;',
+    '  method: string;',
+    '  url: string;',
+    '  summary: string;',
+    '  tag: string;',
+    '  /** Honours an Idempotency-Key (the SDK sends one and may retry). */',
+    '  idempotencyKey: boolean;',
+    '  parameters: OperationParameter[];',
+    '  body: { contentType: string; schema: JsonSchema } | null;',
+    '}',
+    '',
+    `export const OPERATIONS: readonly OperationInfo[] = ${JSON.stringify(operations, null, 2)};`,
+    '',
+  ].join('\n');
+}
+
+/** Makes `to` hold what `from` holds, writing only the files that differ. */
+function sync(from, to) {
+  const list = (dir) =>
+    existsSync(dir)
+      ? readdirSync(dir, { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile())
+          .map((e) => path.relative(dir, path.join(e.parentPath, e.name)))
+      : [];
+  const wanted = new Set(list(from));
+  for (const file of list(to)) if (!wanted.has(file)) rmSync(path.join(to, file));
+  for (const file of wanted) {
+    const content = readFileSync(path.join(from, file));
+    const target = path.join(to, file);
+    if (existsSync(target) && readFileSync(target).equals(content)) continue;
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, content);
   }
 }
-mkdirSync(out, { recursive: true });
-writeFileSync(
-  path.join(out, 'operations.gen.ts'),
-  `// This file is generated by libs/sdk/scripts/generate.mjs from openapi.json.\n\n` +
-    `export interface OperationInfo {\n  id: string;\n  method: string;\n  url: string;\n  idempotencyKey: boolean;\n}\n\n` +
-    `export const OPERATIONS: readonly OperationInfo[] = ${JSON.stringify(operations, null, 2)};\n`,
-);

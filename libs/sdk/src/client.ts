@@ -30,6 +30,20 @@ export interface Page<Item> {
 /** `POST /api/v1/inboxes`-style keys of the operations that honour an Idempotency-Key. */
 const TAKES_IDEMPOTENCY_KEY = new Set(OPERATIONS.filter((op) => op.idempotencyKey).map((op) => `${op.method} ${op.url}`));
 
+/** What every SDK method takes (hey-api's request options, loosely typed for calls chosen at run time). */
+export interface CallOptions {
+  path?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** How to read the answer (default: by its Content-Type). */
+  parseAs?: 'arrayBuffer' | 'auto' | 'blob' | 'json' | 'stream' | 'text';
+}
+
+/** An operation id's part as the generator names the SDK's members: mail-send -> mailSend. */
+const memberName = (segment: string) => segment.replace(/[-_]+([a-z0-9])/gi, (_, c: string) => c.toUpperCase());
+const member = (node: unknown, segment: string): unknown => (typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[memberName(segment)] : undefined);
+
 export class Mailroom extends MailroomApi {
   readonly baseUrl: string;
 
@@ -54,6 +68,18 @@ export class Mailroom extends MailroomApi {
     client.interceptors.error.use((error, response) => toMailroomError(error, response));
     super({ client });
     this.baseUrl = baseUrl;
+  }
+
+  /**
+   * Calls an operation by its id (`mailbox.message.reply`), for callers that choose the
+   * operation at run time (the MCP server, a CLI); code that knows it calls the typed method.
+   */
+  async call(operationId: string, options: CallOptions = {}): Promise<{ data: unknown; response: Response }> {
+    const segments = operationId.split('.');
+    const owner = segments.slice(0, -1).reduce<unknown>(member, this);
+    const target = member(owner, segments.at(-1) ?? '');
+    if (typeof target !== 'function') throw new TypeError(`the SDK has no operation ${operationId}`);
+    return (target as (o: CallOptions) => Promise<{ data: unknown; response: Response }>).call(owner, options);
   }
 
   /**
