@@ -5,9 +5,9 @@
 // moduleNameMapper, but loads the global set-up with Node's own resolution, which would find
 // dist/: so SWC also rewrites the imports (jsc.paths), and the set-up reads the sources too.
 const packages = {
-  libs: ['contracts', 'platform', 'db', 'messaging', 'runtime', 'testing'],
+  libs: ['contracts', 'platform', 'db', 'messaging', 'runtime', 'testing', 'sdk'],
   services: ['auth', 'orgs', 'gateway', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'domains', 'metrics', 'admin'],
-  apps: ['all-in-one', 'launcher'],
+  apps: ['all-in-one', 'launcher', 'mcp'],
 };
 const sources = Object.entries(packages).flatMap(([dir, names]) => names.map((name) => [`@mailroom/${name}`, `${dir}/${name}/src`]));
 

@@ -1,4 +1,4 @@
-export { gatewayService, API_VERSION } from './main';
+export { gatewayService } from './main';
 export { ROUTES } from './routes';
-export { buildOpenApi } from './openapi';
+export { API_VERSION, buildOpenApi } from './openapi';
 export type { GatewayConfig } from './config';

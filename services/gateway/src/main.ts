@@ -17,10 +17,8 @@ import { loadConfig, type GatewayConfig } from './config';
 import { answerClientErrors } from './http/client-error';
 import { IdempotencyStore } from './http/idempotency';
 import { RateLimiter } from './http/rate-limit';
-import { buildOpenApi } from './openapi';
+import { API_VERSION, buildOpenApi } from './openapi';
 import { ROUTES } from './routes';
-
-export const API_VERSION = '1.0.0';
 
 export const gatewayService: ServiceModule<GatewayConfig, never> = {
   name: 'gateway',

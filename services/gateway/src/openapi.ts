@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { ERROR_CODES, KEY_SCOPE_NAMES, KEY_SCOPES, ROLE_PERMISSIONS, ROLES, routeAccess, type RouteAccess } from '@mailroom/contracts';
 import { responseSchemaOf, type Route } from './routes';
 
+/** The document's info.version. Here, beside the builder, so the SDK's generator loads both from source without the rest of the gateway. */
+export const API_VERSION = '1.0.0';
+
 type JsonSchema = Record<string, unknown>;
 
 function schemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
