@@ -1,8 +1,10 @@
 /**
  * The metrics service as its own process (node services/metrics/dist/main.js, built by
  * `npm test`): killed with SIGKILL in the middle of a burst of 5,000 events and started
- * again, every event is counted exactly once; a replay of the stream into emptied tables
- * gives the same answers.
+ * again, every event is counted exactly once, per environment and per custom domain; a
+ * replay of the stream into emptied tables gives the same answers. The inboxes' domains are
+ * what metrics learned before the burst (this test runs no mailbox nor domains to ask: the
+ * all-in-one's metrics.int.spec.ts asks them).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -70,7 +72,13 @@ it('kill -9 in the middle of a burst of 5,000 events, restart: the totals equal 
   const now = Date.now();
   const events: EventEnvelope[] = Array.from({ length: BURST }, (_, i) => burstEvent(tenant, inboxes, i, now));
 
+  // 4 inboxes on one domain, 2 on another, 1 on none (MAIL_DOMAIN).
+  const domainOf = (i: number) => (i < 4 ? domA : i < 6 ? domB : null);
+  const domA = newId('domain');
+  const domB = newId('domain');
+
   let child = await startMetrics();
+  await sql`insert into metrics.inbox_domains (org_id, env_id, inbox_id, domain_id) select ${tenant.org_id}, ${tenant.env_id}, i, d from unnest(${inboxes}::text[], ${inboxes.map((_, i) => domainOf(i))}::text[]) as t(i, d)`.execute(db);
   const publishing = (async () => {
     for (let i = 0; i < events.length; i += 250) await Promise.all(events.slice(i, i + 250).map((e) => publishEvent(bus, e)));
   })();
@@ -97,11 +105,32 @@ it('kill -9 in the middle of a burst of 5,000 events, restart: the totals equal 
   const usage = await callRpc(bus, 'metrics.usage.count', period, { auth: { kind: 'service', service: 'orgs' }, requestId: newId('request') });
   expect(usage).toEqual({ messages_sent: summary.totals.sent, messages_received: summary.totals.received });
 
-  // Replayed while the service runs: the same answers.
+  // Per domain: exactly the events of its inboxes.
+  const onDomain = (d: string) => events.filter((e) => 'inbox_id' in e.data && domainOf(inboxes.indexOf(e.data.inbox_id)) === d);
+  const perDomain = async () =>
+    Promise.all(
+      [domA, domB].map(async (domain_id) => ({
+        summary: await callRpc(bus, 'metrics.summary.get', { ...query, domain_id }, call()),
+        activity: await callRpc(bus, 'metrics.activity.get', { ...query, domain_id }, call()),
+        deliverability: await callRpc(bus, 'metrics.deliverability.get', { ...query, domain_id }, call()),
+      })),
+    );
+  const domains = await perDomain();
+  expect(domains.map((d) => d.summary.totals)).toEqual([expectedTotals(onDomain(domA)), expectedTotals(onDomain(domB))]);
+  expect(domains[0]!.summary.totals.sent + domains[1]!.summary.totals.sent).toBeLessThan(summary.totals.sent);
+  // A domain's warnings name its own inboxes only.
+  for (const [i, d] of domains.entries()) {
+    const named = d.deliverability.warnings.flatMap((w) => w.top_inboxes.map((t) => t.inbox_id));
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.every((id) => domainOf(inboxes.indexOf(id)) === [domA, domB][i])).toBe(true);
+  }
+
+  // Replayed while the service runs: the same answers, per domain too.
   const replay = await replayRollups(ctx.env, createLogger({ service: 'test', level: 'silent' }));
   expect(replay).toMatchObject({ read: BURST, skipped: 0 });
   expect(await callRpc(bus, 'metrics.summary.get', query, call())).toEqual(summary);
   expect(await callRpc(bus, 'metrics.activity.get', query, call())).toEqual(activity);
   expect(await callRpc(bus, 'metrics.deliverability.get', query, call())).toEqual(deliverability);
+  expect(await perDomain()).toEqual(domains);
   // Two starts of the service, 5,000 publishes and a replay on a shared 2-core machine: a bound, not a measure.
 }, 180_000);
