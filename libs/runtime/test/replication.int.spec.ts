@@ -1,9 +1,10 @@
 /**
  * Stream and bucket replicas from NATS_STREAM_REPLICAS, through the migrate step's own path
- * (provisionStreams) against the real server. The test server is one node, which places one
- * replica only: provisioning with 3 must fail saying which setting asked for what the server
- * cannot place, and leave every stream as it was; the 3-node placement itself is NATS's
- * (deploy/k8s, the compose `cluster` profile).
+ * (provisionStreams) against the real one-node test server. One server refuses to create a
+ * stream of 3 replicas (the refusal must name the setting), yet accepts raising an existing
+ * stream's count (nats-server 2.9 on one node records it and places nothing more): that
+ * shows the update path setting every stream and bucket to the configured count, and back.
+ * The 3-node placement itself is NATS's (deploy/k8s, the compose `cluster` profile).
  */
 import { KV_BUCKETS, OBJECT_BUCKETS, STREAMS } from '@mailroom/contracts';
 import { deleteNamespaceStreams, type Bus } from '@mailroom/messaging';
@@ -38,6 +39,11 @@ async function replicas(): Promise<Record<string, number>> {
   return out;
 }
 
+it('asked for 3 before any stream exists, refuses naming NATS_STREAM_REPLICAS, and creates nothing', async () => {
+  await expect(provisionStreams({ ...ctx.env, NATS_STREAM_REPLICAS: '3' }, log)).rejects.toThrow(/cannot have 3 replica\(s\).*NATS_STREAM_REPLICAS must not exceed the JetStream servers/);
+  await expect(bus.jsm.streams.info(bus.ns.stream('EVENTS'))).rejects.toThrow(/stream not found/);
+});
+
 it('makes every stream and bucket with one replica by default, and again changes nothing', async () => {
   await provisionStreams(ctx.env, log);
   const first = await replicas();
@@ -47,10 +53,11 @@ it('makes every stream and bucket with one replica by default, and again changes
   expect(await replicas()).toEqual(first);
 });
 
-it('asked for 3 on one server, fails naming NATS_STREAM_REPLICAS and leaves every stream as it was', async () => {
-  const before = await replicas();
-  await expect(provisionStreams({ ...ctx.env, NATS_STREAM_REPLICAS: '3' }, log)).rejects.toThrow(/cannot have 3 replica\(s\).*NATS_STREAM_REPLICAS must not exceed the JetStream servers/);
-  expect(await replicas()).toEqual(before);
+it('updates every existing stream and bucket to the configured count at each run, and back', async () => {
+  await provisionStreams({ ...ctx.env, NATS_STREAM_REPLICAS: '3' }, log);
+  expect(new Set(Object.values(await replicas()))).toEqual(new Set([3]));
+  await provisionStreams(ctx.env, log);
+  expect(new Set(Object.values(await replicas()))).toEqual(new Set([1]));
 });
 
 it('refuses an even count before connecting', async () => {
