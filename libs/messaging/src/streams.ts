@@ -39,8 +39,13 @@ export function streamConfig(bus: Bus, name: StreamName, replication: Replicatio
 
 const NOT_FOUND = 10059;
 const ALREADY_IN_USE = 10058;
-/** "insufficient resources" and "replicas > 1 not supported in non-clustered mode". */
-const CANNOT_PLACE = new Set([10023, 10074]);
+/**
+ * The server cannot place the replicas: "no suitable peers for placement" (a cluster of fewer
+ * servers than replicas, at creation and update alike: nats-server 2.9 on three nodes asked
+ * for 5), "insufficient resources", and "replicas > 1 not supported in non-clustered mode"
+ * (one server, at creation only).
+ */
+export const CANNOT_PLACE = new Set([10005, 10023, 10074]);
 
 /** A refusal of the server to place the replicas, said in terms of the setting that asked for them; any other error as it is. */
 export function replicaError(stream: string, replicas: number, err: unknown): unknown {
