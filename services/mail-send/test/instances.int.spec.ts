@@ -37,7 +37,8 @@ beforeAll(async () => {
   bus = await connectTestBus(ctx.env);
   standInOrganizations(bus);
   db = createDb<unknown>({ url: ctx.env.DATABASE_URL!, schema: 'mail_send', max: 2 });
-  const env = { ...ctx.env, SEND_RATE_PER_INBOX_PER_MINUTE: String(PER_INBOX), SEND_RATE_PER_ORG_PER_MINUTE: String(PER_ORG) };
+  // From MAIL_DOMAIN: no custom domain to ask domains about.
+  const env = { ...ctx.env, MAIL_DOMAIN: 'agents.test', SEND_RATE_PER_INBOX_PER_MINUTE: String(PER_INBOX), SEND_RATE_PER_ORG_PER_MINUTE: String(PER_ORG) };
   for (let i = 0; i < 2; i++) instances.push(await bootServices([mailSendService], env));
 }, 60_000);
 
