@@ -102,6 +102,10 @@ function secretFileAt(tpl: z.infer<typeof podTemplate>, path: string): { secret:
 }
 /** A NATS configuration's setting, from its text (one per line in our files). */
 const setting = (conf: string, name: string) => new RegExp(`^\\s*${name}\\s*[:=]?\\s*(\\S+)\\s*$`, 'm').exec(conf)?.[1];
+/** The `cluster {}` block of a NATS configuration. */
+const clusterBlock = (conf: string) => /^cluster \{$([\s\S]*?)^\}$/m.exec(conf)?.[1] ?? '';
+const routeSetting = (name: string) => setting(clusterBlock(read('deploy/nats.conf')), name);
+const routesOf = (conf: string) => [...clusterBlock(conf).matchAll(/nats-route:\/\/(\S+)/g)].map((m) => m[1]);
 
 describe('deploy/k8s', () => {
   it('applies every manifest but the Secret template', () => {
@@ -129,7 +133,7 @@ describe('deploy/k8s', () => {
     const monitor = Number(setting(read('deploy/nats.conf'), 'http')!.split(':')[1]);
     for (const s of ofKind(service, 'Service')) expect(s.spec.ports.map((p) => p.port)).not.toContain(monitor);
     const c = nats.spec.template.spec.containers[0]!;
-    expect((c.ports ?? []).map((p) => p.containerPort)).toEqual([4222]);
+    expect((c.ports ?? []).map((p) => p.containerPort)).toEqual([4222, Number(routeSetting('port'))]);
     for (const probe of [c.startupProbe, c.livenessProbe, c.readinessProbe]) expect(probe).toEqual(expect.objectContaining({ exec: expect.anything() }));
   });
 
@@ -160,11 +164,13 @@ describe('deploy/k8s', () => {
     expect(seen.sort()).toEqual(IDENTITIES);
   });
 
-  it('admits to NATS only Mailroom’s pods, on the client port', () => {
+  it('admits to NATS only Mailroom’s pods, on the client port, and the NATS pods alone on the route port', () => {
     const policy = ofKind(networkPolicy, 'NetworkPolicy').find((p) => matches(p.spec.podSelector.matchLabels, nats.spec.template.metadata.labels));
     expect(policy?.spec.policyTypes).toContain('Ingress');
-    expect(policy?.spec.ingress).toHaveLength(1);
-    const [rule] = policy!.spec.ingress;
+    expect(policy?.spec.ingress).toHaveLength(2);
+    const [rule, routes] = policy!.spec.ingress;
+    expect(routes!.ports).toEqual([{ protocol: 'TCP', port: Number(routeSetting('port')) }]);
+    expect((routes!.from ?? []).map((f) => f.podSelector?.matchLabels)).toEqual([nats.spec.template.metadata.labels]);
     expect(rule!.ports).toEqual([{ protocol: 'TCP', port: 4222 }]);
     const selectors = (rule!.from ?? []).map((f) => f.podSelector?.matchLabels);
     expect(selectors).toHaveLength(1);
@@ -180,6 +186,62 @@ describe('deploy/k8s', () => {
     expect(selectors).toEqual(expect.arrayContaining([policy.spec.podSelector.matchLabels]));
     for (const w of mailroomWorkloads) expect(selectors.some((s) => matches(s, w.spec.template.metadata.labels))).toBe(true);
     expect(selectors.some((s) => matches(s, nats.spec.template.metadata.labels))).toBe(false);
+  });
+
+  it('runs NATS as a cluster: one route per node of the StatefulSet, over TLS checked both ways, one node per machine, one down at a time', () => {
+    const raw = z
+      .object({
+        spec: z.object({
+          replicas: z.number(),
+          serviceName: z.string(),
+          podManagementPolicy: z.string(),
+          template: z.object({ spec: z.object({ affinity: z.object({ podAntiAffinity: z.object({ requiredDuringSchedulingIgnoredDuringExecution: z.array(z.object({ topologyKey: z.string(), labelSelector: z.object({ matchLabels: labels }) })) }) }) }) }),
+        }),
+      })
+      .parse(objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'nats'));
+    const n = raw.spec.replicas;
+    expect(n).toBe(3);
+    expect(raw.spec.podManagementPolicy).toBe('Parallel');
+    const port = routeSetting('port');
+    expect(routesOf(read('deploy/nats.conf'))).toEqual(Array.from({ length: n }, (_, i) => `nats-${i}.${raw.spec.serviceName}.mailroom.svc.cluster.local:${port}`));
+    const headless = ofKind(service, 'Service').find((x) => x.metadata.name === raw.spec.serviceName)!;
+    expect(headless.spec.ports).toContainEqual(expect.objectContaining({ port: Number(port), targetPort: 'cluster' }));
+    const tls = clusterBlock(read('deploy/nats.conf'));
+    expect(setting(tls, 'verify')).toBe('true');
+    expect(secretFileAt(nats.spec.template, setting(tls, 'ca_file')!)).toEqual({ secret: 'nats-tls', key: 'ca.crt', readOnly: true });
+    const [anti] = raw.spec.template.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution;
+    expect(anti?.topologyKey).toBe('kubernetes.io/hostname');
+    expect(matches(anti!.labelSelector.matchLabels, nats.spec.template.metadata.labels)).toBe(true);
+    // The migration Job makes every stream with one replica per node.
+    expect(configData.NATS_STREAM_REPLICAS).toBe(String(n));
+  });
+
+  it('gives NATS and every Mailroom Deployment probes, a grace period and a disruption budget of one', () => {
+    const pdbs = objects
+      .filter((o) => o.kind === 'PodDisruptionBudget')
+      .map((o) => z.object({ spec: z.object({ maxUnavailable: z.number(), selector: z.object({ matchLabels: labels }) }) }).parse(o).spec);
+    const deployments = objects.filter((o) => o.kind === 'Deployment');
+    expect(deployments.length).toBe(IDENTITIES.length - 1);
+    for (const d of [...deployments, objects.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'nats')!]) {
+      const w = z
+        .object({ metadata: z.object({ name: z.string() }), spec: z.object({ template: z.object({ metadata: z.object({ labels }), spec: z.object({ terminationGracePeriodSeconds: z.number().min(30), containers: z.array(container) }) }) }) })
+        .parse(d);
+      const main = w.spec.template.spec.containers[0]!;
+      expect([w.metadata.name, Boolean(main.livenessProbe), Boolean(main.readinessProbe)]).toEqual([w.metadata.name, true, true]);
+      const budgets = pdbs.filter((p) => matches(p.selector.matchLabels, w.spec.template.metadata.labels));
+      expect([w.metadata.name, budgets.map((b) => b.maxUnavailable)]).toEqual([w.metadata.name, [1]]);
+    }
+  });
+
+  it('offers autoscalers for the gateway, mail-ingest and webhooks as a Component that frees their replica counts', () => {
+    const component = z
+      .object({ kind: z.literal('Component'), resources: z.array(z.string()), patches: z.array(z.object({ target: z.object({ kind: z.literal('Deployment'), name: z.string() }), patch: z.string() })) })
+      .parse(parse(read('deploy/k8s/autoscaling/kustomization.yaml')));
+    const hpas = component.resources.flatMap((f) => parseAllDocuments(read(`deploy/k8s/autoscaling/${f}`)).map((d) => d.toJS()));
+    const targets = hpas.map((h) => z.object({ kind: z.literal('HorizontalPodAutoscaler'), spec: z.object({ scaleTargetRef: z.object({ kind: z.literal('Deployment'), name: z.string() }), minReplicas: z.number().min(2) }) }).parse(h).spec.scaleTargetRef.name);
+    expect(targets.sort()).toEqual(['gateway', 'mail-ingest', 'webhooks']);
+    for (const t of targets) expect(objects.some((o) => o.kind === 'Deployment' && o.metadata.name === t)).toBe(true);
+    expect(component.patches.map((p) => [p.target.name, parse(p.patch)]).sort()).toEqual(targets.map((t) => [t, [{ op: 'remove', path: '/spec/replicas' }]]));
   });
 
   it('documents DATABASE_URL with TLS and the server checked', () => {
@@ -231,11 +293,31 @@ describe('docker-compose.yml', () => {
   it('has NATS include nats-auth.conf from the volume, where nats-compose.conf looks for it', () => {
     const s = compose.services.nats!;
     const confPath = s.command![s.command!.indexOf('--config') + 1]!;
-    expect(s.volumes).toContain(`./deploy/nats-compose.conf:${confPath}:ro`);
+    expect(s.volumes).toContain(`./deploy/\${MAILROOM_NATS_CONF:-nats-compose.conf}:${confPath}:ro`);
     const include = posix.join(posix.dirname(confPath), setting(read('deploy/nats-compose.conf'), 'include')!);
     expect(s.volumes).toContainEqual({ type: 'volume', source: 'bus-credentials', target: include, read_only: true, volume: { subpath: 'nats-auth.conf' } });
     expect(s.depends_on?.['bus-credentials']).toEqual({ condition: 'service_completed_successfully' });
     expect(setting(read('deploy/nats-compose.conf'), 'http')).toMatch(/^127\.0\.0\.1:/);
+  });
+
+  it('has a `cluster` profile: three NATS nodes routed to each other, every service told all three, streams at 3 replicas', () => {
+    const profiles = z.record(z.string(), z.object({ profiles: z.array(z.string()).optional(), environment: z.record(z.string(), z.string()).optional() }).loose()).parse(rawCompose.services);
+    const nodes = ['nats', ...Object.keys(profiles).filter((name) => profiles[name]!.profiles?.includes('cluster'))];
+    expect(nodes).toEqual(['nats', 'nats-2', 'nats-3']);
+    const conf = read('deploy/nats-compose-cluster.conf');
+    expect(routesOf(conf)).toEqual(nodes.map((n) => `${n}:${setting(clusterBlock(conf), 'port')}`));
+    // Each node its own server name (JetStream ties its state to it), and its own volume.
+    const names = nodes.map((n) => profiles[n]!.environment?.SERVER_NAME);
+    expect(new Set(names).size).toBe(3);
+    for (const n of ['nats-2', 'nats-3']) expect(compose.services[n]!.volumes).toContain(`./deploy/nats-compose-cluster.conf:/etc/nats/config/nats.conf:ro`);
+    const env = Object.fromEntries(
+      read('deploy/cluster.env')
+        .split('\n')
+        .filter((l) => l && !l.startsWith('#'))
+        .map((l) => l.split('=', 2) as [string, string]),
+    );
+    expect(env).toEqual({ MAILROOM_NATS_CONF: 'nats-compose-cluster.conf', MAILROOM_NATS_URL: nodes.map((n) => `nats://${n}:4222`).join(','), NATS_STREAM_REPLICAS: '3' });
+    expect(compose.services.migrate!.environment).toMatchObject({ NATS_URL: '${MAILROOM_NATS_URL:-nats://nats:4222}', NATS_STREAM_REPLICAS: '${NATS_STREAM_REPLICAS:-1}' });
   });
 
   it('publishes the plain-HTTP API on the host’s loopback only', () => {

@@ -206,7 +206,8 @@ export const BUS_ACCESS = {
   metrics: {
     ...NONE,
     // orgs.environment.get: a deletion fact is believed once orgs no longer knows the environment.
-    calls: ['orgs.environment.get'],
+    // mailbox.inbox.ofEnvironment, domains.domain.status: the custom domain of an inbox, asked once per inbox (per-domain rollups).
+    calls: ['orgs.environment.get', 'mailbox.inbox.ofEnvironment', 'domains.domain.status'],
     consumes: ['metrics--rollup', 'metrics--environment-deleted'],
     follows: ['EVENTS'],
     buckets: { replies: 'write' },

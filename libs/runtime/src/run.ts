@@ -22,6 +22,7 @@ import {
   type Logger,
   type Telemetry,
 } from '@mailroom/platform';
+import { replicationOf } from './replication';
 import { baseConfigSchema, type AnyServiceModule, type BaseConfig } from './service-module';
 
 /** The version every service reports: the platform's (one version for the monorepo's packages). */
@@ -121,15 +122,16 @@ export async function busOptions(identity: string, config: BaseConfig, log: Logg
   return { ...base, identity: { name: identity, creds: files.creds }, seal, subjectKeys: files.subjectKeys };
 }
 
-/** Creates or updates every stream and bucket of the catalog, as the `migrate` identity. */
+/** Creates or updates every stream and bucket of the catalog, as the `migrate` identity, with NATS_STREAM_REPLICAS copies each. */
 export async function provisionStreams(env: Env, log: Logger): Promise<void> {
   const problems = checkBusSettings(env);
   if (problems.length) throw new ConfigError(problems);
   const config = parseConfig(baseConfigSchema, env);
+  const replication = replicationOf(env);
   const bus = await connectBus(await busOptions('migrate', config, log));
   try {
-    const provisioned = await provisionBus(bus);
-    log.info({ streams: provisioned.length }, 'bus provisioned');
+    const provisioned = await provisionBus(bus, replication);
+    log.info({ streams: provisioned.length, replicas: replication.replicas }, 'bus provisioned');
   } finally {
     await bus.drain();
   }

@@ -1,6 +1,6 @@
 /**
  * The metrics service: hourly rollups of every public event (per organization, environment,
- * inbox and hour), and the activity, summary and deliverability answers read from them.
+ * inbox, custom domain and hour), and the activity, summary and deliverability answers read from them.
  *
  * The composition root. `node services/metrics/dist/main.js` runs it alone (libs/runtime gives
  * it its logger, database, bus, lifecycle, health and telemetry); the all-in-one runs it beside
@@ -9,10 +9,11 @@
 import path from 'node:path';
 import { STREAMS } from '@mailroom/contracts';
 import { transactor } from '@mailroom/db';
-import { serveRpc } from '@mailroom/messaging';
+import { RpcClient, serveRpc } from '@mailroom/messaging';
 import { Rounds } from '@mailroom/platform';
 import { DeletedEnvironments, runService, type ServiceModule } from '@mailroom/runtime';
 import { loadConfig, type MetricsConfig } from './config';
+import { inboxDomainsClient } from './clients/inbox-domains.client';
 import { startEnvironmentDeletedConsumer } from './consumers/environment-deleted.consumer';
 import { runRollupConsumer } from './consumers/events.consumer';
 import { Metrics } from './domain/metrics';
@@ -32,7 +33,8 @@ export const metricsService: ServiceModule<MetricsConfig, MetricsDb> = {
     const store = new RollupRepository(db);
     const metrics = new Metrics({ store, clock, settings: config.settings });
     life.add('metrics:rpc', serveRpc(bus, 'metrics', metricsHandlers(metrics)), (s) => s.stop());
-    const rollups = new Rollups({ transact: transactor(db), store, tombstones: new DeletedEnvironments<MetricsDb>() });
+    const domains = inboxDomainsClient(new RpcClient(bus, { timeoutMs: 5_000 }));
+    const rollups = new Rollups({ transact: transactor(db), store, tombstones: new DeletedEnvironments<MetricsDb>(), domains });
     life.add('metrics:rollup', await runRollupConsumer(bus, rollups, { concurrency: config.METRICS_CONSUMER_CONCURRENCY }), (c) => c.stop());
     life.add('metrics:environment-deleted', await startEnvironmentDeletedConsumer(bus, rollups), (c) => c.stop());
     const pruneLog = log.child({ component: 'metrics-prune' });

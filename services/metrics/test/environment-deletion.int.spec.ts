@@ -9,6 +9,7 @@ import { newId, type EventEnvelope } from '@mailroom/contracts';
 import { sql, transactor, withTransaction, type Kysely } from '@mailroom/db';
 import { DeletedEnvironments } from '@mailroom/runtime';
 import { createTestContext, migratedDb, waitFor, type TestContext } from '@mailroom/testing';
+import type { InboxDomainsPort } from '../src/domain/inbox-domains';
 import type { Transact } from '../src/domain/ports';
 import { Rollups } from '../src/domain/rollups';
 import { RollupRepository } from '../src/repo/rollup.repository';
@@ -38,16 +39,19 @@ const sent = (envId: string): EventEnvelope => ({
 });
 const deletion = (envId: string) => ({ org_id: org, env_id: envId, deleted_at: new Date().toISOString() });
 
+/** What mailbox and domains would say of inb_a (this test runs no other service): on no custom domain. */
+const domains: InboxDomainsPort = { domainOf: async () => null };
+
 /** Rollups whose transactions wait for `held` before they commit (none: at once). */
 function rollups(held?: Promise<void>): Rollups {
-  if (!held) return new Rollups({ transact: transactor(db), store: new RollupRepository(db), tombstones: new DeletedEnvironments<MetricsDb>() });
+  if (!held) return new Rollups({ transact: transactor(db), store: new RollupRepository(db), tombstones: new DeletedEnvironments<MetricsDb>(), domains });
   const transact: Transact = (work) =>
     withTransaction(db, async (tx) => {
       const result = await work(tx);
       await held;
       return result;
     });
-  return new Rollups({ transact, store: new RollupRepository(db), tombstones: new DeletedEnvironments<MetricsDb>() });
+  return new Rollups({ transact, store: new RollupRepository(db), tombstones: new DeletedEnvironments<MetricsDb>(), domains });
 }
 
 function gate(): { open: () => void; opened: Promise<void> } {

@@ -24,6 +24,9 @@ export const metricsQuery = z.object({
   from: instant('from'),
   to: instant('to'),
   inbox_id: idSchema('inbox').optional().describe('Only this inbox of the environment; 404 for an inbox with no recorded activity here'),
+  domain_id: idSchema('domain')
+    .optional()
+    .describe("Only the inboxes on this custom domain of the environment; 404 for a domain with no recorded activity here. With inbox_id: the inbox must be on the domain (else 400), and the answer is the inbox's"),
 });
 export type MetricsQuery = z.infer<typeof metricsQuery>;
 
@@ -50,6 +53,7 @@ const range = {
 export const metricsActivity = z.object({
   ...range,
   inbox_id: idSchema('inbox').nullable(),
+  domain_id: idSchema('domain').nullable(),
   buckets: z.array(metricsCounts.extend({ start: isoTimestamp.describe('Start of the hour, UTC'), end: isoTimestamp })).describe('One per hour of the range, oldest first; an hour without traffic is there with zeros'),
 });
 export type MetricsActivity = z.infer<typeof metricsActivity>;
@@ -57,6 +61,7 @@ export type MetricsActivity = z.infer<typeof metricsActivity>;
 export const metricsSummary = z.object({
   ...range,
   inbox_id: idSchema('inbox').nullable(),
+  domain_id: idSchema('domain').nullable(),
   totals: metricsCounts,
   previous: z.object({ ...range, totals: metricsCounts }).describe('The period of the same length just before, for comparison'),
 });
@@ -69,6 +74,7 @@ export const DELIVERABILITY_WARNINGS = ['complaint_rate', 'hard_bounce_rate'] as
 export const metricsDeliverability = z.object({
   ...range,
   inbox_id: idSchema('inbox').nullable(),
+  domain_id: idSchema('domain').nullable(),
   counts: metricsCounts,
   rates: z
     .object({

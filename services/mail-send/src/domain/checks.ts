@@ -115,8 +115,8 @@ export class SendChecks {
       const refused = domainRefusal(name, await this.from.domains.of(req.org_id, req.env_id, name));
       if (refused) return { reason: 'account_paused', detail: refused };
     }
-    // Suppressions and rates in one round trip; an admitted send is logged by the same statement.
-    const { blocked, inbox, org, inbox_oldest, org_oldest } = await this.repo.admit({
+    // Suppressions and rates in one statement; an admitted send is logged by the same statement.
+    const admission = {
       org_id: req.org_id,
       env_id: req.env_id,
       inbox_id: req.inbox_id,
@@ -125,7 +125,16 @@ export class SendChecks {
       at: now,
       perInbox: this.limits.perInboxPerMinute,
       perOrg: this.limits.perOrgPerMinute,
-    });
+    };
+    // With a limit, the organization's checks take turns (every instance's: the lock is
+    // PostgreSQL's), or sends checked at once could all take the last place under it.
+    const { blocked, inbox, org, inbox_oldest, org_oldest } =
+      this.limits.perInboxPerMinute || this.limits.perOrgPerMinute
+        ? await this.transact(async (tx) => {
+            await this.repo.lockSendLog(req.org_id, tx);
+            return this.repo.admit(admission, tx);
+          })
+        : await this.repo.admit(admission);
     if (blocked.length) {
       return { reason: 'blocked_recipient', detail: `on the suppression list: ${blocked.map((b) => `${b.address} (${b.reason})`).join(', ')}` };
     }

@@ -142,6 +142,17 @@ export class SendRepository {
   // ---- rates
 
   /**
+   * Holds the organization's send log until `trx` ends: the rate checks of one organization
+   * run one at a time, in every instance, so each counts the sends admitted before it (two
+   * admissions at once would each count the other's send as not yet there, and both pass the
+   * last place under a limit). Taken before `admit`, whose statement then sees every send
+   * committed before the lock was granted (READ COMMITTED takes a snapshot per statement).
+   */
+  async lockSendLog(orgId: string, trx: Executor<SendDb>): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`mail-send.send_log:${orgId}`}, 0))`.execute(trx);
+  }
+
+  /**
    * The checks of a send that need the database, in one statement (one round trip): which
    * recipients are on the suppression list, how many sends the inbox and the organization
    * made since `since` (counted only when a limit is set), and, when nothing refuses the send,

@@ -24,6 +24,10 @@ function store(over: Partial<RollupStore> = {}): RollupStore {
     latency: async () => [],
     topInboxes: async () => [],
     hasInbox: async () => true,
+    hasDomain: async () => true,
+    domainOfInbox: async () => 'dom_1',
+    inboxDomains: none,
+    rememberInboxDomains: none,
     organizationMessages: async () => ({ sent: 0, received: 0 }),
     platformMail: async () => ({ sent: 0, bounced_hard: 0, bounced_soft: 0, complained: 0 }),
     ...over,
@@ -76,6 +80,61 @@ describe('metrics answers', () => {
     const refused = await m.usage('org_1', { start: '2026-11-01T00:30:00.000Z', end: '2026-12-01T00:00:00.000Z' }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(AppError);
     expect((refused as AppError).details).toEqual([{ path: 'start', message: expect.stringContaining('whole hour') }]);
+  });
+});
+
+describe('the domain filter', () => {
+  const keysRead = async (q: { inbox_id?: string; domain_id?: string }, over: Partial<RollupStore> = {}) => {
+    const keys: string[] = [];
+    const answer = await metrics(store({ countsByHour: async (_t, w) => (keys.push(w.key), []), ...over })).activity(tenant, q);
+    return { keys, answer };
+  };
+
+  it("reads the domain's row and names the domain in the answer", async () => {
+    const { keys, answer } = await keysRead({ domain_id: 'dom_1' });
+    expect(keys).toEqual(['dom_1']);
+    expect(answer).toMatchObject({ inbox_id: null, domain_id: 'dom_1' });
+  });
+
+  it("reads the environment's row without filters, and the inbox's with an inbox", async () => {
+    expect((await keysRead({})).keys).toEqual(['*']);
+    expect((await keysRead({ inbox_id: 'inb_a' })).keys).toEqual(['inb_a']);
+  });
+
+  it('answers 404 for a domain with no activity in the environment (another tenant\'s, or unknown)', async () => {
+    const asked: string[] = [];
+    const s = store({ hasDomain: async (t, d) => (asked.push(`${t.env_id}/${d}`), false) });
+    await expect(metrics(s).deliverability(tenant, { domain_id: 'dom_x' })).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining('domain dom_x') });
+    expect(asked).toEqual(['env_1/dom_x']);
+  });
+
+  it("with an inbox on the domain, reads the inbox's row", async () => {
+    const { keys, answer } = await keysRead({ inbox_id: 'inb_a', domain_id: 'dom_1' });
+    expect(keys).toEqual(['inb_a']);
+    expect(answer).toMatchObject({ inbox_id: 'inb_a', domain_id: 'dom_1' });
+  });
+
+  it('refuses an inbox on another domain, or on none, with a 400 naming it', async () => {
+    for (const other of ['dom_2', null, undefined]) {
+      const refused = await metrics(store({ domainOfInbox: async () => other })).summary(tenant, { inbox_id: 'inb_a', domain_id: 'dom_1' }).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: 'invalid_request', details: [{ path: 'query.inbox_id', message: 'not on domain dom_1' }] });
+    }
+  });
+
+  it('answers 404 before 400: an unknown inbox or domain is not found, whatever the other filter', async () => {
+    await expect(metrics(store({ hasInbox: async () => false, domainOfInbox: async () => 'dom_2' })).summary(tenant, { inbox_id: 'inb_x', domain_id: 'dom_1' })).rejects.toMatchObject({ code: 'not_found' });
+    await expect(metrics(store({ hasDomain: async () => false, domainOfInbox: async () => 'dom_2' })).summary(tenant, { inbox_id: 'inb_a', domain_id: 'dom_x' })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it("names only the domain's inboxes in a warning", async () => {
+    const windows: { key: string; domainId?: string | undefined }[] = [];
+    await metrics(
+      store({
+        totals: async () => ({ ...zero, sent: 100, complained: 1 }),
+        topInboxes: async (_t, w) => (windows.push({ key: w.key, domainId: w.domainId }), []),
+      }),
+    ).deliverability(tenant, { domain_id: 'dom_1' });
+    expect(windows).toEqual([{ key: 'dom_1', domainId: 'dom_1' }]);
   });
 });
 

@@ -1,15 +1,19 @@
 /**
  * The answers of the metrics routes, read from the rollups of the caller's organization and
- * environment. An `inbox_id` with no activity recorded in the environment answers 404: the
- * rollups are the only inboxes metrics knows (docs/decisions.md, "Metrics").
+ * environment. An `inbox_id` or `domain_id` with no activity recorded in the environment
+ * answers 404: the rollups are the only inboxes and domains metrics knows (docs/decisions.md,
+ * "Metrics"). Both together: the inbox must be on the domain (400 otherwise), and the answer
+ * is the inbox's.
  */
 import { AppError, type MetricsActivity, type MetricsCounts, type MetricsDeliverability, type MetricsQuery, type MetricsUsage, type MetricsSummary, type Tenant } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import type { CountsRow, Window } from '../repo/rollup.repository';
 import { breachesOf, ratesOf, scoreOf, warningMessage, type Thresholds } from './deliverability';
 import { LATENCY_BUCKETS, quantile } from './histogram';
+import { checkInboxOnDomain } from './inbox-domains';
 import type { RollupStore } from './ports';
 import { HOUR_MS, hoursOf, previousRange, resolveRange, type Range } from './range';
+import { ALL_INBOXES } from './rollup';
 
 export interface MetricsSettings {
   thresholds: Thresholds;
@@ -116,14 +120,20 @@ export class Metrics {
   }
 
   private head(range: Range, q: MetricsQuery) {
-    return { from: range.from.toISOString(), to: range.to.toISOString(), inbox_id: q.inbox_id ?? null };
+    return { from: range.from.toISOString(), to: range.to.toISOString(), inbox_id: q.inbox_id ?? null, domain_id: q.domain_id ?? null };
   }
 
-  /** The window read; 404 for an inbox without activity in the environment. */
+  /** The window read; 404 for an inbox or a domain without activity in the environment, 400 for an inbox not on the domain. */
   private async window(t: Tenant, q: MetricsQuery, range: Range): Promise<Window> {
-    if (q.inbox_id !== undefined && !(await this.deps.store.hasInbox(t, q.inbox_id))) {
-      throw new AppError('not_found', `inbox ${q.inbox_id} not found: this environment has no activity recorded for it`);
+    const [inboxKnown, domainKnown] = await Promise.all([
+      q.inbox_id === undefined || this.deps.store.hasInbox(t, q.inbox_id),
+      q.domain_id === undefined || this.deps.store.hasDomain(t, q.domain_id),
+    ]);
+    if (!inboxKnown) throw new AppError('not_found', `inbox ${q.inbox_id} not found: this environment has no activity recorded for it`);
+    if (!domainKnown) throw new AppError('not_found', `domain ${q.domain_id} not found: this environment has no activity recorded on it`);
+    if (q.inbox_id !== undefined && q.domain_id !== undefined) {
+      checkInboxOnDomain({ inbox_id: q.inbox_id, domain_id: q.domain_id }, (await this.deps.store.domainOfInbox(t, q.inbox_id)) ?? null);
     }
-    return { ...range, inboxId: q.inbox_id };
+    return { ...range, key: q.inbox_id ?? q.domain_id ?? ALL_INBOXES, domainId: q.domain_id };
   }
 }

@@ -7,4 +7,4 @@ import type { MetricsTx } from '../repo/tables';
 export type Transact = TransactOf<MetricsTx>;
 
 /** The rollup tables (repo/rollup.repository.ts). */
-export type RollupStore = Pick<RollupRepository, 'markProcessed' | 'deletedAmong' | 'deleteEnvironment' | 'addCounts' | 'addLatency' | 'truncate' | 'countsByHour' | 'totals' | 'latency' | 'topInboxes' | 'hasInbox' | 'pruneProcessed' | 'organizationMessages' | 'platformMail'>;
+export type RollupStore = Pick<RollupRepository, 'markProcessed' | 'deletedAmong' | 'deleteEnvironment' | 'addCounts' | 'addLatency' | 'truncate' | 'countsByHour' | 'totals' | 'latency' | 'topInboxes' | 'hasInbox' | 'pruneProcessed' | 'organizationMessages' | 'platformMail' | 'inboxDomains' | 'rememberInboxDomains' | 'hasDomain' | 'domainOfInbox'>;

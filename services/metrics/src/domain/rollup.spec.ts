@@ -51,7 +51,7 @@ describe('rollup increments', () => {
   });
 
   it('adds a batch up per hour and inbox and for all inboxes, in key order, with the latencies of deliveries', () => {
-    const rows = aggregate([sent('evt_1', 'inb_b'), sent('evt_2'), sent('evt_3'), delivered('evt_4', 120), delivered('evt_5', 80), sent('evt_6', 'inb_a', '2026-11-20T11:00:00.000Z')]);
+    const rows = aggregate([sent('evt_1', 'inb_b'), sent('evt_2'), sent('evt_3'), delivered('evt_4', 120), delivered('evt_5', 80), sent('evt_6', 'inb_a', '2026-11-20T11:00:00.000Z')], () => null);
     expect(rows.map((r) => [r.inbox_id, r.hour.toISOString(), r.sent, r.delivered])).toEqual([
       [ALL_INBOXES, '2026-11-20T10:00:00.000Z', 3, 2],
       ['inb_a', '2026-11-20T10:00:00.000Z', 2, 2],
@@ -65,5 +65,25 @@ describe('rollup increments', () => {
       [0, 1],
       [1, 1],
     ]);
+  });
+
+  it("adds each event to its inbox's domain row too, and an inbox on no domain to none", () => {
+    const domains: Record<string, string | null> = { inb_a: 'dom_1', inb_b: 'dom_1', inb_c: null };
+    const rows = aggregate([sent('evt_1', 'inb_a'), sent('evt_2', 'inb_b'), delivered('evt_3', 120), sent('evt_4', 'inb_c')], (i) => domains[i.inbox_id]!);
+    expect(rows.map((r) => [r.inbox_id, r.sent, r.delivered])).toEqual([
+      [ALL_INBOXES, 3, 1],
+      ['dom_1', 2, 1],
+      ['inb_a', 1, 1],
+      ['inb_b', 1, 0],
+      ['inb_c', 1, 0],
+    ]);
+    expect(rows[1]!.latency_sum_ms).toBe(120);
+    expect([...rows[1]!.latency.entries()]).toEqual([[1, 1]]);
+  });
+
+  it('files the domain under the event\'s own tenant', () => {
+    const seen: string[] = [];
+    aggregate([sent('evt_1', 'inb_a')], (i) => (seen.push(`${i.org_id}/${i.env_id}/${i.inbox_id}`), null));
+    expect(seen).toEqual(['org_1/env_1/inb_a']);
   });
 });

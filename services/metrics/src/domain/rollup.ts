@@ -2,10 +2,12 @@
  * What each public event adds to the hourly rollups: one counter of its organization,
  * environment, inbox and hour (the hour of the envelope's `timestamp`, UTC), and for a
  * delivery its latency's histogram bucket. Events of one batch add up into one row per
- * hour and inbox before they are written (see aggregate), and each also adds to the row of
- * all the environment's inboxes in that hour (inbox_id ALL_INBOXES), so a read of the whole
- * environment takes one row per hour however many inboxes it has. `domain.verified` counts
- * nothing (no inbox; a domain dimension comes with inboxes on custom domains).
+ * hour and key before they are written (see aggregate). Each event adds to three rows of its
+ * hour, told apart by the key column (`inbox_id`): its inbox's (`inb_...`), the row of all the
+ * environment's inboxes (ALL_INBOXES), and, when the inbox is on a custom domain, the row of
+ * all the inboxes on that domain (the domain's id, `dom_...`; ids are prefixed, so the three
+ * never meet). A read of the whole environment or of one domain takes one row per hour
+ * however many inboxes it has. `domain.verified` counts nothing (no inbox).
  */
 import type { EventEnvelope } from '@mailroom/contracts';
 import { latencyBucket } from './histogram';
@@ -52,6 +54,9 @@ export interface RollupRow extends RollupKey, Counters {
 
 const HOUR_MS = 3_600_000;
 
+/** The custom domain (its id) of an event's inbox, or null for none (MAIL_DOMAIN, or not known). */
+export type DomainOf = (event: { org_id: string; env_id: string; inbox_id: string }) => string | null;
+
 export function hourOf(at: Date): Date {
   return new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
 }
@@ -95,16 +100,23 @@ function keyString(k: RollupKey): string {
   return `${k.org_id}\u0000${k.env_id}\u0000${k.hour.getTime()}\u0000${k.inbox_id}`;
 }
 
+/** The rows an increment adds to: its inbox's, the environment's, and its domain's when it has one. */
+export function keysOf(key: RollupKey, domainId: string | null): RollupKey[] {
+  const keys = [key, { ...key, inbox_id: ALL_INBOXES }];
+  if (domainId !== null) keys.push({ ...key, inbox_id: domainId });
+  return keys;
+}
+
 /**
- * The events' increments added up per row, in key order (org, env, hour, inbox): writers
+ * The events' increments added up per row, in key order (org, env, hour, key): writers
  * that take row locks in one order do not deadlock each other.
  */
-export function aggregate(events: readonly EventEnvelope[]): RollupRow[] {
+export function aggregate(events: readonly EventEnvelope[], domainOf: DomainOf): RollupRow[] {
   const rows = new Map<string, RollupRow>();
   for (const event of events) {
     const inc = incrementOf(event);
     if (!inc) continue;
-    for (const key of [inc.key, { ...inc.key, inbox_id: ALL_INBOXES }]) {
+    for (const key of keysOf(inc.key, domainOf(inc.key))) {
       const id = keyString(key);
       let row = rows.get(id);
       if (!row) {

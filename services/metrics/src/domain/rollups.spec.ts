@@ -4,26 +4,30 @@
  * afterwards (in flight, redelivered, or replayed), while they are still marked processed;
  * other environments are untouched; a second fact changes nothing.
  */
-import type { EventEnvelope, Fact } from '@mailroom/contracts';
+import { AppError, type EventEnvelope, type Fact } from '@mailroom/contracts';
 import type { CountsUpsert, LatencyUpsert } from '../repo/rollup.repository';
 import type { MetricsTx } from '../repo/tables';
 import type { RollupStore, Transact } from './ports';
+import { inboxKey, type InboxDomain } from './inbox-domains';
 import { ALL_INBOXES } from './rollup';
 import { Rollups } from './rollups';
 
-const sent = (id: string, env_id: string, org_id = 'org_1'): EventEnvelope => ({
+const sent = (id: string, env_id: string, org_id = 'org_1', inbox_id = 'inb_a'): EventEnvelope => ({
   id,
   type: 'message.sent',
   timestamp: '2026-11-20T10:15:00.000Z',
   org_id,
   env_id,
-  data: { message_id: 'msg_1', thread_id: 'thr_1', inbox_id: 'inb_a', from_address: 'a@x.test', to_addresses: ['b@y.test'], subject: 's', provider_message_id: 'p', sent_at: '2026-11-20T10:15:00.000Z' },
+  data: { message_id: 'msg_1', thread_id: 'thr_1', inbox_id, from_address: 'a@x.test', to_addresses: ['b@y.test'], subject: 's', provider_message_id: 'p', sent_at: '2026-11-20T10:15:00.000Z' },
 });
 const deletion = (env_id: string): Fact<'internal.orgs.environment.deleted'> => ({ org_id: 'org_1', env_id, deleted_at: '2026-11-20T11:00:00.000Z' });
 
-/** The rollup tables in memory; `log` records each step with the transaction it ran in. */
-function setUp() {
+/** The rollup tables in memory; `log` records each step with the transaction it ran in. `owners`: what mailbox and domains answer. */
+function setUp(owners: Record<string, string | null> = {}) {
   const processed = new Set<string>();
+  const learned = new Map<string, InboxDomain>();
+  const asked: string[] = [];
+  let ownersDown = false;
   const tombstones = new Map<string, { org_id: string; deleted_at: Date }>();
   let counts: CountsUpsert[] = [];
   let latency: LatencyUpsert[] = [];
@@ -49,6 +53,12 @@ function setUp() {
       return before - counts.length - latency.length;
     },
     addCounts: async (rows) => void counts.push(...rows),
+    inboxDomains: async (refs) => refs.flatMap((r) => learned.get(inboxKey(r)) ?? []),
+    rememberInboxDomains: async (rows) => {
+      for (const r of rows) if (!learned.has(inboxKey(r))) learned.set(inboxKey(r), r);
+    },
+    hasDomain: none,
+    domainOfInbox: none,
     addLatency: async (rows) => void latency.push(...rows),
     truncate: none,
     pruneProcessed: none,
@@ -71,9 +81,17 @@ function setUp() {
         return true;
       },
     },
+    domains: {
+      domainOf: async (ref) => {
+        asked.push(`${ref.env_id}/${ref.inbox_id}`);
+        if (ownersDown) throw new AppError('service_unavailable', 'no responders');
+        return owners[ref.inbox_id] ?? null;
+      },
+    },
   });
   const rowsOf = (env: string) => counts.filter((r) => r.env_id === env).map((r) => [r.inbox_id, r.sent]);
-  return { rollups, rowsOf, processed, tombstones, log };
+  const down = (v: boolean) => void (ownersDown = v);
+  return { rollups, rowsOf, processed, tombstones, log, asked, learned, down };
 }
 
 describe('a deleted environment', () => {
@@ -113,5 +131,66 @@ describe('a deleted environment', () => {
     await rollups.environmentDeleted(deletion('env_gone'));
     expect(await rollups.environmentDeleted(deletion('env_gone'))).toEqual({ removed: 0 });
     expect(rowsOf('env_gone')).toEqual([]);
+  });
+});
+
+describe("an inbox's domain", () => {
+  it('is asked of the owners once per inbox, and its events count in the domain row', async () => {
+    const { rollups, rowsOf, asked } = setUp({ inb_a: 'dom_1', inb_b: null });
+    await rollups.record([sent('evt_1', 'env_1', 'org_1', 'inb_a'), sent('evt_2', 'env_1', 'org_1', 'inb_b'), sent('evt_3', 'env_1', 'org_1', 'inb_a')]);
+    await rollups.record([sent('evt_4', 'env_1', 'org_1', 'inb_a')]);
+    expect(asked).toEqual(['env_1/inb_a', 'env_1/inb_b']);
+    expect(rowsOf('env_1')).toEqual([
+      [ALL_INBOXES, 3],
+      ['dom_1', 2],
+      ['inb_a', 2],
+      ['inb_b', 1],
+      [ALL_INBOXES, 1],
+      ['dom_1', 1],
+      ['inb_a', 1],
+    ]);
+  });
+
+  it('is kept per tenant: the same inbox id in another environment is asked again', async () => {
+    const { rollups, asked } = setUp({ inb_a: 'dom_1' });
+    await rollups.record([sent('evt_1', 'env_1')]);
+    await rollups.record([sent('evt_2', 'env_2')]);
+    expect(asked).toEqual(['env_1/inb_a', 'env_2/inb_a']);
+  });
+
+  it('when the owners do not answer, counts nothing and fails retryably; the redelivery counts it once', async () => {
+    const { rollups, rowsOf, processed, down } = setUp({ inb_a: 'dom_1' });
+    down(true);
+    await expect(rollups.record([sent('evt_1', 'env_1')])).rejects.toMatchObject({ code: 'service_unavailable', retryable: true });
+    expect(processed.size).toBe(0);
+    expect(rowsOf('env_1')).toEqual([]);
+    down(false);
+    expect(await rollups.record([sent('evt_1', 'env_1')])).toBe(1);
+    expect(rowsOf('env_1')).toEqual([
+      [ALL_INBOXES, 1],
+      ['dom_1', 1],
+      ['inb_a', 1],
+    ]);
+  });
+
+  it('is not asked for a deleted environment', async () => {
+    const { rollups, asked, learned } = setUp({ inb_a: 'dom_1' });
+    await rollups.environmentDeleted(deletion('env_gone'));
+    await rollups.record([sent('evt_1', 'env_gone')]);
+    expect(asked).toEqual([]);
+    expect(learned.size).toBe(0);
+  });
+
+  it('is what was learned first, whatever the owners say later (a replay files events as before)', async () => {
+    const owners: Record<string, string | null> = { inb_a: 'dom_1' };
+    const { rollups, rowsOf, asked } = setUp(owners);
+    await rollups.record([sent('evt_1', 'env_1')]);
+    owners.inb_a = 'dom_2';
+    await rollups.record([sent('evt_2', 'env_1')]);
+    expect(asked).toEqual(['env_1/inb_a']);
+    expect(rowsOf('env_1').filter(([k]) => String(k).startsWith('dom_'))).toEqual([
+      ['dom_1', 1],
+      ['dom_1', 1],
+    ]);
   });
 });

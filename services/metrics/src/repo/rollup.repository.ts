@@ -1,11 +1,14 @@
 /** The rollups: one query per method; every tenant read filters on org_id and env_id. */
-import type { Tenant } from '@mailroom/contracts';
+import { ID_PREFIXES, type Tenant } from '@mailroom/contracts';
 import { sql, type Executor, type Kysely } from '@mailroom/db';
+import type { InboxDomain, InboxRef } from '../domain/inbox-domains';
 import { ALL_INBOXES, COUNTERS, type Counter } from '../domain/rollup';
 import type { MetricsDb } from './tables';
 
 /** The rollup's counter columns: the domain's counters, one column each. */
 export const COUNT_COLUMNS = COUNTERS;
+/** The prefix of inbox ids (contracts ids.ts): an inbox's rows, not the environment's nor a domain's. */
+const INBOX_PREFIX = `${ID_PREFIXES.inbox}_`;
 export type CountColumn = Counter;
 export type CountsRow = Record<CountColumn, number>;
 
@@ -29,8 +32,10 @@ export interface LatencyUpsert {
 export interface Window {
   from: Date;
   to: Date;
-  /** One inbox; absent: the environment's row of all inboxes. */
-  inboxId?: string | undefined;
+  /** The rows read: an inbox's id, a domain's id (its inboxes), or ALL_INBOXES (domain/rollup.ts). */
+  key: string;
+  /** For the top inboxes: only those on this domain. */
+  domainId?: string | undefined;
 }
 
 export class RollupRepository {
@@ -83,11 +88,13 @@ export class RollupRepository {
     return new Set(rows.map((r) => r.env_id));
   }
 
-  /** Deletes the environment's rollups (counts and latencies, every hour and inbox); answers how many rows went. */
+  /** Deletes the environment's rollups (counts and latencies, every hour and key) and its inboxes' domains; answers how many rollup rows went. */
   async deleteEnvironment(env: { org_id: string; env_id: string }, ex: Executor<MetricsDb> = this.db): Promise<number> {
     const { rows } = await sql<{ n: number }>`
       with counts as (delete from hourly_counts where org_id = ${env.org_id} and env_id = ${env.env_id} returning 1),
-           latency as (delete from hourly_latency where org_id = ${env.org_id} and env_id = ${env.env_id} returning 1)
+           latency as (delete from hourly_latency where org_id = ${env.org_id} and env_id = ${env.env_id} returning 1),
+           -- Runs though unread (PostgreSQL runs every data-modifying WITH to completion); not counted in the answer.
+           domains as (delete from inbox_domains where org_id = ${env.org_id} and env_id = ${env.env_id})
       select (select count(*) from counts) + (select count(*) from latency) as n`.execute(ex);
     return Number(rows[0]?.n ?? 0);
   }
@@ -98,7 +105,39 @@ export class RollupRepository {
     return Number(r.numDeletedRows);
   }
 
-  /** Empties every table, for a replay. */
+  /** What is known of the inboxes' domains (those not known are left out). */
+  async inboxDomains(inboxes: readonly InboxRef[], ex: Executor<MetricsDb> = this.db): Promise<InboxDomain[]> {
+    if (!inboxes.length) return [];
+    return ex
+      .selectFrom('inbox_domains')
+      .select(['org_id', 'env_id', 'inbox_id', 'domain_id'])
+      .where((eb) => eb(eb.refTuple('org_id', 'env_id', 'inbox_id'), 'in', inboxes.map((i) => eb.tuple(i.org_id, i.env_id, i.inbox_id))))
+      .execute();
+  }
+
+  /** Keeps the inboxes' domains; one already known stays as it was. */
+  async rememberInboxDomains(rows: readonly InboxDomain[], ex: Executor<MetricsDb> = this.db): Promise<void> {
+    if (!rows.length) return;
+    await ex
+      .insertInto('inbox_domains')
+      .values(rows.map((r) => ({ ...r })))
+      .onConflict((oc) => oc.columns(['org_id', 'env_id', 'inbox_id']).doNothing())
+      .execute();
+  }
+
+  /** Whether the environment has any activity on the domain recorded (its row of all its inboxes). */
+  async hasDomain(t: Tenant, domainId: string): Promise<boolean> {
+    const row = await this.db.selectFrom('hourly_counts').select('inbox_id').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('inbox_id', '=', domainId).limit(1).executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** The domain learned of an inbox of the environment: its id, null for none, undefined when not known. */
+  async domainOfInbox(t: Tenant, inboxId: string): Promise<string | null | undefined> {
+    const row = await this.db.selectFrom('inbox_domains').select('domain_id').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('inbox_id', '=', inboxId).executeTakeFirst();
+    return row?.domain_id;
+  }
+
+  /** Empties the rollups and the ids counted, for a replay (not the inboxes' domains: a replay files each event as before). */
   async truncate(ex: Executor<MetricsDb> = this.db): Promise<void> {
     await sql`truncate hourly_counts, hourly_latency, processed_events`.execute(ex);
   }
@@ -112,7 +151,7 @@ export class RollupRepository {
       .where('env_id', '=', t.env_id)
       .where('hour', '>=', w.from)
       .where('hour', '<', w.to)
-      .where('inbox_id', '=', w.inboxId ?? ALL_INBOXES)
+      .where('inbox_id', '=', w.key)
       .groupBy('hour')
       .orderBy('hour')
       .execute();
@@ -127,7 +166,7 @@ export class RollupRepository {
       .where('env_id', '=', t.env_id)
       .where('hour', '>=', w.from)
       .where('hour', '<', w.to)
-      .where('inbox_id', '=', w.inboxId ?? ALL_INBOXES)
+      .where('inbox_id', '=', w.key)
       .executeTakeFirstOrThrow();
   }
 
@@ -140,7 +179,7 @@ export class RollupRepository {
       .where('env_id', '=', t.env_id)
       .where('hour', '>=', w.from)
       .where('hour', '<', w.to)
-      .where('inbox_id', '=', w.inboxId ?? ALL_INBOXES)
+      .where('inbox_id', '=', w.key)
       .groupBy('bucket')
       .execute();
   }
@@ -154,8 +193,12 @@ export class RollupRepository {
       .where('env_id', '=', t.env_id)
       .where('hour', '>=', w.from)
       .where('hour', '<', w.to)
-      .$if(w.inboxId !== undefined, (q) => q.where('inbox_id', '=', w.inboxId!))
-      .where('inbox_id', '!=', ALL_INBOXES)
+      .$if(w.key.startsWith(INBOX_PREFIX), (q) => q.where('inbox_id', '=', w.key))
+      // Inboxes' rows only (not the environment's nor a domain's).
+      .where(sql<boolean>`starts_with(inbox_id, ${INBOX_PREFIX})`)
+      .$if(w.domainId !== undefined, (q) =>
+        q.where('inbox_id', 'in', (eb) => eb.selectFrom('inbox_domains').select('inbox_id').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).where('domain_id', '=', w.domainId!)),
+      )
       .groupBy('inbox_id')
       .having((eb) => eb(sql`sum(${eb.ref(column)})`, '>', 0))
       .orderBy('count', 'desc')

@@ -41,11 +41,21 @@ export interface DeletedEnvironmentTable {
   deleted_at: Date;
 }
 
+/** The custom domain of each inbox metrics counted events of, learned once (domain/inbox-domains.ts). */
+export interface InboxDomainsTable {
+  org_id: string;
+  env_id: string;
+  inbox_id: string;
+  domain_id: string | null;
+  learned_at: ColumnType<Date, Date | undefined, Date>;
+}
+
 export interface MetricsDb {
   hourly_counts: HourlyCountsTable;
   hourly_latency: HourlyLatencyTable;
   processed_events: ProcessedEventsTable;
   deleted_environments: DeletedEnvironmentTable;
+  inbox_domains: InboxDomainsTable;
 }
 
 export type MetricsTx = Transaction<MetricsDb>;
