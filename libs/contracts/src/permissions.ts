@@ -174,6 +174,7 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/inboxes/{inbox_id}/messages/{message_id}/reply-all': 'mail.send',
   'POST /api/v1/inboxes/{inbox_id}/messages/{message_id}/forward': 'mail.send',
   'POST /api/v1/inboxes/{inbox_id}/messages/send': 'mail.send',
+  'POST /api/v1/attachments': 'mail.send',
   'GET /api/v1/suppressions': 'suppressions.read',
   'POST /api/v1/suppressions': 'suppressions.manage',
   'DELETE /api/v1/suppressions/{address}': 'suppressions.manage',

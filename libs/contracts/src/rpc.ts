@@ -115,6 +115,8 @@ export const RPC = {
   'mailbox.message.replyAll': { request: m.messageRef.extend(snd.replyAllRequest.shape), response: snd.sentMessageRef },
   'mailbox.message.forward': { request: m.messageRef.extend(snd.forwardRequest.shape), response: snd.sentMessageRef },
   'mailbox.message.send': { request: snd.sendFields.extend({ inbox_id: idSchema('inbox') }).superRefine(snd.checkSend), response: snd.sentMessageRef },
+  // Uploads (issue 31): the gateway streamed the bytes into MAIL_UPLOADS; mailbox records them.
+  'mailbox.upload.register': { request: snd.uploadRegisterRequest, response: snd.uploadedAttachment },
   // mail-send
   'mail-send.outbound.check': { request: snd.sendCheckRequest, response: empty },
   'mail-send.suppression.list': { request: a.pageQuery, response: snd.suppressionList },

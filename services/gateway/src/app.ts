@@ -14,6 +14,7 @@ import { BODY_NOT_UTF8, fromMiddlewareError, sendError } from './http/errors';
 import { IdempotencyStore } from './http/idempotency';
 import type { RateLimiter } from './http/rate-limit';
 import { DOWNLOAD_IDLE_MS, sendDownload } from './http/download';
+import { receiveUpload, type ObjectWriter } from './http/upload';
 import type { BucketName, ObjectStore } from '@mailroom/messaging';
 import { download as downloadSchema } from '@mailroom/contracts';
 
@@ -34,7 +35,9 @@ export interface AppDeps {
   bodyLimitBytes: number;
   rpcTimeoutMs: number;
   trustProxy: boolean;
-  buckets: Record<Exclude<BucketName, 'replies'>, ObjectStore>;
+  buckets: Record<Exclude<BucketName, 'replies' | 'uploads'>, ObjectStore>;
+  /** Where uploads are streamed (MAIL_UPLOADS), and the most one may hold (SEND_MAX_MESSAGE_BYTES). */
+  uploads: { bucket: ObjectWriter; maxBytes: number };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -235,7 +238,7 @@ export function createApp(deps: AppDeps): express.Express {
   for (const route of deps.routes) {
     const access = accessOf(route);
     const handler = route.op ? routeHandler(route, access, deps) : pendingHandler(route, deps);
-    const chain: RequestHandler[] = route.textBody ? [text, handler] : route.formBody ? [requireForm(route), form, handler] : route.body ? [requireJson(route), json, handler] : [handler];
+    const chain: RequestHandler[] = route.upload ? [handler] : route.textBody ? [text, handler] : route.formBody ? [requireForm(route), form, handler] : route.body ? [requireJson(route), json, handler] : [handler];
     for (const path of [route.path, ...(route.aliases ?? [])]) app[route.method](expressPath(path), ...chain);
   }
 
@@ -351,6 +354,18 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
       }
       if (!queryIsUtf8(req.originalUrl)) {
         throw new AppError('invalid_request', 'request query is invalid', { details: [{ path: 'query', message: 'must be UTF-8 once percent-decoded' }] });
+      }
+      if (route.upload) {
+        // Checked before the bytes are read: a bad file name costs the client no upload.
+        parse('query', route.query, req.query);
+        const received = await receiveUpload(req, deps.uploads.bucket, deps.uploads.maxBytes);
+        const input = route.request(parse, { params: req.params, query: req.query, body: received });
+        const result = await deps.rpc.call(route.op, input, { ...base, auth }, { timeoutMs: deps.rpcTimeoutMs }).catch(async (err: unknown) => {
+          await deps.uploads.bucket.delete(received.object).catch(() => undefined);
+          throw err;
+        });
+        respond(res, route.status ?? 200, result);
+        return;
       }
       const input = route.request(parse, { params: req.params, query: req.query, body: req.body });
       if (route.browserBinding) {

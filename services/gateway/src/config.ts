@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envBool, envInt, envString, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
 import { RPC_ANSWER_WINDOW_MS } from '@mailroom/messaging';
 import { baseEnv } from '@mailroom/runtime';
+import { SEND_MAX_MESSAGE_BYTES_DEFAULT } from '@mailroom/contracts';
 
 export const gatewayConfigSchema = z
   .object({
@@ -12,6 +13,8 @@ export const gatewayConfigSchema = z
     HTTP_HOST: envString('0.0.0.0'),
     /** Largest JSON body accepted; larger -> 413. */
     BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024 }),
+    /** Largest upload (POST /api/v1/attachments), and the largest message a send may make (mailbox reads it too). */
+    SEND_MAX_MESSAGE_BYTES: envInt(SEND_MAX_MESSAGE_BYTES_DEFAULT, { min: 1024 }),
     /** How long a service may take to answer before the client gets 504; the bus admits an answer within RPC_ANSWER_WINDOW_MS at most. */
     RPC_TIMEOUT_MS: envInt(5_000, { min: 100, max: RPC_ANSWER_WINDOW_MS }),
     /** How long a verified API key is trusted without asking auth again: the bound on revocation delay. */

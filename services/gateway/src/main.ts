@@ -41,9 +41,10 @@ export const gatewayService: ServiceModule<GatewayConfig, never> = {
     );
     life.add('gateway:authenticator', authenticator, (a) => a.stop());
     await authenticator.start();
-    const [raw, received, sent, attachments, exports] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'received'), openBucket(bus, 'sent'), openBucket(bus, 'attachments'), openBucket(bus, 'exports')]);
+    const [raw, received, sent, attachments, exports, uploads] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'received'), openBucket(bus, 'sent'), openBucket(bus, 'attachments'), openBucket(bus, 'exports'), openBucket(bus, 'uploads')]);
     const app = createApp({
       buckets: { raw, received, sent, attachments, exports },
+      uploads: { bucket: uploads, maxBytes: config.SEND_MAX_MESSAGE_BYTES },
       routes: ROUTES,
       authenticator,
       rpc,

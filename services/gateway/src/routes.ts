@@ -55,6 +55,7 @@ import {
   replyAllRequest,
   replyRequest,
   sendRequest,
+  uploadRegisterRequest,
   suppressionAddress,
   suppressionCreateRequest,
   threadListRequest,
@@ -125,6 +126,11 @@ interface RouteBase {
   endsSession?: true | { param: string };
   /** The operation names a stored object; the gateway streams it (raw message, attachment). */
   download?: boolean;
+  /**
+   * The body is a file, streamed into the uploads bucket (http/upload.ts) before the operation
+   * is called with what was stored (object, filename, content_type) as the body.
+   */
+  upload?: boolean;
   /** The body is passed on as text, whatever its Content-Type, as `body` (a signed payload). */
   textBody?: boolean;
   /** The operation answers a text document (`{content_type, text}`), sent as that content type instead of JSON. */
@@ -213,6 +219,8 @@ const messageParams = inboxParam.extend({ message_id: idSchema('message') });
 const threadParams = inboxParam.extend({ thread_id: idSchema('thread') });
 const messageId = z.object({ id: idSchema('message') });
 const threadId = z.object({ id: idSchema('thread') });
+/** A raw upload's file name; a multipart upload names its file in its part. */
+const uploadQuery = z.object({ filename: z.string().optional() });
 
 export const ROUTES: Route[] = [
   route('auth.user.signup', { method: 'post', path: '/api/v1/auth/signup', auth: 'none', body: signupRequest, status: 201, tag: 'Auth', summary: 'Create a user account and its organization; returns tokens' }),
@@ -265,7 +273,8 @@ export const ROUTES: Route[] = [
   route('mailbox.message.reply', { method: 'post', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}/reply', auth: 'tenant', params: messageParams, body: replyRequest, idempotent: true, tag: 'Messages', summary: 'Reply to a message: stored in its thread at once, sent asynchronously (message.sent, then delivered/bounced). Refused sends answer blocked_recipient, rate_limited or account_paused, and emit message.rejected' }),
   route('mailbox.message.replyAll', { method: 'post', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}/reply-all', auth: 'tenant', params: messageParams, body: replyAllRequest, idempotent: true, tag: 'Messages', summary: 'Reply to the sender and every other recipient (To and Cc of the original, less the inbox itself) in Cc; like reply otherwise' }),
   route('mailbox.message.forward', { method: 'post', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}/forward', auth: 'tenant', params: messageParams, body: forwardRequest, idempotent: true, tag: 'Messages', summary: 'Forward a message with its attachments, its text quoted under a "Forwarded message" header; stored in the same thread' }),
-  route('mailbox.message.send', { method: 'post', path: '/api/v1/inboxes/{inbox_id}/messages/send', auth: 'tenant', params: inboxParam, body: sendRequest, idempotent: true, tag: 'Messages', summary: 'Send a new message (new thread): to, cc, bcc (50 recipients in all), subject, text_body and/or html_body, attachments (base64, 512 KiB in all, else 413), custom X- headers' }),
+  route('mailbox.upload.register', { method: 'post', path: '/api/v1/attachments', auth: 'tenant', query: uploadQuery, body: uploadRegisterRequest, upload: true, status: 201, tag: 'Messages', summary: 'Upload a file to attach (at most SEND_MAX_MESSAGE_BYTES, 25 MB by default, else 413): multipart/form-data with one file part (its filename and Content-Type), or the bytes themselves with their Content-Type and ?filename=. Streamed to storage. Answers {attachment_id, filename, content_type, size, sha256, expires_at}; send, reply, reply-all and forward take attachments: [{attachment_id}] for 24 hours (then 410), in this environment only (elsewhere 404)' }),
+  route('mailbox.message.send', { method: 'post', path: '/api/v1/inboxes/{inbox_id}/messages/send', auth: 'tenant', params: inboxParam, body: sendRequest, idempotent: true, tag: 'Messages', summary: 'Send a new message (new thread): to, cc, bcc (50 recipients in all), subject, text_body and/or html_body, attachments (each {filename, content_type, content_base64}, 512 KiB in all, or {attachment_id} of an upload; the message at most SEND_MAX_MESSAGE_BYTES, else 413), custom X- headers' }),
   route('mail-send.suppression.list', { method: 'get', path: '/api/v1/suppressions', auth: 'tenant', query: pageQuery, tag: 'Suppressions', summary: 'Addresses mail is not sent to (hard bounces, complaints, added by hand), newest first' }),
   route('mail-send.suppression.add', { method: 'post', path: '/api/v1/suppressions', auth: 'tenant', body: suppressionCreateRequest, status: 201, tag: 'Suppressions', summary: 'Add an address to the suppression list' }),
   route('mail-send.suppression.delete', { method: 'delete', path: '/api/v1/suppressions/{address}', auth: 'tenant', params: suppressionAddress, status: 204, tag: 'Suppressions', summary: 'Remove an address from the suppression list: mail to it is sent again' }),

@@ -6,8 +6,9 @@ import type { Messages } from '../domain/messages';
 import type { Sending } from '../domain/sending';
 import type { MailboxUsage } from '../domain/usage';
 import type { MailboxExport } from '../domain/export';
+import type { Uploads } from '../domain/uploads';
 
-export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: Sending, usage: MailboxUsage, exportRows: MailboxExport): RpcHandlers<'mailbox'> {
+export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: Sending, usage: MailboxUsage, exportRows: MailboxExport, uploads: Uploads): RpcHandlers<'mailbox'> {
   return {
     'mailbox.inbox.create': (req, { auth }) => inboxes.create(tenantScope(auth), req),
     'mailbox.inbox.list': (req, { auth }) => inboxes.list(tenantScope(auth), req),
@@ -54,6 +55,7 @@ export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: S
     'mailbox.message.replyAll': (req, { auth }) => sending.replyAll(tenantScope(auth), req.inbox_id, req.message_id, req),
     'mailbox.message.forward': (req, { auth }) => sending.forward(tenantScope(auth), req.inbox_id, req.message_id, req),
     'mailbox.message.send': (req, { auth }) => sending.send(tenantScope(auth), req.inbox_id, req),
+    'mailbox.upload.register': (req, { auth }) => uploads.register(tenantScope(auth), req),
     // The organization's mail for its export (the admin service asks; services only).
     'mailbox.export.page': async (req, { auth }) => {
       requireService(auth);
