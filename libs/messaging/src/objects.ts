@@ -60,7 +60,8 @@ export async function readObject(bus: Bus, store: ObjectStore, bucket: BucketNam
   const expected = info.digest.startsWith('SHA-256=') ? Buffer.from(info.digest.slice(8), 'base64url').toString('hex') : null;
   async function* chunks(): AsyncGenerator<Uint8Array> {
     if (info!.size === 0) return;
-    const consumer = await bus.js.consumers.get(stream, { filter_subjects: [subject] });
+    // One subject as a string: filter_subject, which NATS servers before 2.10 take too.
+    const consumer = await bus.js.consumers.get(stream, { filter_subjects: subject });
     const messages = await consumer.consume({ max_messages: READ_AHEAD_CHUNKS });
     const sha = createHash('sha256');
     let read = 0;
