@@ -6,6 +6,8 @@
  * platform runs on the test's clock), and bad uploads get a 4xx in the error shape.
  */
 import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Resolver } from 'node:dns/promises';
 import { dkimVerify } from 'mailauth';
 import { simpleParser } from 'mailparser';
@@ -25,7 +27,7 @@ beforeAll(async () => {
   smtpPort = await freePort();
   relay = await startTestRelay({ feedbackTo: { host: '127.0.0.1', port: smtpPort }, hostname: 'relay.test' });
 });
-const { api, url, dns, signUp, tenant } = usePlatform({
+const mailroom = usePlatform({
   clock,
   env: () => ({
     MAIL_DOMAIN: DOMAIN,
@@ -36,9 +38,13 @@ const { api, url, dns, signUp, tenant } = usePlatform({
     DKIM_SELECTOR: 'mailroom',
     // Several sends of 20 MB: copied and composed within the gateway's wait on the services.
     RPC_TIMEOUT_MS: '10000',
+    // The file server of the {url} tests listens on loopback, which the guard refuses otherwise.
+    ATTACHMENT_URL_ALLOWED_CIDRS: '127.0.0.1/32',
+    ATTACHMENT_URL_TIMEOUT_MS: '5000',
   }),
   dns: [{ name: `mailroom._domainkey.${DOMAIN}`, type: 'TXT', text: `v=DKIM1; k=rsa; p=${publicB64}` }],
 });
+const { api, dns, signUp, tenant } = mailroom;
 afterAll(async () => {
   await relay?.close();
 });
@@ -50,13 +56,13 @@ async function upload(file: Buffer, filename: string, type: string, key?: string
   const form = new FormData();
   form.append('note', 'ignored');
   form.append('file', new Blob([file], { type }), filename);
-  const res = await fetch(`${url}/api/v1/attachments`, { method: 'POST', headers: { authorization: `Bearer ${key ?? apiKey()}` }, body: form });
-  return { status: res.status, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await fetch(`${mailroom.url}/api/v1/attachments`, { method: 'POST', headers: { authorization: `Bearer ${key ?? apiKey()}` }, body: form });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 async function uploadRaw(file: Buffer, query: string, headers: Record<string, string>) {
-  const res = await fetch(`${url}/api/v1/attachments${query}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey()}`, ...headers }, body: file });
-  return { status: res.status, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const res = await fetch(`${mailroom.url}/api/v1/attachments${query}`, { method: 'POST', headers: { authorization: `Bearer ${apiKey()}`, ...headers }, body: file });
+  return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
 /** The tenant's API key. */
@@ -107,7 +113,7 @@ describe('uploading and sending a 20 MB file', () => {
     const stored = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages/${sent.body.message_id}`)).body;
     const attachment = stored.attachments.find((a: { filename: string }) => a.filename === 'invoice 42.pdf');
     expect(attachment.size).toBe(pdf.length);
-    const download = await fetch(`${url}/api/v1/inboxes/${inbox.inbox_id}/messages/${sent.body.message_id}/attachments/${attachment.attachment_id}`, { headers: { authorization: `Bearer ${apiKey()}` } });
+    const download = await fetch(`${mailroom.url}/api/v1/inboxes/${inbox.inbox_id}/messages/${sent.body.message_id}/attachments/${attachment.attachment_id}`, { headers: { authorization: `Bearer ${apiKey()}` } });
     expect(sha256(Buffer.from(await download.arrayBuffer()))).toBe(sha256(pdf));
 
     // The same upload, in a reply to that message (another thread member): sent again.
@@ -138,14 +144,14 @@ describe('what is refused', () => {
         const form = new FormData();
         form.append('file', new Blob([small]), 'a.txt');
         form.append('file2', new Blob([small]), 'b.txt');
-        const res = await fetch(`${url}/api/v1/attachments`, { method: 'POST', headers: { authorization: `Bearer ${apiKey()}` }, body: form });
-        return { status: res.status, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+        const res = await fetch(`${mailroom.url}/api/v1/attachments`, { method: 'POST', headers: { authorization: `Bearer ${apiKey()}` }, body: form });
+        return { status: res.status, body: (await res.json()) as Record<string, any> };
       })(),
       await (async () => {
         const form = new FormData();
         form.append('note', 'no file here');
-        const res = await fetch(`${url}/api/v1/attachments`, { method: 'POST', headers: { authorization: `Bearer ${apiKey()}` }, body: form });
-        return { status: res.status, body: (await res.json()) as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+        const res = await fetch(`${mailroom.url}/api/v1/attachments`, { method: 'POST', headers: { authorization: `Bearer ${apiKey()}` }, body: form });
+        return { status: res.status, body: (await res.json()) as Record<string, any> };
       })(),
     ];
     expect(cases.map((c) => [c.status, c.body.error.code])).toEqual([
@@ -157,7 +163,7 @@ describe('what is refused', () => {
     ]);
     for (const c of cases) expect(c.body.error).toEqual(expect.objectContaining({ message: expect.any(String), request_id: expect.any(String) }));
 
-    const none = await fetch(`${url}/api/v1/attachments?filename=a.txt`, { method: 'POST', headers: { authorization: `Bearer ${apiKey()}` }, body: small });
+    const none = await fetch(`${mailroom.url}/api/v1/attachments?filename=a.txt`, { method: 'POST', headers: { authorization: `Bearer ${apiKey()}` }, body: small });
     // fetch sends a Buffer without a Content-Type: the type of the file is not known.
     expect([none.status, ((await none.json()) as { error: { code: string } }).error.code]).toEqual([415, 'unsupported_media_type']);
 
@@ -195,4 +201,58 @@ describe('what is refused', () => {
     const unknown = await api.post(path, { ...base, attachments: [{ attachment_id: 'att_00000000000000000000000000' }] });
     expect([unknown.status, unknown.body.error.code]).toEqual([404, 'not_found']);
   }, 120_000);
+});
+
+describe('attachments given by URL', () => {
+  const report = Buffer.concat([Buffer.from('%PDF-1.7\n'), randomBytes(3 * 1024 * 1024)]);
+  let files: Server;
+  let base: string;
+  /** Requests that reached the file server, by path. */
+  const served: string[] = [];
+
+  beforeAll(async () => {
+    files = createServer((req, res) => {
+      served.push(req.url ?? '');
+      if (req.url === '/files/q3%20report.pdf') res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': report.length }).end(report);
+      else if (req.url === '/moved') res.writeHead(302, { location: '/files/q3%20report.pdf' }).end();
+      else if (req.url === '/huge') res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': 26 * 1024 * 1024 }).end();
+      else res.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => files?.close(resolve));
+  });
+
+  it('fetches the file when the reply is made and sends it byte-identical, DKIM-signed', async () => {
+    const inbox = (await api.post('/api/v1/inboxes', { username: 'reports' })).body;
+    const first = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/send`, { to: 'lee@sender.test', subject: 'Q3', text_body: 'Report follows.' });
+    expect(first.status).toBe(200);
+    await relayedTo('lee@sender.test');
+    const reply = await api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/${first.body.message_id}/reply`, { text_body: 'Here it is.', attachments: [{ url: `${base}/files/q3%20report.pdf` }] });
+    expect(reply.status).toBe(200);
+    const out = await waitFor(() => relay.received.filter((m) => m.rcptTo.includes('lee@sender.test'))[1], { timeoutMs: 60_000, what: 'the reply with the fetched file' });
+    expect(await verifyDkim(out.raw)).toEqual([[DOMAIN, 'pass']]);
+    const [file] = (await simpleParser(out.raw)).attachments;
+    expect([file!.filename, file!.contentType, sha256(file!.content)]).toEqual(['q3 report.pdf', 'application/pdf', sha256(report)]);
+  }, 120_000);
+
+  it('refuses what it cannot fetch: a private address, a redirect, a 404, a file over the limit (nothing sent)', async () => {
+    const inbox = (await api.post('/api/v1/inboxes', { username: 'urls' })).body;
+    const send = (url: string) => api.post(`/api/v1/inboxes/${inbox.inbox_id}/messages/send`, { to: 'kim@sender.test', subject: 'x', text_body: 'x', attachments: [{ url }] });
+    const results = [await send('http://169.254.169.254/latest/meta-data/'), await send(`${base}/moved`), await send(`${base}/missing.pdf`), await send(`${base}/huge`), await send('ftp://example.com/a.pdf')];
+    expect(results.map((r) => [r.status, r.body.error.code])).toEqual([
+      [422, 'unprocessable'],
+      [422, 'unprocessable'],
+      [422, 'unprocessable'],
+      [413, 'payload_too_large'],
+      [400, 'invalid_request'],
+    ]);
+    expect(results[0]!.body.error.message).toContain('not a public address');
+    expect(results[1]!.body.error.message).toContain('redirects are not followed');
+    // The redirect was not followed: the file behind it was never asked for by these sends.
+    expect(served.filter((p) => p === '/files/q3%20report.pdf')).toHaveLength(1);
+    expect((await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages`)).body.data).toEqual([]);
+  }, 60_000);
 });

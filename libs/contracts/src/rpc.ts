@@ -103,6 +103,8 @@ export const RPC = {
   'mailbox.message.list': { request: m.messageListRequest, response: m.messageList },
   'mailbox.message.raw': { request: m.messageRef, response: m.download },
   'mailbox.attachment.get': { request: m.messageRef.extend({ attachment_id: idSchema('attachment') }), response: m.download },
+  // A signed download link (issue 31): the caller's context is the link's ('link'), not a tenant's.
+  'mailbox.download.signed': { request: m.signedDownloadRequest, response: m.download },
   'mailbox.thread.list': { request: m.threadListRequest, response: m.threadList },
   'mailbox.thread.get': { request: m.threadRef, response: m.threadWithMessages },
   'mailbox.label.addToMessage': { request: m.labelsBody.extend({ id: idSchema('message') }), response: z.object({ message_id: idSchema('message'), labels: z.array(z.string()) }) },

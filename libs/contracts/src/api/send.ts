@@ -44,8 +44,20 @@ export const attachmentUpload = z.strictObject({
   content_base64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64'),
 });
 
-/** Attachments of a send: inline base64 (small files) or uploads by id. */
-export const sendAttachments = z.array(z.union([attachmentUpload, attachmentReference])).max(20);
+/**
+ * A file the server fetches when the send is made (the gateway, through the SSRF guard, within
+ * a deadline and SEND_MAX_MESSAGE_BYTES); the file name defaults to the URL's last path
+ * segment, the content type to the one the server answers with.
+ */
+export const attachmentUrl = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }),
+  filename: attachmentFilename.optional(),
+  content_type: attachmentContentType.optional(),
+});
+export type AttachmentUrl = z.output<typeof attachmentUrl>;
+
+/** Attachments of a send: inline base64 (small files), uploads by id, or files by URL. */
+export const sendAttachments = z.array(z.union([attachmentUpload, attachmentReference, attachmentUrl])).max(20);
 export type SendAttachment = z.output<typeof sendAttachments>[number];
 
 /** A reply's content: text, HTML or both (an empty text_body with HTML is an HTML-only reply, as with /send). */

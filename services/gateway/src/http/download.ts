@@ -98,5 +98,9 @@ export async function sendDownload(res: Response, buckets: Record<Download['buck
   res.setHeader('Content-Disposition', contentDisposition(d.filename));
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-  await pipeline(Readable.from(withIdleDeadline(object.data, deadlines.idleMs)), res);
+  await pipeline(Readable.from(withIdleDeadline(object.data, deadlines.idleMs)), res).catch((err: unknown) => {
+    // The client went away mid-download (a tool that read the headers only, a cancelled fetch): not a failure of ours.
+    if (err instanceof Error && 'code' in err && err.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    throw err;
+  });
 }

@@ -54,7 +54,7 @@ class Counter extends Transform {
 }
 
 /** Streams `source` into the bucket under a new attachment id; the partial object is deleted on failure. */
-async function store(bucket: ObjectWriter, source: Readable, maxBytes: number): Promise<string> {
+export async function store(bucket: ObjectWriter, source: Readable, maxBytes: number): Promise<string> {
   const object = newId('attachment');
   const counted = source.pipe(new Counter(maxBytes));
   // An error of the source (a client gone) reaches the store through the counter.

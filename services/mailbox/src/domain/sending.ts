@@ -113,6 +113,8 @@ export class Sending {
     const refs: string[] = [];
     const order: ({ inline: number } | { ref: number })[] = [];
     for (const a of list ?? []) {
+      // The gateway fetches files given by URL and passes them on as uploads.
+      if ('url' in a) throw new AppError('invalid_request', 'attachments given by url are fetched by the gateway; this request did not come through it', { details: [{ path: 'attachments', message: 'url not resolved' }] });
       if ('attachment_id' in a) order.push({ ref: refs.push(a.attachment_id) - 1 });
       else order.push({ inline: inline.push({ kind: 'inline', filename: a.filename, content_type: a.content_type ?? detectMimeType(a.filename), bytes: Buffer.from(a.content_base64, 'base64') }) - 1 });
     }

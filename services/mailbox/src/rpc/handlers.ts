@@ -1,5 +1,5 @@
 /** The mailbox service's operations. Tenancy comes from the caller's credential, never from the request. */
-import { requireService, tenantScope } from '@mailroom/contracts';
+import { AppError, requireService, tenantScope } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
 import type { Inboxes } from '../domain/inboxes';
 import type { Messages } from '../domain/messages';
@@ -43,6 +43,12 @@ export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: S
     'mailbox.message.list': (req, { auth }) => messages.list(tenantScope(auth), req),
     'mailbox.message.raw': (req, { auth }) => messages.raw(tenantScope(auth), req.inbox_id, req.message_id),
     'mailbox.attachment.get': (req, { auth }) => messages.attachment(tenantScope(auth), req.inbox_id, req.message_id, req.attachment_id),
+    // A signed link's context names its tenant; the gateway made the request from the link itself.
+    'mailbox.download.signed': (req, { auth }) => {
+      if (auth.kind !== 'link') throw new AppError('unauthorized', 'this operation opens signed download links only');
+      const t = { org_id: auth.org_id, env_id: auth.env_id };
+      return req.attachment_id ? messages.attachment(t, req.inbox_id, req.message_id, req.attachment_id) : messages.raw(t, req.inbox_id, req.message_id);
+    },
     'mailbox.thread.list': (req, { auth }) => messages.threads(tenantScope(auth), req),
     'mailbox.thread.get': (req, { auth }) => messages.thread(tenantScope(auth), req.inbox_id, req.thread_id),
     'mailbox.label.addToMessage': (req, { auth }) => messages.labelMessage(tenantScope(auth), req.id, req.labels, 'add'),
