@@ -76,7 +76,9 @@ describe('the permission table, route by route', () => {
         // Allowed: the request reached input checks (400 for the probe); a route without credential
         // (a provider's signed callback reads no query) answers what it answers, but never 403.
         const open = routeAccess(route.method, route.path) === 'public';
-        const ok = expected ? res.status === 403 && res.body?.error?.code === 'forbidden' : open ? res.status !== 403 && res.status < 500 : res.status === 400;
+        // A signed download link's route refuses the probe's made-up link (403 invalid_link), whoever asks.
+        const link = res.body?.error?.code === 'invalid_link' && route.path === '/api/v1/downloads/{token}';
+        const ok = expected ? res.status === 403 && res.body?.error?.code === 'forbidden' : open ? (res.status !== 403 || link) && res.status < 500 : res.status === 400;
         if (!ok) mismatches.push(`${route.method.toUpperCase()} ${route.path} as ${p.name}: expected ${expected ? '403' : 'not 403'}, got ${res.status} ${res.text.slice(0, 160)}`);
       }
     }

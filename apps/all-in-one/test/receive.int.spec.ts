@@ -275,7 +275,7 @@ describe('receiving', () => {
     const [summary] = await messagesOf(inbox.inbox_id);
     expect(summary.has_attachments).toBe(true);
     const message = (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages/${summary.message_id}`)).body;
-    expect(message.attachments).toEqual([{ attachment_id: expect.stringMatching(/^att_/), filename: 'rapport é.pdf', content_type: 'application/pdf', size: pdf.length }]);
+    expect(message.attachments).toEqual([{ attachment_id: expect.stringMatching(/^att_/), filename: 'rapport é.pdf', content_type: 'application/pdf', size: pdf.length, download_url: expect.stringContaining('/api/v1/downloads/') }]);
     const file = await fetch(`${api.baseUrl}/api/v1/inboxes/${inbox.inbox_id}/messages/${message.message_id}/attachments/${message.attachments[0].attachment_id}`, { headers: { authorization: `Bearer ${tenant.key}` } });
     expect(file.status).toBe(200);
     expect(file.headers.get('content-type')).toBe('application/pdf');

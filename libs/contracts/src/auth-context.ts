@@ -28,6 +28,11 @@ export const authContext = z.discriminatedUnion('kind', [
   }),
   z.object({ kind: z.literal('admin'), admin_key_id: idSchema('adminKey') }),
   z.object({ kind: z.literal('service'), service: z.string().min(1) }),
+  /**
+   * A signed download link the gateway verified (issue 31): opens the one object the link
+   * names, in this org and environment; no other operation takes it (it is not a tenant).
+   */
+  z.object({ kind: z.literal('link'), org_id: idSchema('organization'), env_id: idSchema('environment') }),
 ]);
 
 export type AuthContext = z.infer<typeof authContext>;

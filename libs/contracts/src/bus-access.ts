@@ -162,7 +162,8 @@ export const BUS_ACCESS = {
     publishes: [eventSubject('message.received'), 'mail.outbound'],
     consumes: ['mailbox--inbound', 'mailbox--environment-deleted'],
     // Reads what mail-ingest stored; writes the small raws that came inside their work item.
-    buckets: { raw: 'read', received: 'write', attachments: 'write', replies: 'write' },
+    // Uploads: recorded (size and digest read from the store) and copied into attachments when sent.
+    buckets: { raw: 'read', received: 'write', attachments: 'write', replies: 'write', uploads: 'read' },
   },
   'mail-ingest': {
     ...NONE,
@@ -230,7 +231,8 @@ export const BUS_ACCESS = {
     calls: RPC_NAMES.filter((name) => !SERVICE_ONLY.has(name)),
     follows: ['AUTH_FACTS', 'ORGS_FACTS'],
     // Replies: read, then deleted (its lifetime would remove it otherwise).
-    buckets: { raw: 'read', received: 'read', sent: 'read', attachments: 'read', replies: 'write', exports: 'read' },
+    // Uploads: streamed in from the client (POST /api/v1/attachments), never read back.
+    buckets: { raw: 'read', received: 'read', sent: 'read', attachments: 'read', replies: 'write', exports: 'read', uploads: 'write' },
     kv: ['idempotency'],
   },
   migrate: { ...NONE, provisions: true },

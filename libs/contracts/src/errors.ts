@@ -23,6 +23,10 @@ export const ERROR_CODES = {
   account_suspended: { status: 403 },
   /** A sign-in other than SSO (password, outside provider) into an organization whose active SSO configuration is enforced; the message names the SSO route. */
   sso_required: { status: 403 },
+  /** A signed download link that was altered, is malformed or was signed with another key (one answer for all). */
+  invalid_link: { status: 403 },
+  /** A signed download link past its expiry: a new read of the message gives a new one. */
+  link_expired: { status: 403 },
   not_found: { status: 404 },
   route_not_found: { status: 404 },
   method_not_allowed: { status: 405 },

@@ -31,6 +31,8 @@ export const OBJECT_BUCKETS = {
   replies: 'RPC_REPLIES',
   /** Organization exports (zip archives), named by export id: written by admin alone, kept 7 days. */
   exports: 'ADMIN_EXPORTS',
+  /** Uploads to send (POST /api/v1/attachments), named by attachment id: streamed in by the gateway, copied by mailbox into MAIL_ATTACHMENTS when sent; gone after 25 hours. */
+  uploads: 'MAIL_UPLOADS',
 } as const;
 
 export const inboundMail = z.object({

@@ -174,6 +174,9 @@ export const ROUTE_ACCESS = {
   'POST /api/v1/inboxes/{inbox_id}/messages/{message_id}/reply-all': 'mail.send',
   'POST /api/v1/inboxes/{inbox_id}/messages/{message_id}/forward': 'mail.send',
   'POST /api/v1/inboxes/{inbox_id}/messages/send': 'mail.send',
+  'POST /api/v1/attachments': 'mail.send',
+  // Signed download links: the link is the credential (the gateway checks its HMAC and expiry).
+  'GET /api/v1/downloads/{token}': 'public',
   'GET /api/v1/suppressions': 'suppressions.read',
   'POST /api/v1/suppressions': 'suppressions.manage',
   'DELETE /api/v1/suppressions/{address}': 'suppressions.manage',

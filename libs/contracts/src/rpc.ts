@@ -103,6 +103,8 @@ export const RPC = {
   'mailbox.message.list': { request: m.messageListRequest, response: m.messageList },
   'mailbox.message.raw': { request: m.messageRef, response: m.download },
   'mailbox.attachment.get': { request: m.messageRef.extend({ attachment_id: idSchema('attachment') }), response: m.download },
+  // A signed download link (issue 31): the caller's context is the link's ('link'), not a tenant's.
+  'mailbox.download.signed': { request: m.signedDownloadRequest, response: m.download },
   'mailbox.thread.list': { request: m.threadListRequest, response: m.threadList },
   'mailbox.thread.get': { request: m.threadRef, response: m.threadWithMessages },
   'mailbox.label.addToMessage': { request: m.labelsBody.extend({ id: idSchema('message') }), response: z.object({ message_id: idSchema('message'), labels: z.array(z.string()) }) },
@@ -115,6 +117,8 @@ export const RPC = {
   'mailbox.message.replyAll': { request: m.messageRef.extend(snd.replyAllRequest.shape), response: snd.sentMessageRef },
   'mailbox.message.forward': { request: m.messageRef.extend(snd.forwardRequest.shape), response: snd.sentMessageRef },
   'mailbox.message.send': { request: snd.sendFields.extend({ inbox_id: idSchema('inbox') }).superRefine(snd.checkSend), response: snd.sentMessageRef },
+  // Uploads (issue 31): the gateway streamed the bytes into MAIL_UPLOADS; mailbox records them.
+  'mailbox.upload.register': { request: snd.uploadRegisterRequest, response: snd.uploadedAttachment },
   // mail-send
   'mail-send.outbound.check': { request: snd.sendCheckRequest, response: empty },
   'mail-send.suppression.list': { request: a.pageQuery, response: snd.suppressionList },

@@ -26,8 +26,8 @@ export function traceIdOf(traceparent: string | undefined): string | undefined {
  * trusts a key, honoured only when sealed. Anonymous and service contexts are not: which
  * service may publish on which rpc subject is for NATS permissions to say.
  */
-export type SealedKind = 'user' | 'api_key' | 'admin';
-const SEALED_KINDS: ReadonlySet<string> = new Set<SealedKind>(['user', 'api_key', 'admin']);
+export type SealedKind = 'user' | 'api_key' | 'admin' | 'link';
+const SEALED_KINDS: ReadonlySet<string> = new Set<SealedKind>(['user', 'api_key', 'admin', 'link']);
 
 function isSealedKind(kind: AuthContext['kind']): kind is SealedKind {
   return SEALED_KINDS.has(kind);

@@ -8,14 +8,16 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { z } from 'zod';
 import { AppError, authorize, newId, randomHex, type AuthContext, type ErrorDetail, type RouteAccess, type RpcName } from '@mailroom/contracts';
 import { validTraceparent, type CallContext, type RpcClient } from '@mailroom/messaging';
-import type { Logger } from '@mailroom/platform';
+import type { GuardedFetch, Logger } from '@mailroom/platform';
 import type { Authenticator } from './auth/authenticator';
 import { BODY_NOT_UTF8, fromMiddlewareError, sendError } from './http/errors';
 import { IdempotencyStore } from './http/idempotency';
 import type { RateLimiter } from './http/rate-limit';
-import { DOWNLOAD_IDLE_MS, sendDownload } from './http/download';
-import type { BucketName, ObjectStore } from '@mailroom/messaging';
-import { download as downloadSchema } from '@mailroom/contracts';
+import { DOWNLOAD_IDLE_MS, sendDownload, type Download, type ObjectReader } from './http/download';
+import { receiveUpload, type ObjectWriter } from './http/upload';
+import { download as downloadSchema, isTenant, message as messageSchema, threadWithMessages } from '@mailroom/contracts';
+import { withDownloadLinks, type DownloadLinks, type LinkTarget } from './domain/download-links';
+import { fetchAttachment, withUrlAttachments } from './http/url-attachment';
 
 /** What an operation of a route with `textResponse` answers. */
 const textDocument = z.object({ content_type: z.string().min(1), text: z.string() });
@@ -34,7 +36,16 @@ export interface AppDeps {
   bodyLimitBytes: number;
   rpcTimeoutMs: number;
   trustProxy: boolean;
-  buckets: Record<Exclude<BucketName, 'replies'>, ObjectStore>;
+  /** What downloads read, each bucket a route may name (read a few chunks ahead of the client: main.ts). */
+  buckets: Record<Download['bucket'], ObjectReader>;
+  /** Where uploads are streamed (MAIL_UPLOADS), and the most one may hold (SEND_MAX_MESSAGE_BYTES). */
+  uploads: { bucket: ObjectWriter; maxBytes: number };
+  /** Signed download links: made for message reads, checked on GET /api/v1/downloads/{token}. */
+  links: DownloadLinks;
+  /** The API's public URL (PUBLIC_API_URL); empty: each request's own origin. */
+  publicUrl: string;
+  /** Attachments given by URL: fetched through the SSRF guard within timeoutMs, stored in the uploads bucket. */
+  urlAttachments: { fetch: GuardedFetch; timeoutMs: number };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -235,7 +246,7 @@ export function createApp(deps: AppDeps): express.Express {
   for (const route of deps.routes) {
     const access = accessOf(route);
     const handler = route.op ? routeHandler(route, access, deps) : pendingHandler(route, deps);
-    const chain: RequestHandler[] = route.textBody ? [text, handler] : route.formBody ? [requireForm(route), form, handler] : route.body ? [requireJson(route), json, handler] : [handler];
+    const chain: RequestHandler[] = route.upload ? [handler] : route.textBody ? [text, handler] : route.formBody ? [requireForm(route), form, handler] : route.body ? [requireJson(route), json, handler] : [handler];
     for (const path of [route.path, ...(route.aliases ?? [])]) app[route.method](expressPath(path), ...chain);
   }
 
@@ -352,6 +363,34 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
       if (!queryIsUtf8(req.originalUrl)) {
         throw new AppError('invalid_request', 'request query is invalid', { details: [{ path: 'query', message: 'must be UTF-8 once percent-decoded' }] });
       }
+      if (route.upload) {
+        // Checked before the bytes are read: a bad file name costs the client no upload.
+        parse('query', route.query, req.query);
+        const received = await receiveUpload(req, deps.uploads.bucket, deps.uploads.maxBytes);
+        const input = route.request(parse, { params: req.params, query: req.query, body: received });
+        const result = await deps.rpc.call(route.op, input, { ...base, auth }, { timeoutMs: deps.rpcTimeoutMs }).catch(async (err: unknown) => {
+          await deps.uploads.bucket.delete(received.object).catch(() => undefined);
+          throw err;
+        });
+        respond(res, route.status ?? 200, result);
+        return;
+      }
+      if (route.signedLink) {
+        let target: LinkTarget;
+        try {
+          target = deps.links.verify(String(req.params.token));
+        } catch (err) {
+          // Guessing links is slow, as guessing credentials is.
+          await limit(deps.anonymousLimiter, `ip:${ip}`);
+          throw err;
+        }
+        await limit(deps.limiter, `link:${target.org_id}:${target.env_id}`);
+        const input = route.request(parse, { params: { inbox_id: target.inbox_id, message_id: target.message_id, attachment_id: target.attachment_id }, query: undefined, body: undefined });
+        const linkAuth: AuthContext = { kind: 'link', org_id: target.org_id, env_id: target.env_id };
+        const result = downloadSchema.parse(await deps.rpc.call(route.op, input, { ...base, auth: linkAuth }, { timeoutMs: deps.rpcTimeoutMs }));
+        await sendDownload(res, deps.buckets, result, { startMs: deps.rpcTimeoutMs, idleMs: DOWNLOAD_IDLE_MS });
+        return;
+      }
       const input = route.request(parse, { params: req.params, query: req.query, body: req.body });
       if (route.browserBinding) {
         const secret = route.browserBinding === 'start' ? bindBrowser(req, res) : boundSecret(req);
@@ -369,10 +408,18 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
         res.status(route.status ?? 200).type(doc.content_type).send(doc.text);
         return;
       }
+      // Files given by URL are fetched and registered as uploads, after an Idempotency-Key's replay check.
+      const ready = (request: typeof input) =>
+        route.urlAttachments
+          ? withUrlAttachments(request, async (a, where) => {
+              const received = await fetchAttachment(deps.urlAttachments.fetch, deps.uploads.bucket, deps.uploads.maxBytes, deps.urlAttachments.timeoutMs, a, where);
+              return deps.rpc.call('mailbox.upload.register', received, call, { timeoutMs: deps.rpcTimeoutMs });
+            })
+          : Promise.resolve(request);
       if (idemKey === undefined) {
-        const result = await deps.rpc.call(route.op, input, call, { timeoutMs: deps.rpcTimeoutMs });
+        const result = await deps.rpc.call(route.op, await ready(input), call, { timeoutMs: deps.rpcTimeoutMs });
         if (auth.kind === 'user' && endsCallersSession(route, req.params, auth.session_id)) deps.authenticator.sessionEnded(auth.session_id);
-        respond(res, route.status ?? 200, result);
+        respond(res, route.status ?? 200, route.downloadLinks ? linked(route.downloadLinks, result, auth, req, deps) : result);
         return;
       }
       IdempotencyStore.validateKey(idemKey);
@@ -387,7 +434,7 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
         return;
       }
       try {
-        const result = await deps.rpc.call(route.op, input, call, { timeoutMs: deps.rpcTimeoutMs });
+        const result = await deps.rpc.call(route.op, await ready(input), call, { timeoutMs: deps.rpcTimeoutMs });
         await claim.commit(route.status ?? 200, result);
         respond(res, route.status ?? 200, result);
       } catch (err) {
@@ -407,6 +454,16 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
       sendError(res, appErr, requestId);
     }
   };
+}
+
+/** A message read (one message, or a thread's) with its signed download links, for the tenant that read it. */
+function linked(what: 'message' | 'thread', result: unknown, auth: AuthContext, req: Request, deps: AppDeps): unknown {
+  if (!isTenant(auth)) return result;
+  const tenant = { org_id: auth.org_id, env_id: auth.env_id };
+  const base = deps.publicUrl || `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+  if (what === 'message') return withDownloadLinks(messageSchema.parse(result), tenant, deps.links, base);
+  const thread = threadWithMessages.parse(result);
+  return { ...thread, messages: thread.messages.map((m) => withDownloadLinks(m, tenant, deps.links, base)) };
 }
 
 /** Whether the route, having succeeded, ended the caller's own session. */

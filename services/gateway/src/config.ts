@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envBool, envInt, envString, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
+import { DEVELOPMENT_ENCRYPTION_KEY, checkSecretsKey, envBool, envInt, envString, parseCidr, parseConfig, secretsKeyField, type Env } from '@mailroom/platform';
 import { RPC_ANSWER_WINDOW_MS } from '@mailroom/messaging';
 import { baseEnv } from '@mailroom/runtime';
+import { SEND_MAX_MESSAGE_BYTES_DEFAULT } from '@mailroom/contracts';
+import { DOWNLOAD_LINK_TTL_SECONDS_DEFAULT } from './domain/download-links';
 
 export const gatewayConfigSchema = z
   .object({
@@ -12,6 +14,8 @@ export const gatewayConfigSchema = z
     HTTP_HOST: envString('0.0.0.0'),
     /** Largest JSON body accepted; larger -> 413. */
     BODY_LIMIT_BYTES: envInt(1_048_576, { min: 1024 }),
+    /** Largest upload (POST /api/v1/attachments), and the largest message a send may make (mailbox reads it too). */
+    SEND_MAX_MESSAGE_BYTES: envInt(SEND_MAX_MESSAGE_BYTES_DEFAULT, { min: 1024 }),
     /** How long a service may take to answer before the client gets 504; the bus admits an answer within RPC_ANSWER_WINDOW_MS at most. */
     RPC_TIMEOUT_MS: envInt(5_000, { min: 100, max: RPC_ANSWER_WINDOW_MS }),
     /** How long a verified API key is trusted without asking auth again: the bound on revocation delay. */
@@ -27,9 +31,24 @@ export const gatewayConfigSchema = z
     ACCESS_TOKEN_TTL_SECONDS: envInt(900, { min: 60, max: 3600 }),
     /** Trust X-Forwarded-For from a proxy in front (set when behind a load balancer). */
     TRUST_PROXY: envBool(false),
+    /** Attachments given by URL: how long fetching one may take, connection to last byte. */
+    ATTACHMENT_URL_TIMEOUT_MS: envInt(30_000, { min: 1_000, max: 300_000 }),
+    /** Ranges attachment URLs may reach although not public (development and tests only), comma-separated CIDRs. */
+    ATTACHMENT_URL_ALLOWED_CIDRS: envString(''),
+    /** How long a signed download link (download_url, raw_download_url) works. */
+    DOWNLOAD_LINK_TTL_SECONDS: envInt(DOWNLOAD_LINK_TTL_SECONDS_DEFAULT, { min: 60, max: 7 * 86_400 }),
+    /** The API's public URL, the start of signed download links; empty: the origin each request came to (Host, and X-Forwarded-Proto with TRUST_PROXY). */
+    PUBLIC_API_URL: envString('').pipe(z.union([z.literal(''), z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' })])),
   })
-  .superRefine(checkSecretsKey)
-  .transform((c) => ({ ...c, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY }));
+  .superRefine((c, ctx) => {
+    checkSecretsKey(c, ctx);
+    for (const cidr of c.ATTACHMENT_URL_ALLOWED_CIDRS.split(',').map((v) => v.trim()).filter(Boolean)) {
+      if (!parseCidr(cidr)) ctx.addIssue({ code: 'custom', path: ['ATTACHMENT_URL_ALLOWED_CIDRS'], message: `${cidr} is not an address range (e.g. 127.0.0.1/32)` });
+    }
+    // Links carry a credential: in production they are handed out over https only.
+    if (c.MAILROOM_ENV === 'production' && c.PUBLIC_API_URL && !c.PUBLIC_API_URL.startsWith('https://')) ctx.addIssue({ code: 'custom', path: ['PUBLIC_API_URL'], message: 'must be an https URL in production (signed download links start with it)' });
+  })
+  .transform((c) => ({ ...c, SECRETS_ENCRYPTION_KEY: c.SECRETS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY, PUBLIC_API_URL: c.PUBLIC_API_URL.replace(/\/+$/, ''), attachmentUrlAllowedCidrs: c.ATTACHMENT_URL_ALLOWED_CIDRS.split(',').map((v) => v.trim()).filter(Boolean) }));
 
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 

@@ -8,16 +8,19 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { RpcClient, openBucket, watchFacts } from '@mailroom/messaging';
-import { SecretBox } from '@mailroom/platform';
+import { Readable } from 'node:stream';
+import { RpcClient, openBucket, readObject, watchFacts, type ObjectStore } from '@mailroom/messaging';
+import { IpPolicy, SecretBox, guardedFetch } from '@mailroom/platform';
 import { runService, type ServiceModule } from '@mailroom/runtime';
 import { createApp } from './app';
 import { Authenticator } from './auth/authenticator';
 import { loadConfig, type GatewayConfig } from './config';
 import { answerClientErrors } from './http/client-error';
 import { IdempotencyStore } from './http/idempotency';
+import type { Download, ObjectReader } from './http/download';
 import { RateLimiter } from './http/rate-limit';
 import { API_VERSION, buildOpenApi } from './openapi';
+import { DownloadLinks, downloadLinkKey } from './domain/download-links';
 import { ROUTES } from './routes';
 
 export const gatewayService: ServiceModule<GatewayConfig, never> = {
@@ -39,9 +42,21 @@ export const gatewayService: ServiceModule<GatewayConfig, never> = {
     );
     life.add('gateway:authenticator', authenticator, (a) => a.stop());
     await authenticator.start();
-    const [raw, received, sent, attachments, exports] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'received'), openBucket(bus, 'sent'), openBucket(bus, 'attachments'), openBucket(bus, 'exports')]);
+    const [raw, received, sent, attachments, exports, uploads] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'received'), openBucket(bus, 'sent'), openBucket(bus, 'attachments'), openBucket(bus, 'exports'), openBucket(bus, 'uploads')]);
+    // Downloads read a few chunks ahead of the client (readObject), not the whole object as
+    // @nats-io/obj's get() would for a slow client: memory does not grow with file size.
+    const reader = (bucket: Download['bucket'], store: ObjectStore): ObjectReader => ({
+      get: async (name) => {
+        const object = await readObject(bus, store, bucket, name);
+        return object && { info: { size: object.size }, data: Readable.toWeb(object.data) as ReadableStream<Uint8Array> };
+      },
+    });
     const app = createApp({
-      buckets: { raw, received, sent, attachments, exports },
+      buckets: { raw: reader('raw', raw), received: reader('received', received), sent: reader('sent', sent), attachments: reader('attachments', attachments), exports: reader('exports', exports) },
+      uploads: { bucket: uploads, maxBytes: config.SEND_MAX_MESSAGE_BYTES },
+      links: new DownloadLinks(downloadLinkKey(config.SECRETS_ENCRYPTION_KEY), config.DOWNLOAD_LINK_TTL_SECONDS, clock),
+      publicUrl: config.PUBLIC_API_URL,
+      urlAttachments: { fetch: guardedFetch(new IpPolicy(config.attachmentUrlAllowedCidrs), config.ATTACHMENT_URL_TIMEOUT_MS), timeoutMs: config.ATTACHMENT_URL_TIMEOUT_MS },
       routes: ROUTES,
       authenticator,
       rpc,

@@ -84,7 +84,18 @@ export function buildOpenApi(routes: Route[], version: string): Record<string, u
       security: route.auth === 'none' || route.auth === 'signature' ? [] : [{ bearer: [] }],
       parameters: parametersOf(route),
       ...(route.textBody ? { requestBody: { required: true, content: { 'text/plain': { schema: { type: 'string' } } } } } : {}),
-      ...(route.body
+      ...(route.upload
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                'multipart/form-data': { schema: { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary', description: 'The file, with its filename and Content-Type' } } } },
+                '*/*': { schema: { type: 'string', format: 'binary', description: 'The file itself, with its Content-Type and ?filename=' } },
+              },
+            },
+          }
+        : {}),
+      ...(route.body && !route.upload
         ? { requestBody: { required: true, content: { [route.formBody ? 'application/x-www-form-urlencoded' : 'application/json']: { schema: schemaOf(route.body, 'input') } } } }
         : {}),
       responses: {

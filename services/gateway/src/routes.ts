@@ -55,6 +55,8 @@ import {
   replyAllRequest,
   replyRequest,
   sendRequest,
+  signedDownloadRequest,
+  uploadRegisterRequest,
   suppressionAddress,
   suppressionCreateRequest,
   threadListRequest,
@@ -97,7 +99,8 @@ import {
  * user: a user access token only;
  * admin: an admin key;
  * signature: no credential, no per-address limit: the body is signed by its sender (a mail
- * provider's notification) and the service checks the signature.
+ * provider's notification) and the service checks the signature, or the path is a signed
+ * download link the gateway checks (signedLink).
  */
 export type AuthMode = 'none' | 'tenant' | 'user' | 'admin' | 'signature';
 export type Method = 'get' | 'post' | 'patch' | 'put' | 'delete';
@@ -125,6 +128,20 @@ interface RouteBase {
   endsSession?: true | { param: string };
   /** The operation names a stored object; the gateway streams it (raw message, attachment). */
   download?: boolean;
+  /**
+   * The path's `token` is a signed download link (domain/download-links.ts): the gateway
+   * verifies it and calls the operation, in the link's context, for what the link names.
+   */
+  signedLink?: boolean;
+  /** The body's attachments may be given by URL: the gateway fetches them first (http/url-attachment.ts). */
+  urlAttachments?: boolean;
+  /** The answer is a message (or a thread of messages): the gateway adds its signed download links. */
+  downloadLinks?: 'message' | 'thread';
+  /**
+   * The body is a file, streamed into the uploads bucket (http/upload.ts) before the operation
+   * is called with what was stored (object, filename, content_type) as the body.
+   */
+  upload?: boolean;
   /** The body is passed on as text, whatever its Content-Type, as `body` (a signed payload). */
   textBody?: boolean;
   /** The operation answers a text document (`{content_type, text}`), sent as that content type instead of JSON. */
@@ -206,6 +223,21 @@ export function textRoute<Op extends RpcName>(op: Op, spec: Omit<RouteSpec<NoPar
   return { ...spec, op, textBody: true, request: (_parse, parts) => ({ body: typeof parts.body === 'string' ? parts.body : '' }) };
 }
 
+/**
+ * The route of signed download links: its path holds the token (documented as such), and the
+ * operation's request is made from what the verified token names, passed as the params.
+ */
+function signedDownloadRoute(spec: Omit<RouteSpec<NoPart, NoPart, NoPart>, 'params' | 'query' | 'body'>): OpRoute<'mailbox.download.signed'> {
+  return {
+    ...spec,
+    op: 'mailbox.download.signed',
+    params: z.object({ token: z.string().describe('The signed token of a download_url') }),
+    signedLink: true,
+    download: true,
+    request: (parse, parts) => parse('params', signedDownloadRequest, parts.params)!,
+  };
+}
+
 const keyId = z.object({ id: idSchema('apiKey') });
 const inboxId = z.object({ id: idSchema('inbox') });
 const inboxParam = z.object({ inbox_id: idSchema('inbox') });
@@ -213,6 +245,8 @@ const messageParams = inboxParam.extend({ message_id: idSchema('message') });
 const threadParams = inboxParam.extend({ thread_id: idSchema('thread') });
 const messageId = z.object({ id: idSchema('message') });
 const threadId = z.object({ id: idSchema('thread') });
+/** A raw upload's file name; a multipart upload names its file in its part. */
+const uploadQuery = z.object({ filename: z.string().optional() });
 
 export const ROUTES: Route[] = [
   route('auth.user.signup', { method: 'post', path: '/api/v1/auth/signup', auth: 'none', body: signupRequest, status: 201, tag: 'Auth', summary: 'Create a user account and its organization; returns tokens' }),
@@ -259,18 +293,20 @@ export const ROUTES: Route[] = [
   route('mailbox.inbox.delete', { method: 'delete', path: '/api/v1/inboxes/{id}', auth: 'tenant', params: inboxId, status: 204, tag: 'Inboxes', summary: 'Delete an inbox; mail to it is refused from then on' }),
   route('mailbox.inbox.resume', { method: 'post', path: '/api/v1/inboxes/{id}/resume', auth: 'tenant', params: inboxId, tag: 'Inboxes', summary: 'Resume a paused inbox' }),
   route('mailbox.message.list', { method: 'get', path: '/api/v1/inboxes/{inbox_id}/messages', auth: 'tenant', params: inboxParam, query: messageListRequest.omit({ inbox_id: true }), tag: 'Messages', summary: 'List messages of an inbox, newest first (filters: label, before, after)' }),
-  route('mailbox.message.get', { method: 'get', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}', auth: 'tenant', params: messageParams, tag: 'Messages', summary: 'Get a message' }),
+  route('mailbox.message.get', { method: 'get', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}', auth: 'tenant', params: messageParams, downloadLinks: 'message', tag: 'Messages', summary: 'Get a message, with signed links (raw_download_url, each attachment\'s download_url) that need no Authorization header until download_urls_expire_at (DOWNLOAD_LINK_TTL_SECONDS, an hour by default)' }),
   route('mailbox.message.raw', { method: 'get', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}/raw', auth: 'tenant', params: messageParams, download: true, tag: 'Messages', summary: 'Download the raw message (message/rfc822), byte for byte as received' }),
+  signedDownloadRoute({ method: 'get', path: '/api/v1/downloads/{token}', auth: 'signature', tag: 'Messages', summary: 'Download what a signed link names (a download_url or raw_download_url of a message read), streamed, without an Authorization header: the link is the credential. An altered or expired link is 403' }),
   route('mailbox.attachment.get', { method: 'get', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}/attachments/{attachment_id}', auth: 'tenant', params: messageParams.extend({ attachment_id: idSchema('attachment') }), download: true, tag: 'Messages', summary: 'Download an attachment' }),
-  route('mailbox.message.reply', { method: 'post', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}/reply', auth: 'tenant', params: messageParams, body: replyRequest, idempotent: true, tag: 'Messages', summary: 'Reply to a message: stored in its thread at once, sent asynchronously (message.sent, then delivered/bounced). Refused sends answer blocked_recipient, rate_limited or account_paused, and emit message.rejected' }),
-  route('mailbox.message.replyAll', { method: 'post', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}/reply-all', auth: 'tenant', params: messageParams, body: replyAllRequest, idempotent: true, tag: 'Messages', summary: 'Reply to the sender and every other recipient (To and Cc of the original, less the inbox itself) in Cc; like reply otherwise' }),
-  route('mailbox.message.forward', { method: 'post', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}/forward', auth: 'tenant', params: messageParams, body: forwardRequest, idempotent: true, tag: 'Messages', summary: 'Forward a message with its attachments, its text quoted under a "Forwarded message" header; stored in the same thread' }),
-  route('mailbox.message.send', { method: 'post', path: '/api/v1/inboxes/{inbox_id}/messages/send', auth: 'tenant', params: inboxParam, body: sendRequest, idempotent: true, tag: 'Messages', summary: 'Send a new message (new thread): to, cc, bcc (50 recipients in all), subject, text_body and/or html_body, attachments (base64, 512 KiB in all, else 413), custom X- headers' }),
+  route('mailbox.message.reply', { method: 'post', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}/reply', auth: 'tenant', params: messageParams, body: replyRequest, idempotent: true, urlAttachments: true, tag: 'Messages', summary: 'Reply to a message: stored in its thread at once, sent asynchronously (message.sent, then delivered/bounced). Refused sends answer blocked_recipient, rate_limited or account_paused, and emit message.rejected' }),
+  route('mailbox.message.replyAll', { method: 'post', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}/reply-all', auth: 'tenant', params: messageParams, body: replyAllRequest, idempotent: true, urlAttachments: true, tag: 'Messages', summary: 'Reply to the sender and every other recipient (To and Cc of the original, less the inbox itself) in Cc; like reply otherwise' }),
+  route('mailbox.message.forward', { method: 'post', path: '/api/v1/inboxes/{inbox_id}/messages/{message_id}/forward', auth: 'tenant', params: messageParams, body: forwardRequest, idempotent: true, urlAttachments: true, tag: 'Messages', summary: 'Forward a message with its attachments, its text quoted under a "Forwarded message" header; stored in the same thread' }),
+  route('mailbox.upload.register', { method: 'post', path: '/api/v1/attachments', auth: 'tenant', query: uploadQuery, body: uploadRegisterRequest, upload: true, status: 201, tag: 'Messages', summary: 'Upload a file to attach (at most SEND_MAX_MESSAGE_BYTES, 25 MB by default, else 413): multipart/form-data with one file part (its filename and Content-Type), or the bytes themselves with their Content-Type and ?filename=. Streamed to storage. Answers {attachment_id, filename, content_type, size, sha256, expires_at}; send, reply, reply-all and forward take attachments: [{attachment_id}] for 24 hours (then 410), in this environment only (elsewhere 404)' }),
+  route('mailbox.message.send', { method: 'post', path: '/api/v1/inboxes/{inbox_id}/messages/send', auth: 'tenant', params: inboxParam, body: sendRequest, idempotent: true, urlAttachments: true, tag: 'Messages', summary: 'Send a new message (new thread): to, cc, bcc (50 recipients in all), subject, text_body and/or html_body, attachments (each {filename, content_type, content_base64}, 512 KiB in all, {attachment_id} of an upload, or {url, filename?, content_type?} fetched by the server when the send is made, public addresses only; the message at most SEND_MAX_MESSAGE_BYTES, else 413), custom X- headers' }),
   route('mail-send.suppression.list', { method: 'get', path: '/api/v1/suppressions', auth: 'tenant', query: pageQuery, tag: 'Suppressions', summary: 'Addresses mail is not sent to (hard bounces, complaints, added by hand), newest first' }),
   route('mail-send.suppression.add', { method: 'post', path: '/api/v1/suppressions', auth: 'tenant', body: suppressionCreateRequest, status: 201, tag: 'Suppressions', summary: 'Add an address to the suppression list' }),
   route('mail-send.suppression.delete', { method: 'delete', path: '/api/v1/suppressions/{address}', auth: 'tenant', params: suppressionAddress, status: 204, tag: 'Suppressions', summary: 'Remove an address from the suppression list: mail to it is sent again' }),
   route('mailbox.thread.list', { method: 'get', path: '/api/v1/inboxes/{inbox_id}/threads', auth: 'tenant', params: inboxParam, query: threadListRequest.omit({ inbox_id: true }), tag: 'Threads', summary: 'List threads of an inbox, most recent activity first' }),
-  route('mailbox.thread.get', { method: 'get', path: '/api/v1/inboxes/{inbox_id}/threads/{thread_id}', auth: 'tenant', params: threadParams, tag: 'Threads', summary: 'Get a thread with its messages, oldest first' }),
+  route('mailbox.thread.get', { method: 'get', path: '/api/v1/inboxes/{inbox_id}/threads/{thread_id}', auth: 'tenant', params: threadParams, downloadLinks: 'thread', tag: 'Threads', summary: 'Get a thread with its messages, oldest first' }),
   route('mailbox.label.addToMessage', { method: 'post', path: '/api/v1/messages/{id}/labels', auth: 'tenant', params: messageId, body: labelsBody, tag: 'Labels', summary: 'Add labels to a message' }),
   route('mailbox.label.removeFromMessage', { method: 'delete', path: '/api/v1/messages/{id}/labels', auth: 'tenant', params: messageId, body: labelsBody, tag: 'Labels', summary: 'Remove labels from a message (system labels cannot be removed)' }),
   route('mailbox.label.addToThread', { method: 'post', path: '/api/v1/threads/{id}/labels', auth: 'tenant', params: threadId, body: labelsBody, tag: 'Labels', summary: 'Add labels to every message of a thread' }),

@@ -7,9 +7,10 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { transactor } from '@mailroom/db';
 import { newId } from '@mailroom/contracts';
-import { RpcClient, openBucket, serveRpc, watchFacts } from '@mailroom/messaging';
+import { RpcClient, openBucket, readObject, serveRpc, watchFacts } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
 import { Outbox, runService, type ServiceModule } from '@mailroom/runtime';
 import { fetchText } from './clients/fetch-text';
@@ -80,8 +81,12 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
       transact,
       repo,
       provider,
-      { put: async (rawId, bytes) => void (await sent.putBlob({ name: rawId }, bytes)) },
-      (object) => attachmentBucket.getBlob(object),
+      {
+        put: async (name, raw) => void (await sent.put({ name }, Readable.toWeb(raw) as ReadableStream<Uint8Array>)),
+        open: async (name) => (await readObject(bus, sent, 'sent', name))?.data ?? null,
+        delete: async (name) => void (await sent.delete(name)),
+      },
+      async (object) => (await readObject(bus, attachmentBucket, 'attachments', object))?.data ?? null,
       new OutboundIdentity(config.MAIL_DOMAIN, dkim, verp, sendingDomains),
       outbox,
       clock,

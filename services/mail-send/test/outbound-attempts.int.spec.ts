@@ -4,6 +4,8 @@
  */
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import { transactor, type Kysely } from '@mailroom/db';
 import { newId, type OutboundJob } from '@mailroom/contracts';
 import { ManualClock, createLogger } from '@mailroom/platform';
@@ -40,7 +42,14 @@ beforeAll(async () => {
   };
   const verp = new Verp(randomBytes(32).toString('base64'), 'bounces.test');
   const identity = { of: async (j: Pick<OutboundJob, 'message_id'>) => ({ dkim: undefined, returnPath: verp.address(j.message_id) }) };
-  sender = new OutboundSender(transactor(db), repo, provider, { put: async () => {} }, async () => null, identity, outbox, new ManualClock(new Date()));
+  // What is sent is kept in memory: the provider reads it back as a stream.
+  const kept = new Map<string, Buffer>();
+  const raws = {
+    put: async (name: string, raw: Readable) => void kept.set(name, await buffer(raw)),
+    open: async (name: string) => (kept.has(name) ? Readable.from([kept.get(name)!]) : null),
+    delete: async (name: string) => void kept.delete(name),
+  };
+  sender = new OutboundSender(transactor(db), repo, provider, raws, async () => null, identity, outbox, new ManualClock(new Date()));
 });
 
 afterAll(async () => {

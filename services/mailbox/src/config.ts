@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { envInt, envString, parseConfig, type Env } from '@mailroom/platform';
 import { baseEnv } from '@mailroom/runtime';
-import { DOMAIN_PATTERN } from '@mailroom/contracts';
+import { DOMAIN_PATTERN, SEND_MAX_MESSAGE_BYTES_DEFAULT } from '@mailroom/contracts';
 
 export const mailboxConfigSchema = z.object({
   ...baseEnv,
@@ -16,6 +16,8 @@ export const mailboxConfigSchema = z.object({
   PARSE_WORKER_HEAP_MB: envInt(512, { min: 64 }),
   /** Inbound work items processed at once by this instance. */
   INBOUND_CONCURRENCY: envInt(8, { min: 1, max: 256 }),
+  /** The largest message a send may make, bodies and attachments decoded (the gateway reads the same variable for uploads). */
+  SEND_MAX_MESSAGE_BYTES: envInt(SEND_MAX_MESSAGE_BYTES_DEFAULT, { min: 1024 }),
 });
 
 export type MailboxConfig = z.output<typeof mailboxConfigSchema>;

@@ -27,13 +27,16 @@ import type { MailboxDb } from './repo/tables';
 import { mailboxHandlers } from './rpc/handlers';
 import { MailboxExport } from './domain/export';
 import { MailboxExportRepository } from './repo/export.repository';
+import { UploadRepository } from './repo/upload.repository';
+import { Uploads } from './domain/uploads';
+import { copyUpload, uploadObjects } from './clients/upload-objects.client';
 
 export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
   name: 'mailbox',
   database: { schema: 'mailbox', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ config, bus, db, life, clock, log }) {
-    const [rawBucket, receivedBucket, attachmentBucket] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'received'), openBucket(bus, 'attachments')]);
+    const [rawBucket, receivedBucket, attachmentBucket, uploadBucket] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'received'), openBucket(bus, 'attachments'), openBucket(bus, 'uploads')]);
     const inboxRepo = new InboxRepository(db);
     const messageRepo = new MessageRepository(db);
     const outbox = life.add('mailbox:outbox', new Outbox(db, bus, log), (o) => o.stop());
@@ -56,15 +59,25 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
     const inboxes = new Inboxes(inboxRepo, clock, config.MAIL_DOMAIN, transactor(db), planLimitsClient(rpc), new DeletedEnvironments<MailboxDb>(), customDomainsClient(rpc));
     const receivedRaws = { has: async (rawId: string) => (await receivedBucket.info(rawId)) !== null };
     const messages = new Messages(transactor(db), messageRepo, inboxRepo, receivedRaws);
+    const uploads = new Uploads(new UploadRepository(db), uploadObjects(uploadBucket), clock, config.SEND_MAX_MESSAGE_BYTES);
     const sending = new Sending(
       inboxRepo,
       messageRepo,
       outbox,
       { check: async (req) => void (await rpc.asService('mailbox', 'mail-send.outbound.check', req, { requestId: newId('request') })) },
-      { put: async (name, content) => void (await attachmentBucket.putBlob({ name }, content)) },
+      {
+        put: async (name, content) => void (await attachmentBucket.putBlob({ name }, content)),
+        copyUpload: (upload, name) => copyUpload(bus, uploadBucket, attachmentBucket, upload, name),
+      },
       clock,
+      uploads,
+      config.SEND_MAX_MESSAGE_BYTES,
     );
-    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending, new MailboxUsage(inboxRepo), new MailboxExport(new MailboxExportRepository(db), receivedRaws))), (s) => s.stop());
+    // Expired uploads' rows; their objects go with the bucket's lifetime.
+    const prune = setInterval(() => void uploads.prune().catch((err: unknown) => log.warn({ err }, 'pruning expired uploads failed')), 600_000);
+    prune.unref();
+    life.add('mailbox:uploads-prune', prune, (t) => clearInterval(t));
+    life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending, new MailboxUsage(inboxRepo), new MailboxExport(new MailboxExportRepository(db), receivedRaws), uploads)), (s) => s.stop());
     life.add('mailbox:inbound', await startInboundConsumer(bus, store, config.INBOUND_CONCURRENCY), (c) => c.stop());
     life.add('mailbox:environment-deleted', await startEnvironmentDeletedConsumer(bus, inboxes), (c) => c.stop());
   },

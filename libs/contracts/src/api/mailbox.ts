@@ -81,6 +81,8 @@ export const attachmentSummary = z.object({
   filename: z.string().nullable(),
   content_type: z.string(),
   size: z.number().int().nonnegative(),
+  /** A signed link to the bytes that needs no Authorization header, until the message's download_urls_expire_at (added by the gateway). */
+  download_url: z.string().optional(),
 });
 
 export const message = z.object({
@@ -105,6 +107,10 @@ export const message = z.object({
   received_at: isoTimestamp,
   auth: authResults,
   spam: spamResult,
+  /** A signed link to the raw message (message/rfc822) that needs no Authorization header (added by the gateway). */
+  raw_download_url: z.string().optional(),
+  /** When raw_download_url and the attachments' download_url stop working. */
+  download_urls_expire_at: isoTimestamp.optional(),
 });
 export type Message = z.infer<typeof message>;
 
@@ -123,6 +129,9 @@ export const messageListRequest = pageQuery.extend({
 export const messageList = pageOf(messageSummary);
 
 export const messageRef = z.object({ inbox_id: idSchema('inbox'), message_id: idSchema('message') });
+
+/** What a signed download link opens (the gateway verified it): the raw message, or one attachment. */
+export const signedDownloadRequest = messageRef.extend({ attachment_id: idSchema('attachment').nullable() });
 
 /** A stored object the gateway streams to the client after the owner authorised it. */
 export const download = z.object({

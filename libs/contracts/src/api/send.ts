@@ -8,11 +8,64 @@ import { isoTimestamp } from '../time';
 /** Generous, yet below the gateway's body limit: a reply is text, attachments come with /send. */
 const BODY_MAX = 512 * 1024;
 
+/**
+ * The largest message that can be sent, bodies and attachments together (decoded), unless
+ * SEND_MAX_MESSAGE_BYTES says otherwise: 25 MB, as Mailgun; larger files go as links.
+ */
+export const SEND_MAX_MESSAGE_BYTES_DEFAULT = 25 * 1024 * 1024;
+/** How long an upload (POST /api/v1/attachments) can be referred to by a send. */
+export const UPLOAD_LIFETIME_MS = 24 * 3_600_000;
+
+export const attachmentFilename = z.string().trim().min(1).max(255).regex(/^[^\r\n\\/]*$/, 'a file name, without path or line breaks');
+export const attachmentContentType = z
+  .string()
+  .regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'a MIME type such as application/pdf')
+  .transform((v) => v.toLowerCase());
+
+/** An upload, by the id POST /api/v1/attachments answered. */
+export const attachmentReference = z.strictObject({ attachment_id: idSchema('attachment') });
+
+/** What the gateway stored in the uploads bucket, for mailbox to record (size and digest are read from the store). */
+export const uploadRegisterRequest = z.object({ object: idSchema('attachment'), filename: attachmentFilename, content_type: attachmentContentType });
+export const uploadedAttachment = z.object({
+  attachment_id: idSchema('attachment'),
+  filename: z.string(),
+  content_type: z.string(),
+  size: z.number().int().nonnegative(),
+  /** Lowercase hex SHA-256 of the bytes, as the object store computed it. */
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  expires_at: isoTimestamp,
+});
+
+export const attachmentUpload = z.strictObject({
+  filename: attachmentFilename,
+  /** Absent: guessed from the file name's extension (application/octet-stream when unknown). */
+  content_type: attachmentContentType.optional(),
+  content_base64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64'),
+});
+
+/**
+ * A file the server fetches when the send is made (the gateway, through the SSRF guard, within
+ * a deadline and SEND_MAX_MESSAGE_BYTES); the file name defaults to the URL's last path
+ * segment, the content type to the one the server answers with.
+ */
+export const attachmentUrl = z.strictObject({
+  url: z.url({ protocol: /^https?$/, error: 'an http(s) URL' }),
+  filename: attachmentFilename.optional(),
+  content_type: attachmentContentType.optional(),
+});
+export type AttachmentUrl = z.output<typeof attachmentUrl>;
+
+/** Attachments of a send: inline base64 (small files), uploads by id, or files by URL. */
+export const sendAttachments = z.array(z.union([attachmentUpload, attachmentReference, attachmentUrl])).max(20);
+export type SendAttachment = z.output<typeof sendAttachments>[number];
+
 /** A reply's content: text, HTML or both (an empty text_body with HTML is an HTML-only reply, as with /send). */
 export const replyRequest = z
   .strictObject({
     text_body: z.string().max(BODY_MAX),
     html_body: z.string().max(BODY_MAX).optional(),
+    attachments: sendAttachments.optional(),
   })
   .superRefine((r, ctx) => {
     if (!r.text_body && !r.html_body) ctx.addIssue({ code: 'custom', path: ['text_body'], message: 'give text_body, html_body or both' });
@@ -23,9 +76,9 @@ export const sentMessageRef = z.object({ message_id: idSchema('message'), thread
 /** Recipients of one message, To, Cc and Bcc together. */
 export const MAX_RECIPIENTS = 50;
 /**
- * Attachments sent through the JSON API, decoded, all together. Bounded by NATS's 1 MB
- * message size on the way from the gateway to the mailbox service; larger files need an
- * upload API (not built yet).
+ * Attachments sent inline (content_base64), decoded, all together. Bounded by NATS's 1 MB
+ * message size on the way from the gateway to the mailbox service; larger files are
+ * uploaded first (POST /api/v1/attachments) and referred to by id.
  */
 export const MAX_ATTACHMENT_BYTES = 512 * 1024;
 
@@ -37,16 +90,6 @@ const headers = z
   .record(z.string().regex(/^X-[A-Za-z0-9-]{1,60}$/, 'custom header names start with X- (letters, digits, -)'), z.string().max(998).regex(/^[^\r\n]*$/, 'header values are one line'))
   .refine((h) => Object.keys(h).length <= 20, 'at most 20 custom headers');
 
-export const attachmentUpload = z.strictObject({
-  filename: z.string().trim().min(1).max(255).regex(/^[^\r\n\\/]*$/, 'a file name, without path or line breaks'),
-  /** Absent: guessed from the file name's extension (application/octet-stream when unknown). */
-  content_type: z
-    .string()
-    .regex(/^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i, 'a MIME type such as application/pdf')
-    .transform((v) => v.toLowerCase())
-    .optional(),
-  content_base64: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'base64'),
-});
 
 export const sendFields = z.strictObject({
   to: someRecipients,
@@ -55,7 +98,7 @@ export const sendFields = z.strictObject({
   subject: z.string().max(998).regex(/^[^\r\n]*$/, 'one line'),
   text_body: z.string().max(BODY_MAX).optional(),
   html_body: z.string().max(BODY_MAX).optional(),
-  attachments: z.array(attachmentUpload).max(20).optional(),
+  attachments: sendAttachments.optional(),
   headers: headers.optional(),
 });
 
@@ -75,6 +118,8 @@ export const replyAllRequest = replyRequest;
 export const forwardRequest = z.strictObject({
   to: someRecipients,
   text_body: z.string().max(BODY_MAX).optional(),
+  /** Added to the original's attachments. */
+  attachments: sendAttachments.optional(),
 });
 
 

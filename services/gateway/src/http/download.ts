@@ -7,7 +7,6 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Response } from 'express';
 import { AppError, type download as downloadSchema } from '@mailroom/contracts';
-import type { BucketName } from '@mailroom/messaging';
 import type { z } from 'zod';
 
 export type Download = z.output<typeof downloadSchema>;
@@ -90,7 +89,7 @@ async function startRead(bucket: ObjectReader, name: string, startMs: number) {
  * 503; after them, one that stops sending for `idleMs` cuts the response (the client sees
  * fewer bytes than Content-Length), so no request waits on a stalled read for ever.
  */
-export async function sendDownload(res: Response, buckets: Record<Exclude<BucketName, 'replies'>, ObjectReader>, d: Download, deadlines: DownloadDeadlines): Promise<void> {
+export async function sendDownload(res: Response, buckets: Record<Download['bucket'], ObjectReader>, d: Download, deadlines: DownloadDeadlines): Promise<void> {
   const object = await startRead(buckets[d.bucket], d.object, deadlines.startMs);
   if (!object) throw new AppError('internal_error', 'stored content is missing');
   res.status(200);
@@ -99,5 +98,9 @@ export async function sendDownload(res: Response, buckets: Record<Exclude<Bucket
   res.setHeader('Content-Disposition', contentDisposition(d.filename));
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-  await pipeline(Readable.from(withIdleDeadline(object.data, deadlines.idleMs)), res);
+  await pipeline(Readable.from(withIdleDeadline(object.data, deadlines.idleMs)), res).catch((err: unknown) => {
+    // The client went away mid-download (a tool that read the headers only, a cancelled fetch): not a failure of ours.
+    if (err instanceof Error && 'code' in err && err.code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    throw err;
+  });
 }

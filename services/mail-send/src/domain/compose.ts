@@ -3,29 +3,38 @@
  * so a header value cannot inject another header). It is then signed (./dkim).
  */
 import MailComposer from 'nodemailer/lib/mail-composer';
+import type { Readable } from 'node:stream';
 import type { OutboundJob } from '@mailroom/contracts';
 
 function bracketed(id: string): string {
   return `<${id}>`;
 }
 
-/** Reads an attachment's bytes (an object of the attachments bucket); null when it is gone. */
-export type AttachmentSource = (object: string) => Promise<Uint8Array | null>;
+/** Opens an attachment's bytes (an object of the attachments bucket) as a stream; null when it is gone. */
+export type AttachmentSource = (object: string) => Promise<Readable | null>;
 
 export class MissingAttachment extends Error {
   override name = 'MissingAttachment';
 }
 
-export async function compose(job: OutboundJob, attachments: AttachmentSource): Promise<Buffer> {
+/**
+ * The message as a stream: the composer encodes each attachment as it is read, so memory
+ * does not grow with their size. Every attachment is looked up first: a missing one is
+ * refused before a byte is produced.
+ */
+export async function compose(job: OutboundJob, attachments: AttachmentSource): Promise<Readable> {
   const files = [];
   for (const a of job.attachments) {
     const content = await attachments(a.object);
     // A stored message refers to it, so it must exist: sending without it would be a silent loss.
-    if (!content) throw new MissingAttachment(`attachment object ${a.object} of message ${job.message_id} is missing`);
+    if (!content) {
+      for (const f of files) f.content.destroy();
+      throw new MissingAttachment(`attachment object ${a.object} of message ${job.message_id} is missing`);
+    }
     files.push({
       ...(a.filename ? { filename: a.filename } : {}),
       contentType: a.content_type,
-      content: Buffer.from(content),
+      content,
       ...(a.content_id ? { cid: a.content_id } : {}),
     });
   }
@@ -45,5 +54,5 @@ export async function compose(job: OutboundJob, attachments: AttachmentSource): 
     ...(Object.keys(job.headers).length ? { headers: job.headers } : {}),
     // Bcc recipients are in the envelope only: the composer leaves the header out.
   });
-  return composer.compile().build();
+  return composer.compile().createReadStream();
 }

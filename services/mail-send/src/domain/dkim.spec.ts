@@ -1,8 +1,12 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { dkimSign, dkimVerify } from 'mailauth';
 import type { OutboundJob } from '@mailroom/contracts';
-import { compose } from './compose';
-import { relaxedBody, relaxedHeader, signDkim, type DkimKey } from './dkim';
+import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
+import { compose, type AttachmentSource } from './compose';
+import { dkimSignature, relaxedBody, relaxedHeader, signDkim, StreamingDkimHash, type DkimKey } from './dkim';
+
+const composed = async (j: OutboundJob, files: AttachmentSource) => buffer(await compose(j, files));
 
 // The verifier is mailauth, an implementation independent of ours, against the published key.
 const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -63,7 +67,7 @@ const shapes: [string, Partial<OutboundJob>][] = [
 describe('DKIM signatures', () => {
   for (const [what, over] of shapes) {
     it(`verifies (RSA-2048 and ed25519): ${what}`, async () => {
-      const raw = await compose(job(over), async () => null);
+      const raw = await composed(job(over), async () => null);
       expect(await verify(await signDkim(raw, keyOf(rsa.privateKey), now), rsa.publicKey)).toMatchObject([{ result: 'pass' }]);
       expect(await verify(await signDkim(raw, keyOf(ed.privateKey), now), ed.publicKey)).toMatchObject([{ result: 'pass' }]);
     });
@@ -72,12 +76,12 @@ describe('DKIM signatures', () => {
   it('verifies with attachments', async () => {
     const pdf = Buffer.from('%PDF-1.4 '.repeat(500));
     const attachments = [{ object: 'att_1', filename: 'report.pdf', content_type: 'application/pdf', content_id: null }];
-    const raw = await compose(job({ attachments }), async () => pdf);
+    const raw = await composed(job({ attachments }), async () => Readable.from([pdf]));
     expect(await verify(await signDkim(raw, keyOf(rsa.privateKey), now), rsa.publicKey)).toMatchObject([{ result: 'pass' }]);
   });
 
   it('has the body hash mailauth computes for the same message', async () => {
-    const raw = await compose(job({ html_body: '<p>x  y</p>', text_body: 'a \t b  \n\n' }), async () => null);
+    const raw = await composed(job({ html_body: '<p>x  y</p>', text_body: 'a \t b  \n\n' }), async () => null);
     const pem = rsa.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
     const options = { signingDomain: 'agents.test', selector: 'mr1', privateKey: pem, canonicalization: 'relaxed/relaxed' };
     const theirs = (await dkimSign(raw, { ...options, signatureData: [options] })) as { signatures: string };
@@ -87,7 +91,7 @@ describe('DKIM signatures', () => {
   });
 
   it('fails when the body, a signed header or the sender changes, or a From is added', async () => {
-    const signed = (await signDkim(await compose(job(), async () => null), keyOf(rsa.privateKey), now)).toString('latin1');
+    const signed = (await signDkim(await composed(job(), async () => null), keyOf(rsa.privateKey), now)).toString('latin1');
     const variants = [
       signed.replace('the amounts match', 'the amounts differ'),
       signed.replace('Subject: Re: Invoice 42', 'Subject: Re: Invoice 43'),
@@ -104,12 +108,12 @@ describe('DKIM signatures', () => {
   });
 
   it('fails against another key', async () => {
-    const signed = await signDkim(await compose(job(), async () => null), keyOf(rsa.privateKey), now);
+    const signed = await signDkim(await composed(job(), async () => null), keyOf(rsa.privateKey), now);
     expect((await verify(signed, generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey))[0]!.result).not.toBe('pass');
   });
 
   it('signs the header fields present, from the last instance up, and From once more', async () => {
-    const signed = (await signDkim(await compose(job({ cc: ['pat@sender.test'] }), async () => null), keyOf(ed.privateKey), now)).toString('latin1');
+    const signed = (await signDkim(await composed(job({ cc: ['pat@sender.test'] }), async () => null), keyOf(ed.privateKey), now)).toString('latin1');
     const header = signed.split(/\r\n(?![ \t])/)[0]!;
     expect(header).toMatch(/^DKIM-Signature: v=1; a=ed25519-sha256; c=relaxed\/relaxed; d=agents.test;/);
     expect(header).toContain(`t=${now.getTime() / 1000};`);
@@ -124,6 +128,57 @@ describe('DKIM signatures', () => {
     expect(await verify(Buffer.from(signed, 'latin1'), rsa.publicKey)).toMatchObject([{ result: 'pass' }]);
     const swapped = signed.replace('Cc: first@x.test', 'Cc: tmp').replace('Cc: second@x.test', 'Cc: first@x.test').replace('Cc: tmp', 'Cc: second@x.test');
     expect((await verify(Buffer.from(swapped, 'latin1'), rsa.publicKey))[0]!.result).not.toBe('pass');
+  });
+});
+
+describe('DKIM over a stream (StreamingDkimHash)', () => {
+  /** The message cut into pieces of these sizes, over and over: line breaks and the header's end fall across chunks. */
+  function chunks(raw: Buffer, sizes: number[]): Buffer[] {
+    const out: Buffer[] = [];
+    for (let at = 0, i = 0; at < raw.length; i++) {
+      const n = sizes[i % sizes.length]!;
+      out.push(raw.subarray(at, at + n));
+      at += n;
+    }
+    return out;
+  }
+  const cuts = [[1], [2, 3], [7], [64, 1, 1], [100_000]];
+  const bh = (s: string) => /bh=([^;]+);/.exec(s.replace(/\r\n[ \t]/g, ' '))![1];
+
+  for (const [what, over] of [...shapes, ['an attachment', { attachments: [{ object: 'att_1', filename: 'a.pdf', content_type: 'application/pdf', content_id: null }] }] as [string, Partial<OutboundJob>]]) {
+    it(`gives the buffered signature's body hash and header, and verifies: ${what}`, async () => {
+      const raw = await composed(job(over), async () => Readable.from([Buffer.from('%PDF '.repeat(3000))]));
+      const whole = (await signDkim(raw, keyOf(rsa.privateKey), now)).toString('latin1');
+      for (const sizes of cuts) {
+        const hash = new StreamingDkimHash();
+        for (const c of chunks(raw, sizes)) hash.update(c);
+        const { header, bodyHash } = hash.finish();
+        expect(bodyHash).toBe(bh(whole));
+        expect(raw.toString('latin1').startsWith(header)).toBe(true);
+        const signature = await dkimSignature(header, bodyHash, keyOf(rsa.privateKey), now);
+        expect(await verify(Buffer.concat([Buffer.from(signature, 'latin1'), raw]), rsa.publicKey)).toMatchObject([{ result: 'pass' }]);
+      }
+    });
+  }
+
+  it('hashes bodies with bare LF, trailing blank lines, no final line break, and none at all as the buffered one does', async () => {
+    const bodies = ['a  b \n\n c\t\n\n\n', 'x\r\n\r\n', 'last line without break', '', '\r\n\r\n', 'one\rtwo\r\n  \r\nthree'];
+    for (const body of bodies) {
+      const raw = Buffer.from(`From: a@agents.test\r\nSubject: s\r\n\r\n${body}`, 'latin1');
+      const whole = (await signDkim(raw, keyOf(ed.privateKey), now)).toString('latin1');
+      for (const sizes of cuts) {
+        const hash = new StreamingDkimHash();
+        for (const c of chunks(raw, sizes)) hash.update(c);
+        expect(hash.finish().bodyHash).toBe(bh(whole));
+      }
+    }
+  });
+
+  it('refuses a header that never ends within 256 KiB', () => {
+    const hash = new StreamingDkimHash();
+    expect(() => {
+      for (let i = 0; i < 300; i++) hash.update(Buffer.from(`X-Filler-${i}: ${'y'.repeat(1000)}\r\n`));
+    }).toThrow(/header longer than/);
   });
 });
 

@@ -90,8 +90,69 @@ function signAsync(algorithm: string | null, data: Buffer, key: KeyObject): Prom
 /** The message with a DKIM-Signature field prepended; `now` is the signature's t=. */
 export async function signDkim(raw: Buffer, key: DkimKey, now: Date): Promise<Buffer> {
   const { header, body } = splitMessage(raw);
-  const fields = parseFields(header);
   const bodyHash = createHash('sha256').update(relaxedBody(body.toString('latin1')), 'latin1').digest('base64');
+  return Buffer.concat([Buffer.from(await dkimSignature(header, bodyHash, key, now), 'latin1'), raw]);
+}
+
+/** The most header a streamed message may have before its body (nodemailer's are a few KB). */
+const MAX_HEADER_BYTES = 256 * 1024;
+
+/**
+ * The header and relaxed body hash of a message read in chunks (a composed message of any
+ * size): lines are canonicalized as they complete, empty lines held back until a line with
+ * text follows (trailing ones do not count), so memory is one line, whatever the size.
+ */
+export class StreamingDkimHash {
+  /** Bytes before the body is found: the header (at most MAX_HEADER_BYTES) and what followed it in the chunk. */
+  private pending = Buffer.alloc(0);
+  private header: string | null = null;
+  private partial = '';
+  private emptyLines = 0;
+  private readonly sha = createHash('sha256');
+
+  update(chunk: Buffer): void {
+    if (this.header === null) {
+      this.pending = Buffer.concat([this.pending, chunk]);
+      // As splitMessage: the first CRLF CRLF, else the first LF LF.
+      const crlf = this.pending.indexOf('\r\n\r\n');
+      const lf = crlf >= 0 ? -1 : this.pending.indexOf('\n\n');
+      if (crlf < 0 && lf < 0) {
+        if (this.pending.length > MAX_HEADER_BYTES) throw new Error(`a message header longer than ${MAX_HEADER_BYTES} bytes cannot be signed`);
+        return;
+      }
+      this.header = this.pending.subarray(0, crlf >= 0 ? crlf + 2 : lf + 1).toString('latin1');
+      chunk = this.pending.subarray(crlf >= 0 ? crlf + 4 : lf + 2);
+      this.pending = Buffer.alloc(0);
+    }
+    const lines = (this.partial + chunk.toString('latin1')).split('\n');
+    this.partial = lines.pop()!;
+    for (const line of lines) this.line(line.endsWith('\r') ? line.slice(0, -1) : line);
+  }
+
+  private line(raw: string): void {
+    const line = raw.replace(/[ \t]+/g, ' ').replace(/ $/, '');
+    if (line === '') {
+      this.emptyLines++;
+      return;
+    }
+    if (this.emptyLines) this.sha.update('\r\n'.repeat(this.emptyLines), 'latin1');
+    this.emptyLines = 0;
+    this.sha.update(`${line}\r\n`, 'latin1');
+  }
+
+  /** The header (latin1, up to its last line break) and the body hash (base64), once every chunk is in. */
+  finish(): { header: string; bodyHash: string } {
+    // No empty line: all header, an empty body.
+    if (this.header === null) return { header: this.pending.toString('latin1'), bodyHash: createHash('sha256').digest('base64') };
+    if (this.partial !== '') this.line(this.partial.endsWith('\r') ? this.partial.slice(0, -1) : this.partial);
+    this.partial = '';
+    return { header: this.header, bodyHash: this.sha.digest('base64') };
+  }
+}
+
+/** The DKIM-Signature field (with its line break) of a message of this header and relaxed body hash. */
+export async function dkimSignature(header: string, bodyHash: string, key: DkimKey, now: Date): Promise<string> {
+  const fields = parseFields(header);
 
   // Several instances of a field are signed from the last one up (RFC 6376 section 5.4.2).
   const names: string[] = [];
@@ -116,5 +177,5 @@ export async function signDkim(raw: Buffer, key: DkimKey, now: Date): Promise<Bu
   const data = Buffer.from(canonical.join('') + relaxedHeader(unsigned), 'latin1');
   // RFC 8463: ed25519 signs the SHA-256 digest of the data; RSA hashes as part of PKCS#1 v1.5.
   const signature = type === 'rsa' ? await signAsync('sha256', data, key.privateKey) : await signAsync(null, createHash('sha256').update(data).digest(), key.privateKey);
-  return Buffer.concat([Buffer.from(`${unsigned}${fold(signature.toString('base64'), 72)}\r\n`, 'latin1'), raw]);
+  return `${unsigned}${fold(signature.toString('base64'), 72)}\r\n`;
 }

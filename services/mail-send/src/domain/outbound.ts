@@ -8,6 +8,7 @@
  * the provider refused for good are a bounce, and go on the suppression list; a message it
  * refused for good (content, sender, account) is a bounce that suppresses nobody.
  */
+import { pipeline, Readable, Transform } from 'node:stream';
 import type { EnvelopeOf, OutboundJob } from '@mailroom/contracts';
 import { Batched, type Clock, type Logger } from '@mailroom/platform';
 import type { RecordSent, SendRepository, StartSending } from '../repo/send.repository';
@@ -16,12 +17,30 @@ import { ProviderError, type MailProvider, type RejectedRecipient } from '../pro
 import { newEventId } from './event-ids';
 import type { EventSink, Transact } from './ports';
 import { compose, MissingAttachment, type AttachmentSource } from './compose';
-import { signDkim } from './dkim';
+import { dkimSignature, StreamingDkimHash } from './dkim';
 import { SigningUnavailable, type OutboundIdentity } from './sending-domains';
 import { before, bounceSubType } from './status';
 
+/** Where what is sent is kept (MAIL_SENT): written as a stream, read back as one. */
 export interface RawStore {
-  put(rawId: string, raw: Buffer): Promise<void>;
+  put(name: string, raw: Readable): Promise<void>;
+  /** The object's bytes; null when it is not there. */
+  open(name: string): Promise<Readable | null>;
+  delete(name: string): Promise<void>;
+}
+
+/** Passes chunks on, feeding them to the DKIM hash on the way. */
+function hashing(hash: StreamingDkimHash): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      try {
+        hash.update(chunk);
+        done(null, chunk);
+      } catch (err) {
+        done(err as Error);
+      }
+    },
+  });
 }
 
 /** After this many hand-over attempts a temporarily failing message is given up as a soft bounce. */
@@ -63,9 +82,9 @@ export class OutboundSender {
       provider: this.provider.name,
     });
     if (!started) return 'already-sent';
-    let raw: Buffer;
+    let composed: Readable;
     try {
-      raw = await compose(job, this.attachments);
+      composed = await compose(job, this.attachments);
     } catch (err) {
       if (!(err instanceof MissingAttachment)) throw err;
       // Not expected (objects are stored before the message refers to them): retried, then given up.
@@ -75,12 +94,14 @@ export class OutboundSender {
     try {
       signing = await this.identity.of(job);
     } catch (err) {
+      composed.destroy();
       if (!(err instanceof SigningUnavailable)) throw err;
       // Its domain deleted, or domains not answering: retried, then given up as a bounce that says why.
       return this.failed(job, recipients, attempt, new ProviderError(err.message, true), logging);
     }
-    if (signing.dkim) raw = await signDkim(raw, signing.dkim, this.clock.now());
-    await this.raw.put(job.raw_id, raw);
+    await this.store(job.raw_id, composed, signing.dkim);
+    const raw = await this.raw.open(job.raw_id);
+    if (!raw) throw new Error(`sent message ${job.raw_id} of ${job.message_id} was stored but cannot be read`);
 
     let accepted;
     try {
@@ -119,6 +140,29 @@ export class OutboundSender {
     }
     this.outbox.kick();
     return 'sent';
+  }
+
+  /**
+   * Keeps the message as sent, streamed (memory does not grow with its size). Signed, it is
+   * read twice: the DKIM body hash needs all of it before the signature, which comes first,
+   * so it is stored unsigned while hashed, then copied behind its signature.
+   */
+  private async store(rawId: string, composed: Readable, dkim: Parameters<typeof dkimSignature>[2] | null | undefined): Promise<void> {
+    if (!dkim) return this.raw.put(rawId, composed);
+    const unsigned = `${rawId}.unsigned`;
+    const hash = new StreamingDkimHash();
+    // pipeline: a failed read of an attachment fails the put (and stops the composer).
+    await this.raw.put(unsigned, pipeline(composed, hashing(hash), () => undefined));
+    const { header, bodyHash } = hash.finish();
+    const signature = await dkimSignature(header, bodyHash, dkim, this.clock.now());
+    const body = await this.raw.open(unsigned);
+    if (!body) throw new Error(`unsigned message ${unsigned} was stored but cannot be read`);
+    async function* signed(): AsyncGenerator<Buffer> {
+      yield Buffer.from(signature, 'latin1');
+      for await (const chunk of body!) yield chunk as Buffer;
+    }
+    await this.raw.put(rawId, Readable.from(signed()));
+    await this.raw.delete(unsigned);
   }
 
   /**

@@ -1,9 +1,12 @@
+import type { Readable } from 'node:stream';
+
 /** What sending needs from a mail provider, whichever it is (an SMTP relay, Amazon SES). */
 export interface HandOver {
   /** Envelope sender: our VERP address. */
   from: string;
   to: string[];
-  raw: Buffer;
+  /** The message: a stream is read once, as the provider sends it (memory bounded whatever its size). */
+  raw: Buffer | Readable;
   /** Our message id, asked back in delivery reports (DSN ENVID, SES message tag). */
   envelopeId: string;
 }

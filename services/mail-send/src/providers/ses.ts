@@ -8,6 +8,7 @@
  * errors are temporary; a refusal of the message (content, unverified sender, bad request)
  * is final and says nothing about the recipients.
  */
+import { buffer } from 'node:stream/consumers';
 import { SESv2Client, SendEmailCommand, SESv2ServiceException } from '@aws-sdk/client-sesv2';
 import { ProviderError, type Accepted, type HandOver, type MailProvider } from './provider';
 
@@ -46,7 +47,8 @@ export class SesProvider implements MailProvider {
       out = await this.client.send(
         new SendEmailCommand({
           Destination: { ToAddresses: message.to },
-          Content: { Raw: { Data: message.raw } },
+          // SES takes the message whole in one request (40 MB at most): a stream is read into memory here.
+          Content: { Raw: { Data: Buffer.isBuffer(message.raw) ? message.raw : await buffer(message.raw) } },
           EmailTags: [{ Name: MESSAGE_TAG, Value: message.envelopeId }],
           ...(this.opts.configurationSet ? { ConfigurationSetName: this.opts.configurationSet } : {}),
         }),

@@ -29,7 +29,10 @@ function nextToken<T>(rows: T[], limit: number, key: (row: T) => TimeCursor): st
 
 export function preview(text: string | null): string {
   const flat = (text ?? '').replace(/\s+/g, ' ').trim();
-  return flat.length > PREVIEW_LENGTH ? `${flat.slice(0, PREVIEW_LENGTH - 1)}…` : flat;
+  if (flat.length <= PREVIEW_LENGTH) return flat;
+  // Cut between characters, not inside a surrogate pair (𝕏): half of one is no text PostgreSQL takes.
+  const cut = flat.slice(0, PREVIEW_LENGTH - 1);
+  return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
 }
 
 function toMessage(row: MessageRow, labels: string[], attachments: AttachmentRow[]): Message {

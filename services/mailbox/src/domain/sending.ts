@@ -6,12 +6,14 @@
  * paused inbox) and announces a refusal itself. Attachment bytes live in the attachments
  * bucket before the message refers to them; a forward refers to the original's objects.
  */
-import { AppError, MAX_ATTACHMENT_BYTES, MAX_RECIPIENTS, newId, type OutboundJob, type SendCheckRequest, type Tenant } from '@mailroom/contracts';
+import { AppError, MAX_ATTACHMENT_BYTES, MAX_RECIPIENTS, newId, type OutboundJob, type SendAttachment, type SendCheckRequest, type Tenant } from '@mailroom/contracts';
 import { Batched, type Clock } from '@mailroom/platform';
 import { createHash } from 'node:crypto';
 import { detectMimeType } from 'nodemailer/lib/mime-funcs';
 import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
 import type { AttachmentRow, MessageRepository, MessageRow, NewMessage } from '../repo/message.repository';
+import type { UploadRow } from '../repo/upload.repository';
+import type { Uploads } from './uploads';
 import type { EventSink } from './ports';
 import { extractHtml } from './extract-html';
 import { preview } from './messages';
@@ -23,7 +25,14 @@ export interface SendCheck {
 
 export interface AttachmentStore {
   put(objectName: string, content: Uint8Array): Promise<void>;
+  /** Copies an upload (object of MAIL_UPLOADS) into the attachments bucket, streamed; the MD5 of its bytes, hex. */
+  copyUpload(upload: string, objectName: string): Promise<string>;
 }
+
+/** A file to attach that the message does not hold yet: bytes given inline, or an upload by id. */
+type NewFile = { kind: 'inline'; filename: string; content_type: string; bytes: Buffer } | { kind: 'upload'; row: UploadRow };
+
+const sizeOf = (f: NewFile) => (f.kind === 'inline' ? f.bytes.length : f.row.size);
 
 /** "Re: " once: a subject that already starts with a reply prefix is kept as it is. */
 export function replySubject(subject: string): string {
@@ -63,9 +72,11 @@ interface Draft {
   inReplyTo: string | null;
   references: string[];
   attachments: Attachment[];
-  uploads: { filename: string; content_type: string; bytes: Buffer }[];
+  uploads: NewFile[];
   headers: Record<string, string>;
 }
+
+type Body = { text_body: string; html_body?: string | undefined; attachments?: SendAttachment[] | undefined };
 
 function unique(addresses: string[], except: Set<string>): string[] {
   const out: string[] = [];
@@ -86,7 +97,39 @@ export class Sending {
     private readonly checks: SendCheck,
     private readonly attachmentStore: AttachmentStore,
     private readonly clock: Clock,
+    private readonly uploads: Uploads,
+    /** SEND_MAX_MESSAGE_BYTES: bodies and attachments, decoded, together. */
+    private readonly maxMessageBytes: number,
   ) {}
+
+  /**
+   * The files of a request: inline ones decoded (at most MAX_ATTACHMENT_BYTES in all: they
+   * cross the bus inside the request), uploads resolved for this tenant (404, 410). The
+   * message, with `held` bytes it carries already (a forward's), must fit in
+   * maxMessageBytes: else 413 naming the limit, before anything is stored or counted.
+   */
+  private async files(t: Tenant, list: SendAttachment[] | undefined, bodies: string[], held: number): Promise<NewFile[]> {
+    const inline: NewFile[] = [];
+    const refs: string[] = [];
+    const order: ({ inline: number } | { ref: number })[] = [];
+    for (const a of list ?? []) {
+      // The gateway fetches files given by URL and passes them on as uploads.
+      if ('url' in a) throw new AppError('invalid_request', 'attachments given by url are fetched by the gateway; this request did not come through it', { details: [{ path: 'attachments', message: 'url not resolved' }] });
+      if ('attachment_id' in a) order.push({ ref: refs.push(a.attachment_id) - 1 });
+      else order.push({ inline: inline.push({ kind: 'inline', filename: a.filename, content_type: a.content_type ?? detectMimeType(a.filename), bytes: Buffer.from(a.content_base64, 'base64') }) - 1 });
+    }
+    const inlineTotal = inline.reduce((n, f) => n + sizeOf(f), 0);
+    if (inlineTotal > MAX_ATTACHMENT_BYTES) {
+      throw new AppError('payload_too_large', `attachments given as content_base64 come to ${inlineTotal} bytes; at most ${MAX_ATTACHMENT_BYTES} bytes in all can be sent inline: upload larger files with POST /api/v1/attachments and refer to them by attachment_id`);
+    }
+    const uploaded = (await this.uploads.resolve(t, refs)).map((row): NewFile => ({ kind: 'upload', row }));
+    const files = order.map((o) => ('ref' in o ? uploaded[o.ref]! : inline[o.inline]!));
+    const total = held + bodies.reduce((n, b) => n + Buffer.byteLength(b), 0) + files.reduce((n, f) => n + sizeOf(f), 0);
+    if (total > this.maxMessageBytes) {
+      throw new AppError('payload_too_large', `the message comes to ${total} bytes (bodies and attachments); at most ${this.maxMessageBytes} bytes can be sent (SEND_MAX_MESSAGE_BYTES)`);
+    }
+    return files;
+  }
 
   private async context(t: Tenant, inboxId: string, messageId?: string): Promise<{ inbox: InboxRow; original?: MessageRow }> {
     if (!messageId) {
@@ -108,23 +151,25 @@ export class Sending {
     };
   }
 
-  async reply(t: Tenant, inboxId: string, messageId: string, body: { text_body: string; html_body?: string | undefined }) {
+  async reply(t: Tenant, inboxId: string, messageId: string, body: Body) {
     const { inbox, original } = await this.context(t, inboxId, messageId);
     const to = replyRecipients(original!);
     if (!to.length) throw new AppError('unprocessable', 'the message has no address to reply to (no From or Reply-To)');
-    return this.submit(t, inbox, { ...this.answering(original!), to, cc: [], bcc: [], subject: replySubject(original!.subject), text: body.text_body, html: body.html_body ?? null, attachments: [], uploads: [], headers: {} });
+    const uploads = await this.files(t, body.attachments, [body.text_body, body.html_body ?? ''], 0);
+    return this.submit(t, inbox, { ...this.answering(original!), to, cc: [], bcc: [], subject: replySubject(original!.subject), text: body.text_body, html: body.html_body ?? null, attachments: [], uploads, headers: {} });
   }
 
-  async replyAll(t: Tenant, inboxId: string, messageId: string, body: { text_body: string; html_body?: string | undefined }) {
+  async replyAll(t: Tenant, inboxId: string, messageId: string, body: Body) {
     const { inbox, original } = await this.context(t, inboxId, messageId);
     const self = new Set([inbox.address]);
     const to = unique(replyRecipients(original!), self);
     if (!to.length) throw new AppError('unprocessable', 'the message has no address to reply to (no From or Reply-To)');
     const cc = unique(original!.direction === 'outbound' ? original!.cc_addresses : [...original!.to_addresses, ...original!.cc_addresses], new Set([...self, ...to])).slice(0, MAX_RECIPIENTS - to.length);
-    return this.submit(t, inbox, { ...this.answering(original!), to, cc, bcc: [], subject: replySubject(original!.subject), text: body.text_body, html: body.html_body ?? null, attachments: [], uploads: [], headers: {} });
+    const uploads = await this.files(t, body.attachments, [body.text_body, body.html_body ?? ''], 0);
+    return this.submit(t, inbox, { ...this.answering(original!), to, cc, bcc: [], subject: replySubject(original!.subject), text: body.text_body, html: body.html_body ?? null, attachments: [], uploads, headers: {} });
   }
 
-  async forward(t: Tenant, inboxId: string, messageId: string, body: { to: string[]; text_body?: string | undefined }) {
+  async forward(t: Tenant, inboxId: string, messageId: string, body: { to: string[]; text_body?: string | undefined; attachments?: SendAttachment[] | undefined }) {
     const { inbox, original } = await this.context(t, inboxId, messageId);
     const o = original!;
     const quoted = [
@@ -138,16 +183,18 @@ export class Sending {
       o.text_body || o.extracted_text || '',
     ].join('\n');
     const attachments = (await this.messages.attachmentsOfMessages([o.id])).get(o.id) ?? [];
+    const text = body.text_body ? `${body.text_body}\n\n${quoted}` : quoted;
+    const uploads = await this.files(t, body.attachments, [text], attachments.reduce((n, a) => n + a.size, 0));
     return this.submit(t, inbox, {
       ...this.answering(o),
       to: unique(body.to, new Set()),
       cc: [],
       bcc: [],
       subject: forwardSubject(o.subject),
-      text: body.text_body ? `${body.text_body}\n\n${quoted}` : quoted,
+      text,
       html: null,
       attachments: attachments.map((a: AttachmentRow) => ({ object: a.object_name, filename: a.filename, content_type: a.content_type, content_id: a.content_id, size: a.size, checksum: a.checksum })),
-      uploads: [],
+      uploads,
       headers: {},
     });
   }
@@ -162,16 +209,12 @@ export class Sending {
       subject: string;
       text_body?: string | undefined;
       html_body?: string | undefined;
-      attachments?: { filename: string; content_type?: string | undefined; content_base64: string }[] | undefined;
+      attachments?: SendAttachment[] | undefined;
       headers?: Record<string, string> | undefined;
     },
   ) {
     const { inbox } = await this.context(t, inboxId);
-    const uploads = (req.attachments ?? []).map((a) => ({ filename: a.filename, content_type: a.content_type ?? detectMimeType(a.filename), bytes: Buffer.from(a.content_base64, 'base64') }));
-    const total = uploads.reduce((n, u) => n + u.bytes.length, 0);
-    if (total > MAX_ATTACHMENT_BYTES) {
-      throw new AppError('payload_too_large', `attachments come to ${total} bytes; at most ${MAX_ATTACHMENT_BYTES} bytes in all can be sent through this API`);
-    }
+    const uploads = await this.files(t, req.attachments, [req.subject, req.text_body ?? '', req.html_body ?? ''], 0);
     // Each address once: To first, then Cc, then Bcc.
     const to = unique(req.to, new Set());
     const cc = unique(req.cc ?? [], new Set(to));
@@ -198,11 +241,12 @@ export class Sending {
     const threadId = d.threadId ?? newId('thread');
     const uploaded: Attachment[] = d.uploads.map((u, i) => ({
       object: `${rawId}.${i}`,
-      filename: u.filename,
-      content_type: u.content_type,
+      filename: u.kind === 'inline' ? u.filename : u.row.filename,
+      content_type: u.kind === 'inline' ? u.content_type : u.row.content_type,
       content_id: null,
-      size: u.bytes.length,
-      checksum: createHash('md5').update(u.bytes).digest('hex'),
+      size: sizeOf(u),
+      // An upload's is known once it is copied (below).
+      checksum: u.kind === 'inline' ? createHash('md5').update(u.bytes).digest('hex') : '',
     }));
     const attachments = [...d.attachments, ...uploaded];
     const job: OutboundJob = {
@@ -231,7 +275,10 @@ export class Sending {
     const work = this.outbox.workRow('mail.outbound', id, job);
     await this.checks.check({ org_id: t.org_id, env_id: t.env_id, inbox_id: inbox.id, inbox_status: inbox.status, from_address: inbox.address, to_addresses: [...d.to, ...d.cc, ...d.bcc], subject: d.subject });
     // Uploaded bytes are stored before anything refers to them.
-    for (const [i, u] of d.uploads.entries()) await this.attachmentStore.put(uploaded[i]!.object, u.bytes);
+    for (const [i, u] of d.uploads.entries()) {
+      if (u.kind === 'inline') await this.attachmentStore.put(uploaded[i]!.object, u.bytes);
+      else uploaded[i]!.checksum = await this.attachmentStore.copyUpload(u.row.id, uploaded[i]!.object);
+    }
     const text = preview(d.text);
     // The message, its thread, attachments, label and the send's work item: one statement.
     const inserted = await this.storing.call({

@@ -93,6 +93,20 @@ export interface DeletedEnvironmentTable {
   deleted_at: Date;
 }
 
+/** Uploads to send: object `id` of MAIL_UPLOADS, referable until expires_at. */
+export interface UploadTable {
+  id: string;
+  org_id: string;
+  env_id: string;
+  filename: string;
+  content_type: string;
+  /** bigint: pg answers it as a string; the repository turns it into a number. */
+  size: ColumnType<string, number, never>;
+  sha256: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
 export interface MailboxDb {
   inboxes: InboxTable;
   threads: ThreadTable;
@@ -100,6 +114,7 @@ export interface MailboxDb {
   attachments: AttachmentTable;
   message_labels: MessageLabelTable;
   deleted_environments: DeletedEnvironmentTable;
+  uploads: UploadTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */

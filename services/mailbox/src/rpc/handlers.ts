@@ -1,13 +1,14 @@
 /** The mailbox service's operations. Tenancy comes from the caller's credential, never from the request. */
-import { requireService, tenantScope } from '@mailroom/contracts';
+import { AppError, requireService, tenantScope } from '@mailroom/contracts';
 import type { RpcHandlers } from '@mailroom/messaging';
 import type { Inboxes } from '../domain/inboxes';
 import type { Messages } from '../domain/messages';
 import type { Sending } from '../domain/sending';
 import type { MailboxUsage } from '../domain/usage';
 import type { MailboxExport } from '../domain/export';
+import type { Uploads } from '../domain/uploads';
 
-export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: Sending, usage: MailboxUsage, exportRows: MailboxExport): RpcHandlers<'mailbox'> {
+export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: Sending, usage: MailboxUsage, exportRows: MailboxExport, uploads: Uploads): RpcHandlers<'mailbox'> {
   return {
     'mailbox.inbox.create': (req, { auth }) => inboxes.create(tenantScope(auth), req),
     'mailbox.inbox.list': (req, { auth }) => inboxes.list(tenantScope(auth), req),
@@ -42,6 +43,12 @@ export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: S
     'mailbox.message.list': (req, { auth }) => messages.list(tenantScope(auth), req),
     'mailbox.message.raw': (req, { auth }) => messages.raw(tenantScope(auth), req.inbox_id, req.message_id),
     'mailbox.attachment.get': (req, { auth }) => messages.attachment(tenantScope(auth), req.inbox_id, req.message_id, req.attachment_id),
+    // A signed link's context names its tenant; the gateway made the request from the link itself.
+    'mailbox.download.signed': (req, { auth }) => {
+      if (auth.kind !== 'link') throw new AppError('unauthorized', 'this operation opens signed download links only');
+      const t = { org_id: auth.org_id, env_id: auth.env_id };
+      return req.attachment_id ? messages.attachment(t, req.inbox_id, req.message_id, req.attachment_id) : messages.raw(t, req.inbox_id, req.message_id);
+    },
     'mailbox.thread.list': (req, { auth }) => messages.threads(tenantScope(auth), req),
     'mailbox.thread.get': (req, { auth }) => messages.thread(tenantScope(auth), req.inbox_id, req.thread_id),
     'mailbox.label.addToMessage': (req, { auth }) => messages.labelMessage(tenantScope(auth), req.id, req.labels, 'add'),
@@ -54,6 +61,7 @@ export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: S
     'mailbox.message.replyAll': (req, { auth }) => sending.replyAll(tenantScope(auth), req.inbox_id, req.message_id, req),
     'mailbox.message.forward': (req, { auth }) => sending.forward(tenantScope(auth), req.inbox_id, req.message_id, req),
     'mailbox.message.send': (req, { auth }) => sending.send(tenantScope(auth), req.inbox_id, req),
+    'mailbox.upload.register': (req, { auth }) => uploads.register(tenantScope(auth), req),
     // The organization's mail for its export (the admin service asks; services only).
     'mailbox.export.page': async (req, { auth }) => {
       requireService(auth);
