@@ -1,5 +1,5 @@
 /**
- * OpenTelemetry bootstrap: an OTLP trace exporter with HTTP, express and pg
+ * OpenTelemetry bootstrap: an OTLP trace exporter with HTTP, express, pg and undici
  * instrumentation when OTEL_EXPORTER_OTLP_ENDPOINT is set; nothing at all when it is
  * not (the API stays a no-op and the SDK is never loaded). It must start before the modules
  * it instruments are loaded: entries are run with `node --require
@@ -22,6 +22,11 @@ export function serviceNameOf(entry: string | undefined): string {
   return /[/\\]services[/\\]([a-z0-9-]+)[/\\]dist[/\\]main\.js$/.exec(entry ?? '')?.[1] ?? 'mailroom';
 }
 
+/** OTEL_TRACE_ROOT_QUERIES=true: database queries outside any span (idle polling) are traced too, each a trace. */
+export function tracesRootQueries(env: Record<string, string | undefined>): boolean {
+  return env.OTEL_TRACE_ROOT_QUERIES === 'true';
+}
+
 export function startTelemetry(serviceName: string, env: Record<string, string | undefined> = process.env): Telemetry {
   const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!endpoint) return { enabled: false, shutdown: async () => {} };
@@ -35,11 +40,22 @@ export function startTelemetry(serviceName: string, env: Record<string, string |
     require('@opentelemetry/instrumentation-express') as typeof import('@opentelemetry/instrumentation-express');
   const { PgInstrumentation } =
     require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  const { UndiciInstrumentation } =
+    require('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
   /* eslint-enable @typescript-eslint/no-require-imports */
+  const rootQueries = tracesRootQueries(env);
   const sdk = new NodeSDK({
     serviceName,
     traceExporter: new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }),
-    instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation(), new PgInstrumentation()],
+    instrumentations: [
+      new HttpInstrumentation(),
+      new ExpressInstrumentation(),
+      // Polling (outbox relays, leases, claims) runs outside any request or message: its
+      // queries would each be a trace of their own, most of all spans, unless asked for.
+      new PgInstrumentation({ requireParentSpan: !rootQueries }),
+      // Webhook deliveries and provider calls (undici, and Node's fetch): a client span, and traceparent sent along.
+      new UndiciInstrumentation(),
+    ],
   });
   sdk.start();
   started = { enabled: true, shutdown: () => sdk.shutdown() };
