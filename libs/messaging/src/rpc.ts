@@ -7,7 +7,7 @@
  * gateway_timeout (504).
  */
 import { headers as natsHeaders, errors as natsErrors, nuid, type Msg, type Subscription } from '@nats-io/transport-node';
-import { context, SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { context, INVALID_SPAN_CONTEXT, isSpanContextValid, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import {
   AppError,
   HEADERS,
@@ -97,7 +97,9 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
     if (refused) log.warn({ op: name, claimed_kind: refused.kind, seal: refused.seal }, 'auth context not sealed by a trusted key; served as anonymous');
     // The request's logger is made only if something is logged: a child logger per request is not free.
     let child: Logger | undefined;
-    const reqLog = () => (child ??= log.child({ op: name, request_id: call.requestId, trace_id: traceIdOf(call.traceparent) }));
+    // With telemetry on, every line carries the active span's ids (the logger's mixin); off, the caller's trace id.
+    const reqLog = () =>
+      (child ??= log.child({ op: name, request_id: call.requestId, ...(isSpanContextValid(trace.getSpanContext(context.active()) ?? INVALID_SPAN_CONTEXT) ? {} : { trace_id: traceIdOf(call.traceparent) }) }));
     const parent = extractContext(msg.headers, context.active());
     const attributes = messagingAttributes('process', rpcSubject(name), { 'rpc.system': 'nats', 'rpc.method': name });
     await context.with(parent, () =>
