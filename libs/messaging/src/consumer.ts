@@ -10,6 +10,7 @@ import { AckPolicy, DeliverPolicy, JetStreamApiError, type ConsumerConfig, type 
 import { nanos } from '@nats-io/transport-node';
 import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
 import { AppError, CONSUMED, consumerFilter, type ConsumableSubject, type ConsumedPayload, type ConsumerName } from '@mailroom/contracts';
+import { moduleContext } from '@mailroom/platform';
 import type { Level, Logger } from 'pino';
 import type { Bus } from './bus';
 import { decodeJson } from './codec';
@@ -120,7 +121,8 @@ export async function runConsumer<S extends ConsumableSubject>(bus: Bus, opts: C
    */
   function processTraced(m: JsMsg): Promise<void> {
     const subject = bus.ns.unprefix(m.subject);
-    const parent = extractContext(m.headers);
+    // In the consuming service's context (its service.name), below the publisher's span.
+    const parent = extractContext(m.headers, moduleContext(opts.durable.split('--')[0]!));
     const msgId = m.headers?.get('Nats-Msg-Id');
     const span = tracer.startSpan(
       `process ${subject}`,

@@ -26,6 +26,7 @@ import {
   type RpcService,
 } from '@mailroom/contracts';
 import type { Logger } from 'pino';
+import { moduleContext } from '@mailroom/platform';
 import type { z } from 'zod';
 import { maxBodyBytes, type Bus } from './bus';
 import { decodeJson, encodeJson } from './codec';
@@ -100,7 +101,7 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
     // With telemetry on, every line carries the active span's ids (the logger's mixin); off, the caller's trace id.
     const reqLog = () =>
       (child ??= log.child({ op: name, request_id: call.requestId, ...(isSpanContextValid(trace.getSpanContext(context.active()) ?? INVALID_SPAN_CONTEXT) ? {} : { trace_id: traceIdOf(call.traceparent) }) }));
-    const parent = extractContext(msg.headers, context.active());
+    const parent = extractContext(msg.headers, moduleContext(service));
     const attributes = messagingAttributes('process', rpcSubject(name), { 'rpc.system': 'nats', 'rpc.method': name });
     await context.with(parent, () =>
       tracer.startActiveSpan(`rpc ${name}`, { kind: SpanKind.SERVER, attributes }, async (span) => {

@@ -5,6 +5,8 @@
  * it instruments are loaded: entries are run with `node --require
  * ./libs/platform/dist/telemetry-preload.js`, which starts it first (see that file).
  */
+import { ModuleOfSpans, exportingByModule } from './telemetry-modules';
+
 export interface Telemetry {
   enabled: boolean;
   shutdown(): Promise<void>;
@@ -27,6 +29,21 @@ export function tracesRootQueries(env: Record<string, string | undefined>): bool
   return env.OTEL_TRACE_ROOT_QUERIES === 'true';
 }
 
+/** The batch processor's settings from the standard OTEL_BSP_* variables (the SDK reads them only for a processor it makes). */
+function batchOptions(env: Record<string, string | undefined>) {
+  const n = (name: string) => {
+    const v = Number(env[name]);
+    return env[name] && Number.isFinite(v) && v >= 0 ? v : undefined;
+  };
+  const opts = {
+    scheduledDelayMillis: n('OTEL_BSP_SCHEDULE_DELAY'),
+    exportTimeoutMillis: n('OTEL_BSP_EXPORT_TIMEOUT'),
+    maxQueueSize: n('OTEL_BSP_MAX_QUEUE_SIZE'),
+    maxExportBatchSize: n('OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+  };
+  return Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) as Partial<typeof opts>;
+}
+
 export function startTelemetry(serviceName: string, env: Record<string, string | undefined> = process.env): Telemetry {
   const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!endpoint) return { enabled: false, shutdown: async () => {} };
@@ -42,11 +59,24 @@ export function startTelemetry(serviceName: string, env: Record<string, string |
     require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
   const { UndiciInstrumentation } =
     require('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
+  const { BatchSpanProcessor } = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const rootQueries = tracesRootQueries(env);
+  const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` });
+  // Each module's spans under its own service.name (the all-in-one runs them all), unless OTEL_SERVICE_NAME names the process.
+  const modules = new ModuleOfSpans();
   const sdk = new NodeSDK({
     serviceName,
-    traceExporter: new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }),
+    spanProcessors: env.OTEL_SERVICE_NAME
+      ? [new BatchSpanProcessor({ exporter, ...batchOptions(env) })]
+      : [
+          modules,
+          new BatchSpanProcessor({
+            exporter: exportingByModule(exporter, modules, serviceName, (base, module) => base.merge(resourceFromAttributes({ 'service.name': module }))),
+            ...batchOptions(env),
+          }),
+        ],
     instrumentations: [
       new HttpInstrumentation(),
       new ExpressInstrumentation(),

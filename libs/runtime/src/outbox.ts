@@ -15,7 +15,7 @@ import { AppError, FACTS, WORK_ITEMS, eventEnvelope, eventSubject, eventTypeSche
 import { z } from 'zod';
 import { sql, type Kysely, type Transaction } from '@mailroom/db';
 import { HeldContexts, maxBodyBytes, publishStored, type Bus } from '@mailroom/messaging';
-import { ROOT_CONTEXT, context } from '@opentelemetry/api';
+import { context, trace } from '@opentelemetry/api';
 import { Rounds, type EventSink, type Logger, type OutboxRow } from '@mailroom/platform';
 
 export type { OutboxRow } from '@mailroom/platform';
@@ -49,7 +49,7 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
     private readonly opts: OutboxOptions = {},
   ) {
     // One relay at a time; a relay publishes until nothing is pending, so it never asks for more.
-    const relayed = async () => (await context.with(ROOT_CONTEXT, () => this.relay()), false);
+    const relayed = async () => (await context.with(trace.deleteSpan(context.active()), () => this.relay()), false);
     this.rounds = new Rounds(relayed, (err) => {
       this.failures++;
       if (this.failures === 1 || this.failures % 30 === 0) this.log.warn({ err, failures: this.failures }, 'outbox relay failed; will retry');
@@ -157,7 +157,7 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
   }
 
   private publish(row: OutboxRow): Promise<void> {
-    return context.with(this.contexts.take(row.id) ?? ROOT_CONTEXT, () => this.publishRow(row));
+    return context.with(this.contexts.take(row.id) ?? trace.deleteSpan(context.active()), () => this.publishRow(row));
   }
 
   private async publishRow(row: OutboxRow): Promise<void> {

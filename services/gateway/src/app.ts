@@ -8,7 +8,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { z } from 'zod';
 import { AppError, authorize, newId, randomHex, type AuthContext, type ErrorDetail, type RouteAccess, type RpcName } from '@mailroom/contracts';
 import { validTraceparent, type CallContext, type RpcClient } from '@mailroom/messaging';
-import { activeTraceparent, type Logger } from '@mailroom/platform';
+import { activeTraceparent, claimActiveSpan, type Logger } from '@mailroom/platform';
 import type { Authenticator } from './auth/authenticator';
 import { BODY_NOT_UTF8, fromMiddlewareError, sendError } from './http/errors';
 import { IdempotencyStore } from './http/idempotency';
@@ -194,6 +194,8 @@ export function createApp(deps: AppDeps): express.Express {
     // With telemetry on, the request's trace is the OTel one (its server span, which honoured the
     // client's traceparent), and the logger's mixin puts its ids on every line; off, the client's or a new one.
     const traced = activeTraceparent();
+    // The HTTP server span is the gateway's (its service.name, also in the all-in-one).
+    if (traced) claimActiveSpan('gateway');
     const traceparent = traced ?? validTraceparent(req.get('traceparent')) ?? newTraceparent();
     // Made on first use: a child logger per request is not free and most requests log nothing.
     let log: Logger | undefined;

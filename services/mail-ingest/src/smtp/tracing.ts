@@ -7,8 +7,11 @@
  * sender or recipient, no header, no body.
  */
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import { moduleContext } from '@mailroom/platform';
 
 const tracer = trace.getTracer('@mailroom/mail-ingest');
+/** Where a session's and a message's spans start: no parent, mail-ingest's service.name. */
+const edge = (): Context => moduleContext('mail-ingest', ROOT_CONTEXT);
 
 interface Traced {
   session: Span;
@@ -22,7 +25,7 @@ export class SmtpTraces {
     const session = tracer.startSpan(
       'smtp session',
       { kind: SpanKind.SERVER, attributes: { 'network.protocol.name': 'smtp', 'network.peer.address': peer.address, 'network.peer.port': peer.port } },
-      ROOT_CONTEXT,
+      edge(),
     );
     // No span (telemetry off): nothing is kept per session.
     if (session.isRecording()) this.sessions.set(id, { session });
@@ -44,9 +47,9 @@ export class SmtpTraces {
     const span = tracer.startSpan(
       'smtp message',
       { kind: SpanKind.SERVER, attributes: { 'network.protocol.name': 'smtp' }, links: [{ context: traced.session.spanContext() }] },
-      ROOT_CONTEXT,
+      edge(),
     );
-    const ctx = trace.setSpan(ROOT_CONTEXT, span);
+    const ctx = trace.setSpan(edge(), span);
     traced.message = { span, ctx };
     return ctx;
   }

@@ -4,7 +4,7 @@
  * and decide from the answer: delivered, tried again at a time on the schedule with jitter
  * and `Retry-After` (domain/retry-policy.ts), or given up. Recording it is recorder.ts's.
  */
-import { ROOT_CONTEXT, SpanStatusCode, context, trace, type Context } from '@opentelemetry/api';
+import { SpanStatusCode, context, trace, type Context } from '@opentelemetry/api';
 import type { Clock, Logger } from '@mailroom/platform';
 import type { ClaimedJob, FinishedAttempt } from '../repo/delivery.repository';
 import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
@@ -75,7 +75,7 @@ const tracer = trace.getTracer('@mailroom/webhooks');
  * Ids and the outcome only: never the body, the URL's query or the signatures.
  */
 export async function tracedAttempt(job: ClaimedJob, parent: Context | undefined, attempt: () => Promise<FinishedAttempt | 'aborted'>): Promise<FinishedAttempt | 'aborted'> {
-  const ctx = parent ?? ROOT_CONTEXT;
+  const ctx = parent ?? trace.deleteSpan(context.active());
   const span = tracer.startSpan(
     'webhook delivery attempt',
     { attributes: { 'mailroom.webhook.endpoint_id': job.endpoint_id, 'mailroom.event.id': job.event_id, 'mailroom.webhook.attempt': job.attempts + 1 } },
