@@ -19,9 +19,12 @@ export function startedTelemetry(): Telemetry | undefined {
   return started;
 }
 
+/** The name of a process that runs the whole platform (the all-in-one). */
+export const PLATFORM_SERVICE_NAME = 'mailroom';
+
 /** The service an entry runs: services/<name>/dist/main.js is <name>; anything else is the whole platform. */
 export function serviceNameOf(entry: string | undefined): string {
-  return /[/\\]services[/\\]([a-z0-9-]+)[/\\]dist[/\\]main\.js$/.exec(entry ?? '')?.[1] ?? 'mailroom';
+  return /[/\\]services[/\\]([a-z0-9-]+)[/\\]dist[/\\]main\.js$/.exec(entry ?? '')?.[1] ?? PLATFORM_SERVICE_NAME;
 }
 
 /** OTEL_TRACE_ROOT_QUERIES=true: database queries outside any span (idle polling) are traced too, each a trace. */
@@ -64,11 +67,13 @@ export function startTelemetry(serviceName: string, env: Record<string, string |
   /* eslint-enable @typescript-eslint/no-require-imports */
   const rootQueries = tracesRootQueries(env);
   const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` });
-  // Each module's spans under its own service.name (the all-in-one runs them all), unless OTEL_SERVICE_NAME names the process.
+  // Each module's spans under its own service.name where one process runs them all (the
+  // all-in-one), unless OTEL_SERVICE_NAME names the process; a service's own process is named after it already.
   const modules = new ModuleOfSpans();
+  const perModule = !env.OTEL_SERVICE_NAME && serviceName === PLATFORM_SERVICE_NAME;
   const sdk = new NodeSDK({
     serviceName,
-    spanProcessors: env.OTEL_SERVICE_NAME
+    spanProcessors: !perModule
       ? [new BatchSpanProcessor({ exporter, ...batchOptions(env) })]
       : [
           modules,
