@@ -22,7 +22,9 @@ const children = [];
 function startService(name, env) {
   const entry = name === 'all-in-one' ? 'apps/all-in-one/dist/main.js' : `services/${name}/dist/main.js`;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...profile, path.join(root, entry)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    // Started as every start command starts a service: tracing preloaded (on when OTEL_EXPORTER_OTLP_ENDPOINT is set).
+    const preload = ['--require', path.join(root, 'libs/platform/dist/telemetry-preload.js')];
+    const child = spawn(process.execPath, [...profile, ...preload, path.join(root, entry)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(child);
     let buf = '';
     child.stdout.on('data', (d) => {

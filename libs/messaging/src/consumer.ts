@@ -8,11 +8,14 @@
  */
 import { AckPolicy, DeliverPolicy, JetStreamApiError, type ConsumerConfig, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
+import { SpanKind, SpanStatusCode, context, trace, type Span } from '@opentelemetry/api';
 import { AppError, CONSUMED, consumerFilter, type ConsumableSubject, type ConsumedPayload, type ConsumerName } from '@mailroom/contracts';
+import { moduleContext } from '@mailroom/platform';
 import type { Level, Logger } from 'pino';
 import type { Bus } from './bus';
 import { decodeJson } from './codec';
 import { fromItsPublisher } from './publish';
+import { extractContext, messagingAttributes, tracer } from './trace-context';
 
 export type Outcome = 'ack' | { nak: number } | { term: string };
 
@@ -112,7 +115,32 @@ export async function runConsumer<S extends ConsumableSubject>(bus: Bus, opts: C
   }, Math.max(25, Math.floor(ackWaitMs / 4)));
   keepAlive.unref();
 
-  async function process(m: JsMsg): Promise<void> {
+  /**
+   * Handles a message in a consumer span, the child of its publisher's span (the context in
+   * its headers): a redelivery is another child of the same publish.
+   */
+  function processTraced(m: JsMsg): Promise<void> {
+    const subject = bus.ns.unprefix(m.subject);
+    // In the consuming service's context (its service.name), below the publisher's span.
+    const parent = extractContext(m.headers, moduleContext(opts.durable.split('--')[0]!));
+    const msgId = m.headers?.get('Nats-Msg-Id');
+    const span = tracer.startSpan(
+      `process ${subject}`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: messagingAttributes('process', subject, {
+          'messaging.consumer.group.name': opts.durable,
+          'messaging.nats.message.delivery_count': m.info.deliveryCount,
+          'messaging.nats.stream.sequence': m.seq,
+          ...(msgId ? { 'messaging.message.id': msgId } : {}),
+        }),
+      },
+      parent,
+    );
+    return context.with(trace.setSpan(parent, span), () => process(m, span)).finally(() => span.end());
+  }
+
+  async function process(m: JsMsg, span: Span): Promise<void> {
     const subject = bus.ns.unprefix(m.subject);
     // The message's logger is made only if something is logged: a child logger per message is not free.
     let child: Logger | undefined;
@@ -129,6 +157,7 @@ export async function runConsumer<S extends ConsumableSubject>(bus: Bus, opts: C
     // Sealed by the subject's one publisher, or not taken (a consumer can be made to deliver anything here).
     if (!fromItsPublisher(bus, m)) {
       meta.log.error('not sealed by its subject\'s publisher: terminated');
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'not sealed by its publisher' });
       m.term();
       return;
     }
@@ -137,17 +166,20 @@ export async function runConsumer<S extends ConsumableSubject>(bus: Bus, opts: C
       payload = decodeJson(m.data);
     } catch {
       meta.log.error('not JSON: terminated');
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'not JSON' });
       m.term();
       return;
     }
     const parsed = schema.safeParse(payload);
     if (!parsed.success) {
       meta.log.error({ issues: parsed.error.issues.slice(0, 5) }, 'payload does not match its contract: terminated');
+      span.setStatus({ code: SpanStatusCode.ERROR, message: 'payload does not match its contract' });
       m.term();
       return;
     }
     try {
       const outcome = (await opts.handler(parsed.data, meta)) ?? 'ack';
+      span.setAttribute('mailroom.consumer.outcome', outcome === 'ack' ? 'ack' : 'nak' in outcome ? 'nak' : 'term');
       if (outcome === 'ack') m.ack();
       else if ('nak' in outcome) m.nak(outcome.nak);
       else {
@@ -155,6 +187,8 @@ export async function runConsumer<S extends ConsumableSubject>(bus: Bus, opts: C
         m.term();
       }
     } catch (err) {
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      if (err instanceof Error) span.setAttribute('error.type', err instanceof AppError ? err.code : err.name);
       const retryable = !(err instanceof AppError) || err.retryable;
       if (retryable) {
         const delay = backoffMs(meta.deliveryCount, opts.maxBackoffMs);
@@ -171,7 +205,7 @@ export async function runConsumer<S extends ConsumableSubject>(bus: Bus, opts: C
   function pump(): void {
     while (!stopped && waiting.length && inFlight.size < concurrency) {
       const m = waiting.shift()!;
-      const p = process(m).finally(() => {
+      const p = processTraced(m).finally(() => {
         held.delete(m);
         inFlight.delete(p);
         pump();

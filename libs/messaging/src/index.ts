@@ -15,3 +15,4 @@ export * from './provision';
 export * from './tls';
 export * from './stored-seal';
 export * from './discovery';
+export * from './trace-context';

@@ -7,14 +7,22 @@ import type { JsMsg, PubAck } from '@nats-io/jetstream';
 import { errors as natsErrors, headers as natsHeaders } from '@nats-io/transport-node';
 import type { Bus } from './bus';
 import { encodeJson } from './codec';
+import { injectContext, inSpan, startPublishSpan } from './trace-context';
 
 /** Publishes `data` on the stored subject `subject` (un-prefixed), sealed when the bus holds its key. */
 export async function publishStored(bus: Bus, subject: string, data: Uint8Array, opts: { msgID: string; timeout?: number }): Promise<PubAck> {
   const wire = bus.ns.subject(subject);
   const seal = bus.stored?.seal(subject, wire, data);
-  const h = seal ? natsHeaders() : undefined;
-  if (h && seal) h.set(HEADERS.storedSeal, seal);
-  return bus.js.publish(wire, data, { msgID: opts.msgID, ...(opts.timeout ? { timeout: opts.timeout } : {}), ...(h ? { headers: h } : {}) });
+  const span = startPublishSpan(subject, opts.msgID);
+  return inSpan(span, async () => {
+    let h = seal ? natsHeaders() : undefined;
+    if (h && seal) h.set(HEADERS.storedSeal, seal);
+    // The publish span's context rides on the message: its consumer's span is the child of this one.
+    h = injectContext(h);
+    const ack = await bus.js.publish(wire, data, { msgID: opts.msgID, ...(opts.timeout ? { timeout: opts.timeout } : {}), ...(h ? { headers: h } : {}) });
+    if (span.isRecording()) span.setAttributes({ 'messaging.nats.stream.sequence': ack.seq, 'messaging.nats.duplicate': ack.duplicate });
+    return ack;
+  });
 }
 
 /** Whether a stored message read from the bus comes from its subject's publisher; always, on a bus that holds no keys. */

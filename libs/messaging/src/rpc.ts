@@ -7,7 +7,7 @@
  * gateway_timeout (504).
  */
 import { headers as natsHeaders, errors as natsErrors, nuid, type Msg, type Subscription } from '@nats-io/transport-node';
-import { context, propagation, trace, SpanKind, SpanStatusCode, type TextMapGetter, type TextMapSetter } from '@opentelemetry/api';
+import { context, INVALID_SPAN_CONTEXT, isSpanContextValid, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import {
   AppError,
   HEADERS,
@@ -25,22 +25,15 @@ import {
   type RpcResponse,
   type RpcService,
 } from '@mailroom/contracts';
-import type { MsgHdrs } from '@nats-io/transport-node';
 import type { Logger } from 'pino';
+import { moduleContext } from '@mailroom/platform';
 import type { z } from 'zod';
 import { maxBodyBytes, type Bus } from './bus';
 import { decodeJson, encodeJson } from './codec';
 import { readCall, toHeaders, traceIdOf, type CallContext } from './headers';
 import { openBucket, type ObjectStore } from './objects';
 import { openReply, sealReply } from './sealed-reply';
-
-const tracer = trace.getTracer('@mailroom/messaging');
-
-const headerSetter: TextMapSetter<MsgHdrs> = { set: (h, k, v) => h.set(k, v) };
-const headerGetter: TextMapGetter<MsgHdrs> = {
-  get: (h, k) => h.get(k) || undefined,
-  keys: (h) => h.keys(),
-};
+import { extractContext, injectContext, messagingAttributes, tracer } from './trace-context';
 
 export interface RpcContext extends CallContext {
   log: Logger;
@@ -105,10 +98,13 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
     if (refused) log.warn({ op: name, claimed_kind: refused.kind, seal: refused.seal }, 'auth context not sealed by a trusted key; served as anonymous');
     // The request's logger is made only if something is logged: a child logger per request is not free.
     let child: Logger | undefined;
-    const reqLog = () => (child ??= log.child({ op: name, request_id: call.requestId, trace_id: traceIdOf(call.traceparent) }));
-    const parent = msg.headers ? propagation.extract(context.active(), msg.headers, headerGetter) : context.active();
+    // With telemetry on, every line carries the active span's ids (the logger's mixin); off, the caller's trace id.
+    const reqLog = () =>
+      (child ??= log.child({ op: name, request_id: call.requestId, ...(isSpanContextValid(trace.getSpanContext(context.active()) ?? INVALID_SPAN_CONTEXT) ? {} : { trace_id: traceIdOf(call.traceparent) }) }));
+    const parent = extractContext(msg.headers, moduleContext(service));
+    const attributes = messagingAttributes('process', rpcSubject(name), { 'rpc.system': 'nats', 'rpc.method': name });
     await context.with(parent, () =>
-      tracer.startActiveSpan(`rpc ${name}`, { kind: SpanKind.SERVER }, async (span) => {
+      tracer.startActiveSpan(`rpc ${name}`, { kind: SpanKind.SERVER, attributes }, async (span) => {
         try {
           let body: unknown;
           try {
@@ -192,8 +188,9 @@ export async function callRpc<N extends RpcName>(
 ): Promise<RpcParsedResponse<N>> {
   const subject = bus.ns.subject(rpcSubject(name));
   const h = toHeaders(call, bus.seal && { seal: bus.seal, subject });
-  return tracer.startActiveSpan(`rpc ${name}`, { kind: SpanKind.CLIENT }, async (span) => {
-    propagation.inject(context.active(), h, headerSetter);
+  const attributes = messagingAttributes('send', rpcSubject(name), { 'rpc.system': 'nats', 'rpc.method': name });
+  return tracer.startActiveSpan(`rpc ${name}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+    injectContext(h, context.active());
     const data = encodeJson(request);
     // NATS refuses a message over the server's max_payload; say so rather than "bus unavailable".
     const max = maxBodyBytes(bus);

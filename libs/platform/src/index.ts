@@ -3,6 +3,7 @@ export * from './logger';
 export * from './lifecycle';
 export * from './health';
 export * from './telemetry';
+export * from './telemetry-modules';
 export * from './clock';
 export * from './crypto';
 export * from './batch';

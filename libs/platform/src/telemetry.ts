@@ -1,10 +1,12 @@
 /**
- * OpenTelemetry bootstrap: an OTLP trace exporter with HTTP, express and pg
+ * OpenTelemetry bootstrap: an OTLP trace exporter with HTTP, express, pg and undici
  * instrumentation when OTEL_EXPORTER_OTLP_ENDPOINT is set; nothing at all when it is
  * not (the API stays a no-op and the SDK is never loaded). It must start before the modules
  * it instruments are loaded: entries are run with `node --require
  * ./libs/platform/dist/telemetry-preload.js`, which starts it first (see that file).
  */
+import { ModuleOfSpans, exportingByModule } from './telemetry-modules';
+
 export interface Telemetry {
   enabled: boolean;
   shutdown(): Promise<void>;
@@ -17,9 +19,32 @@ export function startedTelemetry(): Telemetry | undefined {
   return started;
 }
 
+/** The name of a process that runs the whole platform (the all-in-one). */
+export const PLATFORM_SERVICE_NAME = 'mailroom';
+
 /** The service an entry runs: services/<name>/dist/main.js is <name>; anything else is the whole platform. */
 export function serviceNameOf(entry: string | undefined): string {
-  return /[/\\]services[/\\]([a-z0-9-]+)[/\\]dist[/\\]main\.js$/.exec(entry ?? '')?.[1] ?? 'mailroom';
+  return /[/\\]services[/\\]([a-z0-9-]+)[/\\]dist[/\\]main\.js$/.exec(entry ?? '')?.[1] ?? PLATFORM_SERVICE_NAME;
+}
+
+/** OTEL_TRACE_ROOT_QUERIES=true: database queries outside any span (idle polling) are traced too, each a trace. */
+export function tracesRootQueries(env: Record<string, string | undefined>): boolean {
+  return env.OTEL_TRACE_ROOT_QUERIES === 'true';
+}
+
+/** The batch processor's settings from the standard OTEL_BSP_* variables (the SDK reads them only for a processor it makes). */
+function batchOptions(env: Record<string, string | undefined>) {
+  const n = (name: string) => {
+    const v = Number(env[name]);
+    return env[name] && Number.isFinite(v) && v >= 0 ? v : undefined;
+  };
+  const opts = {
+    scheduledDelayMillis: n('OTEL_BSP_SCHEDULE_DELAY'),
+    exportTimeoutMillis: n('OTEL_BSP_EXPORT_TIMEOUT'),
+    maxQueueSize: n('OTEL_BSP_MAX_QUEUE_SIZE'),
+    maxExportBatchSize: n('OTEL_BSP_MAX_EXPORT_BATCH_SIZE'),
+  };
+  return Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) as Partial<typeof opts>;
 }
 
 export function startTelemetry(serviceName: string, env: Record<string, string | undefined> = process.env): Telemetry {
@@ -35,11 +60,37 @@ export function startTelemetry(serviceName: string, env: Record<string, string |
     require('@opentelemetry/instrumentation-express') as typeof import('@opentelemetry/instrumentation-express');
   const { PgInstrumentation } =
     require('@opentelemetry/instrumentation-pg') as typeof import('@opentelemetry/instrumentation-pg');
+  const { UndiciInstrumentation } =
+    require('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici');
+  const { BatchSpanProcessor } = require('@opentelemetry/sdk-trace') as typeof import('@opentelemetry/sdk-trace');
+  const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
   /* eslint-enable @typescript-eslint/no-require-imports */
+  const rootQueries = tracesRootQueries(env);
+  const exporter = new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` });
+  // Each module's spans under its own service.name where one process runs them all (the
+  // all-in-one), unless OTEL_SERVICE_NAME names the process; a service's own process is named after it already.
+  const modules = new ModuleOfSpans();
+  const perModule = !env.OTEL_SERVICE_NAME && serviceName === PLATFORM_SERVICE_NAME;
   const sdk = new NodeSDK({
     serviceName,
-    traceExporter: new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }),
-    instrumentations: [new HttpInstrumentation(), new ExpressInstrumentation(), new PgInstrumentation()],
+    spanProcessors: !perModule
+      ? [new BatchSpanProcessor({ exporter, ...batchOptions(env) })]
+      : [
+          modules,
+          new BatchSpanProcessor({
+            exporter: exportingByModule(exporter, modules, serviceName, (base, module) => base.merge(resourceFromAttributes({ 'service.name': module }))),
+            ...batchOptions(env),
+          }),
+        ],
+    instrumentations: [
+      new HttpInstrumentation(),
+      new ExpressInstrumentation(),
+      // Polling (outbox relays, leases, claims) runs outside any request or message: its
+      // queries would each be a trace of their own, most of all spans, unless asked for.
+      new PgInstrumentation({ requireParentSpan: !rootQueries }),
+      // Webhook deliveries and provider calls (undici, and Node's fetch): a client span, and traceparent sent along.
+      new UndiciInstrumentation(),
+    ],
   });
   sdk.start();
   started = { enabled: true, shutdown: () => sdk.shutdown() };

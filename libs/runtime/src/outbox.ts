@@ -6,11 +6,16 @@
  * with msgID = the event id so a relay that repeats itself is stored once. The relay runs
  * right after a commit (kick) and on an interval for what a crash or an outage left behind;
  * several instances share the work with SKIP LOCKED.
+ *
+ * Tracing: a row is published in the trace of the work that wrote it (the context is held in
+ * memory by row id, bounded); a row relayed by another instance or after a restart starts a
+ * trace of its own. The relay's own queries run outside any trace (polling is not traced).
  */
 import { AppError, FACTS, WORK_ITEMS, eventEnvelope, eventSubject, eventTypeSchema, workSubjectSchema, type EventEnvelope, type Fact, type FactSubject, type WorkSubject } from '@mailroom/contracts';
 import { z } from 'zod';
 import { sql, type Kysely, type Transaction } from '@mailroom/db';
-import { maxBodyBytes, publishStored, type Bus } from '@mailroom/messaging';
+import { HeldContexts, maxBodyBytes, publishStored, type Bus } from '@mailroom/messaging';
+import { context, trace } from '@opentelemetry/api';
 import { Rounds, type EventSink, type Logger, type OutboxRow } from '@mailroom/platform';
 
 export type { OutboxRow } from '@mailroom/platform';
@@ -34,6 +39,8 @@ function parseJson(text: string): unknown {
 export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
   private readonly rounds: Rounds;
   private failures = 0;
+  /** The trace context each row was written in, by row id, for its publish. */
+  private readonly contexts = new HeldContexts();
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -42,7 +49,7 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
     private readonly opts: OutboxOptions = {},
   ) {
     // One relay at a time; a relay publishes until nothing is pending, so it never asks for more.
-    const relayed = async () => (await this.relay(), false);
+    const relayed = async () => (await context.with(trace.deleteSpan(context.active()), () => this.relay()), false);
     this.rounds = new Rounds(relayed, (err) => {
       this.failures++;
       if (this.failures === 1 || this.failures % 30 === 0) this.log.warn({ err, failures: this.failures }, 'outbox relay failed; will retry');
@@ -93,7 +100,10 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
   private fitting(row: OutboxRow): OutboxRow {
     const bytes = Buffer.byteLength(row.payload);
     const max = this.maxPayloadBytes();
-    if (bytes <= max) return row;
+    if (bytes <= max) {
+      this.contexts.hold(row.id);
+      return row;
+    }
     throw new AppError(
       'payload_too_large',
       row.subject === 'mail.outbound'
@@ -146,7 +156,11 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
     }
   }
 
-  private async publish(row: OutboxRow): Promise<void> {
+  private publish(row: OutboxRow): Promise<void> {
+    return context.with(this.contexts.take(row.id) ?? trace.deleteSpan(context.active()), () => this.publishRow(row));
+  }
+
+  private async publishRow(row: OutboxRow): Promise<void> {
     const data = Buffer.from(row.payload);
     if (row.subject !== null) {
       if (Object.hasOwn(FACTS, row.subject)) {

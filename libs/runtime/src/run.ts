@@ -14,6 +14,7 @@ import {
   parseConfig,
   startHealthServer,
   startedTelemetry,
+  inModule,
   startTelemetry,
   systemClock,
   type Clock,
@@ -63,7 +64,15 @@ export function loadServiceConfig(module: AnyServiceModule, env: Env): BaseConfi
   return config;
 }
 
-export async function startService(module: AnyServiceModule, opts: StartOptions): Promise<RunningService> {
+/**
+ * Starts a module in its own context (telemetry-modules: what it starts, its connections' and
+ * timers' callbacks included, is traced under its service.name, also beside others in one process).
+ */
+export function startService(module: AnyServiceModule, opts: StartOptions): Promise<RunningService> {
+  return inModule(module.name, () => startModule(module, opts));
+}
+
+async function startModule(module: AnyServiceModule, opts: StartOptions): Promise<RunningService> {
   const config = loadServiceConfig(module, opts.env);
   const log = (opts.log ?? createLogger({ service: module.name, level: config.LOG_LEVEL })).child({ service: module.name });
   const { life } = opts;

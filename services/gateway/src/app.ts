@@ -8,7 +8,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { z } from 'zod';
 import { AppError, authorize, newId, randomHex, type AuthContext, type ErrorDetail, type RouteAccess, type RpcName } from '@mailroom/contracts';
 import { validTraceparent, type CallContext, type RpcClient } from '@mailroom/messaging';
-import type { GuardedFetch, Logger } from '@mailroom/platform';
+import { activeTraceparent, claimActiveSpan, type GuardedFetch, type Logger } from '@mailroom/platform';
 import type { Authenticator } from './auth/authenticator';
 import { BODY_NOT_UTF8, fromMiddlewareError, sendError } from './http/errors';
 import { IdempotencyStore } from './http/idempotency';
@@ -202,14 +202,19 @@ export function createApp(deps: AppDeps): express.Express {
   app.use((req, res, next) => {
     const incoming = req.get('x-request-id');
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newId('request');
-    const traceparent = validTraceparent(req.get('traceparent')) ?? newTraceparent();
+    // With telemetry on, the request's trace is the OTel one (its server span, which honoured the
+    // client's traceparent), and the logger's mixin puts its ids on every line; off, the client's or a new one.
+    const traced = activeTraceparent();
+    // The HTTP server span is the gateway's (its service.name, also in the all-in-one).
+    if (traced) claimActiveSpan('gateway');
+    const traceparent = traced ?? validTraceparent(req.get('traceparent')) ?? newTraceparent();
     // Made on first use: a child logger per request is not free and most requests log nothing.
     let log: Logger | undefined;
     const locals: Locals = {
       requestId,
       traceparent,
       get log() {
-        return (log ??= deps.log.child({ request_id: requestId, trace_id: traceparent.slice(3, 35) }));
+        return (log ??= deps.log.child(traced ? { request_id: requestId } : { request_id: requestId, trace_id: traceparent.slice(3, 35) }));
       },
     };
     res.locals.mr = locals;

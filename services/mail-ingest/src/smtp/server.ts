@@ -6,12 +6,14 @@
  */
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
+import { context } from '@opentelemetry/api';
 import type { Logger } from '@mailroom/platform';
 import type { Acceptance } from '../domain/acceptance';
 import type { DataScanner } from '../domain/data-scanner';
 import type { ConnectionLimiter, MessageRateLimiter } from '../domain/limits';
 import type { Recipient, RecipientResolver } from '../domain/recipients';
 import { REPLIES, SmtpReply } from '../domain/replies';
+import { SmtpTraces } from './tracing';
 
 export interface SmtpEdgeOptions {
   port: number;
@@ -50,6 +52,18 @@ export async function startSmtpEdge(opts: SmtpEdgeOptions, deps: SmtpEdgeDeps): 
   const { log } = deps;
   const counted = new Set<string>(); // sessions holding a connection slot
   const recipients = new Map<string, Recipient[]>(); // per session, for the current transaction
+  const traces = new SmtpTraces();
+  /** Answers the end of DATA, and ends the message's span with the answer. */
+  const answer = (session: SMTPServerSession, callback: (err?: Error | null, message?: string) => void, bytes: number, result: SmtpReply | string) => {
+    const rcpts = recipients.get(session.id)?.length ?? 0;
+    if (typeof result === 'string') {
+      traces.messageEnded(session.id, { outcome: 'accepted', code: 250, recipients: rcpts, bytes });
+      callback(null, result);
+    } else {
+      traces.messageEnded(session.id, { outcome: 'refused', code: result.responseCode, recipients: rcpts, bytes });
+      callback(result);
+    }
+  };
 
   const server: SMTPServer = new SMTPServer({
     name: opts.hostname,
@@ -73,17 +87,20 @@ export async function startSmtpEdge(opts: SmtpEdgeOptions, deps: SmtpEdgeDeps): 
         return callback(new SmtpReply('tooManyConnections'));
       }
       counted.add(session.id);
+      traces.sessionStarted(session.id, { address: session.remoteAddress, port: session.remotePort });
       callback();
     },
 
     onClose(session) {
       if (counted.delete(session.id)) deps.connections.release(session.remoteAddress);
       recipients.delete(session.id);
+      traces.sessionEnded(session.id);
     },
 
     onMailFrom(_address, session, callback) {
       recipients.set(session.id, []);
-      deps.rate.take(session.remoteAddress).then(
+      const traced = traces.messageStarted(session.id);
+      context.with(traced, () => deps.rate.take(session.remoteAddress)).then(
         (ok) => (ok ? callback() : callback(new SmtpReply('rateLimited'))),
         () => callback(new SmtpReply('tryLater')),
       );
@@ -92,7 +109,7 @@ export async function startSmtpEdge(opts: SmtpEdgeOptions, deps: SmtpEdgeDeps): 
     onRcptTo(address, session, callback) {
       const list = recipients.get(session.id) ?? [];
       if (list.length >= opts.maxRecipients) return callback(new SmtpReply('tooManyRecipients'));
-      deps.recipients.resolve(address.address).then(
+      context.with(traces.messageContext(session.id), () => deps.recipients.resolve(address.address)).then(
         (rcpt) => {
           list.push(rcpt);
           recipients.set(session.id, list);
@@ -109,6 +126,7 @@ export async function startSmtpEdge(opts: SmtpEdgeOptions, deps: SmtpEdgeDeps): 
         if (refused || scanner.push(chunk)) return;
         // Over the limit: answer now and hang up rather than read (and discard) the rest.
         refused = true;
+        traces.messageEnded(session.id, { outcome: 'refused', code: 552, bytes: scanner.size });
         log.info({ ip: session.remoteAddress, bytes: scanner.size }, 'message over the size limit: 552 and close');
         for (const connection of server.connections) {
           if (connection.id === session.id) {
@@ -120,24 +138,27 @@ export async function startSmtpEdge(opts: SmtpEdgeOptions, deps: SmtpEdgeDeps): 
       });
       stream.on('end', () => {
         if (refused) return;
-        if (scanner.bareLineEnding) return callback(new SmtpReply('bareLineEnding'));
+        const bytes = scanner.size;
+        if (scanner.bareLineEnding) return answer(session, callback, bytes, new SmtpReply('bareLineEnding'));
         // Nothing between DATA and its end: no message to store (the inbox would refuse it later, after a 250).
-        if (scanner.size === 0) return callback(new SmtpReply('emptyMessage'));
+        if (scanner.size === 0) return answer(session, callback, bytes, new SmtpReply('emptyMessage'));
         const rcpts = recipients.get(session.id) ?? [];
-        if (!rcpts.length) return callback(new SmtpReply('noRecipients'));
-        deps.acceptance
-          .accept(scanner.message(), {
-            ip: session.remoteAddress,
-            helo: session.hostNameAppearsAs ?? '',
-            tls: session.secure,
-            mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-            recipients: rcpts,
-          }, log)
+        if (!rcpts.length) return answer(session, callback, bytes, new SmtpReply('noRecipients'));
+        context
+          .with(traces.messageContext(session.id), () =>
+            deps.acceptance.accept(scanner.message(), {
+              ip: session.remoteAddress,
+              helo: session.hostNameAppearsAs ?? '',
+              tls: session.secure,
+              mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+              recipients: rcpts,
+            }, log),
+          )
           .then(
-            (accepted) => callback(null, `2.0.0 Ok: queued as ${accepted.rawId}`),
+            (accepted) => answer(session, callback, bytes, `2.0.0 Ok: queued as ${accepted.rawId}`),
             (err: unknown) => {
               if (!(err instanceof SmtpReply)) log.error({ err }, 'acceptance failed: answering 451');
-              callback(err instanceof SmtpReply ? err : new SmtpReply('tryLater'));
+              answer(session, callback, bytes, err instanceof SmtpReply ? err : new SmtpReply('tryLater'));
             },
           );
       });

@@ -4,6 +4,7 @@
  * and decide from the answer: delivered, tried again at a time on the schedule with jitter
  * and `Retry-After` (domain/retry-policy.ts), or given up. Recording it is recorder.ts's.
  */
+import { SpanStatusCode, context, trace, type Context } from '@opentelemetry/api';
 import type { Clock, Logger } from '@mailroom/platform';
 import type { ClaimedJob, FinishedAttempt } from '../repo/delivery.repository';
 import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
@@ -63,4 +64,32 @@ export async function attemptDelivery(job: ClaimedJob, secretOf: SecretOf, deps:
     at,
     retryAt,
   };
+}
+
+const tracer = trace.getTracer('@mailroom/webhooks');
+
+/**
+ * Runs an attempt in a span of its own, the child of its event's handling when that context
+ * is known here (else a trace of its own, not a child of whatever ran before): the POST's
+ * HTTP client span (undici's instrumentation), with the traceparent it sends, is its child.
+ * Ids and the outcome only: never the body, the URL's query or the signatures.
+ */
+export async function tracedAttempt(job: ClaimedJob, parent: Context | undefined, attempt: () => Promise<FinishedAttempt | 'aborted'>): Promise<FinishedAttempt | 'aborted'> {
+  const ctx = parent ?? trace.deleteSpan(context.active());
+  const span = tracer.startSpan(
+    'webhook delivery attempt',
+    { attributes: { 'mailroom.webhook.endpoint_id': job.endpoint_id, 'mailroom.event.id': job.event_id, 'mailroom.webhook.attempt': job.attempts + 1 } },
+    ctx,
+  );
+  try {
+    const finished = await context.with(trace.setSpan(ctx, span), attempt);
+    if (finished === 'aborted') span.setAttribute('mailroom.webhook.outcome', 'aborted');
+    else {
+      span.setAttributes({ 'mailroom.webhook.outcome': finished.ok ? 'delivered' : 'failed', 'http.response.status_code': finished.httpStatus });
+      if (!finished.ok) span.setStatus({ code: SpanStatusCode.ERROR, message: finished.error ?? 'failed' });
+    }
+    return finished;
+  } finally {
+    span.end();
+  }
 }

@@ -25,6 +25,7 @@
  * still holds it, so no attempt row is ever written twice.
  */
 import { monotonicIds } from '@mailroom/contracts';
+import type { HeldContexts } from '@mailroom/messaging';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
 import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } from '../repo/delivery.repository';
 import type { RetryPolicy } from '../domain/retry-policy';
@@ -32,7 +33,7 @@ import type { EndpointNow } from '../domain/ports';
 import { standardKey } from '../domain/signature';
 import { AUTO_DISABLE_REASON, failuresAfter } from '../domain/endpoint-health';
 import { insertById, type EndpointSlots } from './endpoint-slots';
-import { attemptDelivery, type AttemptDeps, type Poster } from './attempt';
+import { attemptDelivery, tracedAttempt, type AttemptDeps, type Poster } from './attempt';
 import { planClaim } from './claim-plan';
 import { Intake } from './intake';
 import { InstanceLease } from './lease';
@@ -59,6 +60,8 @@ export interface DispatcherOptions {
   failureThreshold: number;
   /** Monotonic milliseconds for attempt times and the intake rules (tests); performance.now() by default. */
   monotonic?: () => number;
+  /** The trace context of each event (events.consumer.ts), for its attempts' spans. */
+  traces?: HeldContexts;
 }
 
 /** How long a change made through this instance is applied to deliveries read before it (longer than any claim or fan-out). */
@@ -388,7 +391,7 @@ export class Dispatcher {
 
   private async attempt(job: ClaimedJob, slots: EndpointSlots): Promise<void> {
     const generation = this.lease.generation;
-    const finished = await attemptDelivery(job, (j) => this.secretOf(j), this.attemptDeps, this.cut.signal);
+    const finished = await tracedAttempt(job, this.opts.traces?.get(job.event_id), () => attemptDelivery(job, (j) => this.secretOf(j), this.attemptDeps, this.cut.signal));
     // Cut short: nothing is recorded, the delivery is handed back and sent again. By shutdown,
     // stop() hands it back; by a lease not renewed in time, it goes back now, or, if the lease
     // ran out meanwhile (a new name), the instance that took the old name's deliveries has it.

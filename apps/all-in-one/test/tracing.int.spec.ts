@@ -1,0 +1,263 @@
+/**
+ * One inbound mail is one trace (issue 33, items 1 and 2), seen as an SRE sees it, in both
+ * ways Mailroom runs: the services on the mail's path (mail-ingest, mailbox, webhooks) as
+ * their own processes, started as their deployments start them (`node --require
+ * telemetry-preload services/<name>/dist/main.js`; the others run in the test's process,
+ * untraced), and the whole platform as one all-in-one process, where each module's spans
+ * must still carry its own service.name. Both export OTLP/HTTP (JSON) to a receiver in this
+ * test. A mail sent over SMTP to an inbox with a webhook endpoint must give one trace:
+ * the edge's message span -> mail.inbound publish -> mailbox's handling -> the
+ * message.received publish -> webhooks' handling -> the delivery attempt -> its HTTP POST,
+ * which carries the trace's traceparent to the receiver. No attribute of any span holds a
+ * key, a secret, a password or the message's text.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import nodemailer from 'nodemailer';
+import { createDb, sql } from '@mailroom/db';
+import { freePort, signUpTenant, startDnsServer, waitFor, WebhookReceiver, type ApiClient, type Tenant } from '@mailroom/testing';
+import { startPlatform, type Platform } from '../src/platform';
+import { useTestContext } from './fixtures';
+
+const ROOT = join(__dirname, '..', '..', '..');
+const PRELOAD = join(ROOT, 'libs', 'platform', 'dist', 'telemetry-preload.js');
+const DOMAIN = 'agents.test';
+const TRACED = ['mailbox', 'webhooks', 'mail-ingest'];
+
+interface OtlpValue {
+  stringValue?: string;
+  intValue?: string | number;
+  boolValue?: boolean;
+  doubleValue?: number;
+}
+interface Attribute {
+  key: string;
+  value: OtlpValue;
+}
+interface Span {
+  service: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: Attribute[];
+  links?: { traceId: string; spanId: string }[];
+}
+
+/** An OTLP/HTTP receiver (the JSON encoding): every span exported to it, with its resource's service.name. */
+class OtlpReceiver {
+  readonly spans: Span[] = [];
+  private constructor(private readonly server: Server) {}
+
+  static async start(): Promise<OtlpReceiver> {
+    const server = createServer();
+    const receiver = new OtlpReceiver(server);
+    server.on('request', (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (req.url === '/v1/traces') receiver.take(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return receiver;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  private take(body: { resourceSpans?: { resource?: { attributes?: Attribute[] }; scopeSpans?: { spans?: Omit<Span, 'service'>[] }[] }[] }): void {
+    for (const rs of body.resourceSpans ?? []) {
+      const service = rs.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '?';
+      for (const ss of rs.scopeSpans ?? []) for (const span of ss.spans ?? []) this.spans.push({ ...span, service });
+    }
+  }
+
+  close(): Promise<void> {
+    return new Promise((r) => this.server.close(() => r()));
+  }
+}
+
+const attr = (span: Span, key: string): unknown => {
+  const v = span.attributes.find((a) => a.key === key)?.value;
+  return v && (v.stringValue ?? v.intValue ?? v.boolValue ?? v.doubleValue);
+};
+
+
+const CONTEXT = {
+  MAIL_DOMAIN: DOMAIN,
+  SMTP_HOSTNAME: 'mx.agents.test',
+  WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32,::1/128',
+  WEBHOOK_POLL_INTERVAL_MS: '50',
+};
+
+/** What a mode started: the gateway's URL, the SMTP port, the OTLP receiver. */
+interface Started {
+  gateway: string;
+  smtpPort: number;
+  otlp: OtlpReceiver;
+  env: Record<string, string>;
+}
+
+/** Starts a traced process (the preload first, as every start command does) and waits until it is ready (its /readyz). */
+async function startTraced(what: string, entry: string[], env: Record<string, string>, otlp: OtlpReceiver, children: ChildProcess[]): Promise<void> {
+  const healthPort = await freePort();
+  const child = spawn(process.execPath, ['--require', PRELOAD, join(ROOT, ...entry)], {
+    cwd: ROOT,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: { ...process.env, ...env, HEALTH_PORT: String(healthPort), OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: '100', NODE_OPTIONS: '' },
+  });
+  children.push(child);
+  await waitFor(
+    async () => {
+      if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+      const res = await fetch(`http://127.0.0.1:${healthPort}/readyz`).catch(() => undefined);
+      return res?.status === 200;
+    },
+    { timeoutMs: 60_000, what: `${what} to be ready` },
+  );
+}
+
+/**
+ * A test context, an OTLP receiver, a DNS server for the sender's SPF, the traced processes
+ * `start` starts, and a tenant (its address verified) on the gateway it names.
+ */
+function useTraced(start: (env: Record<string, string>, otlp: OtlpReceiver, children: ChildProcess[], onStop: (stop: () => Promise<unknown>) => void) => Promise<string>) {
+  const context = useTestContext(CONTEXT);
+  let started: (Started & { tenant: Tenant }) | undefined;
+  beforeAll(async () => {
+    const otlp = await OtlpReceiver.start();
+    const children: ChildProcess[] = [];
+    context.onStop(async () => {
+      await Promise.all(children.map((c) => (c.exitCode !== null ? undefined : new Promise((r) => (c.once('exit', r), c.kill('SIGTERM'))))));
+      await otlp.close();
+    });
+    const dns = await startDnsServer([
+      { name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' },
+      { name: '_dmarc.sender.test', type: 'TXT', text: 'v=DMARC1; p=none' },
+    ]);
+    context.onStop(() => dns.close());
+    const smtpPort = await freePort();
+    const env: Record<string, string> = { ...context.env, DNS_SERVERS: dns.servers, SMTP_PORT: String(smtpPort) };
+    const gateway = await start(env, otlp, children, context.onStop);
+    const tenant = await signUpTenant(gateway);
+    const db = createDb<unknown>({ url: env.DATABASE_URL!, schema: 'public', max: 1 });
+    await sql`update auth.users set email_verified_at = now() where email = ${tenant.email.toLowerCase()}`.execute(db);
+    await db.destroy();
+    started = { gateway, smtpPort, otlp, env, tenant };
+  }, 120_000);
+  return () => started ?? (() => { throw new Error('started in beforeAll'); })();
+}
+
+/** Sends one mail to an inbox with a webhook endpoint and checks its trace, service by service; returns the trace's spans. */
+async function traceOneMail(s: Started & { tenant: Tenant }): Promise<Map<string, Span>> {
+  const { tenant, otlp } = s;
+  const hooks = await WebhookReceiver.start();
+  try {
+    const api: ApiClient = tenant.api;
+    const inbox = await api.post('/api/v1/inboxes', { username: 'traced', display_name: 'Traced' });
+    expect(inbox.status).toBe(201);
+    const endpoint = await api.post('/api/v1/webhooks/endpoints', { url: hooks.url('/hook') });
+    expect(endpoint.status).toBe(201);
+    hooks.secrets.push(endpoint.body.secret);
+
+    const marker = `body-marker-${Date.now()}`;
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort, secure: false, ignoreTLS: true, name: 'mail.sender.test' });
+    await transport.sendMail({ from: 'ada@sender.test', to: inbox.body.address, subject: `subject ${marker}`, text: `text ${marker}` });
+    transport.close();
+
+    const delivered = await waitFor(() => hooks.received.find((d) => d.body?.type === 'message.received'), { timeoutMs: 30_000, what: 'the message.received delivery' });
+    const traceparent = String(delivered.headers.traceparent ?? '');
+    expect(traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const [, traceId, postSpanId] = traceparent.split('-');
+
+    // Every span of the trace, down to the POST the receiver answered (exported within a few batches).
+    const byId = await waitFor(
+      () => {
+        const spans = new Map(otlp.spans.filter((x) => x.traceId === traceId).map((x) => [x.spanId, x]));
+        return spans.has(postSpanId!) && [...spans.values()].some((x) => x.name === 'smtp message') && spans;
+      },
+      { timeoutMs: 20_000, what: `the spans of trace ${traceId}` },
+    );
+    const chain: Span[] = [];
+    for (let x = byId.get(postSpanId!); x; x = x.parentSpanId ? byId.get(x.parentSpanId) : undefined) chain.unshift(x);
+    // The root is the edge's message, and nothing of the chain is missing; each span under its service's name.
+    expect(chain[0]!.parentSpanId || undefined).toBeUndefined();
+    const named = chain.map((x) => `${x.service}: ${x.name}`);
+    const expected = [
+      'mail-ingest: smtp message',
+      'mail-ingest: publish mail.inbound',
+      'mailbox: process mail.inbound',
+      'mailbox: publish events.message.received',
+      'webhooks: process events.message.received',
+      'webhooks: webhook delivery attempt',
+      'webhooks: POST',
+    ];
+    expect(named.filter((n) => expected.includes(n))).toEqual(expected);
+    expect(named[0]).toBe(expected[0]);
+    expect(named.at(-1)).toBe('webhooks: POST');
+    // eslint-disable-next-line no-console -- TRACE_TEST_PRINT=1: the chain, to look at
+    if (process.env.TRACE_TEST_PRINT) console.log(named.join('\n'), `\n${byId.size} spans in the trace, ${otlp.spans.length} in all`);
+
+    const publish = chain.find((x) => x.name === 'publish mail.inbound')!;
+    expect([attr(publish, 'messaging.system'), attr(publish, 'messaging.destination.name'), attr(publish, 'messaging.operation.type')]).toEqual(['nats', 'mail.inbound', 'send']);
+    const consumed = chain.find((x) => x.name === 'process events.message.received')!;
+    expect([attr(consumed, 'messaging.consumer.group.name'), attr(consumed, 'messaging.message.id'), Number(attr(consumed, 'messaging.nats.message.delivery_count'))]).toEqual([
+      'webhooks--dispatch',
+      delivered.body.id,
+      1,
+    ]);
+    // The recipients' lookup at RCPT is in the mail's trace too, answered by mailbox.
+    expect([...byId.values()].filter((x) => x.name === 'rpc mailbox.inbox.resolve').map((x) => x.service).sort()).toEqual(['mail-ingest', 'mailbox']);
+
+    // Nothing secret or of the message in any attribute of any span exported (all traces).
+    const secrets = [tenant.key, endpoint.body.secret, tenant.password, marker, new URL(s.env.DATABASE_URL!).password].filter((x) => x && x.length >= 6);
+    const values = otlp.spans.flatMap((x) => x.attributes.map((a) => `${x.name} ${a.key}=${JSON.stringify(a.value)}`));
+    expect(values.length).toBeGreaterThan(0);
+    expect(values.filter((v) => secrets.some((secret) => v.includes(secret)))).toEqual([]);
+    expect(values.filter((v) => /\b[\w.]*(password|secret|token|authorization|api_key)[\w.]*=/i.test(v))).toEqual([]);
+    return byId;
+  } finally {
+    await hooks.close();
+  }
+}
+
+describe('services as separate processes', () => {
+  const started = useTraced(async (env, otlp, children, onStop) => {
+    const platform: Platform = await startPlatform({ env, migrate: true, services: ['orgs', 'auth', 'domains', 'gateway'] });
+    onStop(() => platform.stop());
+    for (const name of TRACED) await startTraced(name, ['services', name, 'dist', 'main.js'], env, otlp, children);
+    const gateway = platform.services.gateway?.endpoints.http;
+    if (!gateway) throw new Error('the gateway is not running');
+    return gateway;
+  });
+
+  it('follow one inbound mail from the SMTP edge to the webhook receiver in one trace, and no attribute holds a secret', async () => {
+    await traceOneMail(started());
+  });
+});
+
+describe('the all-in-one process', () => {
+  const started = useTraced(async (env, otlp, children) => {
+    const httpPort = await freePort();
+    await startTraced('the all-in-one', ['apps', 'all-in-one', 'dist', 'main.js'], { ...env, HTTP_PORT: String(httpPort), MIGRATE_ON_START: 'false' }, otlp, children);
+    return `http://127.0.0.1:${httpPort}`;
+  });
+
+  it('gives one inbound mail one trace too, each module under its own service.name', async () => {
+    const s = started();
+    await traceOneMail(s);
+    // The API calls of the test: the gateway's HTTP spans and the RPCs they make, each under its module's name.
+    const services = new Set(s.otlp.spans.map((x) => x.service));
+    expect([...services].sort()).toEqual(expect.arrayContaining(['auth', 'gateway', 'mail-ingest', 'mailbox', 'orgs', 'webhooks']));
+    // The gateway's HTTP server spans (SERVER = 2) are the gateway's, though an instrumentation started them outside any module.
+    const apiSpans = s.otlp.spans.filter((x) => x.kind === 2 && / \/api\/v1\//.test(x.name));
+    expect(apiSpans.map((x) => x.name)).toEqual(expect.arrayContaining(['POST /api/v1/inboxes', 'POST /api/v1/webhooks/endpoints']));
+    expect([...new Set(apiSpans.map((x) => x.service))]).toEqual(['gateway']);
+  });
+});
