@@ -37,7 +37,7 @@ const platform = usePlatform({
   dns: [{ name: 'sender.test', type: 'TXT', text: 'v=spf1 ip4:127.0.0.1 -all' }],
 });
 afterAll(async () => {
-  for (const child of children) child.kill('SIGINT');
+  for (const child of children) child.kill();
   await relay?.close();
   rmSync(configDir, { recursive: true, force: true });
 });
@@ -99,6 +99,12 @@ describe('the mailroom CLI', () => {
     listener.stderr.on('data', (c: Buffer) => (listening += c.toString()));
     await waitFor(() => listening.includes(`listening on http://127.0.0.1:${port}/`) || undefined, { timeoutMs: 10_000, what: 'webhook-listen listening' });
 
+    // tail follows the inbox from now on, polling every second.
+    const tail = spawn(process.execPath, [CLI_MAIN, 'tail', inbox.inbox_id, '--interval', '1', '--json'], { env: cliEnv() });
+    children.push(tail);
+    let tailed = '';
+    tail.stdout.on('data', (c: Buffer) => (tailed += c.toString()));
+
     await nodemailer
       .createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, name: 'mail.sender.test' })
       .sendMail({ from: 'Ada <ada@sender.test>', to: inbox.address, subject: 'Order 7', text: 'Where is my order?' });
@@ -110,6 +116,8 @@ describe('the mailroom CLI', () => {
     });
     const messageId = String(received.event!.data.message_id);
     expect(lines().every((l) => l.verified)).toBe(true);
+    const tailLine = await waitFor(() => tailed.split('\n').find((l) => l.includes(messageId)), { timeoutMs: 10_000, what: 'tail printing the new message' });
+    expect(JSON.parse(tailLine)).toMatchObject({ type: 'message.received', data: { message_id: messageId, subject: 'Order 7' } });
 
     const messages = await json('messages', 'list', inbox.inbox_id);
     expect(messages).toEqual([expect.objectContaining({ message_id: messageId, subject: 'Order 7', from_address: 'ada@sender.test' })]);

@@ -1,7 +1,7 @@
 /** login (store the key), tail (new mail by polling) and webhook-listen (a local verifying receiver). */
 import { createServer } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Mailroom, verifyWebhook, WebhookVerificationError } from '@mailroom/sdk';
+import { Mailroom, MailroomError, verifyWebhook, WebhookVerificationError } from '@mailroom/sdk';
 import { Command, InvalidArgumentError } from 'commander';
 import { configDir, configFile, readConfig, writeConfig } from './config';
 import { client, isJson, printRecord, UsageError } from './context';
@@ -24,8 +24,11 @@ export function loginCommand(): Command {
       if (!apiKey) throw new UsageError('no API key: pass --api-key or pipe it on stdin');
       const baseUrl = o.baseUrl ?? process.env.MAILROOM_BASE_URL ?? stored.base_url;
       const mr = new Mailroom({ env: {}, apiKey, ...(baseUrl ? { baseUrl } : {}) });
-      // A key that does not work is not stored: the answer's 401 becomes exit code 2.
-      await mr.orgs.organization.get();
+      // A key that does not work is not stored: the answer's 401 becomes exit code 2. A key
+      // without org.read (send_only, custom) is authenticated all the same: its 403 is fine.
+      await mr.orgs.organization.get().catch((error: unknown) => {
+        if (!(error instanceof MailroomError && error.status === 403)) throw error;
+      });
       const file = writeConfig(dir, { ...stored, api_key: apiKey, base_url: mr.baseUrl });
       printRecord(cmd, { config_file: file, base_url: mr.baseUrl });
     });
