@@ -165,7 +165,7 @@ export function webhooksCommand(): Command {
     .action(async (id: string, o: { limit: number }, cmd: Command) => {
       const mr = client();
       const items = await collect(mr, o.limit, (t, size) => mr.webhooks.delivery.list({ path: { id }, query: pageQuery(t, size) }));
-      printList(cmd, items, ['id', 'event_type', 'status', 'http_status', 'attempts', 'created_at']);
+      printList(cmd, items, ['id', 'event_type', 'status', 'http_status', 'attempt', 'created_at']);
     });
   return webhooks;
 }
