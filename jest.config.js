@@ -7,7 +7,7 @@
 const packages = {
   libs: ['contracts', 'platform', 'db', 'messaging', 'runtime', 'testing', 'sdk'],
   services: ['auth', 'orgs', 'gateway', 'mailbox', 'mail-ingest', 'mail-send', 'webhooks', 'domains', 'metrics', 'admin'],
-  apps: ['all-in-one', 'launcher', 'mcp'],
+  apps: ['all-in-one', 'launcher', 'mcp', 'cli'],
 };
 const sources = Object.entries(packages).flatMap(([dir, names]) => names.map((name) => [`@mailroom/${name}`, `${dir}/${name}/src`]));
 
