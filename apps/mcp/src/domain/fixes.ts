@@ -18,6 +18,8 @@ export const FIXES: Record<ErrorCode, string> = {
   account_deleted: 'The account is deleted: recover it with the recovery token in details, or use another account.',
   account_suspended: "The account is suspended by the platform's operators: contact support; retrying will not help.",
   sso_required: 'This organization signs in through SSO only: use the SSO route named in the message.',
+  invalid_link: 'The download link was altered or cut: read the message again (get_message) for a fresh download_url.',
+  link_expired: 'The download link has expired: read the message again (get_message) for a fresh download_url.',
   not_found: 'Check the id: list the resources (for example list_inboxes, list_messages) to find a valid one.',
   route_not_found: 'This operation does not exist on this server: check MAILROOM_BASE_URL and the API version.',
   method_not_allowed: 'This operation does not exist on this server: check MAILROOM_BASE_URL and the API version.',
