@@ -103,7 +103,11 @@ describe('the mailroom CLI', () => {
     const tail = spawn(process.execPath, [CLI_MAIN, 'tail', inbox.inbox_id, '--interval', '1', '--json'], { env: cliEnv() });
     children.push(tail);
     let tailed = '';
+    let tailNote = '';
     tail.stdout.on('data', (c: Buffer) => (tailed += c.toString()));
+    tail.stderr.on('data', (c: Buffer) => (tailNote += c.toString()));
+    // What the inbox holds at tail's first poll is not news: the mail goes after it.
+    await waitFor(() => tailNote.includes('following') || undefined, { timeoutMs: 10_000, what: 'tail following the inbox' });
 
     await nodemailer
       .createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, name: 'mail.sender.test' })

@@ -49,20 +49,26 @@ export function tailCommand(): Command {
       const mr = client();
       const { data: inbox } = await mr.mailbox.inbox.get({ path: { id: inbox_id } });
       const seen = new Set<string>();
-      let after = new Date().toISOString();
+      // From the server's own times, not this machine's clock: what the inbox holds at the
+      // first poll is marked seen, and later polls ask for what was received after the newest.
+      let after: string | undefined;
+      let first = true;
       const stop = new AbortController();
       process.once('SIGINT', () => stop.abort());
-      if (!isJson(cmd)) process.stderr.write(`following ${inbox.address}; Ctrl-C stops\n`);
       while (!stop.signal.aborted) {
-        const { data: page } = await mr.mailbox.message.list({ path: { inbox_id }, query: { after, limit: 100 } });
+        const { data: page } = await mr.mailbox.message.list({ path: { inbox_id }, query: after ? { after, limit: 100 } : { limit: 100 } });
         // Oldest first; what the inbox itself sent (replies) is not "received".
         for (const m of [...page.data].reverse()) {
-          if (seen.has(m.message_id) || m.from_address === inbox.address) continue;
+          if (seen.has(m.message_id)) continue;
           seen.add(m.message_id);
-          if (m.received_at > after) after = m.received_at;
+          if (after === undefined || m.received_at > after) after = m.received_at;
+          if (first || m.from_address === inbox.address) continue;
           const line = isJson(cmd) ? JSON.stringify({ type: 'message.received', data: m }) : `${m.received_at}  ${m.message_id}  ${m.from_address}  ${m.subject}`;
           process.stdout.write(`${line}\n`);
         }
+        // On stderr also with --json (stdout stays the events): from here on, new mail is printed.
+        if (first) process.stderr.write(`following ${inbox.address}; Ctrl-C stops\n`);
+        first = false;
         await sleep(o.interval * 1000, undefined, { signal: stop.signal }).catch(() => undefined);
       }
     });
