@@ -6,7 +6,9 @@
  * a fresh timestamp and both signatures (domain/signature.ts), and recorded in batches
  * (recorder.ts): one attempt row each, the delivery's next attempt time (domain/retry-policy.ts)
  * or its removal, and the endpoint's failure count, disabling it at the threshold
- * (domain/endpoint-health.ts). New deliveries from the fan-out come through intake.ts.
+ * (domain/endpoint-health.ts). New deliveries from the fan-out come through intake.ts;
+ * endpoint changes reach the queued deliveries through endpoint-changes.ts; deliveries
+ * given back to the database (and orphans) go through hand-backs.ts.
  *
  * Bounds: at most `perEndpoint` (4) requests in flight to one endpoint from this instance
  * (per instance: two instances may send 8 at once), and `maxInFlight` in all; each
@@ -38,15 +40,14 @@ import { planClaim } from './claim-plan';
 import { Intake } from './intake';
 import { InstanceLease } from './lease';
 import { AttemptRecorder } from './recorder';
+import { EndpointChanges } from './endpoint-changes';
+import { HandBacks } from './hand-backs';
 
 /**
  * Claims held per request slot: enough queued work to keep the slots busy between claims,
  * and claims large enough that their fixed cost (a round trip, planning) is shared.
  */
 export const CLAIM_AHEAD = 16;
-/** Every this many leases, an instance looks for deliveries leased to it that it does not hold (see releaseOrphans). */
-const ORPHAN_CHECK_LEASES = 2;
-
 export type { Poster } from './attempt';
 
 export interface DispatcherOptions {
@@ -63,9 +64,6 @@ export interface DispatcherOptions {
   /** The trace context of each event (events.consumer.ts), for its attempts' spans. */
   traces?: HeldContexts;
 }
-
-/** How long a change made through this instance is applied to deliveries read before it (longer than any claim or fan-out). */
-const CHANGE_MEMORY_MS = 60_000;
 
 export class Dispatcher {
   private readonly claimed = new Map<number, ClaimedJob>();
@@ -90,13 +88,10 @@ export class Dispatcher {
   private cut = new AbortController();
   private timers: NodeJS.Timeout[] = [];
   private readonly secrets = new Map<string, { sealed: Buffer; secret: { text: string; key: Buffer } }>();
-  /**
-   * Endpoints changed through this instance: when (monotonic ms) and how they are now, until
-   * a record reads them again (or CHANGE_MEMORY_MS at most).
-   */
-  private readonly changedHere = new Map<string, { at: number; now: EndpointNow }>();
-  /** Deliveries to hand back whose release failed (see handBack). */
-  private readonly unreleased = new Set<number>();
+  /** How endpoints changed, and the view their queued deliveries follow (endpoint-changes.ts). */
+  private readonly changes: EndpointChanges;
+  /** Deliveries given back to the database, and the orphan check (hand-backs.ts). */
+  private readonly handBacks: HandBacks;
   /** Deliveries queued here so far, and each queued one's number: a record drops only those queued before it started. */
   private enqueued = 0;
   private readonly queuedAt = new WeakMap<ClaimedJob, number>();
@@ -105,8 +100,6 @@ export class Dispatcher {
 
   private readonly monotonic: () => number;
   private readonly lease: InstanceLease;
-  /** When (monotonic ms) this instance last looked for deliveries leased to it that it does not hold. */
-  private orphansCheckedAt = -Infinity;
   private readonly attemptDeps: AttemptDeps;
   /** Deliveries queued here, not yet started, all endpoints together. */
   private queued = 0;
@@ -130,6 +123,13 @@ export class Dispatcher {
     }, log);
     this.attemptDeps = { http, retries, clock, log, newAttemptId: monotonicIds('delivery') };
     this.intake = new Intake(this.endpoints, opts.maxInFlight, this.monotonic);
+    this.changes = new EndpointChanges(this.monotonic);
+    this.handBacks = new HandBacks(repo, {
+      owner: () => this.owner,
+      generation: () => this.lease.generation,
+      holds: (id) => this.claimed.has(id),
+      wake: () => this.wake(),
+    }, this.monotonic, opts.leaseMs, log);
     this.recorder = new AttemptRecorder({
       write: (batch) => this.record(batch),
       generation: () => this.lease.generation,
@@ -296,15 +296,15 @@ export class Dispatcher {
    */
   private enqueue(job: ClaimedJob, fromClaim: boolean, readAt: number): boolean {
     // Read (by a claim or fan-out started at `readAt`) before a change known here: the change applies.
-    const change = this.changedHere.size ? this.changedHere.get(job.endpoint_id) : undefined;
-    if (change && readAt <= change.at) {
+    const change = this.changes.since(job.endpoint_id, readAt);
+    if (change) {
       // Handed back rather than dropped: a claim finds out whether the endpoint is still disabled.
       if (!change.now || change.now.disabled) return false;
       job.url = change.now.url;
     }
     this.claimed.set(job.id, job);
     // Held again (a release reported failed may have gone through): not to be handed back.
-    if (this.unreleased.size) this.unreleased.delete(job.id);
+    this.handBacks.heldAgain(job.id);
     this.queuedAt.set(job, ++this.enqueued);
     let slots = this.endpoints.get(job.endpoint_id);
     if (!slots) this.endpoints.set(job.endpoint_id, (slots = { running: 0, queue: [], drained: !fromClaim, fromClaims: 0, starts: [], msPerAttempt: undefined, busySince: undefined, failures: 0, url: job.url, mixedUrls: false }));
@@ -325,22 +325,9 @@ export class Dispatcher {
     if (refused.length) this.handBack(refused.map((j) => j.id));
   }
 
-  /**
-   * Gives deliveries this instance holds (not queued, not running) back to the database as
-   * due, then looks for due work: a claim takes them if their endpoint is enabled and drops
-   * them if not. A release that fails is tried again at each renewal, and at stop.
-   */
+  /** Gives deliveries this instance holds (not queued, not running) back to the database as due (hand-backs.ts). */
   private handBack(ids: number[]): void {
-    const generation = this.lease.generation;
-    this.repo.release(this.owner, ids).then(
-      () => this.wake(),
-      (err: unknown) => {
-        // Under a name given up since: the reaper hands them back (and this instance may hold them again by now).
-        if (generation !== this.lease.generation) return;
-        for (const id of ids) if (!this.claimed.has(id)) this.unreleased.add(id);
-        this.log.warn({ err, deliveries: ids.length }, 'could not hand deliveries back; trying again at the next renewal');
-      },
-    );
+    this.handBacks.give(ids);
   }
 
   private pump(endpointId: string): void {
@@ -425,41 +412,16 @@ export class Dispatcher {
     this.stats.flushes++;
     this.stats.flushMs += performance.now() - t0;
     this.stats.recorded += batch.length;
-    const byId = new Map(endpoints.map((e) => [e.id, e]));
     for (const e of endpoints) if (e.disabledNow) this.log.warn({ endpoint_id: e.id, threshold: this.opts.failureThreshold }, 'endpoint disabled after consecutive failures');
-    // Each endpoint of the batch as the record read it (undefined: deleted), and when that read started.
-    let reads = [...new Set(batch.map((a) => a.job.endpoint_id))].map((id) => ({ id, e: byId.get(id), readAt: startedAt }));
-    // A change made here after a read started stands (it was applied when made).
-    const changedAfter = (id: string, readAt: number) => (this.changedHere.get(id)?.at ?? -Infinity) >= readAt;
-    // Changed here while the record ran: which of the two came last is not known from here,
-    // so those endpoints are read again (rare: a PATCH or DELETE during a record).
-    const again = reads.filter((r) => changedAfter(r.id, r.readAt)).map((r) => r.id);
-    if (again.length) {
-      const rereadAt = this.monotonic();
-      try {
-        const fresh = new Map((await this.repo.endpointStates(again)).map((e) => [e.id, e]));
-        reads = reads.map((r) => (again.includes(r.id) ? { id: r.id, e: fresh.get(r.id), readAt: rereadAt } : r));
-      } catch (err) {
+    const ids = [...new Set(batch.map((a) => a.job.endpoint_id))];
+    const reread = (again: string[]) =>
+      this.repo.endpointStates(again).catch((err: unknown) => {
         this.log.warn({ err }, 'could not read changed endpoints again');
-      }
-    }
-    const unrecorded = this.unrecordedOutcomes();
-    for (const { id, e, readAt } of reads) {
-      if (changedAfter(id, readAt)) continue;
-      if (!e) {
-        // Deleted: nothing of it is worth keeping, whenever it was read.
-        this.changedHere.set(id, { at: this.monotonic(), now: undefined });
-        this.follow(id, undefined);
-        continue;
-      }
-      const view = { url: e.url, disabled: e.disabled, consecutiveFailures: failuresAfter(e.consecutiveFailures, unrecorded.get(id) ?? []) };
-      const entry = this.changedHere.get(id);
-      // Found disabled: deliveries read before now may have been read before the disable; they go back as they arrive.
-      if (e.disabled) this.changedHere.set(id, { at: this.monotonic(), now: view });
-      // The latest view, for deliveries read before a change made here.
-      else if (entry) entry.now = view;
-      this.follow(id, view, queuedBefore);
-    }
+        throw err;
+      });
+    const follows = await this.changes.afterRecord(ids, endpoints, startedAt, reread, () => this.unrecordedOutcomes());
+    // A deleted endpoint's deliveries all go, whenever they were queued.
+    for (const { id, now } of follows) this.follow(id, now, now ? queuedBefore : Infinity);
   }
 
   /** The outcomes (true: delivered) of the attempts finished here and not yet recorded, per endpoint, in the order they finished. */
@@ -479,7 +441,7 @@ export class Dispatcher {
    * hands over after it (see enqueue), until a record reads it again.
    */
   endpointChanged(endpointId: string, now: EndpointNow): void {
-    this.changedHere.set(endpointId, { at: this.monotonic(), now });
+    this.changes.madeHere(endpointId, now);
     this.follow(endpointId, now);
   }
 
@@ -555,43 +517,14 @@ export class Dispatcher {
    * deliveries of instances whose lease ran out, and now and then hand back orphans.
    */
   private async upkeep(now: Date): Promise<void> {
-    const forgetBefore = this.monotonic() - CHANGE_MEMORY_MS;
-    for (const [id, c] of this.changedHere) if (c.at < forgetBefore) this.changedHere.delete(id);
-    if (this.unreleased.size) {
-      const ids = [...this.unreleased];
-      await this.repo.release(this.owner, ids);
-      for (const id of ids) this.unreleased.delete(id);
-      this.wake();
-    }
+    this.changes.forgetOld();
+    await this.handBacks.retry();
     const reaped = await this.repo.reapExpired(this.owner, now);
     if (reaped) {
       this.log.info({ deliveries: reaped }, 'took over deliveries of a worker whose lease ran out');
       this.wake();
     }
-    if (this.monotonic() - this.orphansCheckedAt >= ORPHAN_CHECK_LEASES * this.opts.leaseMs) {
-      this.orphansCheckedAt = this.monotonic();
-      await this.releaseOrphans(now);
-    }
-  }
-
-  /**
-   * Hands back deliveries leased to this instance that it does not hold. A claim or fan-out
-   * whose commit went through but whose answer was lost (the connection dropped at that
-   * moment) leaves them so, and so does a record lost in a database crash (records do not
-   * wait for the WAL flush): nothing else would ever attempt them while this instance
-   * lives, since the reaper takes over only the deliveries of instances whose lease ran out.
-   * Only those leased more than two leases ago are looked at: an answer still on its way
-   * belongs to a younger claim.
-   */
-  private async releaseOrphans(now: Date): Promise<void> {
-    const generation = this.lease.generation;
-    const leased = await this.repo.leasedBefore(this.owner, new Date(now.getTime() - 2 * this.opts.leaseMs));
-    // Held here meanwhile (claimed again after a hand-back) or under a new name: not orphans.
-    const orphans = leased.filter((id) => !this.claimed.has(id) && !this.unreleased.has(id));
-    if (orphans.length === 0 || generation !== this.lease.generation) return;
-    this.log.warn({ deliveries: orphans.length }, 'deliveries leased to this instance that it does not hold (an answer lost, or a record lost in a database crash): handed back');
-    await this.repo.release(this.owner, orphans);
-    this.wake();
+    await this.handBacks.checkOrphans(now);
   }
 
   /** Takes an endpoint's queued (not started) deliveries out of this instance's hands and returns them. */
@@ -628,7 +561,7 @@ export class Dispatcher {
       if (slots.running === 0) this.endpoints.delete(id);
     }
     // Leased under the old name: the reaper hands them back.
-    this.unreleased.clear();
+    this.handBacks.clear();
     // Finished under the old name, not yet recorded: not recorded at all (see attempt()).
     for (const a of this.recorder.dropAll()) this.forget(a.job);
     this.intake.release();
@@ -658,7 +591,7 @@ export class Dispatcher {
       await Promise.allSettled([...this.attempts]);
     }
     await this.recorder.drain();
-    const leftover = [...this.claimed.keys(), ...this.unreleased];
+    const leftover = [...this.claimed.keys(), ...this.handBacks.pending()];
     await this.lease.stop();
     try {
       await this.repo.release(this.owner, leftover);
