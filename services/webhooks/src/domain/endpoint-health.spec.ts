@@ -29,5 +29,6 @@ describe('endpoint health', () => {
     expect(afterAttempts({ failures: 50, disabled: true }, fail(1))).toEqual({ failures: 51, disabled: true, disabledNow: false });
     expect(afterAttempts({ failures: 3, disabled: true }, [true])).toEqual({ failures: 0, disabled: true, disabledNow: false });
     expect(afterAttempts({ failures: 0, disabled: false }, fail(3), 3)).toEqual({ failures: 3, disabled: true, disabledNow: true });
+    expect(afterAttempts({ failures: 3, disabled: false }, [], 3)).toEqual({ failures: 3, disabled: false, disabledNow: false });
   });
 });

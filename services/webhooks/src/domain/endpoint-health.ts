@@ -32,10 +32,11 @@ export interface EndpointHealth {
 /**
  * An endpoint after a run of attempts (true: delivered) in the order they finished: its
  * count, and whether they disable it (`disabledNow`: it was enabled and the count reached
- * the threshold). A disabled endpoint stays so and keeps counting: only a user enables it.
+ * the threshold with at least one of them). A disabled endpoint stays so and keeps counting: only a user enables it.
  */
 export function afterAttempts(before: EndpointHealth, outcomes: readonly boolean[], threshold = FAILURE_THRESHOLD): EndpointHealth & { disabledNow: boolean } {
   const failures = failuresAfter(before.failures, outcomes);
-  const disabledNow = !before.disabled && disables(failures, threshold);
+  // Only attempts disable: a run with none (a batch recorded again) leaves the endpoint as it was.
+  const disabledNow = outcomes.length > 0 && !before.disabled && disables(failures, threshold);
   return { failures, disabled: before.disabled || disabledNow, disabledNow };
 }

@@ -356,7 +356,12 @@ export class DeliveryRepository {
         const health = afterAttempts({ failures: e.consecutive_failures, disabled: e.disabled }, outcomes.get(e.id) ?? [], opts.threshold);
         return { id: e.id, url: e.url, disabled: health.disabled, disabledNow: health.disabledNow, consecutiveFailures: health.failures, changed: health.failures !== e.consecutive_failures || health.disabledNow };
       });
-      await this.writeRecord(owner, attempts, after, opts, trx);
+      const written = await this.writeRecord(owner, attempts, after, opts, trx);
+      // A delivery read as held was taken over before the write (this instance's lease ran
+      // out meanwhile): its attempt is in the counts but has no row. Rolled back; the
+      // recorder records the batch again, and then it is not held and not counted.
+      const expected = attempts.filter((a) => after.some((e) => e.id === a.job.endpoint_id)).length;
+      if (written !== expected) throw new Error(`record: ${expected - written} of the batch's deliveries were taken over meanwhile; recorded again`);
       return after.map(({ changed: _, ...e }) => e);
     });
   }
@@ -390,7 +395,7 @@ export class DeliveryRepository {
    * with its next attempt time unless the endpoint is disabled; each delivery with a next
    * attempt due again then, every other one removed; and the pending deliveries of the
    * endpoints disabled now cancelled, with the records that announced their retries.
-   * The commit does not wait for the WAL flush (see record).
+   * Answers how many attempt rows it wrote. The commit does not wait for the WAL flush (see record).
    */
   private async writeRecord(
     owner: string,
@@ -398,7 +403,7 @@ export class DeliveryRepository {
     endpoints: (RecordedEndpoint & { changed: boolean })[],
     opts: { reason: string; now: Date },
     ex: Executor<WebhooksDb>,
-  ): Promise<void> {
+  ): Promise<number> {
     const { reason, now } = opts;
     const byId = new Map(endpoints.map((e) => [e.id, e]));
     // An attempt of a deleted endpoint leaves no record; one of a disabled endpoint schedules nothing.
@@ -409,7 +414,7 @@ export class DeliveryRepository {
     const col = <T>(f: (a: FinishedAttempt) => T) => kept.map(f);
     const changed = endpoints.filter((e) => e.changed);
     const newly = endpoints.filter((e) => e.disabledNow).map((e) => e.id);
-    await sql`
+    const { rows } = await sql<{ sync: string; written: number }>`
       with cfg as (
         select set_config('synchronous_commit', 'off', true) as sync
       ), a as (
@@ -447,6 +452,7 @@ export class DeliveryRepository {
         select id, job_id, endpoint_id, event_id, attempt, triggered_by, status,
                http_status, error, response_body, duration_ms, created_at, next_at
         from a where a.job_id in (select id from retried union all select id from finished)
+        returning 1
       ), cancelled as (
         delete from jobs j
         where j.endpoint_id = any(${newly}::text[]) and j.state = 'pending'
@@ -456,7 +462,8 @@ export class DeliveryRepository {
         update attempts x set next_attempt_at = null
         from cancelled c where x.endpoint_id = c.endpoint_id and x.id = c.last_attempt_id
       )
-      select sync from cfg`.execute(ex);
+      select cfg.sync, (select count(*) from recorded)::int as written from cfg`.execute(ex);
+    return rows[0]!.written;
   }
 
   /**
