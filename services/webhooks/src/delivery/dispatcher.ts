@@ -17,10 +17,7 @@
  * the work through the claims alone: what one creates pending or hands back, the others
  * find at their next poll.
  *
- * Claims: an endpoint this instance works on is topped up when it runs below half its
- * claims, and left alone once a claim found nothing more due for it (`drained`), until
- * something can have made work due (new deliveries, a redelivery, a lease taken over, the
- * poll timer): then the claim also looks for endpoints this instance does not know yet.
+ * When to claim and what to ask for is claimer.ts's.
  *
  * At-least-once: an attempt sent but not recorded is sent again; an attempt is recorded
  * only together with the removal or rescheduling of its delivery by the instance that
@@ -36,7 +33,7 @@ import { standardKey } from '../domain/signature';
 import { AUTO_DISABLE_REASON, failuresAfter } from '../domain/endpoint-health';
 import { insertById, type EndpointSlots } from './endpoint-slots';
 import { attemptDelivery, tracedAttempt, type AttemptDeps, type Poster } from './attempt';
-import { planClaim } from './claim-plan';
+import { Claimer } from './claimer';
 import { Intake } from './intake';
 import { InstanceLease } from './lease';
 import { AttemptRecorder } from './recorder';
@@ -79,10 +76,7 @@ export class Dispatcher {
   private readonly blocked = new Set<string>();
   private readonly attempts = new Set<Promise<void>>();
   private readonly recorder: AttemptRecorder;
-  private claiming: Promise<void> | undefined;
-  private claimAgain = false;
-  /** Something may have made deliveries due anywhere: the next claim looks beyond the known endpoints. */
-  private discoverNext = true;
+  private readonly claimer: Claimer;
   private stopped = false;
   /** Cuts the attempts in flight short (shutdown, or a lease not renewed in time); a new one after each cut. */
   private cut = new AbortController();
@@ -96,7 +90,7 @@ export class Dispatcher {
   private enqueued = 0;
   private readonly queuedAt = new WeakMap<ClaimedJob, number>();
   /** Work done since the last report (debug level): where the time goes under load. */
-  private stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
+  private stats = { adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
 
   private readonly monotonic: () => number;
   private readonly lease: InstanceLease;
@@ -130,6 +124,14 @@ export class Dispatcher {
       holds: (id) => this.claimed.has(id),
       wake: () => this.wake(),
     }, this.monotonic, opts.leaseMs, log);
+    this.claimer = new Claimer(repo, {
+      owner: () => this.owner,
+      leaseValid: () => this.lease.valid(),
+      room: () => this.opts.maxInFlight * CLAIM_AHEAD - this.claimed.size,
+      stopped: () => this.stopped,
+      endpoints: this.endpoints,
+      take: (jobs, readAt) => this.enqueueAll(jobs, true, readAt),
+    }, opts.perEndpoint * CLAIM_AHEAD * 2, clock, this.monotonic, log);
     this.recorder = new AttemptRecorder({
       write: (batch) => this.record(batch),
       generation: () => this.lease.generation,
@@ -147,37 +149,19 @@ export class Dispatcher {
     if (this.log.isLevelEnabled('debug')) {
       this.timers.push(
         setInterval(() => {
-          const s = this.stats;
+          const s = { ...this.claimer.stats, ...this.stats };
           if (s.claims || s.adopted || s.flushes) this.log.debug({ ...s, claimMs: Math.round(s.claimMs), flushMs: Math.round(s.flushMs), in_flight: this.running, claimed_now: this.claimed.size, intake_waits_total: this.intake.waits }, 'dispatcher stats (5 s)');
-          this.stats = { claims: 0, claimMs: 0, claimed: 0, adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
+          this.stats = { adopted: 0, flushes: 0, flushMs: 0, recorded: 0 };
+          this.claimer.stats = { claims: 0, claimMs: 0, claimed: 0 };
         }, 5_000).unref(),
       );
     }
     this.wake();
   }
 
-  /**
-   * Looks for due deliveries now (coalesced: one claim runs at a time). `soft` wakes come
-   * from this instance's own progress (a queue ran low, a slot freed) and top up the known
-   * endpoints not drained; anything that can make work due anywhere (new deliveries,
-   * redelivery, a lease taken over, the poll timer) wakes it for real.
-   */
+  /** Looks for due deliveries now (claimer.ts): `soft` from this instance's own progress, else because work may be due anywhere. */
   wake(soft = false): void {
-    if (this.stopped) return;
-    if (!soft) {
-      this.discoverNext = true;
-      for (const slots of this.endpoints.values()) slots.drained = false;
-    }
-    if (this.claiming) {
-      this.claimAgain = true;
-      return;
-    }
-    this.claiming = this.claimLoop().finally(() => {
-      this.claiming = undefined;
-      // A wake that came after the loop's last look, before this ran, found it still running
-      // and only asked it to go on: it starts the next loop here rather than wait for a poll.
-      if (this.claimAgain) this.wake(true);
-    });
+    this.claimer.wake(soft);
   }
 
   /** The name this instance holds deliveries under. */
@@ -221,71 +205,6 @@ export class Dispatcher {
     }
     this.stats.adopted += jobs.length;
     this.enqueueAll(jobs, false, lease.issuedAt ?? -Infinity);
-  }
-
-  private async claimLoop(): Promise<void> {
-    const full = this.opts.perEndpoint * CLAIM_AHEAD * 2;
-    do {
-      this.claimAgain = false;
-      // Claimed work queues in memory ahead of the requests, so a busy endpoint never waits for
-      // a claim round trip; bounded per endpoint, so a slow one holds a bounded number.
-      const room = this.opts.maxInFlight * CLAIM_AHEAD - this.claimed.size;
-      if (room <= 0 || !this.lease.valid()) return;
-      const discover = this.discoverNext;
-      const plan = planClaim(this.endpoints, room, full, discover);
-      if (!plan) return;
-      const { endpoints: asks, discover: search } = plan;
-      if (discover) this.discoverNext = false;
-      let jobs: ClaimedJob[];
-      let readAt: number;
-      try {
-        const t0 = performance.now();
-        const owner = this.owner;
-        readAt = this.monotonic();
-        jobs = await this.repo.claim({ owner, now: this.clock.now(), ...plan });
-        // Claimed under a name given up meanwhile (the lease ran out): the reaper hands them back.
-        if (owner !== this.owner) {
-          this.claimAgain = true;
-          continue;
-        }
-        this.stats.claims++;
-        this.stats.claimMs += performance.now() - t0;
-        this.stats.claimed += jobs.length;
-      } catch (err) {
-        if (discover) this.discoverNext = true;
-        this.log.warn({ err }, 'claiming deliveries failed; retrying at the next poll');
-        return;
-      }
-      if (this.stopped) {
-        await this.repo.release(this.owner, jobs.map((j) => j.id)).catch(() => {});
-        return;
-      }
-      const got = new Map<string, number>();
-      for (const job of jobs) got.set(job.endpoint_id, (got.get(job.endpoint_id) ?? 0) + 1);
-      for (const ask of asks) {
-        const slots = this.endpoints.get(ask.id);
-        if (slots) slots.drained = (got.get(ask.id) ?? 0) < ask.room;
-      }
-      this.enqueueAll(jobs, true, readAt);
-      // Asked for, nothing more due, nothing here: forgotten until new work or a claim finds some.
-      for (const ask of asks) {
-        const slots = this.endpoints.get(ask.id);
-        if (slots?.drained && slots.running === 0 && slots.queue.length === 0) this.endpoints.delete(ask.id);
-      }
-      if (search) {
-        const asked = new Set(asks.map((a) => a.id));
-        const found = [...got.keys()].filter((id) => !asked.has(id));
-        for (const id of found) {
-          const slots = this.endpoints.get(id);
-          if (slots) slots.drained = (got.get(id) ?? 0) < search.room;
-        }
-        // As many endpoints found as asked for: there may be more.
-        if (found.length >= search.endpoints) {
-          this.discoverNext = true;
-          this.claimAgain = true;
-        }
-      }
-    } while (this.claimAgain && !this.stopped);
   }
 
   /**
@@ -577,7 +496,7 @@ export class Dispatcher {
     // The lease is renewed until the end: past it, another instance would take over attempts still finishing here.
     for (const t of this.timers) clearInterval(t);
     this.intake.release();
-    await this.claiming;
+    await this.claimer.current;
     let timer: NodeJS.Timeout | undefined;
     const inFlight = Promise.allSettled([...this.attempts]);
     const graceful = await Promise.race([
