@@ -109,9 +109,19 @@ export class EndpointRepository {
       .executeTakeFirst();
   }
 
-  /** Deletes every endpoint of one environment; the ids of those it deleted. */
+  /**
+   * Deletes every endpoint of one environment; the ids of those it deleted. Locked in id
+   * order first, the order a delivery record locks its endpoints in, so the two never wait
+   * on each other in a cycle (a deadlock).
+   */
   async deleteAllIn(t: Tenant, ex: Executor<WebhooksDb> = this.db): Promise<string[]> {
-    const rows = await ex.deleteFrom('endpoints').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).returning('id').execute();
+    const rows = await ex
+      .deleteFrom('endpoints')
+      .where('org_id', '=', t.org_id)
+      .where('env_id', '=', t.env_id)
+      .where('id', 'in', (eb) => eb.selectFrom('endpoints').select('id').where('org_id', '=', t.org_id).where('env_id', '=', t.env_id).orderBy('id').forUpdate())
+      .returning('id')
+      .execute();
     return rows.map((r) => r.id);
   }
 
