@@ -48,7 +48,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     attributionOpeners: ['am'],
     attributionVerbs: ['schrieb', 'hat geschrieben', 'zitat von'],
     fields: { from: ['von'], date: ['gesendet', 'datum', 'gesendet am'], to: ['an', 'antwort an'], cc: ['cc', 'kopie', 'bcc'], subject: ['betreff'] },
-    separators: ['ursprüngliche nachricht', 'originalnachricht', 'ursprüngliche e-mail'],
+    separators: ['ursprüngliche nachricht', 'originalnachricht', 'original-nachricht', 'ursprüngliche e-mail'],
     forwards: ['weitergeleitete nachricht', 'anfang der weitergeleiteten nachricht'],
     forwardSubjects: ['wg', 'fw', 'fwd'],
     devicePrefixes: ['von meinem', 'von meiner', 'gesendet von', 'gesendet mit', 'gesendet vom', 'outlook für'],
@@ -156,7 +156,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   pl: {
     attributionOpeners: ['w dniu', 'dnia', 'dn.'],
-    attributionVerbs: ['napisał', 'napisała', 'napisał(a)', 'pisze', 'napisano'],
+    attributionVerbs: ['napisał', 'napisała', 'napisał(a)', 'pisze', 'napisano', 'napisana przez'],
     fields: { from: ['od', 'nadawca'], date: ['wysłano', 'wysłane', 'data'], to: ['do', 'adresat'], cc: ['dw', 'kopia'], subject: ['temat'] },
     separators: ['wiadomość oryginalna', 'oryginalna wiadomość'],
     forwards: ['przekazana wiadomość', 'początek przekazywanej wiadomości', 'przesłana wiadomość'],

@@ -18,8 +18,11 @@ import {
   startsWithOpener,
 } from './extract-text.markers';
 
-/** `>` quotes, Supercite's `JD> ` and `|` quotes (a table row, closed by `|`, is not one). */
-const QUOTED = /^[ \t]*(?:>|\p{Lu}[\p{L}\p{N}]{0,3}>(?:[ >]|$)|\|(?![-:| ]*$))/u;
+/**
+ * `>` quotes, Supercite's `JD> ` and `|` quotes (a table row, closed by `|`, or its `|---|`
+ * rule, is not one; a lone `|` is, the empty line of a `|`-quoted paragraph).
+ */
+const QUOTED = /^[ \t]*(?:>|\p{Lu}[\p{L}\p{N}]{0,3}>(?:[ >]|$)|\|[ \t]*$|\|(?![-:| ]*$))/u;
 const TABLE_ROW = /\|\s*$/;
 const BLANK = /^\s*$/;
 const RULE = /^\s*[-_=*~]{3,}\s*$/;
@@ -45,7 +48,7 @@ function isProse(value: string): boolean {
   return SENTENCE_END.test(v) && !ADDRESSED.test(v) && v.split(/\s+/).length >= 4;
 }
 
-const isQuoted = (line: string) => QUOTED.test(line) && !(line.trimStart().startsWith('|') && TABLE_ROW.test(line));
+const isQuoted = (line: string) => QUOTED.test(line) && !(line.trimStart().startsWith('|') && line.trim() !== '|' && TABLE_ROW.test(line));
 
 /** The lines of one message, with what each is, computed on first use. */
 class Scan {
