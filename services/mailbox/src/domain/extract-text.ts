@@ -25,6 +25,8 @@ export function htmlToVisibleText(html: string): string {
       { selector: 'hr', options: { length: 10 } },
       ...['h1', 'h2', 'h3', 'h4', 'h5', 'h6'].map((selector) => ({ selector, options: { uppercase: false } })),
       { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+      // Outlook desktop writes every line as a <p class=MsoNormal> with no margin: lines, not paragraphs.
+      { selector: 'p.MsoNormal', format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
     ],
   });
 }
