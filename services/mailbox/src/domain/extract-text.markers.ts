@@ -154,6 +154,16 @@ export function isBareAttribution(line: string): boolean {
 }
 
 /**
+ * Old Gmail's colonless "2011/7/15 John Smith <john@example.com>" (and its localisations): a
+ * date, then a sender ending with its address, nothing else. Taken only right above quoted
+ * text (quotes.ts): alone it could be a line of a list.
+ */
+export function isDatedSender(line: string): boolean {
+  const s = line.trim();
+  return s.length <= 200 && s.endsWith('>') && ADDRESS.test(s) && DATE.test(s.slice(0, 12));
+}
+
+/**
  * A device or app signature on its own line: "Sent from my iPhone", "Envoyé de mon iPad",
  * "Von meinem iPhone gesendet", "iPhoneから送信", "Get Outlook for iOS<https://aka.ms/...>".
  * At most 16 words after a link is taken off, with no sentence punctuation (", ; ! ? :"):

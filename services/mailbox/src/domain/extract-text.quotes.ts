@@ -11,6 +11,7 @@ import {
   headerField,
   isAttribution,
   isBareAttribution,
+  isDatedSender,
   isDeviceLine,
   isForwardSubject,
   mayOpenAttribution,
@@ -255,11 +256,12 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
       continue;
     }
     // A generic attribution: up to 3 lines ending with ':' just above a `>` block, the first
-    // carrying a date or time ("26.06.2014, 14:41, "A" <a@b>:"), or one with a verb ("Bob writes:").
+    // carrying a date or time ("26.06.2014, 14:41, "A" <a@b>:"), or one with a verb ("Bob writes:");
+    // or old Gmail's colonless "2011/7/15 John <j@x>".
     if (line.length <= MAX_MARKER_LINE && endsWithColon(line) && scan.quoteFollows(i + 1)) {
       if (isBareAttribution(line)) drop[i] = 1;
       else scan.dropDatedAttribution(drop, i);
-    }
+    } else if (isDatedSender(line) && scan.quoteFollows(i + 1)) drop[i] = 1;
     seenText ||= !drop[i];
   }
   return { reply: keptText(lines, drop, cut), forward: forward ? keptText(lines, new Uint8Array(lines.length), lines.length, cut) : [] };
