@@ -34,6 +34,56 @@ export function pidsOf(name) {
   }
 }
 
+/** The pid of the process listening on this TCP port on the machine (`ss`), or undefined. */
+function listenerOf(port) {
+  try {
+    const out = execFileSync('ss', ['-ltnpH', `sport = :${port}`]).toString();
+    const m = /pid=(\d+)/.exec(out);
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * This run's nats-server, the one listening on NATS_URL's port: other nats-servers on the
+ * machine (other agents', a test run's) are not counted. Every nats-server if it is not found.
+ */
+export function natsPidsOf(natsUrl) {
+  const pid = listenerOf(new URL(natsUrl).port || '4222');
+  return pid ? [pid] : pidsOf('nats-server');
+}
+
+/**
+ * This run's PostgreSQL: the server listening on DATABASE_URL's port, its background
+ * processes (checkpointer, WAL writer, autovacuum), and the sessions of the run's database;
+ * not the sessions of other databases (other agents' tests on the same server). Every
+ * postgres process if the server is not found.
+ */
+export function postgresPidsOf(databaseUrl) {
+  const url = new URL(databaseUrl);
+  const database = decodeURIComponent(url.pathname.slice(1));
+  const server = listenerOf(url.port || '5432');
+  if (!server) return pidsOf('postgres');
+  let children = [];
+  try {
+    children = execFileSync('pgrep', ['-P', String(server)]).toString().trim().split('\n').map(Number);
+  } catch {
+    // none
+  }
+  const own = children.filter((pid) => {
+    try {
+      // A session is "postgres: [cluster: ]<user> <database> <host>(<port>) <state>"; background processes name their job.
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const session = /(?:^|: )(\S+) (\S+) (?:[\d.:a-f]+\(\d+\)|\[local\])/.exec(title);
+      return !session || session[2] === database;
+    } catch {
+      return false;
+    }
+  });
+  return [server, ...own];
+}
+
 /** CPU seconds so far of each labelled group of processes, and of this process as `benchLabel`. */
 export function cpuSnapshot(named, benchLabel = 'bench') {
   const snap = {};

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { createTestContext } from '@mailroom/testing';
 import { arg } from './common.mjs';
-import { cpuSnapshot, pidsOf } from './cpu.mjs';
+import { cpuSnapshot, natsPidsOf, postgresPidsOf } from './cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const duration = arg('duration', 15);
@@ -88,7 +88,7 @@ try {
   const bareUrl = `http://127.0.0.1:${barePort}/api/v1/org`;
 
   const [orgsProc, authProc, gatewayProc] = allInOne ? [children[0], { pid: -1 }, { pid: -1 }] : children;
-  const common = { 'nats-server': () => pidsOf('nats-server'), postgres: () => pidsOf('postgres') };
+  const common = { 'nats-server': () => natsPidsOf(ctx.env.NATS_URL), postgres: () => postgresPidsOf(ctx.env.DATABASE_URL) };
   await warm(bareUrl, key.key);
   const bareResult = await measured({ bare: () => [bare.pid], ...common }, () => run(bareUrl, key.key));
   await warm(`${http}/api/v1/org`, key.key);

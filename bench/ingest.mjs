@@ -8,7 +8,7 @@ import { fork, spawn } from 'node:child_process';
 import path from 'node:path';
 import { ApiClient, EventTap, createTestContext, startDnsServer } from '@mailroom/testing';
 import { arg, postfixTool, root, startProcess } from './common.mjs';
-import { childrenCpu, cpuPerUnit, cpuSnapshot, pidsOf } from './cpu.mjs';
+import { childrenCpu, cpuPerUnit, cpuSnapshot, natsPidsOf, pidsOf, postgresPidsOf } from './cpu.mjs';
 
 const SMTP_SOURCE = postfixTool('smtp-source', 'bench:ingest');
 const MESSAGES = arg('messages', 10_000);
@@ -53,8 +53,8 @@ try {
   const procs = {
     platform: () => [platform.child.pid],
     rspamd: () => pidsOf('rspamd'),
-    postgres: () => pidsOf('postgres'),
-    'nats-server': () => pidsOf('nats-server'),
+    postgres: () => postgresPidsOf(ctx.env.DATABASE_URL),
+    'nats-server': () => natsPidsOf(ctx.env.NATS_URL),
   };
   const cpu = () => ({ ...cpuSnapshot(procs, 'bench (DNS, event tap)'), 'smtp-source': childrenCpu() });
   const smtpPort = Number(new URL(smtp).port);

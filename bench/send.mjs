@@ -18,7 +18,7 @@ import nodemailer from 'nodemailer';
 import { connectTestBus, createTestContext, freePort, signUpTenant, startDnsServer, waitFor } from '@mailroom/testing';
 import { eventSubject } from '@mailroom/contracts';
 import { arg, percentile, postfixTool, startProcess } from './common.mjs';
-import { cpuPerUnit, cpuSnapshot, pidsOf } from './cpu.mjs';
+import { cpuPerUnit, cpuSnapshot, natsPidsOf, postgresPidsOf } from './cpu.mjs';
 
 const SMTP_SINK = postfixTool('smtp-sink', 'bench:send');
 const MESSAGES = arg('messages', 3000);
@@ -109,7 +109,7 @@ try {
   const sink = await startSink(sinkPort);
   const platform = await startPlatform(ctx.env);
   const { endpoints } = platform;
-  const procs = { ...platform.procs, 'smtp-sink': () => [sink.pid], postgres: () => pidsOf('postgres'), 'nats-server': () => pidsOf('nats-server') };
+  const procs = { ...platform.procs, 'smtp-sink': () => [sink.pid], postgres: () => postgresPidsOf(ctx.env.DATABASE_URL), 'nats-server': () => natsPidsOf(ctx.env.NATS_URL) };
 
   // A new user, as an agent works: signs up, makes an API key and an inbox, receives one message by SMTP.
   const { api } = await signUpTenant(endpoints.http, 'bench@example.com');

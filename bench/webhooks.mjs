@@ -22,7 +22,7 @@ import { connectTestBus, createTestContext, messageReceivedEvent, standInPlanLim
 import { callRpc, publishEvent } from '@mailroom/messaging';
 import { newId } from '@mailroom/contracts';
 import { arg, percentile } from './common.mjs';
-import { cpuPerUnit, cpuSnapshot, pidsOf } from './cpu.mjs';
+import { cpuPerUnit, cpuSnapshot, natsPidsOf, postgresPidsOf } from './cpu.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const EVENTS = arg('events', 20_000);
@@ -98,7 +98,7 @@ try {
   children.push(receivers);
   const ports = await new Promise((resolve) => receivers.once('message', (m) => resolve(m.ports)));
   const webhooks = await startWebhooks(ctx.env);
-  const procs = { webhooks: () => [webhooks.pid], receivers: () => [receivers.pid], postgres: () => pidsOf('postgres'), 'nats-server': () => pidsOf('nats-server') };
+  const procs = { webhooks: () => [webhooks.pid], receivers: () => [receivers.pid], postgres: () => postgresPidsOf(ctx.env.DATABASE_URL), 'nats-server': () => natsPidsOf(ctx.env.NATS_URL) };
   // As the tests identity, which seals tenant contexts as the gateway does.
   const bus = await connectTestBus(ctx.env, 'tests', 'bench-webhooks');
   // No orgs here: the made-up tenant's plan is answered by the bench (no limit).
@@ -205,7 +205,7 @@ try {
       child.once('message', resolve);
       child.once('exit', (code) => reject(new Error(`the floor exited with ${code}`)));
     });
-    const floorProcs = { floor: () => [child.pid], receivers: () => [receivers.pid], postgres: () => pidsOf('postgres'), 'nats-server': () => pidsOf('nats-server') };
+    const floorProcs = { floor: () => [child.pid], receivers: () => [receivers.pid], postgres: () => postgresPidsOf(ctx.env.DATABASE_URL), 'nats-server': () => natsPidsOf(ctx.env.NATS_URL) };
     await ask(receivers, 'reset', 'reset');
     await publishAll(make(500));
     await waitForCount(receivers, 500 * RECEIVERS, 60_000);
