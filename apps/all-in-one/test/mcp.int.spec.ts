@@ -5,7 +5,9 @@
  * the agent loop by tool calls alone: mail arrives over SMTP, the agent finds and reads it, and
  * replies (the reply leaves through a real SMTP relay). Attachments: a text one read as text, a
  * binary one answered as a signed link that downloads without the key; sends carrying a file
- * by URL and an uploaded one. Every tool's error answer carries the API's code and a fix.
+ * by URL and an uploaded one. Each management tool (inboxes, threads, labels, suppressions,
+ * webhook endpoints, usage) runs once against the API. Every tool's error answer carries the
+ * API's code and a fix.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -200,6 +202,47 @@ describe('the MCP server', () => {
       }
     } finally {
       child.kill('SIGTERM');
+    }
+  });
+
+  it('runs the management tools: inboxes, threads, labels, suppressions, webhook endpoints, usage', async () => {
+    const client = await stdioClient(platform.tenant.key);
+    try {
+      const inbox = await call(client, 'create_inbox', { username: 'manage', display_name: 'Manage' });
+      expect(await call(client, 'get_inbox', { id: inbox.inbox_id })).toMatchObject({ inbox_id: inbox.inbox_id, display_name: 'Manage' });
+      expect(await call(client, 'update_inbox', { id: inbox.inbox_id, display_name: 'Managed' })).toMatchObject({ display_name: 'Managed' });
+      expect((await call(client, 'list_inboxes', { limit: 100 })).data.map((i: { inbox_id: string }) => i.inbox_id)).toContain(inbox.inbox_id);
+
+      const sent = await call(client, 'send_message', { inbox_id: inbox.inbox_id, to: 'lee@sender.test', subject: 'Labels', text_body: 'x' });
+      expect((await call(client, 'list_threads', { inbox_id: inbox.inbox_id })).data).toEqual([expect.objectContaining({ thread_id: sent.thread_id })]);
+      expect(await call(client, 'get_thread', { inbox_id: inbox.inbox_id, thread_id: sent.thread_id })).toMatchObject({ thread_id: sent.thread_id });
+      await call(client, 'add_message_labels', { id: sent.message_id, labels: ['todo'] });
+      await call(client, 'add_thread_labels', { id: sent.thread_id, labels: ['vip'] });
+      expect((await call(client, 'list_messages', { inbox_id: inbox.inbox_id, label: 'todo' })).data.map((m: { message_id: string }) => m.message_id)).toEqual([sent.message_id]);
+      expect((await call(client, 'list_labels', {})).data.map((l: { label: string }) => l.label)).toEqual(expect.arrayContaining(['todo', 'vip']));
+      await call(client, 'remove_message_labels', { id: sent.message_id, labels: ['todo'] });
+      await call(client, 'remove_thread_labels', { id: sent.thread_id, labels: ['vip'] });
+      expect((await call(client, 'list_messages', { inbox_id: inbox.inbox_id, label: 'todo' })).data).toEqual([]);
+
+      await call(client, 'add_suppression', { address: 'gone@sender.test' });
+      expect((await call(client, 'list_suppressions', {})).data).toEqual(expect.arrayContaining([expect.objectContaining({ address: 'gone@sender.test', reason: 'manual' })]));
+      const refused = (await client.callTool({ name: 'send_message', arguments: { inbox_id: inbox.inbox_id, to: 'gone@sender.test', subject: 'x', text_body: 'x' } })) as ToolAnswer;
+      expect(JSON.parse(textOf(refused)).error).toMatchObject({ code: 'blocked_recipient', fix: expect.stringContaining('suppression') });
+      await call(client, 'delete_suppression', { address: 'gone@sender.test' });
+      expect((await call(client, 'list_suppressions', {})).data).toEqual([]);
+
+      const endpoint = await call(client, 'create_webhook_endpoint', { url: 'https://hooks.example.com/mailroom', events: ['domain.verified'] });
+      expect(endpoint.secret).toMatch(/^whsec_/);
+      expect((await call(client, 'list_webhook_endpoints', {})).data.map((e: { id: string }) => e.id)).toContain(endpoint.id);
+      expect(await call(client, 'list_webhook_deliveries', { id: endpoint.id })).toEqual({ data: [], next_page_token: null });
+      await call(client, 'delete_webhook_endpoint', { id: endpoint.id });
+
+      expect(await call(client, 'get_usage', {})).toMatchObject({ org_id: platform.tenant.org_id, usage: { inboxes: expect.objectContaining({ used: expect.any(Number) }) } });
+      await call(client, 'delete_inbox', { id: inbox.inbox_id });
+      const gone = (await client.callTool({ name: 'get_inbox', arguments: { id: inbox.inbox_id } })) as ToolAnswer;
+      expect(JSON.parse(textOf(gone)).error).toMatchObject({ code: 'not_found' });
+    } finally {
+      await client.close();
     }
   });
 
