@@ -3,7 +3,8 @@
  * config in a temporary directory. It logs in (the key on stdin, stored 0600), creates and
  * lists inboxes, and `webhook-listen` verifies a real message.received delivery of mail that
  * arrived over SMTP; the message is listed, read (extracted_text) and answered, a new message
- * is sent, and failures end with the documented exit codes.
+ * is sent; the thread, the endpoint's deliveries and the API keys are managed; bash completes
+ * with the script `completion bash` prints; and failures end with the documented exit codes.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -67,7 +68,12 @@ function mailroom(args: string[], opts: { stdin?: string; env?: Record<string, s
 
 /** Runs a --json command that must succeed, and answers its one JSON document. */
 async function json(...args: string[]): Promise<any> {
-  const run = await mailroom([...args, '--json']);
+  return jsonAs({}, ...args);
+}
+
+/** The same with extra environment (MAILROOM_API_KEY: a user access token for what keys cannot do). */
+async function jsonAs(env: Record<string, string>, ...args: string[]): Promise<any> {
+  const run = await mailroom([...args, '--json'], { env });
   if (run.code !== 0) throw new Error(`mailroom ${args.join(' ')} exited ${run.code}: ${run.stdout}${run.stderr}`);
   return JSON.parse(run.stdout);
 }
@@ -138,6 +144,40 @@ describe('the mailroom CLI', () => {
 
     const threads = await json('threads', 'list', inbox.inbox_id);
     expect(threads).toHaveLength(2);
+    const thread = await json('threads', 'get', inbox.inbox_id, String(received.event!.data.thread_id));
+    expect(thread).toMatchObject({ thread_id: received.event!.data.thread_id });
+
+    // The endpoint's delivery records, then the endpoint gone.
+    const deliveries = await json('webhooks', 'deliveries', endpoint.id);
+    expect(deliveries).toEqual(expect.arrayContaining([expect.objectContaining({ event_type: 'message.received', status: 'delivered', http_status: 200 })]));
+    expect((await json('webhooks', 'list')).map((e: { id: string }) => e.id)).toContain(endpoint.id);
+    expect(await json('webhooks', 'delete', endpoint.id)).toEqual({ ok: true, id: endpoint.id });
+    expect((await json('webhooks', 'list')).map((e: { id: string }) => e.id)).not.toContain(endpoint.id);
+  });
+
+  it('creates, lists and revokes API keys (as a person: keys cannot manage keys); bash completes with the script it prints', async () => {
+    const owner = { MAILROOM_API_KEY: platform.tenant.accessToken };
+    const key = await jsonAs(owner, 'keys', 'create', '--name', 'ci', '--scope', 'read_only');
+    expect(key).toMatchObject({ id: expect.stringMatching(/^key_/), name: 'ci', scope: 'read_only', key: expect.stringMatching(/^mr_/) });
+    expect((await jsonAs(owner, 'keys', 'list')).find((k: { id: string }) => k.id === key.id)).toMatchObject({ name: 'ci', scope: 'read_only' });
+    expect((await mailroom(['inboxes', 'list', '--json'], { env: { MAILROOM_API_KEY: key.key } })).code).toBe(0);
+    expect((await jsonAs(owner, 'keys', 'list')).find((k: { id: string }) => k.id === key.id)).not.toHaveProperty('key');
+    expect(await jsonAs(owner, 'keys', 'revoke', key.id)).toEqual({ ok: true, id: key.id });
+    await waitFor(async () => (await mailroom(['inboxes', 'list', '--json'], { env: { MAILROOM_API_KEY: key.key } })).code === 2 || undefined, { timeoutMs: 5_000, what: 'the revoked key refused' });
+
+    const script = await mailroom(['completion', 'bash']);
+    expect(script.code).toBe(0);
+    const complete = (words: string[]) =>
+      new Promise<string>((resolve, reject) => {
+        const bash = spawn('bash', ['-c', `eval "$COMPLETION"; COMP_WORDS=(${words.join(' ')}); COMP_CWORD=${words.length - 1}; _mailroom_complete; echo "\${COMPREPLY[*]}"`], { env: { PATH: process.env.PATH ?? '', COMPLETION: script.stdout } });
+        let out = '';
+        bash.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        bash.on('error', reject);
+        bash.on('close', () => resolve(out.trim()));
+      });
+    expect((await complete(['mailroom', 'ke'])).split(' ')).toEqual(['keys']);
+    expect((await complete(['mailroom', 'keys', 'r'])).split(' ')).toEqual(['revoke']);
+    expect((await complete(['mailroom', 'webhooks', 'create', '--ur'])).split(' ')).toEqual(['--url']);
   });
 
   it('ends with the documented exit codes, the API error as JSON', async () => {

@@ -2,6 +2,7 @@
 import Ajv2020 from 'ajv/dist/2020';
 import { OPERATIONS } from '@mailroom/sdk';
 import { resolveTools } from './server';
+import { CUSTOM_TOOLS } from './attachment-tools';
 import { TOOLS } from './tools';
 
 describe('the tools', () => {
@@ -34,7 +35,20 @@ describe('the tools', () => {
 
   it('cover the agent loop and its management', () => {
     expect(tools.map((t) => t.listing.name)).toEqual(
-      expect.arrayContaining(['list_inboxes', 'create_inbox', 'list_messages', 'get_message', 'get_raw_message', 'list_threads', 'get_thread', 'send_message', 'reply_to_message', 'get_attachment', 'add_message_labels', 'list_suppressions', 'create_webhook_endpoint', 'list_webhook_deliveries', 'get_usage']),
+      expect.arrayContaining(['list_inboxes', 'create_inbox', 'list_messages', 'get_message', 'get_raw_message', 'list_threads', 'get_thread', 'send_message', 'reply_to_message', 'get_attachment', 'upload_attachment', 'add_message_labels', 'list_suppressions', 'create_webhook_endpoint', 'list_webhook_deliveries', 'get_usage']),
     );
+  });
+
+  it('run their own way only where the catalog has them, and say how to send attachments', () => {
+    for (const name of Object.keys(CUSTOM_TOOLS)) expect(TOOLS.map((t) => t.name)).toContain(name);
+    const upload = tools.find((t) => t.listing.name === 'upload_attachment')!;
+    expect(upload.listing.inputSchema.required).toEqual(['filename']);
+    for (const name of ['send_message', 'reply_to_message', 'reply_all_to_message', 'forward_message']) {
+      const tool = tools.find((t) => t.listing.name === name)!;
+      expect(tool.listing.description).toMatch(/\{url\}.*\{attachment_id\}.*upload_attachment/);
+      // The attachment shapes are the API's own: inline, by upload id, by URL.
+      const items = (tool.listing.inputSchema.properties!.attachments as { items: { anyOf: { required: string[] }[] } }).items.anyOf.map((s) => s.required);
+      expect(items).toEqual([['filename', 'content_base64'], ['attachment_id'], ['url']]);
+    }
   });
 });

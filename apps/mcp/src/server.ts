@@ -6,6 +6,7 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { OPERATIONS, type Mailroom, type OperationInfo } from '@mailroom/sdk';
+import { CUSTOM_TOOLS } from './attachment-tools';
 import { fileContent } from './domain/file-content';
 import { toToolError } from './domain/tool-error';
 import { InvalidArguments, splitArguments, toolInputSchema } from './domain/tool-input';
@@ -35,7 +36,7 @@ export function resolveTools(operations: readonly OperationInfo[] = OPERATIONS):
       name: definition.name,
       title: operation.summary || definition.name,
       description: definition.description,
-      inputSchema: toolInputSchema(operation),
+      inputSchema: CUSTOM_TOOLS[definition.name]?.input?.() ?? toolInputSchema(operation),
       annotations: {
         readOnlyHint: definition.readOnly ?? false,
         destructiveHint: definition.destructive ?? false,
@@ -52,8 +53,15 @@ const errorResult = (err: unknown): CallToolResult => ({
   content: [{ type: 'text', text: JSON.stringify({ error: toToolError(err) }, null, 2) }],
 });
 
+const NO_PARTS = { path: {}, query: {}, body: undefined, headers: {} };
+
 async function runTool(mr: Mailroom, tool: ResolvedTool, args: Record<string, unknown>): Promise<CallToolResult> {
-  const { path, query, body, headers } = splitArguments(tool.operation, args);
+  const custom = CUSTOM_TOOLS[tool.definition.name];
+  // A tool with an input of its own checks its arguments itself.
+  if (custom?.input) return custom.run(mr, args, NO_PARTS);
+  const parts = splitArguments(tool.operation, args);
+  if (custom) return custom.run(mr, args, parts);
+  const { path, query, body, headers } = parts;
   const file = tool.definition.output === 'file';
   const { data, response } = await mr.call(tool.operation.id, {
     path,

@@ -22,6 +22,8 @@ export interface ToolDefinition {
 
 const SENDS =
   'Irreversible: the mail leaves at once and cannot be recalled. Calling this again sends again, unless you pass the same idempotency_key (then the first answer comes back and nothing is sent).';
+const ATTACHMENTS =
+  'Each attachment is one of: {url} (an http(s) file the server fetches when sending; optional filename, content_type), {attachment_id} (from upload_attachment, for 24 hours), or {filename, content_base64} (small files, 512 KiB in all).';
 const PAGED = 'Paged: at most `limit` items (default 20, at most 100); pass the answer\'s next_page_token as page_token for the next page (null: no more).';
 
 export const TOOLS: readonly ToolDefinition[] = [
@@ -38,15 +40,15 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'get_message',
     operation: 'mailbox.message.get',
     readOnly: true,
-    description: 'Get a message: headers, text_body and html_body as received, and extracted_text (the new text without quoted history or signature: what to read), attachments (their ids), labels.',
+    description: 'Get a message: headers, text_body and html_body as received, and extracted_text (the new text without quoted history or signature: what to read), attachments (ids, and download_url: signed links that need no API key until download_urls_expire_at), labels.',
   },
   { name: 'get_raw_message', operation: 'mailbox.message.raw', readOnly: true, output: 'file', description: 'Get a message as received: the whole RFC 5322 source (headers and MIME parts), as text.' },
   { name: 'list_threads', operation: 'mailbox.thread.list', readOnly: true, description: `List the conversations (threads) of an inbox, latest activity first. ${PAGED}` },
   { name: 'get_thread', operation: 'mailbox.thread.get', readOnly: true, description: 'Get a thread with its messages, in order.' },
-  { name: 'send_message', operation: 'mailbox.message.send', description: `Send a new email from an inbox (to, cc, bcc, subject, text_body and/or html_body, attachments as base64). ${SENDS}` },
-  { name: 'reply_to_message', operation: 'mailbox.message.reply', description: `Reply to the sender of a message, in its thread (subject "Re: ...", threading headers set). ${SENDS}` },
-  { name: 'reply_all_to_message', operation: 'mailbox.message.replyAll', description: `Reply to the sender and every other recipient of a message, in its thread. ${SENDS}` },
-  { name: 'forward_message', operation: 'mailbox.message.forward', description: `Forward a message, with its attachments, to other addresses. ${SENDS}` },
+  { name: 'send_message', operation: 'mailbox.message.send', description: `Send a new email from an inbox (to, cc, bcc, subject, text_body and/or html_body, attachments). ${ATTACHMENTS} ${SENDS}` },
+  { name: 'reply_to_message', operation: 'mailbox.message.reply', description: `Reply to the sender of a message, in its thread (subject "Re: ...", threading headers set). ${ATTACHMENTS} ${SENDS}` },
+  { name: 'reply_all_to_message', operation: 'mailbox.message.replyAll', description: `Reply to the sender and every other recipient of a message, in its thread. ${ATTACHMENTS} ${SENDS}` },
+  { name: 'forward_message', operation: 'mailbox.message.forward', description: `Forward a message, with its attachments, to other addresses; attachments adds files to them. ${ATTACHMENTS} ${SENDS}` },
   // Labels
   { name: 'list_labels', operation: 'mailbox.label.list', readOnly: true, description: 'List the labels in use, with their counts.' },
   { name: 'add_message_labels', operation: 'mailbox.label.addToMessage', idempotent: true, description: 'Add labels to a message (a label already there stays once).' },
@@ -58,8 +60,14 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'get_attachment',
     operation: 'mailbox.attachment.get',
     readOnly: true,
-    output: 'file',
-    description: 'Get an attachment of a message (its id from get_message): as text when it is text (text/*, JSON, XML, CSV), as an image when it is one, else as an embedded base64 resource.',
+    description:
+      'Get an attachment of a message (its id from get_message): its text when it is text (text/*, JSON, XML, CSV; up to 256 KiB), else {download_url, expires_at, filename, content_type, size}: a signed link whose plain GET returns the bytes, no API key needed, until expires_at.',
+  },
+  {
+    name: 'upload_attachment',
+    operation: 'mailbox.upload.register',
+    description:
+      'Upload a file to attach to later sends (up to 25 MB): filename, and content_text (text) or content_base64 (binary). Answers attachment_id: pass {attachment_id} in the attachments of send_message, reply_to_message, reply_all_to_message or forward_message, within 24 hours. Sends nothing by itself.',
   },
   // Suppressions
   { name: 'list_suppressions', operation: 'mail-send.suppression.list', readOnly: true, description: `List the addresses mail is not sent to (bounced, complained, unsubscribed, or added by hand). ${PAGED}` },

@@ -11,4 +11,5 @@ export * from './ports';
 export * from './ttl-cache';
 export * from './rounds';
 export * from './ip-policy';
+export * from './guarded-connect';
 export * from './guarded-fetch';

@@ -19,7 +19,11 @@ export function parseContentType(header: string | null): { mediaType: string; ch
   return { mediaType: type.trim().toLowerCase() || 'application/octet-stream', charset };
 }
 
-function decodeText(bytes: Uint8Array, charset: string | undefined): string | undefined {
+/** Whether a media type (parameters allowed) is one a model reads as text. */
+export const isTextType = (contentType: string | null): boolean => TEXT_TYPES.test(parseContentType(contentType).mediaType);
+
+/** The bytes as text in their charset (UTF-8 when none is named); undefined when they are not. */
+export function decodeText(bytes: Uint8Array, charset: string | undefined): string | undefined {
   try {
     return new TextDecoder(charset ?? 'utf-8', { fatal: true }).decode(bytes);
   } catch {

@@ -3,16 +3,12 @@
  * TLS, the request and the response head; redirects are never followed (a 3xx is a
  * failure); the response body is read up to 64 KB and its first 4 KB are kept.
  *
- * SSRF guard: every new connection is checked where the address is known. Literal IPs
- * are checked in the connector (Node does not call the lookup hook for them), names in
- * the DNS lookup hook of the socket itself, so the address checked is the address
- * connected to and DNS rebinding between a check and the connect is impossible. A
- * refused destination makes no connection at all.
+ * SSRF guard: the platform's, at connect time (libs/platform guarded-connect.ts): every new
+ * connection is checked on the address it connects to, so a refused destination makes no
+ * connection at all, and DNS rebinding between a check and the connect is impossible.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
-import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { ipLiteralOf, type IpPolicy } from '../domain/ip-policy';
+import { guardedConnector, type IpPolicy, type Resolver } from '@mailroom/platform';
+import { Agent, type Dispatcher } from 'undici';
 
 export const RESPONSE_READ_LIMIT = 64 * 1024;
 export const RESPONSE_KEEP_LIMIT = 4 * 1024;
@@ -41,47 +37,13 @@ export interface PostResult {
   retryAfter?: string;
 }
 
-/** Resolves a name to all its addresses (dns.lookup by default; tests inject their own). */
-export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
-
-const systemResolver: Resolver = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
-
-export class BlockedDestinationError extends Error {
-  readonly code = 'E_BLOCKED_DESTINATION';
-  constructor(host: string) {
-    super(`destination ${host} is not a public address`);
-    this.name = 'BlockedDestinationError';
-  }
-}
-
 export interface HttpClientOptions {
   ips: IpPolicy;
   /** The one deadline of an attempt. */
   timeoutMs: number;
+  /** How names are resolved (the system's by default; tests give their own). */
   resolver?: Resolver;
   userAgent?: string;
-}
-
-/** A lookup hook for net/tls.connect that answers only with permitted addresses. */
-export function guardedLookup(ips: IpPolicy, resolver: Resolver): LookupFunction {
-  return (hostname, options, callback) => {
-    resolver(hostname).then(
-      (all) => {
-        const family = options.family === 'IPv6' ? 6 : options.family === 'IPv4' ? 4 : (options.family ?? 0);
-        const candidates = family ? all.filter((a) => a.family === family) : all;
-        const permitted = candidates.filter((a) => ips.permits(a.address));
-        if (permitted.length === 0) {
-          callback(candidates.length ? new BlockedDestinationError(hostname) : Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-          return;
-        }
-        // net.connect asks for every address (all: true) when it races IPv4 and IPv6 (autoSelectFamily).
-        if (options.all) callback(null, permitted);
-        else callback(null, permitted[0]!.address, permitted[0]!.family);
-      },
-      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), '', 0),
-    );
-  };
 }
 
 /**
@@ -127,19 +89,8 @@ export class WebhookHttpClient {
   constructor(opts: HttpClientOptions) {
     this.timeoutMs = opts.timeoutMs;
     this.userAgent = opts.userAgent ?? 'Mailroom-Webhooks/1.0';
-    const base = buildConnector({ timeout: opts.timeoutMs, lookup: guardedLookup(opts.ips, opts.resolver ?? systemResolver) });
     this.agent = new Agent({
-      connect: (options, callback) => {
-        // Node connects to what it reads as an address without the guarded lookup: judge every
-        // host either reading takes for one, so the two parsers never disagree in a caller's favour.
-        const bare = options.hostname.replace(/^\[|\]$/g, '');
-        const literal = ipLiteralOf(options.hostname) ?? (isIP(bare) ? bare : undefined);
-        if (literal !== undefined && !opts.ips.permits(literal)) {
-          callback(new BlockedDestinationError(literal), null);
-          return;
-        }
-        base(options, callback);
-      },
+      connect: guardedConnector(opts.ips, { timeoutMs: opts.timeoutMs, ...(opts.resolver ? { resolver: opts.resolver } : {}) }),
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
       keepAliveTimeout: 4_000,
