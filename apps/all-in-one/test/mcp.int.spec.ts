@@ -148,6 +148,20 @@ async function agentLoop(client: Client, subject: string) {
   const raw = (await client.callTool({ name: 'get_raw_message', arguments: { inbox_id: inbox.inbox_id, message_id: listed.message_id } })) as ToolAnswer;
   expect(raw.isError).toBeFalsy();
   expect(textOf(raw)).toContain(`Subject: ${subject}`);
+  // A source over 256 KiB (a large attachment) is a signed link, not text in the model's context.
+  await nodemailer
+    .createTransport({ host: '127.0.0.1', port: smtpPort, secure: false, ignoreTLS: true, name: 'mail.sender.test' })
+    .sendMail({ from: 'ada@sender.test', to: inbox.address, subject: `${subject}: big`, text: 'A big file.', attachments: [{ filename: 'big.bin', content: Buffer.alloc(300_000, 7) }] });
+  const big = await waitFor(
+    async () => ((await call(client, 'list_messages', { inbox_id: inbox.inbox_id, limit: 10 })).data as { message_id: string; subject: string }[]).find((m) => m.subject === `${subject}: big`),
+    { timeoutMs: 20_000, what: 'the big message in list_messages' },
+  );
+  const bigRaw = await call(client, 'get_raw_message', { inbox_id: inbox.inbox_id, message_id: big.message_id });
+  expect(bigRaw).toMatchObject({ size: expect.any(Number), download_url: expect.stringMatching(/\/api\/v1\/downloads\//), note: expect.stringContaining('256 KiB') });
+  expect(bigRaw.size).toBeGreaterThan(300_000);
+  const bigDownload = await fetch(bigRaw.download_url);
+  expect(bigDownload.status).toBe(200);
+  expect((await bigDownload.text()).length).toBe(bigRaw.size);
 
   // A send with a file by URL (fetched by the server) and an uploaded one (by its id).
   const uploaded = await call(client, 'upload_attachment', { filename: 'notes.csv', content_type: 'text/csv', content_text: 'day,boxes\nmon,3\n' });

@@ -1,12 +1,13 @@
 /**
- * The two tools that are more than one API call: get_attachment (text, else a signed link) and
- * upload_attachment (a JSON argument made into the file the upload route takes).
+ * The tools that are more than one API call: get_attachment (text, else a signed link),
+ * get_raw_message (the source as text, else a signed link) and upload_attachment (a JSON
+ * argument made into the file the upload route takes).
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { attachmentSummary, isoTimestamp } from '@mailroom/contracts';
 import type { Mailroom } from '@mailroom/sdk';
-import { attachmentLink, attachmentText, readsAsText } from './domain/attachment-answer';
+import { attachmentLink, attachmentText, rawLink, rawText, readsAsText } from './domain/attachment-answer';
 import { InvalidArguments, type RequestParts, type ToolInputSchema } from './domain/tool-input';
 import { uploadFile, uploadInput, uploadInputSchema } from './domain/upload-input';
 
@@ -38,6 +39,21 @@ async function getAttachment(mr: Mailroom, _args: Record<string, unknown>, { pat
   return json(link);
 }
 
+/** What get_raw_message needs of a message read: its signed raw link. */
+const rawLinks = z.object({ raw_download_url: z.string().optional(), download_urls_expire_at: isoTimestamp.optional() });
+
+async function getRawMessage(mr: Mailroom, _args: Record<string, unknown>, { path }: RequestParts): Promise<CallToolResult> {
+  const { inbox_id, message_id } = path;
+  const { data } = await mr.call('mailbox.message.raw', { path: { inbox_id, message_id }, parseAs: 'arrayBuffer' });
+  const bytes = new Uint8Array(data as ArrayBuffer);
+  const text = rawText(bytes);
+  if (text !== undefined) return { content: [{ type: 'text', text }] };
+  const { data: message } = await mr.call('mailbox.message.get', { path: { inbox_id, message_id } });
+  const links = rawLinks.parse(message);
+  if (!links.raw_download_url) throw Object.assign(new Error('the API gave no download link for this message'), { status: 500, code: 'internal_error' });
+  return json(rawLink(bytes.length, links.raw_download_url, links.download_urls_expire_at));
+}
+
 async function uploadAttachment(mr: Mailroom, args: Record<string, unknown>): Promise<CallToolResult> {
   const parsed = uploadInput.safeParse(args);
   if (!parsed.success) throw new InvalidArguments(parsed.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; '));
@@ -48,5 +64,6 @@ async function uploadAttachment(mr: Mailroom, args: Record<string, unknown>): Pr
 
 export const CUSTOM_TOOLS: Record<string, CustomTool> = {
   get_attachment: { run: getAttachment },
+  get_raw_message: { run: getRawMessage },
   upload_attachment: { input: uploadInputSchema, run: (mr, args) => uploadAttachment(mr, args) },
 };

@@ -42,7 +42,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     readOnly: true,
     description: 'Get a message: headers, text_body and html_body as received, and extracted_text (the new text without quoted history or signature: what to read), attachments (ids, and download_url: signed links that need no API key until download_urls_expire_at), labels.',
   },
-  { name: 'get_raw_message', operation: 'mailbox.message.raw', readOnly: true, output: 'file', description: 'Get a message as received: the whole RFC 5322 source (headers and MIME parts), as text.' },
+  { name: 'get_raw_message', operation: 'mailbox.message.raw', readOnly: true, output: 'file', description: 'Get a message as received: the whole RFC 5322 source (headers and MIME parts), as text up to 256 KiB; a larger source is answered with a signed download link instead.' },
   { name: 'list_threads', operation: 'mailbox.thread.list', readOnly: true, description: `List the conversations (threads) of an inbox, latest activity first. ${PAGED}` },
   { name: 'get_thread', operation: 'mailbox.thread.get', readOnly: true, description: 'Get a thread with its messages, in order.' },
   { name: 'send_message', operation: 'mailbox.message.send', description: `Send a new email from an inbox (to, cc, bcc, subject, text_body and/or html_body, attachments). ${ATTACHMENTS} ${SENDS}` },

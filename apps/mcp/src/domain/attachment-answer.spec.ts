@@ -1,4 +1,4 @@
-import { attachmentLink, attachmentText, readsAsText, TEXT_MAX_BYTES } from './attachment-answer';
+import { attachmentLink, attachmentText, rawLink, rawText, readsAsText, TEXT_MAX_BYTES } from './attachment-answer';
 
 const csv = { attachment_id: 'att_1', filename: 'a.csv', content_type: 'text/csv', size: 12, download_url: 'https://api.test/api/v1/downloads/t1' };
 const pdf = { ...csv, filename: 'a.pdf', content_type: 'application/pdf', size: 5_000_000 };
@@ -31,5 +31,18 @@ describe('an attachment as get_attachment answers it', () => {
     expect(attachmentLink({ ...csv, size: TEXT_MAX_BYTES + 1 }, undefined)?.note).toContain('larger than 256 KiB');
     expect(attachmentLink(csv, undefined)?.note).toContain('does not decode');
     expect(attachmentLink({ ...pdf, download_url: undefined }, undefined)).toBeUndefined();
+  });
+
+  it('is, for a raw message, its source as text up to the bound, else a link saying why', () => {
+    expect(rawText(new TextEncoder().encode('Subject: hi\r\n\r\nbody'))).toBe('Subject: hi\r\n\r\nbody');
+    expect(rawText(new Uint8Array(TEXT_MAX_BYTES + 1).fill(0x61))).toBeUndefined();
+    expect(rawText(Uint8Array.from([0x53, 0xe9, 0x0a]))).toBeUndefined();
+    expect(rawLink(TEXT_MAX_BYTES + 1, 'https://api.test/api/v1/downloads/r1', '2026-01-01T00:00:00.000Z')).toEqual({
+      size: TEXT_MAX_BYTES + 1,
+      download_url: 'https://api.test/api/v1/downloads/r1',
+      expires_at: '2026-01-01T00:00:00.000Z',
+      note: expect.stringContaining('larger than 256 KiB'),
+    });
+    expect(rawLink(10, 'u', undefined).note).toContain('not UTF-8');
   });
 });

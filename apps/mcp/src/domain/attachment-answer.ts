@@ -46,3 +46,29 @@ export function attachmentLink(a: AttachmentInfo, expiresAt: string | undefined)
     note: `The file is ${why}, so it is given as a link: a plain GET of download_url returns its bytes, with no Authorization header, until expires_at (call get_attachment again for a fresh link).`,
   };
 }
+
+/**
+ * How get_raw_message answers: the source as text up to TEXT_MAX_BYTES (a message with a large
+ * attachment would flood the model's context), else undefined, and the tool gives the
+ * message's signed raw_download_url instead.
+ */
+export function rawText(bytes: Uint8Array): string | undefined {
+  return bytes.length > TEXT_MAX_BYTES ? undefined : decodeText(bytes, undefined);
+}
+
+export interface RawLink {
+  size: number;
+  download_url: string;
+  expires_at: string | undefined;
+  note: string;
+}
+
+export function rawLink(size: number, url: string, expiresAt: string | undefined): RawLink {
+  const why = size > TEXT_MAX_BYTES ? `larger than ${TEXT_MAX_BYTES / 1024} KiB` : 'not UTF-8 text';
+  return {
+    size,
+    download_url: url,
+    expires_at: expiresAt,
+    note: `The message source is ${why}, so it is given as a link: a plain GET of download_url returns it (message/rfc822), with no Authorization header, until expires_at. get_message has its text, HTML and attachments.`,
+  };
+}
