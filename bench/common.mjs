@@ -35,7 +35,9 @@ export function postfixTool(tool, bench) {
 export function startProcess(name, env, { children, nodeArgs = [], ready = () => true }) {
   const entry = name === 'all-in-one' ? ['apps/all-in-one/dist/main.js', 'start'] : [`services/${name}/dist/main.js`];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, path.join(root, entry[0]), ...entry.slice(1)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    // As every start command starts it: tracing preloaded (on when OTEL_EXPORTER_OTLP_ENDPOINT is set).
+    const preload = ['--require', path.join(root, 'libs/platform/dist/telemetry-preload.js')];
+    const child = spawn(process.execPath, [...nodeArgs, ...preload, path.join(root, entry[0]), ...entry.slice(1)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     children.push(child);
     const endpoints = {};
     let buf = '';

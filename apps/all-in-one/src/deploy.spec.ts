@@ -56,7 +56,7 @@ const container = z.object({
   readinessProbe: z.unknown().optional(),
 });
 const podTemplate = z.object({
-  metadata: z.object({ labels }),
+  metadata: z.object({ labels, annotations: labels.optional() }),
   spec: z.object({ containers: z.array(container), volumes: z.array(volume).optional() }),
 });
 const object = z.object({ kind: z.string(), metadata: z.object({ name: z.string(), labels: labels.optional() }) });
@@ -244,6 +244,23 @@ describe('deploy/k8s', () => {
     expect(component.patches.map((p) => [p.target.name, parse(p.patch)]).sort()).toEqual(targets.map((t) => [t, [{ op: 'remove', path: '/spec/replicas' }]]));
   });
 
+  it('points every Mailroom pod at the OTLP collector from the ConfigMap, and has each Deployment scraped at /metrics on its health port', () => {
+    expect(new URL(configData.OTEL_EXPORTER_OTLP_ENDPOINT!).port).toBe('4318');
+    for (const w of mailroomWorkloads) {
+      const main = w.spec.template.spec.containers[0]!;
+      expect([w.metadata.name, main.envFrom?.some((e) => e.configMapRef?.name === 'mailroom-config')]).toEqual([w.metadata.name, true]);
+      // Nothing overrides it per workload.
+      expect([w.metadata.name, JSON.stringify(w).includes('OTEL_EXPORTER_OTLP_ENDPOINT')]).toEqual([w.metadata.name, false]);
+    }
+    const deployments = mailroomWorkloads.filter((w) => w.kind === 'Deployment');
+    expect(deployments.length).toBe(IDENTITIES.length - 1);
+    for (const d of deployments) {
+      const health = d.spec.template.spec.containers[0]!.ports?.find((p) => p.name === 'health')?.containerPort;
+      expect([d.metadata.name, String(health)]).toEqual([d.metadata.name, configData.HEALTH_PORT]);
+      expect([d.metadata.name, d.spec.template.metadata.annotations]).toEqual([d.metadata.name, { 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(health), 'prometheus.io/path': '/metrics' }]);
+    }
+  });
+
   it('documents DATABASE_URL with TLS and the server checked', () => {
     expect(read('deploy/k8s/secret.example.yaml')).toMatch(/DATABASE_URL: "postgres:\/\/[^"]*\?sslmode=verify-full"/);
   });
@@ -318,6 +335,56 @@ describe('docker-compose.yml', () => {
     );
     expect(env).toEqual({ MAILROOM_NATS_CONF: 'nats-compose-cluster.conf', MAILROOM_NATS_URL: nodes.map((n) => `nats://${n}:4222`).join(','), NATS_STREAM_REPLICAS: '3' });
     expect(compose.services.migrate!.environment).toMatchObject({ NATS_URL: '${MAILROOM_NATS_URL:-nats://nats:4222}', NATS_STREAM_REPLICAS: '${NATS_STREAM_REPLICAS:-1}' });
+  });
+
+  it('has an `observability` profile: a collector taking OTLP, traces to Jaeger, metrics to Prometheus, which scrapes every service’s /metrics; images pinned', () => {
+    const profiles = z.record(z.string(), z.object({ profiles: z.array(z.string()).optional() }).loose()).parse(rawCompose.services);
+    const observability = Object.keys(profiles).filter((name) => profiles[name]!.profiles?.includes('observability'));
+    expect(observability.sort()).toEqual(['jaeger', 'otel-collector', 'prometheus']);
+    for (const name of observability) {
+      const s = compose.services[name]!;
+      expect([name, s.image]).toEqual([name, expect.stringMatching(/^[\w./-]+:v?\d+\.\d+\.\d+$/)]);
+      for (const p of s.ports ?? []) expect([name, p]).toEqual([name, expect.stringMatching(/^127\.0\.0\.1:/)]);
+    }
+    /** The host file a service mounts at `target`, read. */
+    const mounted = (service: string, target: string) => {
+      const bind = (compose.services[service]!.volumes ?? []).find((v): v is string => typeof v === 'string' && v.split(':')[1] === target);
+      expect([service, target, bind]).toEqual([service, target, expect.stringMatching(/^\.\/deploy\//)]);
+      return parse(read(bind!.split(':')[0]!));
+    };
+    const collectorService = compose.services['otel-collector']!;
+    const collector = z
+      .object({
+        receivers: z.object({ otlp: z.object({ protocols: z.object({ http: z.object({ endpoint: z.string() }), grpc: z.object({ endpoint: z.string() }) }) }) }),
+        exporters: z.record(z.string(), z.object({ endpoint: z.string() }).loose()),
+        service: z.object({ pipelines: z.object({ traces: z.object({ receivers: z.array(z.string()), exporters: z.array(z.string()) }), metrics: z.object({ receivers: z.array(z.string()), exporters: z.array(z.string()) }) }) }),
+      })
+      .parse(mounted('otel-collector', collectorService.command![0]!.replace('--config=', '')));
+    const otlpHttpPort = collector.receivers.otlp.protocols.http.endpoint.split(':')[1];
+    expect(otlpHttpPort).toBe('4318');
+    const { traces, metrics } = collector.service.pipelines;
+    expect([traces.receivers, metrics.receivers]).toEqual([['otlp'], ['otlp']]);
+    // Traces to Jaeger's OTLP port, metrics offered on a port Prometheus scrapes.
+    expect(traces.exporters.map((e) => collector.exporters[e]!.endpoint)).toEqual(['jaeger:4317']);
+    expect(metrics.exporters).toEqual(['prometheus']);
+    const offered = collector.exporters.prometheus!.endpoint.split(':')[1];
+    const prometheus = z
+      .object({ scrape_configs: z.array(z.object({ job_name: z.string(), metrics_path: z.string().optional(), static_configs: z.array(z.object({ targets: z.array(z.string()), labels: labels.optional() })) })) })
+      .parse(mounted('prometheus', compose.services.prometheus!.command![0]!.replace('--config.file=', '')));
+    const job = (name: string) => prometheus.scrape_configs.find((j) => j.job_name === name)!;
+    expect(job('otel-collector').static_configs.flatMap((c) => c.targets)).toEqual([`otel-collector:${offered}`]);
+    // Every service (every container of the image but the one-shots), at /metrics on its health port, labelled with its name.
+    const scraped = mailroom.filter(([name]) => name !== 'migrate').map(([name, s]) => [`${name}:${s.environment?.HEALTH_PORT}`, name]);
+    expect(job('mailroom').metrics_path).toBe('/metrics');
+    expect(job('mailroom').static_configs.flatMap((c) => c.targets.map((t) => [t, c.labels?.service])).sort()).toEqual(scraped.sort());
+    expect(scraped.length).toBe(IDENTITIES.length - 1);
+    // The services export to the collector only with deploy/observability.env: empty (off) without it.
+    for (const [name, s] of mailroom) expect([name, s.environment?.OTEL_EXPORTER_OTLP_ENDPOINT]).toEqual([name, '${OTEL_EXPORTER_OTLP_ENDPOINT:-}']);
+    const env = read('deploy/observability.env')
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'));
+    expect(env).toEqual([`OTEL_EXPORTER_OTLP_ENDPOINT=http://otel-collector:${otlpHttpPort}`]);
+    expect(collectorService.ports).toContain(`127.0.0.1:${otlpHttpPort}:${otlpHttpPort}`);
   });
 
   it('publishes the plain-HTTP API on the host’s loopback only', () => {

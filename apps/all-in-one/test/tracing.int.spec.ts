@@ -8,8 +8,13 @@
  * test. A mail sent over SMTP to an inbox with a webhook endpoint must give one trace:
  * the edge's message span -> mail.inbound publish -> mailbox's handling -> the
  * message.received publish -> webhooks' handling -> the delivery attempt -> its HTTP POST,
- * which carries the trace's traceparent to the receiver. No attribute of any span holds a
- * key, a secret, a password or the message's text.
+ * which carries the trace's traceparent to the receiver. A reply to it through the API must
+ * give one trace too: the gateway's request -> mailbox's handling -> the mail.outbound publish
+ * (through the outbox) -> mail-send's handling -> the hand-over to the relay (`smtp send`, a
+ * client span that ends with the relay's 250); the relay's delivery report, which arrives as
+ * mail of its own (its own trace), is processed in a span linked to that hand-over. No
+ * attribute of any span holds a key, a secret, a password, the message's text or a
+ * recipient's address.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -17,14 +22,14 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { createDb, sql } from '@mailroom/db';
-import { freePort, signUpTenant, startDnsServer, waitFor, WebhookReceiver, type ApiClient, type Tenant } from '@mailroom/testing';
+import { freePort, signUpTenant, startDnsServer, startTestRelay, waitFor, WebhookReceiver, type ApiClient, type Tenant, type TestRelay } from '@mailroom/testing';
 import { startPlatform, type Platform } from '../src/platform';
 import { useTestContext } from './fixtures';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const PRELOAD = join(ROOT, 'libs', 'platform', 'dist', 'telemetry-preload.js');
 const DOMAIN = 'agents.test';
-const TRACED = ['mailbox', 'webhooks', 'mail-ingest'];
+const TRACED = ['mailbox', 'webhooks', 'mail-ingest', 'mail-send', 'gateway'];
 
 interface OtlpValue {
   stringValue?: string;
@@ -45,6 +50,7 @@ interface Span {
   kind: number;
   attributes: Attribute[];
   links?: { traceId: string; spanId: string }[];
+  status?: { code?: number };
 }
 
 /** An OTLP/HTTP receiver (the JSON encoding): every span exported to it, with its resource's service.name. */
@@ -96,11 +102,12 @@ const CONTEXT = {
   WEBHOOK_POLL_INTERVAL_MS: '50',
 };
 
-/** What a mode started: the gateway's URL, the SMTP port, the OTLP receiver. */
+/** What a mode started: the gateway's URL, the SMTP port, the OTLP receiver, the relay mail-send hands replies to. */
 interface Started {
   gateway: string;
   smtpPort: number;
   otlp: OtlpReceiver;
+  relay: TestRelay;
   env: Record<string, string>;
 }
 
@@ -143,13 +150,16 @@ function useTraced(start: (env: Record<string, string>, otlp: OtlpReceiver, chil
     ]);
     context.onStop(() => dns.close());
     const smtpPort = await freePort();
-    const env: Record<string, string> = { ...context.env, DNS_SERVERS: dns.servers, SMTP_PORT: String(smtpPort) };
+    // The provider's relay: accepts what mail-send hands over and reports each delivery back to the edge.
+    const relay = await startTestRelay({ feedbackTo: { host: '127.0.0.1', port: smtpPort }, hostname: 'relay.test' });
+    context.onStop(() => relay.close());
+    const env: Record<string, string> = { ...context.env, DNS_SERVERS: dns.servers, SMTP_PORT: String(smtpPort), SMTP_RELAY_URL: relay.url };
     const gateway = await start(env, otlp, children, context.onStop);
     const tenant = await signUpTenant(gateway);
     const db = createDb<unknown>({ url: env.DATABASE_URL!, schema: 'public', max: 1 });
     await sql`update auth.users set email_verified_at = now() where email = ${tenant.email.toLowerCase()}`.execute(db);
     await db.destroy();
-    started = { gateway, smtpPort, otlp, env, tenant };
+    started = { gateway, smtpPort, otlp, relay, env, tenant };
   }, 120_000);
   return () => started ?? (() => { throw new Error('started in beforeAll'); })();
 }
@@ -227,18 +237,89 @@ async function traceOneMail(s: Started & { tenant: Tenant }): Promise<Map<string
   }
 }
 
+/**
+ * Replies through the API to the mail traceOneMail received (its inbox `traced`) and checks the
+ * reply's trace: from the gateway's request to the hand-over to the relay, each span under its
+ * service's name; then the relay's delivery report (a DSN mailed back to the edge, a trace of
+ * its own) processed by mail-send in a span linked to the hand-over.
+ */
+async function traceOneReply(s: Started & { tenant: Tenant }): Promise<void> {
+  const { tenant, otlp, relay } = s;
+  const api: ApiClient = tenant.api;
+  const inbox = ((await api.get('/api/v1/inboxes')).body.data as { inbox_id: string; address: string }[]).find((i) => i.address.startsWith('traced@'));
+  expect(inbox).toBeDefined();
+  const original = await waitFor(async () => ((await api.get(`/api/v1/inboxes/${inbox!.inbox_id}/messages`)).body.data as { message_id: string }[])[0], {
+    timeoutMs: 10_000,
+    what: 'the traced mail in its inbox',
+  });
+  const reply = await api.post(`/api/v1/inboxes/${inbox!.inbox_id}/messages/${original.message_id}/reply`, { text_body: 'reply-body-marker: done.' });
+  expect(reply.status).toBe(200);
+  const messageId = reply.body.message_id as string;
+
+  // The relay took it (its 250), and reports its delivery to the edge.
+  await waitFor(() => relay.received.find((m) => m.dsn.envid === messageId), { timeoutMs: 30_000, what: 'the reply at the relay' });
+  const handOver = await waitFor(() => otlp.spans.find((x) => x.name === 'smtp send' && attr(x, 'mailroom.message.id') === messageId), { timeoutMs: 20_000, what: 'the hand-over span' });
+  // The rest of its trace is exported by then or in the next batches: up to the gateway's request.
+  const chainOf = () => {
+    const byId = new Map(otlp.spans.filter((x) => x.traceId === handOver.traceId).map((x) => [x.spanId, x]));
+    const chain: Span[] = [];
+    for (let x: Span | undefined = handOver; x; x = x.parentSpanId ? byId.get(x.parentSpanId) : undefined) chain.unshift(x);
+    return { byId, chain };
+  };
+  const { byId, chain } = await waitFor(
+    () => {
+      const found = chainOf();
+      return !found.chain[0]!.parentSpanId && found.chain[0]!.service === 'gateway' && found;
+    },
+    { timeoutMs: 20_000, what: `the spans of trace ${handOver.traceId} up to the gateway's request` },
+  );
+  const named = chain.map((x) => `${x.service}: ${x.name}`);
+  // eslint-disable-next-line no-console -- TRACE_TEST_PRINT=1: the chain, to look at
+  if (process.env.TRACE_TEST_PRINT) console.log(named.join('\n'), `\n${byId.size} spans in the trace`);
+  const expected = [
+    'gateway: POST /api/v1/inboxes/:inbox_id/messages/:message_id/reply',
+    'gateway: rpc mailbox.message.reply',
+    'mailbox: rpc mailbox.message.reply',
+    'mailbox: publish mail.outbound',
+    'mail-send: process mail.outbound',
+    'mail-send: smtp send',
+  ];
+  expect(named.filter((n) => expected.includes(n))).toEqual(expected);
+  expect(named[0]).toBe(expected[0]);
+  // A client span to the relay, ended by its answer, with where it went and nothing of the mail.
+  expect(handOver.kind).toBe(3); // CLIENT
+  expect(handOver.status?.code ?? 0).not.toBe(2); // not ERROR
+  expect([attr(handOver, 'server.address'), Number(attr(handOver, 'server.port')), Number(attr(handOver, 'mailroom.send.recipient_count'))]).toEqual(['127.0.0.1', relay.port, 1]);
+
+  // The delivery report: processed in the trace of the mail that carried it, linked to the hand-over.
+  const processed = await waitFor(
+    () => otlp.spans.find((x) => x.name === 'process mail.feedback' && x.links?.some((l) => l.traceId === handOver.traceId && l.spanId === handOver.spanId)),
+    { timeoutMs: 30_000, what: 'the delivery report processed in a span linked to the hand-over' },
+  );
+  expect(processed.service).toBe('mail-send');
+  expect(processed.traceId).not.toBe(handOver.traceId);
+
+  // Neither the recipient's address nor the body in any attribute of the reply's trace or the report's.
+  const spans = otlp.spans.filter((x) => x.traceId === handOver.traceId || x.traceId === processed.traceId);
+  const values = spans.flatMap((x) => x.attributes.map((a) => `${x.service} ${x.name} ${a.key}=${JSON.stringify(a.value)}`));
+  expect(values.filter((v) => /ada@sender\.test|reply-body-marker/i.test(v))).toEqual([]);
+}
+
 describe('services as separate processes', () => {
   const started = useTraced(async (env, otlp, children, onStop) => {
-    const platform: Platform = await startPlatform({ env, migrate: true, services: ['orgs', 'auth', 'domains', 'gateway'] });
+    const platform: Platform = await startPlatform({ env, migrate: true, services: ['orgs', 'auth', 'domains'] });
     onStop(() => platform.stop());
-    for (const name of TRACED) await startTraced(name, ['services', name, 'dist', 'main.js'], env, otlp, children);
-    const gateway = platform.services.gateway?.endpoints.http;
-    if (!gateway) throw new Error('the gateway is not running');
-    return gateway;
+    const httpPort = await freePort();
+    for (const name of TRACED) await startTraced(name, ['services', name, 'dist', 'main.js'], { ...env, HTTP_PORT: String(httpPort) }, otlp, children);
+    return `http://127.0.0.1:${httpPort}`;
   });
 
   it('follow one inbound mail from the SMTP edge to the webhook receiver in one trace, and no attribute holds a secret', async () => {
     await traceOneMail(started());
+  });
+
+  it('follow a reply from the API call to the relay accepting it in one trace, and link its delivery report to it', async () => {
+    await traceOneReply(started());
   });
 });
 
@@ -259,5 +340,9 @@ describe('the all-in-one process', () => {
     const apiSpans = s.otlp.spans.filter((x) => x.kind === 2 && / \/api\/v1\//.test(x.name));
     expect(apiSpans.map((x) => x.name)).toEqual(expect.arrayContaining(['POST /api/v1/inboxes', 'POST /api/v1/webhooks/endpoints']));
     expect([...new Set(apiSpans.map((x) => x.service))]).toEqual(['gateway']);
+  });
+
+  it('gives a reply one trace too, up to the relay accepting it, and links its delivery report to it', async () => {
+    await traceOneReply(started());
   });
 });

@@ -49,3 +49,14 @@ describe('NATS TLS settings', () => {
     expect(checkBusSettings({ MAILROOM_ENV: 'development' })).toEqual([]);
   });
 });
+
+describe('the OTLP endpoint', () => {
+  const schema = z.object(commonEnv);
+
+  it('turns tracing on with a URL, off when unset or empty (docker-compose passes it empty), and refuses anything else', () => {
+    expect(parseConfig(schema, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://otel-collector:4318' }).OTEL_EXPORTER_OTLP_ENDPOINT).toBe('http://otel-collector:4318');
+    expect(parseConfig(schema, { OTEL_EXPORTER_OTLP_ENDPOINT: '' }).OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
+    expect(parseConfig(schema, {}).OTEL_EXPORTER_OTLP_ENDPOINT).toBeUndefined();
+    expect(() => parseConfig(schema, { OTEL_EXPORTER_OTLP_ENDPOINT: 'otel-collector' })).toThrow(ConfigError);
+  });
+});

@@ -85,7 +85,8 @@ export const commonEnv = {
     .transform((v) => v || undefined),
   /** Port of the liveness/readiness HTTP listener; 0 = none. */
   HEALTH_PORT: envInt(0, { min: 0, max: 65535 }),
-  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** OTLP/HTTP collector; unset or empty: tracing off (docker-compose passes it empty unless its observability env file sets it). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess((v) => (v === '' ? undefined : v), z.string().url().optional()),
   /** `true`: database queries outside any span (idle polling) are traced, each as a trace of its own; off by default. */
   OTEL_TRACE_ROOT_QUERIES: z.enum(['true', 'false']).default('false'),
   /** PEM CA that signed the NATS server's certificate (else the system's CAs). Setting it, or a tls:// URL, requires TLS. */

@@ -34,6 +34,7 @@ import { Verp } from './domain/verp';
 import type { MailProvider } from './providers/provider';
 import { SesProvider } from './providers/ses';
 import { SmtpRelayProvider } from './providers/smtp';
+import { TracedProvider, providerServer } from './providers/traced';
 import { SendRepository } from './repo/send.repository';
 import { SystemMailRepository } from './repo/system-mail.repository';
 import type { SendDb } from './repo/tables';
@@ -69,6 +70,11 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
           })
         : new SmtpRelayProvider(config.SMTP_RELAY_URL, config.MAIL_DOMAIN);
     life.add('mail-send:provider', provider, (p) => p.close());
+    // Each hand-over a client span (a no-op with telemetry off), whose traceparent the send keeps.
+    const traced = new TracedProvider(
+      provider,
+      providerServer(config.MAIL_PROVIDER === 'ses' ? (config.SES_ENDPOINT ?? `https://email.${config.SES_REGION}.amazonaws.com`) : config.SMTP_RELAY_URL),
+    );
     const verp = new Verp(config.SECRETS_ENCRYPTION_KEY, config.BOUNCE_DOMAIN);
     const transact = transactor(db);
     const rpc = new RpcClient(bus, { timeoutMs: 5_000 });
@@ -80,7 +86,7 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
     const sender = new OutboundSender(
       transact,
       repo,
-      provider,
+      traced,
       {
         put: async (name, raw) => void (await sent.put({ name }, Readable.toWeb(raw) as ReadableStream<Uint8Array>)),
         open: async (name) => (await readObject(bus, sent, 'sent', name))?.data ?? null,
@@ -108,7 +114,7 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
       : undefined;
     life.add('mail-send:rpc', serveRpc(bus, 'mail-send', mailSendHandlers(checks, new Suppressions(repo), ses)), (s) => s.stop());
     life.add('mail-send:outbound', await startOutboundConsumer(bus, sender, config.OUTBOUND_CONCURRENCY), (c) => c.stop());
-    const systemMailer = new SystemMailer(systemMails, provider, dkim, { address: config.SYSTEM_MAIL_FROM, name: config.SYSTEM_MAIL_FROM_NAME }, verp, config.MAIL_DOMAIN, clock);
+    const systemMailer = new SystemMailer(systemMails, traced, dkim, { address: config.SYSTEM_MAIL_FROM, name: config.SYSTEM_MAIL_FROM_NAME }, verp, config.MAIL_DOMAIN, clock);
     life.add('mail-send:system', await startSystemMailConsumer(bus, systemMailer), (c) => c.stop());
     life.add('mail-send:account', await startSystemMailConsumer(bus, systemMailer, 'mail.account'), (c) => c.stop());
     life.add('mail-send:admin', await startSystemMailConsumer(bus, systemMailer, 'mail.admin'), (c) => c.stop());

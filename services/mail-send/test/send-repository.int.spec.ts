@@ -101,10 +101,12 @@ describe('a hand-over', () => {
     // a was handed over already; b and c start.
     expect(await repo.startSending([row(b), row(a), row(c)])).toEqual([true, false, true]);
     const [eb, ec] = [newId('event'), newId('event')];
-    await repo.recordSent([accepted(b, 'Qb', eb), accepted(c, 'Qc', ec)], before('sent'));
+    // b's hand-over was traced (its span's traceparent kept for the reports about it), c's not.
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await repo.recordSent([{ ...accepted(b, 'Qb', eb), traceparent }, accepted(c, 'Qc', ec)], before('sent'));
     expect([await repo.find(b), await repo.find(c)]).toMatchObject([
-      { status: 'sent', provider_message_id: 'Qb', attempts: 1 },
-      { status: 'sent', provider_message_id: 'Qc', attempts: 1 },
+      { status: 'sent', provider_message_id: 'Qb', attempts: 1, traceparent },
+      { status: 'sent', provider_message_id: 'Qc', attempts: 1, traceparent: null },
     ]);
     expect((await sql`select id from outbox where id in (${eb}, ${ec})`.execute(db)).rows).toHaveLength(2);
   });

@@ -30,6 +30,7 @@ import { isId, type EnvelopeOf, type FeedbackMail } from '@mailroom/contracts';
 import type { Clock, Logger } from '@mailroom/platform';
 import type { SendRepository, SendRow } from '../repo/send.repository';
 import type { SendTx } from '../repo/tables';
+import { linkToSent } from '../providers/traced';
 import { newEventId } from './event-ids';
 import type { EventSink, Transact } from './ports';
 import { attributeRecipients, feedbackMeaning } from './attribution';
@@ -110,6 +111,8 @@ export class FeedbackHandler {
    * id, or a provider's notification id). 'not-sent-yet': nothing was done; ask again shortly.
    */
   async apply(reportId: string, send: SendRow, feedback: DsnFeedback | ComplaintFeedback, log: Logger, opts: ApplyOptions = {}): Promise<'applied' | 'duplicate' | 'not-sent-yet'> {
+    // The report's processing is in the trace of the mail (or notification) that carried it: linked to the send's hand-over.
+    linkToSent(send.traceparent);
     if (this.waitsForSent(send, opts.reportedAt)) {
       log.debug({ message_id: send.message_id, report: reportId }, 'report about a message not recorded as sent yet: waits for it');
       return 'not-sent-yet';

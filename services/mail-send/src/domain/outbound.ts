@@ -129,7 +129,14 @@ export class OutboundSender {
         sent_at: now.toISOString(),
       },
     };
-    const record: RecordSent = { message_id: job.message_id, sent_at: now, provider: this.provider.name, provider_message_id: accepted.providerMessageId, event: this.outbox.eventRow(sent) };
+    const record: RecordSent = {
+      message_id: job.message_id,
+      sent_at: now,
+      provider: this.provider.name,
+      provider_message_id: accepted.providerMessageId,
+      traceparent: accepted.traceparent ?? null,
+      event: this.outbox.eventRow(sent),
+    };
     if (!accepted.rejected.length) await this.recording.call(record);
     else {
       // Some recipients refused for good: the bounce is recorded with the acceptance.

@@ -28,6 +28,8 @@ export interface Accepted {
   providerMessageId: string;
   /** Recipients the provider refused outright (the others were accepted). */
   rejected: RejectedRecipient[];
+  /** The W3C traceparent of the hand-over's span (telemetry on): kept with the send, so the reports about it link to it. */
+  traceparent?: string;
 }
 
 /** The provider refused the whole message, for good (5xx) or for now (4xx, unreachable). */

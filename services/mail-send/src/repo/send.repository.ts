@@ -15,6 +15,8 @@ export interface RecordSent {
   sent_at: Date;
   provider: string;
   provider_message_id: string;
+  /** The hand-over span's W3C traceparent; none with telemetry off. */
+  traceparent?: string | null;
   event: OutboxRow;
 }
 
@@ -59,14 +61,16 @@ export class SendRepository {
     await sql`
       with x as (
         select * from unnest(${sent.map((s) => s.message_id)}::text[], ${sent.map((s) => s.sent_at)}::timestamptz[],
-                             ${sent.map((s) => s.provider)}::text[], ${sent.map((s) => s.provider_message_id)}::text[])
-          as x(message_id, sent_at, provider, provider_message_id)
+                             ${sent.map((s) => s.provider)}::text[], ${sent.map((s) => s.provider_message_id)}::text[],
+                             ${sent.map((s) => s.traceparent ?? null)}::text[])
+          as x(message_id, sent_at, provider, provider_message_id, traceparent)
       ), sent as (
         update sends set
           status = case when status = any(${from}::text[]) then 'sent' else status end,
           sent_at = coalesce(sends.sent_at, x.sent_at),
           provider = x.provider,
           provider_message_id = coalesce(sends.provider_message_id, x.provider_message_id),
+          traceparent = coalesce(sends.traceparent, x.traceparent),
           attempts = attempts + 1,
           last_error = null,
           updated_at = ${new Date()}

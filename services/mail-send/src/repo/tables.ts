@@ -16,6 +16,8 @@ export interface SendTable {
   status: SendStatus;
   provider: string | null;
   provider_message_id: string | null;
+  /** The W3C traceparent of the hand-over's span (telemetry on), which reports about the send link to. */
+  traceparent: ColumnType<string | null, string | null | undefined, string | null>;
   attempts: ColumnType<number, number | undefined, number>;
   last_error: string | null;
   created_at: Timestamp;

@@ -1,0 +1,1 @@
+alter table sends drop column if exists traceparent;
