@@ -14,6 +14,9 @@ import { cpuOf } from '../bench/cpu.mjs';
 
 const root = join(import.meta.dirname, '..');
 
+/** Instances that exited when nobody stopped them: { name, code, at, pid }. */
+export const crashes = [];
+
 /**
  * One instance: `start()` resolves once it logged "started" (its bus subscriptions in place,
  * its listeners open); `kill()` is kill -9 and resolves once it is gone.
@@ -31,11 +34,25 @@ export class Instance {
     this.cpuOfDead = 0;
   }
 
-  start() {
+  /** Started, and its /readyz answering 200 (after "started", the health server opens). */
+  async start() {
+    await this.launch();
+    if (this.env.HEALTH_PORT) await waitFor(async () => (this.alive ? ready(Number(this.env.HEALTH_PORT)) : Promise.reject(new Error(`${this.name} exited after it started: see its log`))), { timeoutMs: 120_000, intervalMs: 100, what: `${this.name} ready` });
+    return this;
+  }
+
+  launch() {
+    this.killing = false;
     const child = adopt(spawn(process.execPath, [join(root, 'services', this.service, 'dist', 'main.js')], { env: { ...process.env, ...this.env }, stdio: ['ignore', 'pipe', 'pipe'] }));
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal)));
     child.stderr.pipe(this.log, { end: false });
+    // An exit nobody asked for (not kill() or stop()) is a crash: recorded for the summary.
+    child.once('exit', (code, signal) => {
+      if (this.killing) return;
+      crashes.push({ name: this.name, code: code ?? signal, at: Date.now(), pid: child.pid });
+      process.stderr.write(`faults: ${this.name} (pid ${child.pid}) exited by itself (${code ?? signal}): see ${this.log.path}\n`);
+    });
     return new Promise((resolve, reject) => {
       let buf = '';
       const onData = (d) => {
@@ -62,6 +79,7 @@ export class Instance {
 
   async kill(signal = 'SIGKILL') {
     if (!this.alive) return;
+    this.killing = true;
     this.cpuOfDead += cpuOf(this.child.pid);
     this.child.kill(signal);
     await this.exited;
