@@ -147,7 +147,7 @@ async function campaign() {
         const again = resumed(t0);
         await victim.start();
         const back = Date.now();
-        timeline.push({ at, what: `kill -9 ${victim.name} (pid gone in ${s(dead - t0)}); started again`, recovery: `ready again after ${s(back - t0)}; mail stored and announced again ${s(await again)} after the kill` });
+        timeline.push({ at, what: `kill -9 ${victim.name} (pid gone in ${s(dead - t0)}); started again`, recovery: `ready again after ${s(back - t0)}; next new event at endpoint A ${s(await again)} after the kill` });
       } else if (fault.kind === 'nats') {
         const { stream, leader } = await busiestStream();
         const index = up.nats.nodes.findIndex((n) => n.name === leader);
@@ -167,13 +167,13 @@ async function campaign() {
         timeline.push({
           at,
           what: `kill -9 NATS node ${leader}, leader of ${stream} (the busiest stream); started again once a new leader answered`,
-          recovery: `${elected} leader after ${s(electedAt - t0)}; mail stored and announced again ${s(await again)} after the kill; ${leader} healthy ${s(rejoined - t0)} and its replica current ${s(Date.now() - t0)} after the kill`,
+          recovery: `${elected} leader after ${s(electedAt - t0)}; next new event at endpoint A ${s(await again)} after the kill; ${leader} healthy ${s(rejoined - t0)} and its replica current ${s(Date.now() - t0)} after the kill`,
         });
       } else {
         const again = resumed(t0);
         await up.postgres.restart();
         const back = Date.now();
-        timeline.push({ at, what: 'PostgreSQL restarted (fast shutdown, start)', recovery: `answering again after ${s(back - t0)}; mail stored and announced again ${s(await again)} after the stop` });
+        timeline.push({ at, what: 'PostgreSQL restarted (fast shutdown, start)', recovery: `answering again after ${s(back - t0)}; next new event at endpoint A ${s(await again)} after the stop` });
       }
       say(`${timeline.at(-1).at} s: ${timeline.at(-1).what} -> ${timeline.at(-1).recovery}`);
     }

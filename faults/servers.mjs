@@ -91,7 +91,7 @@ export async function startNatsCluster(dir, { clientPorts, routePorts, monitorPo
   };
   // Started together: each waits for the others' routes before JetStream is healthy.
   await Promise.all(nodes.map((n) => launch([binary, '-c', n.config], { log: n.log })).map((proc, i) => (nodes[i].proc = proc)));
-  await waitFor(async () => (await Promise.all(nodes.map((n) => healthy(n.monitor)))).every(Boolean), { timeoutMs: 60_000, intervalMs: 200, what: 'the three NATS nodes healthy (JetStream meta leader elected)' });
+  await waitFor(async () => (await Promise.all(nodes.map((n) => healthy(n.monitor)))).every(Boolean), { timeoutMs: 120_000, intervalMs: 200, what: 'the three NATS nodes healthy (JetStream meta leader elected)' });
   return cluster;
 }
 

@@ -94,6 +94,8 @@ export async function bringUp({ replicas = 3, extraEnv = {} } = {}) {
     up.bus = await connectTestBus(up.ctx.env, 'tests', 'faults');
     stops.push(() => up.bus.drain());
   } catch (err) {
+    process.env.FAULTS_KEEP = '1';
+    say(`bringing the servers up failed; logs kept in ${dir}`);
     await up.stop();
     throw err;
   }
