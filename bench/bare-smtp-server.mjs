@@ -16,5 +16,6 @@ const server = new SMTPServer({
     stream.resume();
   },
 });
-server.listen(0, '127.0.0.1', () => process.send?.({ port: server.server.address().port }));
+// The port: the first argument, else a free one.
+server.listen(Number(process.argv[2] ?? 0), '127.0.0.1', () => process.send?.({ port: server.server.address().port }));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -11,6 +11,11 @@ export const HEADERS = {
   tracestate: 'tracestate',
   clientIp: 'Mr-Client-Ip',
   userAgent: 'Mr-User-Agent',
+  /**
+   * The gateway's key of a request's Idempotency-Key (hex SHA-256 of the caller and the key):
+   * the same on every try, so a service can make a retried write once (mailbox sends).
+   */
+  requestKey: 'Mr-Request-Key',
   /** NATS micro-services convention for failed requests. */
   errorCode: 'Nats-Service-Error-Code',
   error: 'Nats-Service-Error',

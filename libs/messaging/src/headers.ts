@@ -9,7 +9,11 @@ export interface CallContext {
   traceparent?: string | undefined;
   /** The end client, as the gateway saw it (for session records and audit). */
   client?: { ip?: string | undefined; userAgent?: string | undefined } | undefined;
+  /** The gateway's key of the request's Idempotency-Key (64 hex), the same on every retry. */
+  requestKey?: string | undefined;
 }
+
+const REQUEST_KEY = /^[0-9a-f]{64}$/;
 
 const TRACEPARENT = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
@@ -51,6 +55,7 @@ export function toHeaders(ctx: CallContext, sealOn?: SealOn): MsgHdrs {
   if (ctx.traceparent) h.set(HEADERS.traceparent, ctx.traceparent);
   if (ctx.client?.ip) h.set(HEADERS.clientIp, ctx.client.ip);
   if (ctx.client?.userAgent) h.set(HEADERS.userAgent, ctx.client.userAgent.replace(/[\r\n]/g, ' ').slice(0, 512));
+  if (ctx.requestKey && REQUEST_KEY.test(ctx.requestKey)) h.set(HEADERS.requestKey, ctx.requestKey);
   return h;
 }
 
@@ -93,5 +98,7 @@ export function readCall(h: MsgHdrs | undefined, sealOn?: SealOn): ReadCall {
     traceparent: validTraceparent(h?.get(HEADERS.traceparent)),
     client: { ip: h?.get(HEADERS.clientIp) || undefined, userAgent: h?.get(HEADERS.userAgent) || undefined },
   };
+  const requestKey = h?.get(HEADERS.requestKey);
+  if (requestKey && REQUEST_KEY.test(requestKey)) call.requestKey = requestKey;
   return refused ? { call, refused } : { call };
 }

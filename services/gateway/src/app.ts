@@ -439,7 +439,7 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
         return;
       }
       try {
-        const result = await deps.rpc.call(route.op, await ready(input), call, { timeoutMs: deps.rpcTimeoutMs });
+        const result = await deps.rpc.call(route.op, await ready(input), { ...call, requestKey: claim.key }, { timeoutMs: deps.rpcTimeoutMs });
         await claim.commit(route.status ?? 200, result);
         respond(res, route.status ?? 200, result);
       } catch (err) {

@@ -28,6 +28,7 @@ import { mailboxHandlers } from './rpc/handlers';
 import { MailboxExport } from './domain/export';
 import { MailboxExportRepository } from './repo/export.repository';
 import { UploadRepository } from './repo/upload.repository';
+import { SendRequestRepository } from './repo/send-request.repository';
 import { Uploads } from './domain/uploads';
 import { copyUpload, uploadObjects } from './clients/upload-objects.client';
 
@@ -60,6 +61,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
     const receivedRaws = { has: async (rawId: string) => (await receivedBucket.info(rawId)) !== null };
     const messages = new Messages(transactor(db), messageRepo, inboxRepo, receivedRaws);
     const uploads = new Uploads(new UploadRepository(db), uploadObjects(uploadBucket), clock, config.SEND_MAX_MESSAGE_BYTES);
+    const sendRequests = new SendRequestRepository(db);
     const sending = new Sending(
       inboxRepo,
       messageRepo,
@@ -72,9 +74,14 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
       clock,
       uploads,
       config.SEND_MAX_MESSAGE_BYTES,
+      sendRequests,
     );
     // Expired uploads' rows; their objects go with the bucket's lifetime.
-    const prune = setInterval(() => void uploads.prune().catch((err: unknown) => log.warn({ err }, 'pruning expired uploads failed')), 600_000);
+    const prune = setInterval(() => {
+      void uploads.prune().catch((err: unknown) => log.warn({ err }, 'pruning expired uploads failed'));
+      // Past the gateway's idempotency window (24 h), a request key is never sent again.
+      void sendRequests.deleteOlder(new Date(clock.now().getTime() - 25 * 3_600_000)).catch((err: unknown) => log.warn({ err }, 'pruning send request keys failed'));
+    }, 600_000);
     prune.unref();
     life.add('mailbox:uploads-prune', prune, (t) => clearInterval(t));
     life.add('mailbox:rpc', serveRpc(bus, 'mailbox', mailboxHandlers(inboxes, messages, sending, new MailboxUsage(inboxRepo), new MailboxExport(new MailboxExportRepository(db), receivedRaws), uploads)), (s) => s.stop());

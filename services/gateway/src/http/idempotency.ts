@@ -26,7 +26,8 @@ const record_ = z.discriminatedUnion('state', [
 type Record_ = z.infer<typeof record_>;
 
 export type Claim =
-  | { kind: 'new'; commit(status: number, body: unknown): Promise<void>; release(): Promise<void> }
+  /** `key`: hex SHA-256 of the caller and the key, passed to the service (Mr-Request-Key) so a retry after a 5xx, which is not kept, is not made twice. */
+  | { kind: 'new'; key: string; commit(status: number, body: unknown): Promise<void>; release(): Promise<void> }
   | { kind: 'replay'; status: number; body: unknown };
 
 const encoder = new TextEncoder();
@@ -88,6 +89,7 @@ export class IdempotencyStore {
   private newClaim(id: string, fp: string): Claim {
     return {
       kind: 'new',
+      key: id,
       commit: async (status, body) => {
         const done: Record_ = { state: 'done', fingerprint: fp, status, ...(body === undefined ? {} : { sealed: this.box.seal(JSON.stringify(body), id).toString('base64') }) };
         await this.kv.put(id, encoder.encode(JSON.stringify(done)));

@@ -13,6 +13,7 @@ import { detectMimeType } from 'nodemailer/lib/mime-funcs';
 import type { InboxRepository, InboxRow } from '../repo/inbox.repository';
 import type { AttachmentRow, MessageRepository, MessageRow, NewMessage } from '../repo/message.repository';
 import type { UploadRow } from '../repo/upload.repository';
+import type { SendRequestRepository } from '../repo/send-request.repository';
 import type { Uploads } from './uploads';
 import type { EventSink } from './ports';
 import { extractHtml } from './extract-html';
@@ -100,6 +101,7 @@ export class Sending {
     private readonly uploads: Uploads,
     /** SEND_MAX_MESSAGE_BYTES: bodies and attachments, decoded, together. */
     private readonly maxMessageBytes: number,
+    private readonly requests: SendRequestRepository,
   ) {}
 
   /**
@@ -151,25 +153,25 @@ export class Sending {
     };
   }
 
-  async reply(t: Tenant, inboxId: string, messageId: string, body: Body) {
+  async reply(t: Tenant, inboxId: string, messageId: string, body: Body, requestKey?: string) {
     const { inbox, original } = await this.context(t, inboxId, messageId);
     const to = replyRecipients(original!);
     if (!to.length) throw new AppError('unprocessable', 'the message has no address to reply to (no From or Reply-To)');
     const uploads = await this.files(t, body.attachments, [body.text_body, body.html_body ?? ''], 0);
-    return this.submit(t, inbox, { ...this.answering(original!), to, cc: [], bcc: [], subject: replySubject(original!.subject), text: body.text_body, html: body.html_body ?? null, attachments: [], uploads, headers: {} });
+    return this.submit(t, inbox, { ...this.answering(original!), to, cc: [], bcc: [], subject: replySubject(original!.subject), text: body.text_body, html: body.html_body ?? null, attachments: [], uploads, headers: {} }, requestKey);
   }
 
-  async replyAll(t: Tenant, inboxId: string, messageId: string, body: Body) {
+  async replyAll(t: Tenant, inboxId: string, messageId: string, body: Body, requestKey?: string) {
     const { inbox, original } = await this.context(t, inboxId, messageId);
     const self = new Set([inbox.address]);
     const to = unique(replyRecipients(original!), self);
     if (!to.length) throw new AppError('unprocessable', 'the message has no address to reply to (no From or Reply-To)');
     const cc = unique(original!.direction === 'outbound' ? original!.cc_addresses : [...original!.to_addresses, ...original!.cc_addresses], new Set([...self, ...to])).slice(0, MAX_RECIPIENTS - to.length);
     const uploads = await this.files(t, body.attachments, [body.text_body, body.html_body ?? ''], 0);
-    return this.submit(t, inbox, { ...this.answering(original!), to, cc, bcc: [], subject: replySubject(original!.subject), text: body.text_body, html: body.html_body ?? null, attachments: [], uploads, headers: {} });
+    return this.submit(t, inbox, { ...this.answering(original!), to, cc, bcc: [], subject: replySubject(original!.subject), text: body.text_body, html: body.html_body ?? null, attachments: [], uploads, headers: {} }, requestKey);
   }
 
-  async forward(t: Tenant, inboxId: string, messageId: string, body: { to: string[]; text_body?: string | undefined; attachments?: SendAttachment[] | undefined }) {
+  async forward(t: Tenant, inboxId: string, messageId: string, body: { to: string[]; text_body?: string | undefined; attachments?: SendAttachment[] | undefined }, requestKey?: string) {
     const { inbox, original } = await this.context(t, inboxId, messageId);
     const o = original!;
     const quoted = [
@@ -196,7 +198,7 @@ export class Sending {
       attachments: attachments.map((a: AttachmentRow) => ({ object: a.object_name, filename: a.filename, content_type: a.content_type, content_id: a.content_id, size: a.size, checksum: a.checksum })),
       uploads,
       headers: {},
-    });
+    }, requestKey);
   }
 
   async send(
@@ -212,6 +214,7 @@ export class Sending {
       attachments?: SendAttachment[] | undefined;
       headers?: Record<string, string> | undefined;
     },
+    requestKey?: string,
   ) {
     const { inbox } = await this.context(t, inboxId);
     const uploads = await this.files(t, req.attachments, [req.subject, req.text_body ?? '', req.html_body ?? ''], 0);
@@ -231,14 +234,24 @@ export class Sending {
       attachments: [],
       uploads,
       headers: req.headers ?? {},
-    });
+    }, requestKey);
   }
 
-  private async submit(t: Tenant, inbox: InboxRow, d: Draft): Promise<{ message_id: string; thread_id: string }> {
+  /**
+   * `requestKey`: the gateway's key of the request's Idempotency-Key. A call retried after its
+   * answer was lost (the gateway answers 5xx, keeps nothing, and the client sends the same
+   * key again) gets the first try's ids, and the message, stored once per (inbox, raw id),
+   * is not made and sent twice: found stored, it is answered as it is.
+   */
+  private async submit(t: Tenant, inbox: InboxRow, d: Draft, requestKey?: string): Promise<{ message_id: string; thread_id: string }> {
     const now = this.clock.now();
-    const id = newId('message');
-    const rawId = newId('raw');
-    const threadId = d.threadId ?? newId('thread');
+    let id: string = newId('message');
+    let rawId: string = newId('raw');
+    let threadId: string = d.threadId ?? newId('thread');
+    if (requestKey !== undefined) {
+      ({ message_id: id, raw_id: rawId, thread_id: threadId } = await this.requests.claim(t, requestKey, { message_id: id, raw_id: rawId, thread_id: threadId }, now));
+      if (await this.requests.stored(inbox.id, rawId)) return { message_id: id, thread_id: threadId };
+    }
     const uploaded: Attachment[] = d.uploads.map((u, i) => ({
       object: `${rawId}.${i}`,
       filename: u.kind === 'inline' ? u.filename : u.row.filename,
@@ -318,7 +331,8 @@ export class Sending {
       labels: ['sent'],
       outbox: work,
     });
-    // Unreachable: the raw id is new, so the inbox cannot hold it yet.
+    // A try of the same request at the same time stored it first; otherwise unreachable: the raw id is new.
+    if (!inserted && requestKey !== undefined) return { message_id: id, thread_id: threadId };
     if (!inserted) throw new Error(`outbound message ${id} was not stored`);
     this.outbox.kick();
     return { message_id: id, thread_id: threadId };

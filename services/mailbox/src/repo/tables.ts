@@ -107,6 +107,16 @@ export interface UploadTable {
   expires_at: Date;
 }
 
+export interface SendRequestTable {
+  org_id: string;
+  env_id: string;
+  request_key: string;
+  message_id: string;
+  raw_id: string;
+  thread_id: string;
+  created_at: Date;
+}
+
 export interface MailboxDb {
   inboxes: InboxTable;
   threads: ThreadTable;
@@ -115,6 +125,7 @@ export interface MailboxDb {
   message_labels: MessageLabelTable;
   deleted_environments: DeletedEnvironmentTable;
   uploads: UploadTable;
+  send_requests: SendRequestTable;
 }
 
 /** A transaction of this schema: what the domain's Transact port opens and hands to repositories. */

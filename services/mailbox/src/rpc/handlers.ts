@@ -57,10 +57,10 @@ export function mailboxHandlers(inboxes: Inboxes, messages: Messages, sending: S
     'mailbox.label.removeFromThread': (req, { auth }) => messages.labelThread(tenantScope(auth), req.id, req.labels, 'remove'),
     'mailbox.label.batch': (req, { auth }) => messages.batch(tenantScope(auth), req),
     'mailbox.label.list': (req, { auth }) => messages.labelList(tenantScope(auth), req),
-    'mailbox.message.reply': (req, { auth }) => sending.reply(tenantScope(auth), req.inbox_id, req.message_id, req),
-    'mailbox.message.replyAll': (req, { auth }) => sending.replyAll(tenantScope(auth), req.inbox_id, req.message_id, req),
-    'mailbox.message.forward': (req, { auth }) => sending.forward(tenantScope(auth), req.inbox_id, req.message_id, req),
-    'mailbox.message.send': (req, { auth }) => sending.send(tenantScope(auth), req.inbox_id, req),
+    'mailbox.message.reply': (req, { auth, requestKey }) => sending.reply(tenantScope(auth), req.inbox_id, req.message_id, req, requestKey),
+    'mailbox.message.replyAll': (req, { auth, requestKey }) => sending.replyAll(tenantScope(auth), req.inbox_id, req.message_id, req, requestKey),
+    'mailbox.message.forward': (req, { auth, requestKey }) => sending.forward(tenantScope(auth), req.inbox_id, req.message_id, req, requestKey),
+    'mailbox.message.send': (req, { auth, requestKey }) => sending.send(tenantScope(auth), req.inbox_id, req, requestKey),
     'mailbox.upload.register': (req, { auth }) => uploads.register(tenantScope(auth), req),
     // The organization's mail for its export (the admin service asks; services only).
     'mailbox.export.page': async (req, { auth }) => {
