@@ -89,8 +89,8 @@ beforeAll(async () => {
   gateway = `http://127.0.0.1:${httpPort}`;
 }, 120_000);
 
-const scrape = async (): Promise<{ text: string; samples: Sample[] }> => {
-  const res = await fetch(`http://127.0.0.1:${healthPort}/metrics`);
+const scrape = async (port = healthPort): Promise<{ text: string; samples: Sample[] }> => {
+  const res = await fetch(`http://127.0.0.1:${port}/metrics`);
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
   const text = await res.text();
@@ -210,4 +210,34 @@ describe('GET /metrics on the all-in-one process\'s health port', () => {
     // Nothing secret anywhere in the page.
     for (const secret of [tenant.key, tenant.password, endpoint.body.secret, new URL(context.env.DATABASE_URL!).password].filter((x) => x && x.length >= 6)) expect(text).not.toContain(secret);
   }, 120_000);
+});
+
+describe('GET /metrics on a service\'s own process', () => {
+  it('names the process after the service, and its measurements after it too', async () => {
+    // mailbox as its deployment runs it, beside the all-in-one (their consumers share the durables).
+    const port = await freePort();
+    const child = spawn(process.execPath, [join(ROOT, 'services', 'mailbox', 'dist', 'main.js')], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, ...context.env, HEALTH_PORT: String(port), METRICS_SAMPLE_INTERVAL_MS: '200', NODE_OPTIONS: '' },
+    });
+    try {
+      const { samples } = await waitFor(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`mailbox exited with ${child.exitCode}`);
+          const res = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+          if (res?.status !== 200) return false;
+          const scraped = await scrape(port);
+          return series(scraped.samples, 'mailroom_outbox_backlog').length > 0 && series(scraped.samples, 'mailroom_consumer_lag', { messaging_consumer_group_name: 'mailbox--inbound' }).length > 0 && scraped;
+        },
+        { timeoutMs: 60_000, what: 'mailbox\'s /metrics' },
+      );
+      expect(series(samples, 'target_info')[0]!.labels.service_name).toBe('mailbox');
+      expect(new Set(samples.filter((x) => x.name !== 'target_info').map((x) => x.labels.mailroom_service))).toEqual(new Set(['mailbox']));
+      expect(series(samples, 'db_client_connection_max').map((x) => x.labels.db_client_connection_pool_name)).toEqual(['mailbox']);
+      expect(series(samples, 'mailroom_outbox_backlog')).toHaveLength(1);
+    } finally {
+      if (child.exitCode === null) await new Promise((r) => (child.once('exit', r), child.kill('SIGTERM')));
+    }
+  }, 90_000);
 });

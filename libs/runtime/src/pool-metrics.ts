@@ -4,7 +4,7 @@
  * Read from the pools' own counters at each collection (three numbers per pool: nothing to
  * sample ahead of a scrape).
  */
-import { SERVICE_ATTRIBUTE, meterOf } from '@mailroom/platform';
+import { SERVICE_ATTRIBUTE, meterOf, metricsOn } from '@mailroom/platform';
 import type { createPool } from '@mailroom/db';
 
 type Pool = ReturnType<typeof createPool>;
@@ -20,6 +20,7 @@ let observing = false;
 
 /** Reports `pool` (the pool of `service`'s schema `schema`) until the returned function is called. */
 export function observePool(pool: Pool, service: string, schema: string): () => void {
+  if (!metricsOn()) return () => {};
   if (!observing) {
     observing = true;
     const meter = meterOf();
