@@ -4,7 +4,7 @@
  * and every identity's credentials, or one identity's reissued: --help).
  */
 import { ensureDatabaseExists } from '@mailroom/db';
-import { createLogger, runChecks, startHealthServer } from '@mailroom/platform';
+import { createLogger, runChecks, startHealthServer, startMetrics } from '@mailroom/platform';
 import { migrateAll, processTelemetry, provisionStreams } from '@mailroom/runtime';
 import { busCredentials } from './bus-credentials';
 import { SERVICES, startPlatform } from './platform';
@@ -30,7 +30,10 @@ export async function cli(args: string[], env = process.env): Promise<void> {
       await provisionStreams(env, log);
       return;
     }
+    // Before the modules start: their instruments are made from the provider as they start (one for all, each measurement naming its module).
+    const metrics = startMetrics('mailroom', env);
     const platform = await startPlatform({ env, log, migrate: env.MIGRATE_ON_START !== 'false' });
+    if (metrics.readers.length) platform.life.add('metrics', metrics, (m) => m.shutdown());
     const telemetry = processTelemetry('mailroom', env, log);
     if (telemetry.enabled) platform.life.add('telemetry', telemetry, (t) => t.shutdown());
     const checks = Object.assign({}, ...Object.values(platform.services).map((s) => s.checks));

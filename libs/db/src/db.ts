@@ -188,8 +188,9 @@ export function createPool(opts: DbOptions): pg.Pool {
   return pool;
 }
 
-export function createDb<DB>(opts: DbOptions): Kysely<DB> {
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: createPool(opts) }) });
+/** Kysely over a pool of `opts` (or the one given, made with createPool: a caller that watches its use). */
+export function createDb<DB>(opts: DbOptions, pool: pg.Pool = createPool(opts)): Kysely<DB> {
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
 
 /** A repository method takes either the database or a transaction opened by its caller. */

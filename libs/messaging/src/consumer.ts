@@ -15,6 +15,7 @@ import type { Level, Logger } from 'pino';
 import type { Bus } from './bus';
 import { decodeJson } from './codec';
 import { fromItsPublisher } from './publish';
+import { watchConsumer } from './consumer-metrics';
 import { extractContext, messagingAttributes, tracer } from './trace-context';
 
 export type Outcome = 'ack' | { nak: number } | { term: string };
@@ -114,6 +115,7 @@ export async function runConsumer<S extends ConsumableSubject>(bus: Bus, opts: C
     for (const [m, at] of held) if (now - at >= tick && now - at < maxWorkingMs) m.working();
   }, Math.max(25, Math.floor(ackWaitMs / 4)));
   keepAlive.unref();
+  const measured = watchConsumer(bus, bus.ns.stream(CONSUMED[opts.subject].stream), bus.ns.consumer(opts.durable), opts.durable);
 
   /**
    * Handles a message in a consumer span, the child of its publisher's span (the context in
@@ -222,6 +224,7 @@ export async function runConsumer<S extends ConsumableSubject>(bus: Bus, opts: C
         // Every message is taken from the client as it arrives and held from then on: the
         // client pulls ahead of the handlers, and a message waiting for one is kept too.
         for await (const m of messages) {
+          if (m.info.deliveryCount > 1) measured.redelivered();
           held.set(m, Date.now());
           waiting.push(m);
           pump();
@@ -248,6 +251,7 @@ export async function runConsumer<S extends ConsumableSubject>(bus: Bus, opts: C
       }
       await Promise.allSettled([...inFlight]);
       clearInterval(keepAlive);
+      measured.stop();
     },
   };
 }

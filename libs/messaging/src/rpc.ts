@@ -26,7 +26,7 @@ import {
   type RpcService,
 } from '@mailroom/contracts';
 import type { Logger } from 'pino';
-import { moduleContext } from '@mailroom/platform';
+import { DURATION_BUCKETS_S, SERVICE_ATTRIBUTE, meterOf, moduleContext } from '@mailroom/platform';
 import type { z } from 'zod';
 import { maxBodyBytes, type Bus } from './bus';
 import { decodeJson, encodeJson } from './codec';
@@ -61,6 +61,16 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
   const maxInFlight = opts.maxInFlight ?? 512;
   const inFlight = new Set<Promise<void>>();
   const subs: Subscription[] = [];
+
+  // Each operation's duration and failures (error.type: the stable error code), per operation of this service.
+  const duration = meterOf().createHistogram('rpc.server.call.duration', {
+    description: 'Duration of the RPCs this service answered, by operation; error.type names the error code of a failure',
+    unit: 's',
+    advice: { explicitBucketBoundaries: DURATION_BUCKETS_S },
+  });
+  // Made once per operation: a request answered without error allocates nothing for its measurement.
+  const attributesOf = new Map<string, Record<string, string>>();
+  for (const name of rpcNamesOf(service)) attributesOf.set(name, { 'rpc.system.name': 'nats', 'rpc.method': name, [SERVICE_ATTRIBUTE]: service });
 
   for (const name of rpcNamesOf(service)) subs.push(subscribe(name, handlers[name]));
 
@@ -101,6 +111,8 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
     // With telemetry on, every line carries the active span's ids (the logger's mixin); off, the caller's trace id.
     const reqLog = () =>
       (child ??= log.child({ op: name, request_id: call.requestId, ...(isSpanContextValid(trace.getSpanContext(context.active()) ?? INVALID_SPAN_CONTEXT) ? {} : { trace_id: traceIdOf(call.traceparent) }) }));
+    const started = performance.now();
+    let failed: string | undefined;
     const parent = extractContext(msg.headers, moduleContext(service));
     const attributes = messagingAttributes('process', rpcSubject(name), { 'rpc.system': 'nats', 'rpc.method': name });
     await context.with(parent, () =>
@@ -138,6 +150,7 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
           }
         } catch (err) {
           const appErr = toAppError(err);
+          failed = appErr.code;
           if (appErr.code === 'internal_error') {
             reqLog().error({ err }, 'operation failed');
             span.setStatus({ code: SpanStatusCode.ERROR });
@@ -145,6 +158,8 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
           respondError(msg, appErr);
         } finally {
           span.end();
+          const measured = attributesOf.get(name)!;
+          duration.record((performance.now() - started) / 1000, failed === undefined ? measured : { ...measured, 'error.type': failed });
         }
       }),
     );

@@ -1,10 +1,12 @@
 /**
  * Liveness and readiness over HTTP for process supervisors (Kubernetes probes):
  * GET /livez answers 200 while the process runs; GET /readyz runs every check with a
- * bound and answers 200 only when all pass, else 503 with which failed.
+ * bound and answers 200 only when all pass, else 503 with which failed. GET /metrics is the
+ * process's metrics in the Prometheus text format (metrics.ts), when its Prometheus reader is on.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { startedMetrics } from './metrics';
 
 export type HealthCheck = () => Promise<unknown>;
 export type HealthChecks = Record<string, HealthCheck>;
@@ -51,6 +53,11 @@ export async function startHealthServer(port: number, checks: HealthChecks, host
     };
     if (req.method !== 'GET') return send(405, { status: 'fail' });
     if (req.url === '/livez') return send(200, { status: 'ok' });
+    if (req.url === '/metrics') {
+      const scrape = startedMetrics()?.scrape;
+      if (scrape) return scrape(req, res);
+      return send(404, { status: 'fail', error: 'metrics are off (OTEL_METRICS_EXPORTER)' });
+    }
     if (req.url === '/readyz') {
       void runChecks(checks).then((report) => send(report.status === 'ok' ? 200 : 503, report));
       return;

@@ -4,6 +4,7 @@ export * from './lifecycle';
 export * from './health';
 export * from './telemetry';
 export * from './telemetry-modules';
+export * from './metrics';
 export * from './clock';
 export * from './crypto';
 export * from './batch';

@@ -17,12 +17,15 @@ import { sql, type Kysely, type Transaction } from '@mailroom/db';
 import { HeldContexts, maxBodyBytes, publishStored, type Bus } from '@mailroom/messaging';
 import { context, trace } from '@opentelemetry/api';
 import { Rounds, type EventSink, type Logger, type OutboxRow } from '@mailroom/platform';
+import { watchOutbox } from './outbox-metrics';
 
 export type { OutboxRow } from '@mailroom/platform';
 
 export interface OutboxOptions {
   intervalMs?: number;
   batch?: number;
+  /** The service whose outbox this is, named in its backlog's metric (outbox-metrics.ts); none: the backlog is not reported. */
+  service?: string;
 }
 
 /** What the relay reads of an event row: its type, for the subject. */
@@ -112,8 +115,11 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
     );
   }
 
+  private unwatched: (() => void) | undefined;
+
   start(): void {
     this.rounds.start();
+    if (this.opts.service && !this.unwatched) this.unwatched = watchOutbox(this.db as Kysely<unknown>, this.opts.service);
   }
 
   /** Relays pending events soon; call after committing a transaction that added some. */
@@ -185,6 +191,8 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
   }
 
   async stop(): Promise<void> {
+    this.unwatched?.();
+    this.unwatched = undefined;
     await this.rounds.stop();
   }
 }

@@ -1,5 +1,5 @@
 /** Booting services: alone in their own process, or several in one. */
-import { createDb, migrate, pingDb, type Kysely } from '@mailroom/db';
+import { createDb, createPool, migrate, pingDb, type Kysely } from '@mailroom/db';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import {
   natsTlsFiles,
   parseConfig,
   startHealthServer,
+  startMetrics,
   startedTelemetry,
   inModule,
   startTelemetry,
@@ -23,6 +24,7 @@ import {
   type Logger,
   type Telemetry,
 } from '@mailroom/platform';
+import { observePool } from './pool-metrics';
 import { replicationOf } from './replication';
 import { baseConfigSchema, type AnyServiceModule, type BaseConfig } from './service-module';
 
@@ -79,16 +81,15 @@ async function startModule(module: AnyServiceModule, opts: StartOptions): Promis
   let db: Kysely<unknown> | undefined;
   const checks: HealthChecks = {};
   if (module.database) {
-    db = life.add(
-      `${module.name}:db`,
-      createDb<unknown>({
-        url: config.DATABASE_URL,
-        schema: module.database.schema,
-        genericPlans: module.database.genericPlans ?? false,
-        onIdleError: (err) => log.warn({ err: err.message }, 'idle database connection lost'),
-      }),
-      (d) => d.destroy(),
-    );
+    const dbOptions = {
+      url: config.DATABASE_URL,
+      schema: module.database.schema,
+      genericPlans: module.database.genericPlans ?? false,
+      onIdleError: (err: Error) => log.warn({ err: err.message }, 'idle database connection lost'),
+    };
+    const pool = createPool(dbOptions);
+    const unobserved = observePool(pool, module.name, module.database.schema);
+    db = life.add(`${module.name}:db`, createDb<unknown>(dbOptions, pool), (d) => (unobserved(), d.destroy()));
     const theDb = db;
     checks.database = () => pingDb(theDb);
     if (opts.migrate) {
@@ -170,13 +171,16 @@ export async function runService(module: AnyServiceModule, env: Env): Promise<vo
   const telemetry = processTelemetry(module.name, env, log);
   if (telemetry.enabled) life.add('telemetry', telemetry, (t) => t.shutdown());
   try {
+    // Before the service starts: its instruments are made from the provider as it starts.
+    const metrics = startMetrics(module.name, env);
+    if (metrics.readers.length) life.add('metrics', metrics, (m) => m.shutdown());
     const migrate = env.MIGRATE_ON_START === 'true';
     if (migrate) await provisionStreams(env, log);
     const running = await startService(module, { env, life, log, migrate });
     if (config.HEALTH_PORT) {
       const health = await startHealthServer(config.HEALTH_PORT, running.checks);
       life.add('health', health, (h) => h.close());
-      log.info({ port: health.port }, 'health endpoints on /livez and /readyz');
+      log.info({ port: health.port }, 'health endpoints on /livez, /readyz and /metrics');
     }
   } catch (err) {
     log.fatal({ err }, 'start-up failed');

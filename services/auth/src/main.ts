@@ -86,7 +86,7 @@ export const authService: ServiceModule<AuthConfig, AuthDb> = {
     });
     await tokens.init();
     const revocations = revocationsClient(bus, log);
-    const outbox = life.add('auth:outbox', new Outbox(db, bus, log), (o) => o.stop());
+    const outbox = life.add('auth:outbox', new Outbox(db, bus, log, { service: 'auth' }), (o) => o.stop());
     outbox.start();
     const users = new UserRepository(db);
     const passwords = new Passwords();

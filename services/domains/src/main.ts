@@ -37,7 +37,7 @@ export const domainsService: ServiceModule<DomainsConfig, DomainsDb> = {
   database: { schema: 'domains', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ config, bus, db, life, clock, log }) {
-    const outbox = life.add('domains:outbox', new Outbox(db, bus, log), (o) => o.stop());
+    const outbox = life.add('domains:outbox', new Outbox(db, bus, log, { service: 'domains' }), (o) => o.stop());
     outbox.start();
     const box = new SecretBox(config.SECRETS_ENCRYPTION_KEY);
     // Two tries: one lost UDP packet is not a temporary failure.

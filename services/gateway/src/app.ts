@@ -22,6 +22,7 @@ import { fetchAttachment, withUrlAttachments } from './http/url-attachment';
 /** What an operation of a route with `textResponse` answers. */
 const textDocument = z.object({ content_type: z.string().min(1), text: z.string() });
 import { bindBrowser, boundSecret } from './http/browser-binding';
+import { httpServerMetrics } from './http/metrics';
 import { accessOf, expressPath, pathPattern, type OpRoute, type PartParser, type PendingRoute, type Route } from './routes';
 
 export interface AppDeps {
@@ -199,7 +200,9 @@ export function createApp(deps: AppDeps): express.Express {
   // Browsers' form posts (the SAML HTTP-POST binding): flat fields, no nested syntax.
   const form = express.urlencoded({ limit: deps.bodyLimitBytes, extended: false, type: 'application/x-www-form-urlencoded', verify: requireUtf8 });
 
+  const measured = httpServerMetrics();
   app.use((req, res, next) => {
+    measured?.started(res);
     const incoming = req.get('x-request-id');
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : newId('request');
     // With telemetry on, the request's trace is the OTel one (its server span, which honoured the

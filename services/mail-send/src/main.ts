@@ -49,7 +49,7 @@ export const mailSendService: ServiceModule<MailSendConfig, SendDb> = {
     const [raw, sent] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'sent')]);
     const attachmentBucket = await openBucket(bus, 'attachments');
     const repo = new SendRepository(db);
-    const outbox = life.add('mail-send:outbox', new Outbox(db, bus, log), (o) => o.stop());
+    const outbox = life.add('mail-send:outbox', new Outbox(db, bus, log, { service: 'mail-send' }), (o) => o.stop());
     outbox.start();
     let dkim: DkimKey;
     if (config.DKIM_PRIVATE_KEY) {

@@ -40,7 +40,7 @@ export const mailboxService: ServiceModule<MailboxConfig, MailboxDb> = {
     const [rawBucket, receivedBucket, attachmentBucket, uploadBucket] = await Promise.all([openBucket(bus, 'raw'), openBucket(bus, 'received'), openBucket(bus, 'attachments'), openBucket(bus, 'uploads')]);
     const inboxRepo = new InboxRepository(db);
     const messageRepo = new MessageRepository(db);
-    const outbox = life.add('mailbox:outbox', new Outbox(db, bus, log), (o) => o.stop());
+    const outbox = life.add('mailbox:outbox', new Outbox(db, bus, log, { service: 'mailbox' }), (o) => o.stop());
     outbox.start();
     const parser = life.add(
       'mailbox:parser',

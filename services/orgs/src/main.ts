@@ -45,7 +45,7 @@ export const orgsService: ServiceModule<OrgsConfig, OrgsDb> = {
   database: { schema: 'orgs', migrationsDir: path.join(__dirname, '..', 'migrations') },
   loadConfig,
   async start({ config, bus, db, life, clock, log }) {
-    const outbox = life.add('orgs:outbox', new Outbox(db, bus, log), (o) => o.stop());
+    const outbox = life.add('orgs:outbox', new Outbox(db, bus, log, { service: 'orgs' }), (o) => o.stop());
     outbox.start();
     const transact = transactor(db);
     const orgRepo = new OrganizationRepository(db);

@@ -13,6 +13,7 @@ import type { DataScanner } from '../domain/data-scanner';
 import type { ConnectionLimiter, MessageRateLimiter } from '../domain/limits';
 import type { Recipient, RecipientResolver } from '../domain/recipients';
 import { REPLIES, SmtpReply } from '../domain/replies';
+import { SmtpMetrics, type SmtpStage } from './metrics';
 import { SmtpTraces } from './tracing';
 
 export interface SmtpEdgeOptions {
@@ -53,17 +54,22 @@ export async function startSmtpEdge(opts: SmtpEdgeOptions, deps: SmtpEdgeDeps): 
   const counted = new Set<string>(); // sessions holding a connection slot
   const recipients = new Map<string, Recipient[]>(); // per session, for the current transaction
   const traces = new SmtpTraces();
+  const measured = new SmtpMetrics();
   /** Answers the end of DATA, and ends the message's span with the answer. */
-  const answer = (session: SMTPServerSession, callback: (err?: Error | null, message?: string) => void, bytes: number, result: SmtpReply | string) => {
+  const answer = (session: SMTPServerSession, callback: (err?: Error | null, message?: string) => void, bytes: number, result: SmtpReply | { reply: string; spam: 'ham' | 'spam' | 'unscanned' }) => {
     const rcpts = recipients.get(session.id)?.length ?? 0;
-    if (typeof result === 'string') {
-      traces.messageEnded(session.id, { outcome: 'accepted', code: 250, recipients: rcpts, bytes });
-      callback(null, result);
-    } else {
+    if (result instanceof SmtpReply) {
       traces.messageEnded(session.id, { outcome: 'refused', code: result.responseCode, recipients: rcpts, bytes });
+      measured.refused('data', result.reply);
       callback(result);
+    } else {
+      traces.messageEnded(session.id, { outcome: 'accepted', code: 250, recipients: rcpts, bytes });
+      measured.accepted(result.spam);
+      callback(null, result.reply);
     }
   };
+  /** A refusal before DATA, counted by its stage and reason. */
+  const refuse = (stage: SmtpStage, reply: SmtpReply): SmtpReply => (measured.refused(stage, reply.reply), reply);
 
   const server: SMTPServer = new SMTPServer({
     name: opts.hostname,
@@ -84,8 +90,10 @@ export async function startSmtpEdge(opts: SmtpEdgeOptions, deps: SmtpEdgeDeps): 
 
     onConnect(session, callback) {
       if (!deps.connections.acquire(session.remoteAddress)) {
+        measured.session(false);
         return callback(new SmtpReply('tooManyConnections'));
       }
+      measured.session(true);
       counted.add(session.id);
       traces.sessionStarted(session.id, { address: session.remoteAddress, port: session.remotePort });
       callback();
@@ -101,21 +109,21 @@ export async function startSmtpEdge(opts: SmtpEdgeOptions, deps: SmtpEdgeDeps): 
       recipients.set(session.id, []);
       const traced = traces.messageStarted(session.id);
       context.with(traced, () => deps.rate.take(session.remoteAddress)).then(
-        (ok) => (ok ? callback() : callback(new SmtpReply('rateLimited'))),
-        () => callback(new SmtpReply('tryLater')),
+        (ok) => (ok ? callback() : callback(refuse('mail', new SmtpReply('rateLimited')))),
+        () => callback(refuse('mail', new SmtpReply('tryLater'))),
       );
     },
 
     onRcptTo(address, session, callback) {
       const list = recipients.get(session.id) ?? [];
-      if (list.length >= opts.maxRecipients) return callback(new SmtpReply('tooManyRecipients'));
+      if (list.length >= opts.maxRecipients) return callback(refuse('rcpt', new SmtpReply('tooManyRecipients')));
       context.with(traces.messageContext(session.id), () => deps.recipients.resolve(address.address)).then(
         (rcpt) => {
           list.push(rcpt);
           recipients.set(session.id, list);
           callback();
         },
-        (err: unknown) => callback(err instanceof SmtpReply ? err : new SmtpReply('tryLater')),
+        (err: unknown) => callback(refuse('rcpt', err instanceof SmtpReply ? err : new SmtpReply('tryLater'))),
       );
     },
 
@@ -127,6 +135,7 @@ export async function startSmtpEdge(opts: SmtpEdgeOptions, deps: SmtpEdgeDeps): 
         // Over the limit: answer now and hang up rather than read (and discard) the rest.
         refused = true;
         traces.messageEnded(session.id, { outcome: 'refused', code: 552, bytes: scanner.size });
+        measured.refused('data', 'tooBig');
         log.info({ ip: session.remoteAddress, bytes: scanner.size }, 'message over the size limit: 552 and close');
         for (const connection of server.connections) {
           if (connection.id === session.id) {
@@ -155,7 +164,7 @@ export async function startSmtpEdge(opts: SmtpEdgeOptions, deps: SmtpEdgeDeps): 
             }, log),
           )
           .then(
-            (accepted) => answer(session, callback, bytes, `2.0.0 Ok: queued as ${accepted.rawId}`),
+            (accepted) => answer(session, callback, bytes, { reply: `2.0.0 Ok: queued as ${accepted.rawId}`, spam: accepted.spam.verdict }),
             (err: unknown) => {
               if (!(err instanceof SmtpReply)) log.error({ err }, 'acceptance failed: answering 451');
               answer(session, callback, bytes, err instanceof SmtpReply ? err : new SmtpReply('tryLater'));

@@ -34,6 +34,7 @@ import { AUTO_DISABLE_REASON, failuresAfter } from '../domain/endpoint-health';
 import { insertById, type EndpointSlots } from './endpoint-slots';
 import { attemptDelivery, tracedAttempt, type AttemptDeps, type Poster } from './attempt';
 import { Claimer } from './claimer';
+import { AttemptMetrics } from './metrics';
 import { Intake } from './intake';
 import { InstanceLease } from './lease';
 import { AttemptRecorder } from './recorder';
@@ -95,6 +96,7 @@ export class Dispatcher {
   private readonly monotonic: () => number;
   private readonly lease: InstanceLease;
   private readonly attemptDeps: AttemptDeps;
+  private readonly measured = new AttemptMetrics();
   /** Deliveries queued here, not yet started, all endpoints together. */
   private queued = 0;
   private readonly intake: Intake;
@@ -308,6 +310,8 @@ export class Dispatcher {
       }
       return;
     }
+    // The POST was made (its record may not be, below).
+    this.measured.attempted(finished);
     // Made under a name given up meanwhile (its lease was taken over): its record would change
     // nothing the new holder has, or, if this instance holds the delivery again, be a second row.
     if (generation !== this.lease.generation) {
