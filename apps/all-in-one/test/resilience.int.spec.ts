@@ -8,7 +8,8 @@ import { SERVICES } from '../src/platform';
 import { addColleague } from './colleagues';
 import { useTestContext } from './fixtures';
 
-const ctx = useTestContext({ RPC_TIMEOUT_MS: '400' });
+// Short, for the 504 test (a silent subscriber), yet long enough for a signup on a busy CI machine (400 ms was not).
+const ctx = useTestContext({ RPC_TIMEOUT_MS: '3000' });
 let orgs: BootedServices;
 let auth: BootedServices | undefined;
 let gateway: BootedServices | undefined;
