@@ -37,7 +37,8 @@ describe('startDnsServer', () => {
       },
     );
     server.add({ name: 'half.example.test', type: 'A', address: '192.0.2.77' });
-    resolver = new Resolver({ timeout: 200, tries: 1 });
+    // 1 s: room for an answer on a busy CI machine (200 ms was not), still well short of slow.example.test's 5 s.
+    resolver = new Resolver({ timeout: 1_000, tries: 1 });
     resolver.setServers([server.servers]);
   });
 
@@ -101,7 +102,7 @@ describe('startDnsServer', () => {
   it('serves set() and add() changes at once', async () => {
     const scratch = await startDnsServer([{ name: 'a.example.test', type: 'A', address: '192.0.2.1' }]);
     try {
-      const own = new Resolver({ timeout: 200, tries: 1 });
+      const own = new Resolver({ timeout: 1_000, tries: 1 });
       own.setServers([scratch.servers]);
       expect(await own.resolve4('a.example.test')).toEqual(['192.0.2.1']);
       scratch.set([{ name: 'a.example.test', type: 'A', address: '192.0.2.2' }]);
