@@ -7,10 +7,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, closeSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join, relative } from 'node:path';
-import pg from 'pg';
 import { waitFor } from '@mailroom/testing';
 import { ensureNatsAuth, findNatsServer } from '../apps/launcher/dist/nats.js';
 import { command, handOver, unprivileged } from '../apps/launcher/dist/unprivileged.js';
+import { postgresAnswers } from '../apps/launcher/dist/postgres.js';
 
 export const say = (line) => process.stderr.write(`faults: ${line}\n`);
 
@@ -131,7 +131,7 @@ export async function startOwnPostgres(dir, port) {
     async start() {
       const run = command(how, [bin.postgres, '-D', pgdata, '-p', String(port), '-h', '127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=300', '-c', 'fsync=on']);
       proc = launch(run.argv, { log, uid: run.uid, gid: run.gid });
-      await waitFor(() => answers(url), { timeoutMs: 60_000, intervalMs: 100, what: 'PostgreSQL answering' });
+      await waitFor(() => postgresAnswers(port), { timeoutMs: 60_000, intervalMs: 100, what: 'PostgreSQL answering' });
     },
     async stop(signal = 'SIGINT') {
       if (!proc || proc.child.exitCode !== null || proc.child.signalCode !== null) return;
@@ -145,18 +145,4 @@ export async function startOwnPostgres(dir, port) {
   };
   await db.start();
   return db;
-}
-
-export async function answers(url) {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    await client.query('select 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => {});
-  }
 }

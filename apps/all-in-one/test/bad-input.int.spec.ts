@@ -372,7 +372,8 @@ describe('every route, under generated bad input', () => {
         res.on('error', reject);
       });
       req.on('error', reject);
-      req.setTimeout(10_000, () => req.destroy(new Error('no answer within 10 s')));
+      // Longer than the gateway's own bounds (an RPC's 10 s, then 5 s for a download to start): no answer here means it hung.
+      req.setTimeout(30_000, () => req.destroy(new Error('no answer within 30 s')));
       req.end(data);
     });
   }

@@ -2,10 +2,11 @@
  * Metrics an SRE can scrape (issue 33, item 4): the all-in-one process, started as its
  * deployment starts it (its own process, its health port), runs an agent's loop: an inbox, a
  * webhook endpoint, a mail over SMTP (and one to an address that does not exist), the
- * message.received delivery, a reply through the API, the relay's acceptance and the
+ * message.received delivery, a reply through the API (refused once at RCPT with a 451, so
+ * mail-send retries it: a redelivery of its work item), the relay's acceptance and the
  * message.sent delivery. Then GET /metrics on the health port must show every family of the
- * issue with non-zero values where the loop made some (sampled gauges and the redeliveries
- * counter present, with their value as it is), each measurement naming its module, and
+ * issue with non-zero values where the loop made some (sampled gauges present, with their
+ * value as it is), each measurement naming its module, and
  * labels that stay bounded: route templates, operation names, reasons; no id, no address,
  * no secret.
  */
@@ -50,7 +51,10 @@ beforeAll(async () => {
   smtpPort = await freePort();
   healthPort = await freePort();
   const httpPort = await freePort();
-  relay = await startTestRelay({ feedbackTo: { host: '127.0.0.1', port: smtpPort }, hostname: 'relay.test' });
+  // The reply's first hand-over is refused for now (451 at RCPT); the retry is delivered.
+  let refused = 0;
+  const behaviour = (rcpt: string) => (rcpt === 'ada@sender.test' && refused++ === 0 ? 'tempfail' : 'deliver');
+  relay = await startTestRelay({ feedbackTo: { host: '127.0.0.1', port: smtpPort }, hostname: 'relay.test', behaviour });
   context.onStop(() => relay.close());
   hooks = await WebhookReceiver.start();
   context.onStop(() => hooks.close());
@@ -174,19 +178,22 @@ describe('GET /metrics on the all-in-one process\'s health port', () => {
     // The look-up of the inbox that does not exist failed with its code.
     expect(sum(samples, 'rpc_server_call_duration_count', { rpc_method: 'mailbox.inbox.get', error_type: 'not_found' })).toBe(1);
     expect(http.filter((s) => s.labels.http_response_status_code === '404').map((s) => [s.labels.http_route, s.value])).toEqual([[expect.stringMatching(/^\/api\/v1\/inboxes\/:[a-z_]+$/), 1]]);
-    // JetStream: lag and ack pending per durable (as last sampled), redeliveries per durable (0 here, present).
+    // JetStream: lag and ack pending per durable (as last sampled), redeliveries per durable:
+    // the reply's work item, retried after the 451, came to mail-send a second time.
     for (const durable of ['mailbox--inbound', 'webhooks--dispatch', 'mail-send--outbound']) {
       expect(series(samples, 'mailroom_consumer_lag', { messaging_consumer_group_name: durable })).toHaveLength(1);
       expect(series(samples, 'mailroom_consumer_ack_pending', { messaging_consumer_group_name: durable })).toHaveLength(1);
       expect(series(samples, 'mailroom_consumer_redeliveries_total', { messaging_consumer_group_name: durable })).toHaveLength(1);
       expect(series(samples, 'mailroom_consumer_lag', { messaging_consumer_group_name: durable })[0]!.labels.mailroom_service).toBe(durable.split('--')[0]);
     }
+    expect(sum(samples, 'mailroom_consumer_redeliveries_total', { messaging_consumer_group_name: 'mail-send--outbound' })).toBe(1);
     // SMTP: sessions, the accepted message with its spam verdict, the refusal by reason.
     expect(sum(samples, 'mailroom_smtp_sessions_total', { mailroom_smtp_session_outcome: 'taken' })).toBeGreaterThanOrEqual(1);
     expect(sum(samples, 'mailroom_smtp_messages_total', { mailroom_smtp_verdict: 'accepted' })).toBeGreaterThanOrEqual(1);
     expect(series(samples, 'mailroom_smtp_messages_total', { mailroom_smtp_verdict: 'accepted' }).every((s) => ['ham', 'spam', 'unscanned'].includes(s.labels.mailroom_spam_verdict!))).toBe(true);
     expect(sum(samples, 'mailroom_smtp_refusals_total', { mailroom_smtp_stage: 'rcpt', mailroom_smtp_reason: 'noSuchUser' })).toBe(1);
-    // Sends by outcome; webhook attempts by outcome, and their latency.
+    // Sends by outcome (the refused try, then the accepted one); webhook attempts by outcome, and their latency.
+    expect(sum(samples, 'mailroom_mail_sends_total', { mailroom_send_outcome: 'retry', mailroom_service: 'mail-send' })).toBe(1);
     expect(sum(samples, 'mailroom_mail_sends_total', { mailroom_send_outcome: 'sent', mailroom_service: 'mail-send' })).toBeGreaterThanOrEqual(1);
     expect(sum(samples, 'mailroom_webhook_attempts_total', { mailroom_webhook_outcome: 'delivered', mailroom_service: 'webhooks' })).toBeGreaterThanOrEqual(2);
     expect(sum(samples, 'mailroom_webhook_attempt_duration_count', { mailroom_webhook_outcome: 'delivered' })).toBeGreaterThanOrEqual(2);

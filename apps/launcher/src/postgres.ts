@@ -56,12 +56,12 @@ export async function startPostgres(opts: { dataDir: string; port: number; logFi
   }
   const run = command(opts.how, [bin.postgres, '-D', pgdata, '-p', String(opts.port), '-h', '127.0.0.1', '-c', 'unix_socket_directories=']);
   const started = startProcess(run.argv, { logFile: opts.logFile, uid: run.uid, gid: run.gid });
-  await waitUntil('PostgreSQL', () => answers(opts.port), { timeoutMs: 60_000, exited: started.exited });
+  await waitUntil('PostgreSQL', () => postgresAnswers(opts.port), { timeoutMs: 60_000, exited: started.exited });
   return started;
 }
 
 /** Ready means a query runs (while starting it accepts connections but refuses them). */
-async function answers(port: number): Promise<boolean> {
+export async function postgresAnswers(port: number): Promise<boolean> {
   const client = new pg.Client({ host: '127.0.0.1', port, user: 'postgres', database: 'postgres', connectionTimeoutMillis: 1_000 });
   client.on('error', () => {});
   try {

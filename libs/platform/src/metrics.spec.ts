@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { exportToCollector } from '../test/otlp-collector';
 import { DEFAULT_SAMPLE_INTERVAL_MS, metricsReaders, sampleIntervalMs } from './metrics';
 
 // As telemetry.spec.ts: the SDK's exporters load modules jest's VM refuses, so the export runs
@@ -42,26 +40,9 @@ describe('sample interval', () => {
 
 describe('the OTLP reader', () => {
   it('exports the process\'s metrics over OTLP/HTTP to the configured collector, under the process\'s name', async () => {
-    const received: { url: string; body: string }[] = [];
-    const collector = createServer((req: IncomingMessage, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        received.push({ url: req.url ?? '', body });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
-    const { port } = collector.address() as AddressInfo;
-    try {
-      await new Promise<void>((resolve, reject) =>
-        execFile(process.execPath, ['-e', CHILD, `http://127.0.0.1:${port}`], { cwd: path.resolve(__dirname, '..') }, (err) => (err ? reject(err) : resolve())),
-      );
-      const exported = received.filter((r) => r.url === '/v1/metrics');
-      expect(exported.length).toBeGreaterThan(0);
-      expect(exported.some((r) => r.body.includes('mailroom.test.things') && r.body.includes('mailroom-test') && r.body.includes('tester'))).toBe(true);
-    } finally {
-      collector.close();
-    }
+    const received = await exportToCollector(CHILD);
+    const exported = received.filter((r) => r.url === '/v1/metrics');
+    expect(exported.length).toBeGreaterThan(0);
+    expect(exported.some((r) => r.body.includes('mailroom.test.things') && r.body.includes('mailroom-test') && r.body.includes('tester'))).toBe(true);
   });
 });

@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
-import { createServer, type IncomingMessage } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { exportToCollector } from '../test/otlp-collector';
 import { serviceNameOf, startTelemetry } from './telemetry';
 
 // The SDK loads modules with dynamic import(), which jest's VM refuses: the export runs in a
@@ -28,26 +26,9 @@ describe('telemetry', () => {
   });
 
   it('exports spans over OTLP/HTTP to the configured collector', async () => {
-    const received: { url: string; body: string }[] = [];
-    const collector = createServer((req: IncomingMessage, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        received.push({ url: req.url ?? '', body });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      });
-    });
-    await new Promise<void>((r) => collector.listen(0, '127.0.0.1', r));
-    const { port } = collector.address() as AddressInfo;
-    try {
-      await new Promise<void>((resolve, reject) =>
-        execFile(process.execPath, ['-e', CHILD, `http://127.0.0.1:${port}`], { cwd: path.resolve(__dirname, '..') }, (err) => (err ? reject(err) : resolve())),
-      );
-      const traces = received.find((r) => r.url === '/v1/traces');
-      expect(traces).toBeDefined();
-      expect(traces!.body).toContain('mailroom-test');
-    } finally {
-      collector.close();
-    }
+    const received = await exportToCollector(CHILD);
+    const traces = received.find((r) => r.url === '/v1/traces');
+    expect(traces).toBeDefined();
+    expect(traces!.body).toContain('mailroom-test');
   });
 });

@@ -13,7 +13,7 @@ import type { Authenticator } from './auth/authenticator';
 import { BODY_NOT_UTF8, fromMiddlewareError, sendError } from './http/errors';
 import { IdempotencyStore } from './http/idempotency';
 import type { RateLimiter } from './http/rate-limit';
-import { DOWNLOAD_IDLE_MS, sendDownload, type Download, type ObjectReader } from './http/download';
+import { DOWNLOAD_IDLE_MS, DOWNLOAD_START_MS, sendDownload, type Download, type ObjectReader } from './http/download';
 import { receiveUpload, type ObjectWriter } from './http/upload';
 import { download as downloadSchema, isTenant, message as messageSchema, threadWithMessages } from '@mailroom/contracts';
 import { withDownloadLinks, type DownloadLinks, type LinkTarget } from './domain/download-links';
@@ -396,7 +396,7 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
         const input = route.request(parse, { params: { inbox_id: target.inbox_id, message_id: target.message_id, attachment_id: target.attachment_id }, query: undefined, body: undefined });
         const linkAuth: AuthContext = { kind: 'link', org_id: target.org_id, env_id: target.env_id };
         const result = downloadSchema.parse(await deps.rpc.call(route.op, input, { ...base, auth: linkAuth }, { timeoutMs: deps.rpcTimeoutMs }));
-        await sendDownload(res, deps.buckets, result, { startMs: deps.rpcTimeoutMs, idleMs: DOWNLOAD_IDLE_MS });
+        await sendDownload(res, deps.buckets, result, { startMs: DOWNLOAD_START_MS, idleMs: DOWNLOAD_IDLE_MS });
         return;
       }
       const input = route.request(parse, { params: req.params, query: req.query, body: req.body });
@@ -408,7 +408,7 @@ function routeHandler<Op extends RpcName>(route: OpRoute<Op>, access: RouteAcces
       const idemKey = route.idempotent ? req.get('idempotency-key') : undefined;
       if (route.download) {
         const result = downloadSchema.parse(await deps.rpc.call(route.op, input, call, { timeoutMs: deps.rpcTimeoutMs }));
-        await sendDownload(res, deps.buckets, result, { startMs: deps.rpcTimeoutMs, idleMs: DOWNLOAD_IDLE_MS });
+        await sendDownload(res, deps.buckets, result, { startMs: DOWNLOAD_START_MS, idleMs: DOWNLOAD_IDLE_MS });
         return;
       }
       if (route.textResponse) {

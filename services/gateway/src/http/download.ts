@@ -29,6 +29,12 @@ export function contentType(stored: string): string {
   return MEDIA_TYPE.test(stored) ? stored : 'application/octet-stream';
 }
 
+/**
+ * How long the store may take to start an object once the owning service authorised it (its
+ * RPC has had its own deadline already): a request waits at most both, then answers 503.
+ */
+export const DOWNLOAD_START_MS = 5_000;
+
 /** How long a download waits for the store's next chunk before it cuts the response. */
 export const DOWNLOAD_IDLE_MS = 10_000;
 
