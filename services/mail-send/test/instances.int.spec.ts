@@ -49,12 +49,12 @@ afterAll(async () => {
   await ctx?.cleanup();
 });
 
-/** The check mailbox asks before storing a send, as mailbox (service-only). */
-function check(org_id: string, env_id: string, inbox_id: string) {
+/** The check mailbox asks before storing a send, as mailbox (service-only); `message_id`: the send's. */
+function check(org_id: string, env_id: string, inbox_id: string, message_id?: string) {
   return callRpc(
     bus,
     'mail-send.outbound.check',
-    { org_id, env_id, inbox_id, inbox_status: 'active', from_address: 'agent@agents.test', to_addresses: ['ada@example.com'], subject: 'Hello' },
+    { org_id, env_id, inbox_id, inbox_status: 'active', from_address: 'agent@agents.test', to_addresses: ['ada@example.com'], subject: 'Hello', ...(message_id ? { message_id } : {}) },
     { auth: { kind: 'service', service: 'mailbox' }, requestId: newId('request') },
   ).then(
     () => 'admitted' as const,
@@ -85,4 +85,23 @@ it("admits exactly an organization's limit over its inboxes, checked at once by 
   const answers = await Promise.all(inboxes.flatMap((inbox) => Array.from({ length: 4 }, () => check(org, env, inbox))));
   expect(answers.filter((a) => a === 'admitted')).toHaveLength(PER_ORG);
   expect(await logged(org)).toBe(PER_ORG);
+});
+
+it('counts a send checked again under its message id (a retry after a lost answer) once, on either instance, and never against itself', async () => {
+  const org = newId('organization');
+  const env = newId('environment');
+  const inbox = newId('inbox');
+  const sends = Array.from({ length: PER_INBOX }, () => newId('message'));
+  // The inbox's limit, each send checked once...
+  for (const m of sends) expect(await check(org, env, inbox, m)).toBe('admitted');
+  expect(await logged(org)).toBe(PER_INBOX);
+  // ...then each retried, several times at once (the queue group spreads them over both instances):
+  // at the limit, but a retry is the same send, admitted and not logged again.
+  const retries = await Promise.all(sends.flatMap((m) => [check(org, env, inbox, m), check(org, env, inbox, m), check(org, env, inbox, m)]));
+  expect(retries.every((a) => a === 'admitted')).toBe(true);
+  expect(await logged(org)).toBe(PER_INBOX);
+  // A new send is over the limit.
+  expect(await check(org, env, inbox, newId('message'))).toBe('rate_limited');
+  expect(await check(org, env, inbox)).toBe('rate_limited');
+  expect(await logged(org)).toBe(PER_INBOX);
 });

@@ -31,7 +31,7 @@ const logged = async (orgId: string) => (await sql<{ n: number }>`select count(*
 describe('admit', () => {
   const at = new Date('2026-11-22T10:00:00Z');
   const since = new Date(at.getTime() - 60_000);
-  const base = (org: string, inbox: string) => ({ org_id: org, env_id: 'env_a', inbox_id: inbox, addresses: ['ada@example.com'], since, at });
+  const base = (org: string, inbox: string) => ({ org_id: org, env_id: 'env_a', inbox_id: inbox, addresses: ['ada@example.com'], message_id: null, since, at });
 
   it('counts the inbox and the organization, logs an admitted send, and logs nothing once a limit is reached', async () => {
     const org = newId('organization');

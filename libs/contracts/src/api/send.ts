@@ -147,6 +147,8 @@ export const sendCheckRequest = z.object({
   from_address: z.string(),
   to_addresses: z.array(z.string()).min(1),
   subject: z.string(),
+  /** The message the send will be: a send retried under its Idempotency-Key keeps its id and is counted toward the rates once. */
+  message_id: idSchema('message').optional(),
 });
 
 /** An SNS message as POSTed to the provider endpoint (its signature is checked by mail-send). SNS caps messages at 256 KiB. */

@@ -121,6 +121,7 @@ export class SendChecks {
       env_id: req.env_id,
       inbox_id: req.inbox_id,
       addresses: req.to_addresses,
+      message_id: req.message_id ?? null,
       since: new Date(now.getTime() - 60_000),
       at: now,
       perInbox: this.limits.perInboxPerMinute,

@@ -160,9 +160,10 @@ export class SendRepository {
    * The checks of a send that need the database, in one statement (one round trip): which
    * recipients are on the suppression list, how many sends the inbox and the organization
    * made since `since` (counted only when a limit is set), and, when nothing refuses the send,
-   * the send logged at `at` for the next checks.
+   * the send logged at `at` for the next checks. A send checked again under its `message_id`
+   * (retried after its answer was lost) is logged once, and not counted against itself.
    */
-  async admit(q: { org_id: string; env_id: string; inbox_id: string; addresses: string[]; since: Date; at: Date; perInbox: number; perOrg: number }, ex: Executor<SendDb> = this.db): Promise<{ blocked: { address: string; reason: string }[]; inbox: number; org: number; inbox_oldest: Date | null; org_oldest: Date | null }> {
+  async admit(q: { org_id: string; env_id: string; inbox_id: string; addresses: string[]; message_id: string | null; since: Date; at: Date; perInbox: number; perOrg: number }, ex: Executor<SendDb> = this.db): Promise<{ blocked: { address: string; reason: string }[]; inbox: number; org: number; inbox_oldest: Date | null; org_oldest: Date | null }> {
     const counting = q.perInbox > 0 || q.perOrg > 0;
     const { rows } = await sql<{ blocked: { address: string; reason: string }[]; inbox: number; org: number; inbox_oldest: Date | null; org_oldest: Date | null }>`
       with blocked as (
@@ -173,12 +174,14 @@ export class SendRepository {
         select count(*) filter (where inbox_id = ${q.inbox_id})::int as inbox, count(*)::int as org,
                min(at) filter (where inbox_id = ${q.inbox_id}) as inbox_oldest, min(at) as org_oldest
         from send_log where org_id = ${q.org_id} and at > ${q.since} and ${counting}
+          and (${q.message_id}::text is null or message_id is distinct from ${q.message_id}::text)
       ),
       logged as (
-        insert into send_log (org_id, inbox_id, at)
-        select ${q.org_id}, ${q.inbox_id}, ${q.at} from counts
+        insert into send_log (org_id, inbox_id, at, message_id)
+        select ${q.org_id}, ${q.inbox_id}, ${q.at}, ${q.message_id}::text from counts
         where ${counting} and not exists (select 1 from blocked)
           and (${q.perInbox}::int = 0 or counts.inbox < ${q.perInbox}::int) and (${q.perOrg}::int = 0 or counts.org < ${q.perOrg}::int)
+        on conflict (message_id) where message_id is not null do nothing
       )
       select coalesce((select json_agg(json_build_object('address', b.address, 'reason', b.reason) order by b.address) from blocked b), '[]'::json) as blocked, inbox, org,
              inbox_oldest, org_oldest

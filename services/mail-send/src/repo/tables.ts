@@ -32,6 +32,8 @@ export interface SendLogTable {
   org_id: string;
   inbox_id: string;
   at: Timestamp;
+  /** The send's message (null for sends checked without one, and before the column). */
+  message_id: string | null;
 }
 
 export interface SuppressionTable {

@@ -286,7 +286,7 @@ export class Sending {
     // A work item the bus cannot carry is refused first (payload_too_large), before the
     // send is counted against its rate and before any upload is stored.
     const work = this.outbox.workRow('mail.outbound', id, job);
-    await this.checks.check({ org_id: t.org_id, env_id: t.env_id, inbox_id: inbox.id, inbox_status: inbox.status, from_address: inbox.address, to_addresses: [...d.to, ...d.cc, ...d.bcc], subject: d.subject });
+    await this.checks.check({ org_id: t.org_id, env_id: t.env_id, inbox_id: inbox.id, inbox_status: inbox.status, from_address: inbox.address, to_addresses: [...d.to, ...d.cc, ...d.bcc], subject: d.subject, message_id: id });
     // Uploaded bytes are stored before anything refers to them.
     for (const [i, u] of d.uploads.entries()) {
       if (u.kind === 'inline') await this.attachmentStore.put(uploaded[i]!.object, u.bytes);
