@@ -15,6 +15,12 @@
  * mail of its own (its own trace), is processed in a span linked to that hand-over. No
  * attribute of any span holds a key, a secret, a password, the message's text or a
  * recipient's address.
+ *
+ * The trace survives restarts (the context kept with the outbox row and the webhook event,
+ * issue 33): a mail's message.received written by one mailbox instance and relayed by the
+ * next (the first stopped while the stream refused it) is published in the mail's trace, and
+ * a delivery that failed once and is retried by a new webhooks instance (the first stopped)
+ * has its retry in the mail's trace too, beside the first attempt.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -22,7 +28,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import { createDb, sql } from '@mailroom/db';
-import { freePort, signUpTenant, startDnsServer, startTestRelay, waitFor, WebhookReceiver, type ApiClient, type Tenant, type TestRelay } from '@mailroom/testing';
+import { connectTestBus, freePort, signUpTenant, startDnsServer, startTestRelay, waitFor, WebhookReceiver, type ApiClient, type Tenant, type TestRelay } from '@mailroom/testing';
 import { startPlatform, type Platform } from '../src/platform';
 import { useTestContext } from './fixtures';
 
@@ -112,7 +118,7 @@ interface Started {
 }
 
 /** Starts a traced process (the preload first, as every start command does) and waits until it is ready (its /readyz). */
-async function startTraced(what: string, entry: string[], env: Record<string, string>, otlp: OtlpReceiver, children: ChildProcess[]): Promise<void> {
+async function startTraced(what: string, entry: string[], env: Record<string, string>, otlp: OtlpReceiver, children: ChildProcess[]): Promise<ChildProcess> {
   const healthPort = await freePort();
   const child = spawn(process.execPath, ['--require', PRELOAD, join(ROOT, ...entry)], {
     cwd: ROOT,
@@ -128,6 +134,13 @@ async function startTraced(what: string, entry: string[], env: Record<string, st
     },
     { timeoutMs: 60_000, what: `${what} to be ready` },
   );
+  return child;
+}
+
+/** Stops a traced process as its deployment would (SIGTERM: it finishes, exports its spans, exits). */
+async function stopTraced(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise((r) => (child.once('exit', r), child.kill('SIGTERM')));
 }
 
 /**
@@ -305,12 +318,120 @@ async function traceOneReply(s: Started & { tenant: Tenant }): Promise<void> {
   expect(values.filter((v) => /ada@sender\.test|reply-body-marker/i.test(v))).toEqual([]);
 }
 
+/**
+ * One mail through two restarts: mailbox stores it and writes its message.received while the
+ * event stream refuses every message (its relay fails, the row stays), is stopped, and the
+ * next mailbox instance relays the row once the stream takes messages again; webhooks'
+ * first attempt fails (500), its instance is stopped before the retry is due, and the next
+ * instance makes the retry. Both attempts, and the publish the new mailbox made, must be in
+ * the mail's trace: the publish the child of the span that wrote the row, each attempt the
+ * child of the event's handling.
+ */
+async function traceAcrossRestarts(s: Started & { tenant: Tenant }, restart: (name: string, meanwhile?: () => Promise<void>) => Promise<void>): Promise<void> {
+  const { otlp } = s;
+  // A tenant of its own: its endpoint is the only one the event goes to.
+  const tenant = await signUpTenant(s.gateway);
+  const db = createDb<unknown>({ url: s.env.DATABASE_URL!, schema: 'public', max: 1 });
+  const bus = await connectTestBus(s.env, 'migrate');
+  const hooks = await WebhookReceiver.start({ reply: (d) => ({ status: d.n === 1 ? 500 : 200 }) });
+  const events = bus.ns.stream('EVENTS');
+  const { config } = await bus.jsm.streams.info(events);
+  let refusing = false;
+  try {
+    const inbox = await tenant.api.post('/api/v1/inboxes', { username: 'restarted', display_name: 'Restarted' });
+    expect(inbox.status).toBe(201);
+    const endpoint = await tenant.api.post('/api/v1/webhooks/endpoints', { url: hooks.url('/hook'), events: ['message.received'] });
+    expect(endpoint.status).toBe(201);
+
+    // The event stream refuses every message (each is larger than it takes) until the first mailbox has stopped.
+    await bus.jsm.streams.update(events, { ...config, max_msg_size: 1 });
+    refusing = true;
+    const transport = nodemailer.createTransport({ host: '127.0.0.1', port: s.smtpPort, secure: false, ignoreTLS: true, name: 'mail.sender.test' });
+    await transport.sendMail({ from: 'ada@sender.test', to: inbox.body.address, subject: 'restarts', text: 'one mail, two restarts' });
+    transport.close();
+    const row = await waitFor(
+      async () => (await sql<{ traceparent: string | null }>`select traceparent from mailbox.outbox where subject is null and payload like ${`%${inbox.body.inbox_id}%`}`.execute(db)).rows[0],
+      { timeoutMs: 30_000, what: "the mail's message.received in mailbox's outbox" },
+    );
+    expect(row.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
+    const [, writtenTrace, writtenSpan] = row.traceparent!.split('-');
+    await restart('mailbox', async () => {
+      await bus.jsm.streams.update(events, config);
+      refusing = false;
+    });
+
+    // The first attempt fails; once it is recorded (a retry due in about 10 s), webhooks stops and a new instance starts.
+    const first = await waitFor(() => hooks.received[0], { timeoutMs: 30_000, what: 'the first delivery' });
+    const eventId = (first.body as { id: string }).id;
+    await waitFor(
+      async () => (await sql<{ attempts: number }>`select attempts from webhooks.jobs where event_id = ${eventId} and state = 'pending'`.execute(db)).rows[0]?.attempts === 1,
+      { timeoutMs: 20_000, what: 'the failed first attempt recorded' },
+    );
+    await restart('webhooks', async () => {
+      // Stopped before its retry was due: the retry is the new instance's.
+      expect(hooks.received).toHaveLength(1);
+    });
+    const retry = await waitFor(() => hooks.received[1], { timeoutMs: 60_000, what: 'the retry by the new webhooks instance' });
+    expect((retry.body as { id: string }).id).toBe(eventId);
+
+    // Both POSTs in the mail's trace, the one the row was written in.
+    const [firstTrace, retryTrace] = [first, retry].map((d) => String(d.headers.traceparent ?? '').split('-')[1]);
+    expect([firstTrace, retryTrace]).toEqual([writtenTrace, writtenTrace]);
+    const spans = await waitFor(
+      () => {
+        const byId = new Map(otlp.spans.filter((x) => x.traceId === writtenTrace).map((x) => [x.spanId, x]));
+        const attempts = [...byId.values()].filter((x) => x.name === 'webhook delivery attempt' && attr(x, 'mailroom.event.id') === eventId);
+        return attempts.length === 2 && [...byId.values()].some((x) => x.name === 'smtp message') && { byId, attempts };
+      },
+      { timeoutMs: 20_000, what: `the spans of trace ${writtenTrace}` },
+    );
+    const { byId } = spans;
+    const [a1, a2] = [...spans.attempts].sort((x, y) => Number(attr(x, 'mailroom.webhook.attempt')) - Number(attr(y, 'mailroom.webhook.attempt')));
+    expect([Number(attr(a1!, 'mailroom.webhook.attempt')), Number(attr(a2!, 'mailroom.webhook.attempt'))]).toEqual([1, 2]);
+    // Each attempt the child of the event's handling (the retry's parent kept with the event, not in memory).
+    const handling = byId.get(a1!.parentSpanId!);
+    expect(handling && `${handling.service}: ${handling.name}`).toBe('webhooks: process events.message.received');
+    expect(a2!.parentSpanId).toBe(a1!.parentSpanId);
+    // The publish the new mailbox made is the child of the span that wrote the row, in the first mailbox.
+    const chain: Span[] = [];
+    for (let x: Span | undefined = a2; x; x = x.parentSpanId ? byId.get(x.parentSpanId) : undefined) chain.unshift(x);
+    const named = chain.map((x) => `${x.service}: ${x.name}`);
+    const expected = [
+      'mail-ingest: smtp message',
+      'mail-ingest: publish mail.inbound',
+      'mailbox: process mail.inbound',
+      'mailbox: publish events.message.received',
+      'webhooks: process events.message.received',
+      'webhooks: webhook delivery attempt',
+    ];
+    expect(named.filter((n) => expected.includes(n))).toEqual(expected);
+    expect(named[0]).toBe(expected[0]);
+    const publish = chain.find((x) => x.name === 'publish events.message.received')!;
+    expect(publish.parentSpanId).toBe(writtenSpan);
+  } finally {
+    if (refusing) await bus.jsm.streams.update(events, config);
+    await hooks.close();
+    await bus.nc.close();
+    await db.destroy();
+  }
+}
+
 describe('services as separate processes', () => {
+  /** Stops the service's process, runs `meanwhile`, and starts a new one in its place. */
+  let restart: (name: string, meanwhile?: () => Promise<void>) => Promise<void> = () => Promise.reject(new Error('started in beforeAll'));
   const started = useTraced(async (env, otlp, children, onStop) => {
     const platform: Platform = await startPlatform({ env, migrate: true, services: ['orgs', 'auth', 'domains'] });
     onStop(() => platform.stop());
     const httpPort = await freePort();
-    for (const name of TRACED) await startTraced(name, ['services', name, 'dist', 'main.js'], { ...env, HTTP_PORT: String(httpPort) }, otlp, children);
+    // A failed delivery is retried 10 s later (+-jitter): time enough to stop its instance first.
+    const envOf = (name: string) => ({ ...env, HTTP_PORT: String(httpPort), ...(name === 'webhooks' ? { WEBHOOK_RETRY_SCHEDULE: '10' } : {}) });
+    const running = new Map<string, ChildProcess>();
+    for (const name of TRACED) running.set(name, await startTraced(name, ['services', name, 'dist', 'main.js'], envOf(name), otlp, children));
+    restart = async (name, meanwhile) => {
+      await stopTraced(running.get(name)!);
+      await meanwhile?.();
+      running.set(name, await startTraced(name, ['services', name, 'dist', 'main.js'], envOf(name), otlp, children));
+    };
     return `http://127.0.0.1:${httpPort}`;
   });
 
@@ -321,6 +442,10 @@ describe('services as separate processes', () => {
   it('follow a reply from the API call to the relay accepting it in one trace, and link its delivery report to it', async () => {
     await traceOneReply(started());
   });
+
+  it("keep a mail in one trace across restarts: its event relayed by the next mailbox instance, its retry made by the next webhooks instance", async () => {
+    await traceAcrossRestarts(started(), restart);
+  }, 180_000);
 });
 
 describe('the all-in-one process', () => {

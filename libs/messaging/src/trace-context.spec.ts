@@ -1,7 +1,7 @@
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { ROOT_CONTEXT, TraceFlags, propagation, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, TraceFlags, createContextKey, propagation, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { HeldContexts, extractContext, injectContext, messagingAttributes } from './trace-context';
+import { extractContext, injectContext, messagingAttributes, storedContext, traceparentOf } from './trace-context';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const SPAN_ID = 'b7ad6b7169203331';
@@ -16,10 +16,9 @@ describe('trace context in NATS headers', () => {
       expect(trace.getSpanContext(extractContext(h))).toBeUndefined();
     });
 
-    it('holds no context (none is active)', () => {
-      const held = new HeldContexts();
-      held.hold('evt_1');
-      expect(held.size).toBe(0);
+    it('keeps no traceparent and resumes none', () => {
+      expect(traceparentOf(sampled)).toBeNull();
+      expect(trace.getSpanContext(storedContext(`00-${TRACE_ID}-${SPAN_ID}-01`, sampled))).toBeUndefined();
     });
   });
 
@@ -49,6 +48,25 @@ describe('trace context in NATS headers', () => {
       expect(span?.traceState?.get('vendor')).toBe('1');
     });
 
+    it('keeps the traceparent of a context with a span, none of one without', () => {
+      expect(traceparentOf(sampled)).toBe(`00-${TRACE_ID}-${SPAN_ID}-01`);
+      expect(traceparentOf(ROOT_CONTEXT)).toBeNull();
+    });
+
+    it('resumes stored work in the kept trace, over the base without its span (its other values kept)', () => {
+      const key = createContextKey('module');
+      const base = trace.setSpanContext(ROOT_CONTEXT, { traceId: 'f'.repeat(32), spanId: 'e'.repeat(16), traceFlags: TraceFlags.SAMPLED }).setValue(key, 'webhooks');
+      const resumed = storedContext(traceparentOf(sampled), base);
+      expect(trace.getSpanContext(resumed)).toMatchObject({ traceId: TRACE_ID, spanId: SPAN_ID, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+      expect(resumed.getValue(key)).toBe('webhooks');
+    });
+
+    it('resumes work with no traceparent, or a malformed one, in no trace (not the base one)', () => {
+      const base = trace.setSpanContext(ROOT_CONTEXT, { traceId: 'f'.repeat(32), spanId: 'e'.repeat(16), traceFlags: TraceFlags.SAMPLED });
+      expect(trace.getSpanContext(storedContext(null, base))).toBeUndefined();
+      expect(trace.getSpanContext(storedContext('00-zz-not-one-01', base))).toBeUndefined();
+    });
+
     it('starts a new trace for a message without context or with a malformed one', () => {
       expect(trace.getSpanContext(extractContext(undefined))).toBeUndefined();
       const h = natsHeaders();
@@ -65,15 +83,5 @@ describe('trace context in NATS headers', () => {
       'messaging.operation.name': 'publish',
       'messaging.message.id': 'raw_1',
     });
-  });
-
-  it('forgets the oldest held context past its bound', () => {
-    const held = new HeldContexts(2);
-    held.hold('a', sampled);
-    held.hold('b', sampled);
-    held.hold('c', sampled);
-    expect([held.get('a'), held.get('b') && 'b', held.get('c') && 'c']).toEqual([undefined, 'b', 'c']);
-    expect(held.take('b')).toBe(sampled);
-    expect(held.get('b')).toBeUndefined();
   });
 });

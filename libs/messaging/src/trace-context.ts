@@ -85,37 +85,23 @@ export function startPublishSpan(subject: string, msgId: string | undefined): Sp
 }
 
 /**
- * Contexts held in memory by an id (an outbox row's, an event's): the work that follows from
- * it later in this process (a relay, a delivery attempt) is traced in the context it came
- * from. Bounded: the oldest are forgotten first, and work whose context was forgotten (or
- * that another instance picks up) starts a trace of its own. Nothing is held when the
- * context holds no span (telemetry off).
+ * The W3C traceparent of `ctx`'s span, to keep with what is stored for later work (an outbox
+ * row, a webhook event): null when it holds no span, and always with telemetry off (the API
+ * has no propagator then, and writes nothing).
  */
-export class HeldContexts {
-  private readonly held = new Map<string, Context>();
+export function traceparentOf(ctx: Context = context.active()): string | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(ctx, carrier);
+  return carrier.traceparent ?? null;
+}
 
-  constructor(private readonly max = 10_000) {}
-
-  hold(id: string, ctx: Context = context.active()): void {
-    if (!trace.getSpanContext(ctx)) return;
-    this.held.delete(id);
-    this.held.set(id, ctx);
-    if (this.held.size > this.max) this.held.delete(this.held.keys().next().value!);
-  }
-
-  /** The context held for `id`, if any (kept: later work may need it too). */
-  get(id: string): Context | undefined {
-    return this.held.get(id);
-  }
-
-  /** The context held for `id`, if any, forgotten. */
-  take(id: string): Context | undefined {
-    const ctx = this.held.get(id);
-    this.held.delete(id);
-    return ctx;
-  }
-
-  get size(): number {
-    return this.held.size;
-  }
+/**
+ * The context to resume stored work in (an outbox row's publish, a delivery attempt): the
+ * trace its kept traceparent names, over `base` without its span (a module's context keeps its
+ * name). With none, or one the propagator cannot read, `base` without its span: a trace of its
+ * own, never a child of whatever ran before.
+ */
+export function storedContext(traceparent: string | null | undefined, base: Context = context.active()): Context {
+  const root = trace.deleteSpan(base);
+  return traceparent ? propagation.extract(root, { traceparent }) : root;
 }

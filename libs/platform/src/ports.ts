@@ -18,6 +18,8 @@ export interface OutboxRow {
   id: string;
   subject: string | null;
   payload: string;
+  /** The W3C traceparent of the work that wrote it, which the relay publishes it in; null (or none) with telemetry off. */
+  traceparent?: string | null;
 }
 
 /**

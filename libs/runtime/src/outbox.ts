@@ -1,20 +1,21 @@
 /**
  * Transactional outbox: an event (or a work item, or an internal fact) that must match a database write is
  * inserted in the same transaction (table `outbox` in the service's schema: id text primary
- * key, subject text (null = a public event), payload text, created_at, published_at; see
- * services/mailbox/migrations), then relayed to JetStream after the commit and deleted,
+ * key, subject text (null = a public event), payload text, created_at, published_at,
+ * traceparent; see services/mailbox/migrations), then relayed to JetStream after the commit and deleted,
  * with msgID = the event id so a relay that repeats itself is stored once. The relay runs
  * right after a commit (kick) and on an interval for what a crash or an outage left behind;
  * several instances share the work with SKIP LOCKED.
  *
- * Tracing: a row is published in the trace of the work that wrote it (the context is held in
- * memory by row id, bounded); a row relayed by another instance or after a restart starts a
- * trace of its own. The relay's own queries run outside any trace (polling is not traced).
+ * Tracing: a row keeps the W3C traceparent of the work that wrote it (taken when the row is
+ * built; null with telemetry off), and is published in that trace by whichever instance
+ * relays it, however much later. The relay's own queries run outside any trace (polling is
+ * not traced).
  */
 import { AppError, FACTS, WORK_ITEMS, eventEnvelope, eventSubject, eventTypeSchema, workSubjectSchema, type EventEnvelope, type Fact, type FactSubject, type WorkSubject } from '@mailroom/contracts';
 import { z } from 'zod';
 import { sql, type Kysely, type Transaction } from '@mailroom/db';
-import { HeldContexts, maxBodyBytes, publishStored, type Bus } from '@mailroom/messaging';
+import { maxBodyBytes, publishStored, storedContext, traceparentOf, type Bus } from '@mailroom/messaging';
 import { context, trace } from '@opentelemetry/api';
 import { Rounds, type EventSink, type Logger, type OutboxRow } from '@mailroom/platform';
 import { watchOutbox } from './outbox-metrics';
@@ -42,8 +43,6 @@ function parseJson(text: string): unknown {
 export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
   private readonly rounds: Rounds;
   private failures = 0;
-  /** The trace context each row was written in, by row id, for its publish. */
-  private readonly contexts = new HeldContexts();
 
   constructor(
     private readonly db: Kysely<DB>,
@@ -62,19 +61,19 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
   /** Writes the event in the caller's transaction; it is published after the commit. */
   async add(trx: Kysely<DB> | Transaction<DB>, event: EventEnvelope): Promise<void> {
     const row = this.eventRow(event);
-    await sql`insert into outbox (id, payload) values (${row.id}, ${row.payload}) on conflict (id) do nothing`.execute(trx);
+    await sql`insert into outbox (id, payload, traceparent) values (${row.id}, ${row.payload}, ${row.traceparent ?? null}) on conflict (id) do nothing`.execute(trx);
   }
 
   /** Writes a work item in the caller's transaction; `id` is its msgID (one item per id). */
   async addWork<S extends WorkSubject>(trx: Kysely<DB> | Transaction<DB>, subject: S, id: string, item: z.input<(typeof WORK_ITEMS)[S]>): Promise<void> {
     const row = this.workRow(subject, id, item);
-    await sql`insert into outbox (id, subject, payload) values (${row.id}, ${row.subject}, ${row.payload}) on conflict (id) do nothing`.execute(trx);
+    await sql`insert into outbox (id, subject, payload, traceparent) values (${row.id}, ${row.subject}, ${row.payload}, ${row.traceparent ?? null}) on conflict (id) do nothing`.execute(trx);
   }
 
   /** Writes an internal fact (libs/contracts FACTS) in the caller's transaction; `id` is its msgID. */
   async addFact<S extends FactSubject>(trx: Kysely<DB> | Transaction<DB>, subject: S, id: string, fact: Fact<S>): Promise<void> {
     const row = this.fitting({ id, subject, payload: JSON.stringify(FACTS[subject].parse(fact)) });
-    await sql`insert into outbox (id, subject, payload) values (${row.id}, ${row.subject}, ${row.payload}) on conflict (id) do nothing`.execute(trx);
+    await sql`insert into outbox (id, subject, payload, traceparent) values (${row.id}, ${row.subject}, ${row.payload}, ${row.traceparent ?? null}) on conflict (id) do nothing`.execute(trx);
   }
 
   /**
@@ -103,10 +102,8 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
   private fitting(row: OutboxRow): OutboxRow {
     const bytes = Buffer.byteLength(row.payload);
     const max = this.maxPayloadBytes();
-    if (bytes <= max) {
-      this.contexts.hold(row.id);
-      return row;
-    }
+    // In the trace of the work that writes it (the active context's).
+    if (bytes <= max) return { ...row, traceparent: traceparentOf() };
     throw new AppError(
       'payload_too_large',
       row.subject === 'mail.outbound'
@@ -139,10 +136,10 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
     for (;;) {
       const published = await this.db.transaction().execute(async (trx) => {
         // published_at is no longer set: rows an older relay marked as published stay out of every batch.
-        const { rows } = await sql<{ id: string; subject: string | null; payload: string }>`
+        const { rows } = await sql<{ id: string; subject: string | null; payload: string; traceparent: string | null }>`
           delete from outbox where id in (
             select id from outbox where published_at is null order by id limit ${batch} for update skip locked)
-          returning id, subject, payload`.execute(trx);
+          returning id, subject, payload, traceparent`.execute(trx);
         // A row too large for the server (written before rows were checked, or the server's
         // limit lowered since) can never be published: it is kept, marked, out of every batch,
         // so the rows after it go on (an operator finds it by published_at).
@@ -150,7 +147,7 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
         const tooLarge = rows.filter((row) => Buffer.byteLength(row.payload) > max);
         for (const row of tooLarge) {
           this.log.error({ id: row.id, subject: row.subject, bytes: Buffer.byteLength(row.payload), max }, 'outbox row larger than the bus takes: kept aside, not published');
-          await sql`insert into outbox (id, subject, payload, published_at) values (${row.id}, ${row.subject}, ${row.payload}, now())`.execute(trx);
+          await sql`insert into outbox (id, subject, payload, traceparent, published_at) values (${row.id}, ${row.subject}, ${row.payload}, ${row.traceparent}, now())`.execute(trx);
         }
         // Published together: each is acknowledged on its own, and the batch is gone only when all were.
         await Promise.all(rows.filter((row) => !tooLarge.includes(row)).map((row) => this.publish(row)));
@@ -162,8 +159,9 @@ export class Outbox<DB = unknown> implements EventSink<Transaction<DB>> {
     }
   }
 
+  /** Published in the trace of the work that wrote the row (a trace of its own when it kept none). */
   private publish(row: OutboxRow): Promise<void> {
-    return context.with(this.contexts.take(row.id) ?? trace.deleteSpan(context.active()), () => this.publishRow(row));
+    return context.with(storedContext(row.traceparent), () => this.publishRow(row));
   }
 
   private async publishRow(row: OutboxRow): Promise<void> {

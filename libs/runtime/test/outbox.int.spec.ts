@@ -1,7 +1,13 @@
-/** The transactional outbox against the real servers: relayed once, removed only when JetStream has it. */
+/**
+ * The transactional outbox against the real servers: relayed once, removed only when JetStream
+ * has it, and published in the trace of the work that wrote it, whichever instance relays it.
+ */
 import { newId, type EnvelopeOf } from '@mailroom/contracts';
 import { createDb, sql, type Kysely } from '@mailroom/db';
 import { ensureStreams, type Bus } from '@mailroom/messaging';
+import { ROOT_CONTEXT, TraceFlags, context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { createLogger } from '@mailroom/platform';
 import { connectTestBus, createTestContext, type TestContext } from '@mailroom/testing';
 import { Outbox } from '../src';
@@ -16,7 +22,7 @@ beforeAll(async () => {
   db = createDb({ url: ctx.env.DATABASE_URL!, schema: 'svc', max: 2 });
   await sql`create schema svc`.execute(db);
   // The table as every service's migrations create it.
-  await sql`create table outbox (id text primary key, subject text, payload text not null, created_at timestamptz not null default now(), published_at timestamptz)`.execute(db);
+  await sql`create table outbox (id text primary key, subject text, payload text not null, created_at timestamptz not null default now(), published_at timestamptz, traceparent text)`.execute(db);
   bus = await connectTestBus(ctx.env);
 });
 
@@ -107,13 +113,57 @@ it('keeps aside, marked, a row written larger than the bus takes, and publishes 
   const big = rejected();
   big.id = `evt_${'0'.repeat(26)}`;
   big.data.rejection_detail = 'x'.repeat(outbox.maxPayloadBytes());
-  await sql`insert into outbox (id, payload) values (${big.id}, ${JSON.stringify(big)})`.execute(db);
+  const traceparent = `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01`;
+  await sql`insert into outbox (id, payload, traceparent) values (${big.id}, ${JSON.stringify(big)}, ${traceparent})`.execute(db);
   for (let i = 0; i < 4; i++) await outbox.add(db, rejected());
   expect(await outbox.relay()).toBe(5);
   expect(await stored('EVENTS')).toBe(before + 4);
-  const { rows } = await sql<{ id: string; published_at: Date | null }>`select id, published_at from outbox where id = ${big.id}`.execute(db);
-  expect(rows).toEqual([{ id: big.id, published_at: expect.any(Date) }]);
+  const { rows } = await sql<{ id: string; published_at: Date | null; traceparent: string | null }>`select id, published_at, traceparent from outbox where id = ${big.id}`.execute(db);
+  expect(rows).toEqual([{ id: big.id, published_at: expect.any(Date), traceparent }]);
   // And out of every batch after.
   await outbox.add(db, rejected());
   expect(await outbox.relay()).toBe(1);
+});
+
+const traceparentOfRow = async (id: string) => (await sql<{ traceparent: string | null }>`select traceparent from outbox where id = ${id}`.execute(db)).rows[0]?.traceparent;
+
+it('keeps no trace context with telemetry off (the API without a propagator), even within a span', async () => {
+  const outbox = new Outbox(db, bus, log);
+  const event = rejected();
+  const writing = trace.setSpanContext(ROOT_CONTEXT, { traceId: 'c'.repeat(32), spanId: 'd'.repeat(16), traceFlags: TraceFlags.SAMPLED });
+  await context.with(writing, () => outbox.add(db, event));
+  expect(await traceparentOfRow(event.id)).toBeNull();
+  await ensureStreams(bus, ['EVENTS']);
+  await outbox.relay();
+});
+
+describe('with telemetry on (the W3C propagator and a context manager)', () => {
+  beforeAll(() => {
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  });
+  afterAll(() => {
+    propagation.disable();
+    context.disable();
+  });
+
+  it('publishes a row relayed by another instance (the writer gone) in the trace of the work that wrote it; one written outside any, in none', async () => {
+    await ensureStreams(bus, ['EVENTS']);
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const spanId = 'b7ad6b7169203331';
+    const writer = new Outbox(db, bus, log);
+    const [traced, untraced] = [rejected(), rejected()];
+    const writing = trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId, traceFlags: TraceFlags.SAMPLED });
+    await context.with(writing, () => writer.add(db, traced));
+    await writer.add(db, untraced);
+    expect([await traceparentOfRow(traced.id), await traceparentOfRow(untraced.id)]).toEqual([`00-${traceId}-${spanId}-01`, null]);
+
+    // Another instance relays them, in a trace of its own: each is published in its row's.
+    const other = new Outbox(db, bus, log);
+    const last = (await bus.jsm.streams.info(bus.ns.stream('EVENTS'))).state.last_seq;
+    await context.with(trace.setSpanContext(ROOT_CONTEXT, { traceId: 'e'.repeat(32), spanId: 'f'.repeat(16), traceFlags: TraceFlags.SAMPLED }), () => other.relay());
+    const published = await Promise.all([last + 1, last + 2].map((seq) => bus.jsm.streams.getMessage(bus.ns.stream('EVENTS'), { seq })));
+    const traceparents = Object.fromEntries(published.map((m) => [m!.json<{ id: string }>().id, m!.header?.get('traceparent') || null]));
+    expect(traceparents).toEqual({ [traced.id]: `00-${traceId}-${spanId}-01`, [untraced.id]: null });
+  });
 });

@@ -103,12 +103,16 @@ describe('a hand-over', () => {
     const [eb, ec] = [newId('event'), newId('event')];
     // b's hand-over was traced (its span's traceparent kept for the reports about it), c's not.
     const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-    await repo.recordSent([{ ...accepted(b, 'Qb', eb), traceparent }, accepted(c, 'Qc', ec)], before('sent'));
+    // b's message.sent row too, written in the work item's trace (the relay publishes it there).
+    const handled = '00-0af7651916cd43dd8448eb211c80319c-00f067aa0ba902b7-01';
+    const bSent = accepted(b, 'Qb', eb);
+    await repo.recordSent([{ ...bSent, traceparent, event: { ...bSent.event, traceparent: handled } }, accepted(c, 'Qc', ec)], before('sent'));
     expect([await repo.find(b), await repo.find(c)]).toMatchObject([
       { status: 'sent', provider_message_id: 'Qb', attempts: 1, traceparent },
       { status: 'sent', provider_message_id: 'Qc', attempts: 1, traceparent: null },
     ]);
-    expect((await sql`select id from outbox where id in (${eb}, ${ec})`.execute(db)).rows).toHaveLength(2);
+    const rows = (await sql<{ id: string; traceparent: string | null }>`select id, traceparent from outbox where id in (${eb}, ${ec})`.execute(db)).rows;
+    expect(Object.fromEntries(rows.map((r) => [r.id, r.traceparent]))).toEqual({ [eb]: handled, [ec]: null });
   });
 
   it('records an acceptance that a report overtook without moving the status back, and still writes message.sent', async () => {

@@ -89,6 +89,9 @@ describe('insertMessages', () => {
     expect(await repo.insertMessages([first])).toEqual([true]);
 
     const batch = [item(t1, { second: 5, preview: 'newest' }), item(t2, { create: true, second: 2, preview: 'other thread', attachments: 2 }), item(t1, { second: 3, preview: 'older' })];
+    // The first's outbox row written in a trace (its relay publishes it there), the others not.
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    batch[0]!.outbox!.traceparent = traceparent;
     expect(await repo.insertMessages(batch)).toEqual([true, true, true]);
     expect(await thread(t1)).toEqual({ message_count: 3, preview: 'newest', last_message_at: at(5) });
     expect(await thread(t2)).toEqual({ message_count: 1, preview: 'other thread', last_message_at: at(2) });
@@ -101,8 +104,8 @@ describe('insertMessages', () => {
     ]);
     const labels = await db.selectFrom('message_labels').select(['message_id', 'label', 'thread_id']).where('message_id', 'in', batch.map((b) => b.message.id)).execute();
     expect(labels).toHaveLength(6);
-    const outbox = await sql<{ id: string }>`select id from outbox where id = any(${batch.map((b) => b.outbox!.id)}::text[])`.execute(db);
-    expect(outbox.rows).toHaveLength(3);
+    const outbox = await sql<{ id: string; traceparent: string | null }>`select id, traceparent from outbox where id = any(${batch.map((b) => b.outbox!.id)}::text[])`.execute(db);
+    expect(Object.fromEntries(outbox.rows.map((r) => [r.id, r.traceparent]))).toEqual(Object.fromEntries(batch.map((b, i) => [b.outbox!.id, i === 0 ? traceparent : null])));
   });
 
   it('a message whose raw message the inbox holds is not stored again, and nothing of it is written', async () => {

@@ -9,7 +9,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { transactor } from '@mailroom/db';
 import { randomHex } from '@mailroom/contracts';
-import { HeldContexts, RpcClient, serveRpc } from '@mailroom/messaging';
+import { RpcClient, serveRpc } from '@mailroom/messaging';
 import { SecretBox } from '@mailroom/platform';
 import { DeletedEnvironments, runService, type ServiceModule } from '@mailroom/runtime';
 import { inboxesClient } from './clients/inboxes.client';
@@ -55,7 +55,6 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     const deliveries = new DeliveryRepository(db);
     const http = life.add('webhooks:http', new WebhookHttpClient({ ips, timeoutMs: config.WEBHOOK_TIMEOUT_MS }), (h) => h.close());
     const owner = `${hostname()}:${process.pid}:${randomHex(4)}`;
-    const traces = new HeldContexts();
     const dispatcher = new Dispatcher(deliveries, http, box, retries, clock, log.child({ component: 'dispatcher' }), {
       owner,
       maxInFlight: config.WEBHOOK_MAX_IN_FLIGHT,
@@ -64,7 +63,6 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
       pollIntervalMs: config.WEBHOOK_POLL_INTERVAL_MS,
       shutdownGraceMs: config.WEBHOOK_SHUTDOWN_GRACE_MS,
       failureThreshold: FAILURE_THRESHOLD,
-      traces,
     });
     life.add('webhooks:dispatcher', dispatcher, (d) => d.stop());
     const wake = () => dispatcher.wake();
@@ -109,7 +107,7 @@ export const webhooksService: ServiceModule<WebhooksConfig, WebhooksDb> = {
     life.add('webhooks:rpc', serveRpc(bus, 'webhooks', webhooksHandlers(endpoints, new WebhooksExport(new WebhooksExportRepository(db)))), (s) => s.stop());
     life.add(
       'webhooks:consumer',
-      await runEventsConsumer(bus, { deliveries, clock, maxAttempts: retries.maxAttempts, dispatcher, concurrency: 256, traces }),
+      await runEventsConsumer(bus, { deliveries, clock, maxAttempts: retries.maxAttempts, dispatcher, concurrency: 256 }),
       (c) => c.stop(),
     );
     life.add('webhooks:environment-deleted', await startEnvironmentDeletedConsumer(bus, endpoints), (c) => c.stop());

@@ -52,14 +52,14 @@ const endpoint = (t: Tenant, types: string[] | null = null) => insertEndpoint(db
 
 /** The event stream: messages in sequence order (1, 2, ...), published at `time`. */
 class Stream implements EventHistory {
-  readonly messages: { seq: number; time: Date; event: EventEnvelope }[] = [];
+  readonly messages: { seq: number; time: Date; event: EventEnvelope; traceparent: string | null }[] = [];
   readonly reads: ({ seq: number } | { time: Date })[] = [];
   /** Reads stop before this sequence until release() (a run in progress). */
   private gate: { seq: number; open: Promise<void>; release: () => void } | undefined;
   failing = false;
 
-  publish(event: EventEnvelope, time = new Date(event.timestamp)): EventEnvelope {
-    this.messages.push({ seq: this.messages.length + 1, time, event });
+  publish(event: EventEnvelope, time = new Date(event.timestamp), traceparent: string | null = null): EventEnvelope {
+    this.messages.push({ seq: this.messages.length + 1, time, event, traceparent });
     return event;
   }
 
@@ -74,7 +74,7 @@ class Stream implements EventHistory {
     this.gate = undefined;
   }
 
-  async read(from: { seq: number } | { time: Date }, until: Date, onEvent: (event: EventEnvelope | undefined, seq: number) => Promise<void> | void, signal?: AbortSignal): Promise<void> {
+  async read(from: { seq: number } | { time: Date }, until: Date, onEvent: (event: EventEnvelope | undefined, seq: number, traceparent: string | null) => Promise<void> | void, signal?: AbortSignal): Promise<void> {
     this.reads.push(from);
     if (this.failing) throw new Error('stream unreachable');
     for (const m of this.messages) {
@@ -83,7 +83,7 @@ class Stream implements EventHistory {
       const gate = this.gate;
       if (gate && m.seq >= gate.seq) await Promise.race([gate.open, new Promise((r) => signal?.addEventListener('abort', r, { once: true }))]);
       if (signal?.aborted) return;
-      await onEvent(m.event, m.seq);
+      await onEvent(m.event, m.seq, m.traceparent);
     }
   }
 }
@@ -153,6 +153,19 @@ describe('a recovery', () => {
     expect(await queuedEvents(e)).toHaveLength(3);
     // Another tenant's id is not found.
     await expect(api.recovery(tenant(), e, started.id)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('keeps with each event it stores the trace the event was published in (its attempts are its children), none when it had none', async () => {
+    const { stream, runner, api, t } = setup();
+    const e = await endpoint(t);
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const traced = stream.publish(messageReceivedEvent(t, at(10)), at(10), traceparent);
+    const untraced = stream.publish(messageReceivedEvent(t, at(11)));
+    const started = await api.recover(t, e, { since: at(5).toISOString(), until: at(30).toISOString() });
+    runner('a').start();
+    await waitFor(async () => (await row(started.id))?.status === 'finished');
+    const stored = await db.selectFrom('events').select(['id', 'traceparent']).where('id', 'in', [traced.id, untraced.id]).execute();
+    expect(Object.fromEntries(stored.map((r) => [r.id, r.traceparent]))).toEqual({ [traced.id]: traceparent, [untraced.id]: null });
   });
 
   it('runs one at a time per endpoint: a second request while one runs is a conflict naming it', async () => {

@@ -104,6 +104,23 @@ describe('fan-out', () => {
     expect([again.claimed.map((j) => j.endpoint_id), again.pendingEndpoints]).toEqual([[a], [b]]);
   });
 
+  it("keeps each event's trace context for all its attempts, leased or claimed later; a fan-out after recovery takes its own", async () => {
+    const t = tenant();
+    const [a, b] = [await endpoint(t), await endpoint(t)];
+    const tp = (n: number) => `00-${String(n).repeat(32)}-${'b'.repeat(16)}-01`;
+    const [traced, untraced] = [{ ...event(t), traceparent: tp(1) }, event(t)];
+    const { claimed } = await repo.fanOut([traced, untraced], { maxAttempts: 10, now: t0, lease: { owner: 'w-trace', pendingFor: [b] } });
+    expect(Object.fromEntries(claimed.map((j) => [j.event_id, j.traceparent]))).toEqual({ [traced.id]: tp(1), [untraced.id]: null });
+    // Claimed from the queue (a retry, another instance): the same context, read with the event.
+    const later = await repo.claim({ owner: 'w-trace-2', now: t0, endpoints: [{ id: b, room: 10 }] });
+    expect(Object.fromEntries(later.map((j) => [j.event_id, j.traceparent]))).toEqual({ [traced.id]: tp(1), [untraced.id]: null });
+    // Stored by recovery in the trace it was published in, then fanned out: the handling's trace from then on.
+    const recovered = { ...event(t), traceparent: tp(2) };
+    await repo.queueRecovery(a, [recovered], 10, t0);
+    await repo.fanOut([{ ...recovered, traceparent: tp(3) }], { maxAttempts: 10, now: t0 });
+    expect((await db.selectFrom('events').select('traceparent').where('id', '=', recovered.id).executeTakeFirst())?.traceparent).toBe(tp(3));
+  });
+
   it('an event recovery stored first is still fanned out, but not again to the endpoint recovery queued it for', async () => {
     const t = tenant();
     const [a, b] = [await endpoint(t), await endpoint(t)];

@@ -95,6 +95,8 @@ export interface OutboxTable {
   payload: string;
   created_at: Timestamp;
   published_at: Date | null;
+  /** The W3C traceparent of the work that wrote the row (libs/runtime Outbox); null with telemetry off. */
+  traceparent: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** Environments orgs deleted: no key is made in them (libs/runtime deleted-environments.ts). */

@@ -77,8 +77,9 @@ export class SendRepository {
         -- = any: the rows by the primary key (joined on x alone, the plan can be a scan of sends).
         from x where sends.message_id = x.message_id and sends.message_id = any(${sent.map((s) => s.message_id)}::text[])
       )
-      insert into outbox (id, subject, payload)
-      select * from unnest(${sent.map((s) => s.event.id)}::text[], ${sent.map((s) => s.event.subject)}::text[], ${sent.map((s) => s.event.payload)}::text[])
+      insert into outbox (id, subject, payload, traceparent)
+      select * from unnest(${sent.map((s) => s.event.id)}::text[], ${sent.map((s) => s.event.subject)}::text[], ${sent.map((s) => s.event.payload)}::text[],
+                           ${sent.map((s) => s.event.traceparent ?? null)}::text[])
       on conflict (id) do nothing`.execute(ex);
   }
 

@@ -151,8 +151,8 @@ export class MessageRepository {
         from jsonb_to_recordset(${JSON.stringify(labels)}::jsonb) as l(message_id text, label text) join mx on mx.id = l.message_id
       ),
       evt as (
-        insert into outbox (id, subject, payload)
-        select o.id, o.subject, o.payload from jsonb_to_recordset(${JSON.stringify(outbox)}::jsonb) as o(message_id text, id text, subject text, payload text)
+        insert into outbox (id, subject, payload, traceparent)
+        select o.id, o.subject, o.payload, o.traceparent from jsonb_to_recordset(${JSON.stringify(outbox)}::jsonb) as o(message_id text, id text, subject text, payload text, traceparent text)
         where o.message_id in (select id from m)
       )
       select id from m`.execute(ex);

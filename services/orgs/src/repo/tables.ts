@@ -43,6 +43,8 @@ export interface OutboxTable {
   payload: string;
   created_at: Timestamp;
   published_at: Date | null;
+  /** The W3C traceparent of the work that wrote the row (libs/runtime Outbox); null with telemetry off. */
+  traceparent: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OwnershipTransferTable {

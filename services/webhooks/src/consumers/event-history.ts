@@ -4,7 +4,7 @@
  */
 import { DeliverPolicy } from '@nats-io/jetstream';
 import { eventEnvelope } from '@mailroom/contracts';
-import { decodeJson, fromItsPublisher, type Bus } from '@mailroom/messaging';
+import { decodeJson, extractContext, fromItsPublisher, traceparentOf, type Bus } from '@mailroom/messaging';
 import type { EventHistory } from '../domain/ports';
 
 export function streamEventHistory(bus: Bus): EventHistory {
@@ -33,7 +33,7 @@ export function streamEventHistory(bus: Bus): EventHistory {
           } catch {
             parsed = undefined;
           }
-          await onEvent(parsed?.success ? parsed.data : undefined, m.seq);
+          await onEvent(parsed?.success ? parsed.data : undefined, m.seq, parsed?.success ? traceparentOf(extractContext(m.headers)) : null);
           if (m.info.pending === 0) break;
         }
       } finally {

@@ -9,7 +9,7 @@
  * message finds its deliveries already there (unique per event and endpoint) and adds
  * nothing.
  */
-import { runConsumer, type Bus, type HeldContexts, type RunningConsumer } from '@mailroom/messaging';
+import { runConsumer, traceparentOf, type Bus, type RunningConsumer } from '@mailroom/messaging';
 import type { ConsumerName } from '@mailroom/contracts';
 import type { Clock } from '@mailroom/platform';
 import { storedEvent } from '../domain/endpoints';
@@ -119,8 +119,6 @@ export function runEventsConsumer(
     maxAttempts: number;
     dispatcher: NewWorkSink;
     concurrency: number;
-    /** Where each event's trace context is kept for its delivery attempts. */
-    traces?: HeldContexts;
   },
 ): Promise<RunningConsumer> {
   const batcher = new FanOutBatcher(deps);
@@ -132,10 +130,9 @@ export function runEventsConsumer(
     // A fan-out takes milliseconds: messages an instance took and died with come back after 10 s, not 30.
     ackWaitMs: 10_000,
     handler: async (envelope) => {
-      // Its delivery attempts are traced as the children of this message's handling.
-      deps.traces?.hold(envelope.id);
+      // Its delivery attempts are traced as the children of this message's handling (kept with the event).
       // A failed write throws: the message is redelivered later with backoff.
-      await batcher.add(storedEvent(envelope));
+      await batcher.add(storedEvent(envelope, traceparentOf()));
       return 'ack';
     },
   });

@@ -4,7 +4,8 @@
  * and decide from the answer: delivered, tried again at a time on the schedule with jitter
  * and `Retry-After` (domain/retry-policy.ts), or given up. Recording it is recorder.ts's.
  */
-import { SpanStatusCode, context, trace, type Context } from '@opentelemetry/api';
+import { SpanStatusCode, context, trace } from '@opentelemetry/api';
+import { storedContext } from '@mailroom/messaging';
 import type { Clock, Logger } from '@mailroom/platform';
 import type { ClaimedJob, FinishedAttempt } from '../repo/delivery.repository';
 import { parseRetryAfter, type RetryPolicy } from '../domain/retry-policy';
@@ -69,13 +70,14 @@ export async function attemptDelivery(job: ClaimedJob, secretOf: SecretOf, deps:
 const tracer = trace.getTracer('@mailroom/webhooks');
 
 /**
- * Runs an attempt in a span of its own, the child of its event's handling when that context
- * is known here (else a trace of its own, not a child of whatever ran before): the POST's
- * HTTP client span (undici's instrumentation), with the traceparent it sends, is its child.
- * Ids and the outcome only: never the body, the URL's query or the signatures.
+ * Runs an attempt in a span of its own, the child of its event's handling (the traceparent
+ * stored with the event: every attempt, a retry by another instance or after a restart
+ * too, is in the mail's trace; none kept: a trace of its own, not a child of whatever ran
+ * before): the POST's HTTP client span (undici's instrumentation), with the traceparent it
+ * sends, is its child. Ids and the outcome only: never the body, the URL's query or the signatures.
  */
-export async function tracedAttempt(job: ClaimedJob, parent: Context | undefined, attempt: () => Promise<FinishedAttempt | 'aborted'>): Promise<FinishedAttempt | 'aborted'> {
-  const ctx = parent ?? trace.deleteSpan(context.active());
+export async function tracedAttempt(job: ClaimedJob, attempt: () => Promise<FinishedAttempt | 'aborted'>): Promise<FinishedAttempt | 'aborted'> {
+  const ctx = storedContext(job.traceparent);
   const span = tracer.startSpan(
     'webhook delivery attempt',
     { attributes: { 'mailroom.webhook.endpoint_id': job.endpoint_id, 'mailroom.event.id': job.event_id, 'mailroom.webhook.attempt': job.attempts + 1 } },

@@ -24,7 +24,6 @@
  * still holds it, so no attempt row is ever written twice.
  */
 import { monotonicIds } from '@mailroom/contracts';
-import type { HeldContexts } from '@mailroom/messaging';
 import type { Clock, Logger, SecretBox } from '@mailroom/platform';
 import type { ClaimedJob, DeliveryRepository, FinishedAttempt, NewWorkLease } from '../repo/delivery.repository';
 import type { RetryPolicy } from '../domain/retry-policy';
@@ -59,8 +58,6 @@ export interface DispatcherOptions {
   failureThreshold: number;
   /** Monotonic milliseconds for attempt times and the intake rules (tests); performance.now() by default. */
   monotonic?: () => number;
-  /** The trace context of each event (events.consumer.ts), for its attempts' spans. */
-  traces?: HeldContexts;
 }
 
 export class Dispatcher {
@@ -299,7 +296,7 @@ export class Dispatcher {
 
   private async attempt(job: ClaimedJob, slots: EndpointSlots): Promise<void> {
     const generation = this.lease.generation;
-    const finished = await tracedAttempt(job, this.opts.traces?.get(job.event_id), () => attemptDelivery(job, (j) => this.secretOf(j), this.attemptDeps, this.cut.signal));
+    const finished = await tracedAttempt(job, () => attemptDelivery(job, (j) => this.secretOf(j), this.attemptDeps, this.cut.signal));
     // Cut short: nothing is recorded, the delivery is handed back and sent again. By shutdown,
     // stop() hands it back; by a lease not renewed in time, it goes back now, or, if the lease
     // ran out meanwhile (a new name), the instance that took the old name's deliveries has it.

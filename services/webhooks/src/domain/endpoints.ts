@@ -95,8 +95,8 @@ export function toDelivery(row: AttemptRow): WebhookDelivery {
   };
 }
 
-/** The stored form of an envelope: serialized once, these bytes are every attempt's body. */
-export function storedEvent(envelope: EventEnvelope): StoredEvent {
+/** The stored form of an envelope: serialized once, these bytes are every attempt's body; `traceparent`, the trace its attempts are children of. */
+export function storedEvent(envelope: EventEnvelope, traceparent: string | null = null): StoredEvent {
   return {
     id: envelope.id,
     org_id: envelope.org_id,
@@ -105,6 +105,7 @@ export function storedEvent(envelope: EventEnvelope): StoredEvent {
     body: Buffer.from(JSON.stringify(envelope), 'utf8'),
     occurred_at: new Date(envelope.timestamp),
     inbox_id: inboxOf(envelope),
+    traceparent,
   };
 }
 

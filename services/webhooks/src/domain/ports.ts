@@ -8,10 +8,16 @@ export interface EventHistory {
    * Calls `onEvent` for every message of the durable event stream from `from` (a stream
    * sequence, or the first message published at or after a time, within the stream's
    * retention) to the last published at or before `until`, oldest first, with its stream
-   * sequence; `event` is undefined for a message that is not a valid envelope. Returns
+   * sequence and the traceparent it was published in (null: none, or telemetry off);
+   * `event` is undefined for a message that is not a valid envelope. Returns
    * when it has read them all, or soon after `signal` aborts; an error of `onEvent` ends it.
    */
-  read(from: { seq: number } | { time: Date }, until: Date, onEvent: (event: EventEnvelope | undefined, seq: number) => Promise<void> | void, signal?: AbortSignal): Promise<void>;
+  read(
+    from: { seq: number } | { time: Date },
+    until: Date,
+    onEvent: (event: EventEnvelope | undefined, seq: number, traceparent: string | null) => Promise<void> | void,
+    signal?: AbortSignal,
+  ): Promise<void>;
 }
 
 /**

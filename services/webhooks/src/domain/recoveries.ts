@@ -178,12 +178,13 @@ export class RecoveryRunner {
       await this.d.history.read(
         from,
         new Date(until + HISTORY_MARGIN_MS),
-        async (event, seq) => {
+        async (event, seq, traceparent) => {
           lastSeq = seq;
           lastRead = this.monotonic();
           if (event && subscribes(endpoint, { ...event, inbox_id: inboxOf(event) })) {
             const at = Date.parse(event.timestamp);
-            if (at >= since && at < until) chunk.push(storedEvent(event));
+            // Its attempts in the trace it was published in (the mail's).
+            if (at >= since && at < until) chunk.push(storedEvent(event, traceparent));
           }
           if (chunk.length >= CHUNK || this.monotonic() - savedAt >= PROGRESS_EVERY_MS) await save();
         },

@@ -23,6 +23,8 @@ export interface StoredEvent {
   occurred_at: Date;
   /** The inbox it is about (not stored: it routes the fan-out), null for none. */
   inbox_id: string | null;
+  /** The W3C traceparent its delivery attempts are children of; null (or none) with telemetry off. */
+  traceparent?: string | null;
 }
 
 export interface ClaimedJob {
@@ -35,6 +37,8 @@ export interface ClaimedJob {
   body: Buffer;
   url: string;
   secret_sealed: Buffer;
+  /** Its event's traceparent: the attempt's span is its child (none: a trace of its own). */
+  traceparent?: string | null;
 }
 
 export interface FinishedAttempt {
@@ -112,8 +116,8 @@ export class DeliveryRepository {
         -- distinct: the same event twice in one batch is one event (and one row to upsert).
         select distinct on (id) * from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.org_id)}::text[], ${events.map((e) => e.env_id)}::text[],
                              ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::bytea[], ${events.map((e) => e.occurred_at)}::timestamptz[],
-                             ${events.map((e) => e.inbox_id)}::text[])
-          as ev(id, org_id, env_id, type, body, occurred_at, inbox_id)
+                             ${events.map((e) => e.inbox_id)}::text[], ${events.map((e) => e.traceparent ?? null)}::text[])
+          as ev(id, org_id, env_id, type, body, occurred_at, inbox_id, traceparent)
       ), targets as (
         -- The subscription rule of domain/subscription.ts (an event of no inbox matches no inbox list).
         select ev.id as event_id, e.id as endpoint_id, ${leased} as leased from ev
@@ -121,11 +125,12 @@ export class DeliveryRepository {
           and (e.event_types is null or ev.type = any(e.event_types))
           and (e.inbox_ids is null or ev.inbox_id = any(e.inbox_ids))
       ), fresh as (
-        -- Returns the events fanned out now: new ones, and those only recovery had stored.
-        insert into events (id, org_id, env_id, type, body, occurred_at, fanned_out)
-        select ev.id, ev.org_id, ev.env_id, ev.type, ev.body, ev.occurred_at, true from ev
+        -- Returns the events fanned out now: new ones, and those only recovery had stored
+        -- (their attempts now children of this handling, when it is traced).
+        insert into events (id, org_id, env_id, type, body, occurred_at, fanned_out, traceparent)
+        select ev.id, ev.org_id, ev.env_id, ev.type, ev.body, ev.occurred_at, true, ev.traceparent from ev
         where exists (select 1 from targets t where t.event_id = ev.id)
-        on conflict (id) do update set fanned_out = true where not events.fanned_out
+        on conflict (id) do update set fanned_out = true, traceparent = coalesce(excluded.traceparent, events.traceparent) where not events.fanned_out
         returning id, xmax = 0 as is_new
       ), inserted as (
         insert into jobs (endpoint_id, event_id, origin, state, max_attempts, next_attempt_at, lock_owner, created_at, updated_at)
@@ -151,7 +156,7 @@ export class DeliveryRepository {
     for (const { leased, ...r } of rows) {
       if (!leased) continue;
       const e = byId.get(r.event_id)!;
-      claimed.push({ ...r, origin: 'event', attempts: 0, max_attempts: opts.maxAttempts, body: e.body });
+      claimed.push({ ...r, origin: 'event', attempts: 0, max_attempts: opts.maxAttempts, body: e.body, traceparent: e.traceparent ?? null });
     }
     return { created: rows.length, claimed, pendingEndpoints };
   }
@@ -218,7 +223,7 @@ export class DeliveryRepository {
         returning jobs.id, jobs.endpoint_id, jobs.event_id, jobs.origin, jobs.attempts, jobs.max_attempts
       )
       select c.id, c.endpoint_id, c.event_id, c.origin, c.attempts, c.max_attempts,
-             e.body, p.url, p.secret_sealed, p.disabled
+             e.body, e.traceparent, p.url, p.secret_sealed, p.disabled
       from claimed c
       join events e on e.id = c.event_id
       left join endpoints p on p.id = c.endpoint_id`.execute(ex);
@@ -521,9 +526,10 @@ export class DeliveryRepository {
   async queueRecovery(endpointId: string, events: StoredEvent[], maxAttempts: number, now: Date, ex: Executor<WebhooksDb> = this.db): Promise<number> {
     if (events.length === 0) return 0;
     await sql`
-      insert into events (id, org_id, env_id, type, body, occurred_at, fanned_out)
+      insert into events (id, org_id, env_id, type, body, occurred_at, traceparent, fanned_out)
       select *, false from unnest(${events.map((e) => e.id)}::text[], ${events.map((e) => e.org_id)}::text[], ${events.map((e) => e.env_id)}::text[],
-                                  ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::bytea[], ${events.map((e) => e.occurred_at)}::timestamptz[])
+                                  ${events.map((e) => e.type)}::text[], ${events.map((e) => e.body)}::bytea[], ${events.map((e) => e.occurred_at)}::timestamptz[],
+                                  ${events.map((e) => e.traceparent ?? null)}::text[])
       on conflict (id) do nothing`.execute(ex);
     const { rows } = await sql<{ id: number }>`
       insert into jobs (endpoint_id, event_id, origin, state, max_attempts, next_attempt_at, created_at, updated_at)

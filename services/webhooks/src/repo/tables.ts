@@ -34,6 +34,8 @@ export interface EventTable {
   stored_at: Generated<Date>;
   /** False only for an event stored by recovery and not (yet) fanned out from the stream. */
   fanned_out: Generated<boolean>;
+  /** The W3C traceparent its delivery attempts are children of (the fan-out's handling, or the publish recovery read); null with telemetry off. */
+  traceparent: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A dispatcher instance's lease: its in-flight jobs are taken over once alive_until has passed. */

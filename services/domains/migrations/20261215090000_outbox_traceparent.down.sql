@@ -1,0 +1,1 @@
+alter table outbox drop column if exists traceparent;
