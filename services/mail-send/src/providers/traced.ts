@@ -8,7 +8,8 @@
  * it and the reports that come back later (DSNs, complaints) link to it. With telemetry off the
  * API is a no-op: no span, no traceparent.
  */
-import { SpanKind, SpanStatusCode, context, propagation, trace, type Context } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
+import { traceparentOf } from '@mailroom/messaging';
 import { ProviderError, type Accepted, type HandOver, type MailProvider } from './provider';
 
 const tracer = trace.getTracer('@mailroom/mail-send');
@@ -25,13 +26,6 @@ const DEFAULT_PORTS: Record<string, number> = { 'smtp:': 25, 'smtps:': 465, 'htt
 export function providerServer(url: string): ProviderServer {
   const u = new URL(url);
   return { address: u.hostname.replace(/^\[|\]$/g, ''), port: Number(u.port || DEFAULT_PORTS[u.protocol] || 0) };
-}
-
-/** The W3C traceparent of `ctx`'s span; undefined when there is none (telemetry off). */
-export function traceparentOf(ctx: Context): string | undefined {
-  const carrier: Record<string, string> = {};
-  propagation.inject(ctx, carrier);
-  return carrier.traceparent;
 }
 
 /** The span context a stored traceparent names (for a link); undefined when it names none or telemetry is off. */
