@@ -95,6 +95,23 @@ class OtlpReceiver {
   }
 }
 
+/** A mail's spans from the SMTP edge to a delivery attempt, as "service: name", in order. */
+const MAIL_TO_ATTEMPT = [
+  'mail-ingest: smtp message',
+  'mail-ingest: publish mail.inbound',
+  'mailbox: process mail.inbound',
+  'mailbox: publish events.message.received',
+  'webhooks: process events.message.received',
+  'webhooks: webhook delivery attempt',
+];
+
+/** The spans from `leaf` up to its trace's root (as far as `byId` has them), root first, and each as "service: name". */
+function chainTo(byId: Map<string, Span>, leaf: Span | undefined): { chain: Span[]; named: string[] } {
+  const chain: Span[] = [];
+  for (let x = leaf; x; x = x.parentSpanId ? byId.get(x.parentSpanId) : undefined) chain.unshift(x);
+  return { chain, named: chain.map((x) => `${x.service}: ${x.name}`) };
+}
+
 const attr = (span: Span, key: string): unknown => {
   const v = span.attributes.find((a) => a.key === key)?.value;
   return v && (v.stringValue ?? v.intValue ?? v.boolValue ?? v.doubleValue);
@@ -207,20 +224,10 @@ async function traceOneMail(s: Started & { tenant: Tenant }): Promise<Map<string
       },
       { timeoutMs: 20_000, what: `the spans of trace ${traceId}` },
     );
-    const chain: Span[] = [];
-    for (let x = byId.get(postSpanId!); x; x = x.parentSpanId ? byId.get(x.parentSpanId) : undefined) chain.unshift(x);
+    const { chain, named } = chainTo(byId, byId.get(postSpanId!));
     // The root is the edge's message, and nothing of the chain is missing; each span under its service's name.
     expect(chain[0]!.parentSpanId || undefined).toBeUndefined();
-    const named = chain.map((x) => `${x.service}: ${x.name}`);
-    const expected = [
-      'mail-ingest: smtp message',
-      'mail-ingest: publish mail.inbound',
-      'mailbox: process mail.inbound',
-      'mailbox: publish events.message.received',
-      'webhooks: process events.message.received',
-      'webhooks: webhook delivery attempt',
-      'webhooks: POST',
-    ];
+    const expected = [...MAIL_TO_ATTEMPT, 'webhooks: POST'];
     expect(named.filter((n) => expected.includes(n))).toEqual(expected);
     expect(named[0]).toBe(expected[0]);
     expect(named.at(-1)).toBe('webhooks: POST');
@@ -275,18 +282,15 @@ async function traceOneReply(s: Started & { tenant: Tenant }): Promise<void> {
   // The rest of its trace is exported by then or in the next batches: up to the gateway's request.
   const chainOf = () => {
     const byId = new Map(otlp.spans.filter((x) => x.traceId === handOver.traceId).map((x) => [x.spanId, x]));
-    const chain: Span[] = [];
-    for (let x: Span | undefined = handOver; x; x = x.parentSpanId ? byId.get(x.parentSpanId) : undefined) chain.unshift(x);
-    return { byId, chain };
+    return { byId, ...chainTo(byId, handOver) };
   };
-  const { byId, chain } = await waitFor(
+  const { byId, named } = await waitFor(
     () => {
       const found = chainOf();
       return !found.chain[0]!.parentSpanId && found.chain[0]!.service === 'gateway' && found;
     },
     { timeoutMs: 20_000, what: `the spans of trace ${handOver.traceId} up to the gateway's request` },
   );
-  const named = chain.map((x) => `${x.service}: ${x.name}`);
   // eslint-disable-next-line no-console -- TRACE_TEST_PRINT=1: the chain, to look at
   if (process.env.TRACE_TEST_PRINT) console.log(named.join('\n'), `\n${byId.size} spans in the trace`);
   const expected = [
@@ -393,19 +397,9 @@ async function traceAcrossRestarts(s: Started & { tenant: Tenant }, restart: (na
     expect(handling && `${handling.service}: ${handling.name}`).toBe('webhooks: process events.message.received');
     expect(a2!.parentSpanId).toBe(a1!.parentSpanId);
     // The publish the new mailbox made is the child of the span that wrote the row, in the first mailbox.
-    const chain: Span[] = [];
-    for (let x: Span | undefined = a2; x; x = x.parentSpanId ? byId.get(x.parentSpanId) : undefined) chain.unshift(x);
-    const named = chain.map((x) => `${x.service}: ${x.name}`);
-    const expected = [
-      'mail-ingest: smtp message',
-      'mail-ingest: publish mail.inbound',
-      'mailbox: process mail.inbound',
-      'mailbox: publish events.message.received',
-      'webhooks: process events.message.received',
-      'webhooks: webhook delivery attempt',
-    ];
-    expect(named.filter((n) => expected.includes(n))).toEqual(expected);
-    expect(named[0]).toBe(expected[0]);
+    const { chain, named } = chainTo(byId, a2);
+    expect(named.filter((n) => MAIL_TO_ATTEMPT.includes(n))).toEqual(MAIL_TO_ATTEMPT);
+    expect(named[0]).toBe(MAIL_TO_ATTEMPT[0]);
     const publish = chain.find((x) => x.name === 'publish events.message.received')!;
     expect(publish.parentSpanId).toBe(writtenSpan);
   } finally {
