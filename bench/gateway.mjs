@@ -14,8 +14,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const duration = arg('duration', 15);
 // --all-in-one: the services in one process (npm start's shape) instead of one process each.
 const allInOne = process.argv.includes('--all-in-one');
-// --profile: CPU profiles of the services into /tmp/mailroom-prof (for finding where time goes).
-const profile = process.argv.includes('--profile') ? ['--cpu-prof', '--cpu-prof-dir=/tmp/mailroom-prof'] : [];
+// --profile: CPU profiles of the services into /tmp/mailroom-prof, or BENCH_PROFILE_DIR (for finding where time goes).
+const profile = process.argv.includes('--profile') ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR ?? '/tmp/mailroom-prof'}`] : [];
 const connections = arg('connections', 64);
 
 const children = [];

@@ -7,7 +7,7 @@
  * gateway_timeout (504).
  */
 import { headers as natsHeaders, errors as natsErrors, nuid, type Msg, type Subscription } from '@nats-io/transport-node';
-import { context, INVALID_SPAN_CONTEXT, isSpanContextValid, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { context, INVALID_SPAN_CONTEXT, isSpanContextValid, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
 import {
   AppError,
   HEADERS,
@@ -26,7 +26,7 @@ import {
   type RpcService,
 } from '@mailroom/contracts';
 import type { Logger } from 'pino';
-import { DURATION_BUCKETS_S, SERVICE_ATTRIBUTE, meterOf, moduleContext } from '@mailroom/platform';
+import { DURATION_BUCKETS_S, SERVICE_ATTRIBUTE, meterOf, moduleContext, unsampledTrace } from '@mailroom/platform';
 import type { z } from 'zod';
 import { maxBodyBytes, type Bus } from './bus';
 import { decodeJson, encodeJson } from './codec';
@@ -114,54 +114,61 @@ export function serveRpc<S extends RpcService>(bus: Bus, service: S, handlers: R
     const started = performance.now();
     let failed: string | undefined;
     const parent = extractContext(msg.headers, moduleContext(service));
-    const attributes = messagingAttributes('process', rpcSubject(name), { 'rpc.system': 'nats', 'rpc.method': name });
-    await context.with(parent, () =>
-      tracer.startActiveSpan(`rpc ${name}`, { kind: SpanKind.SERVER, attributes }, async (span) => {
+    const serve = async (span?: Span): Promise<void> => {
+      try {
+        let body: unknown;
         try {
-          let body: unknown;
-          try {
-            body = msg.data.length === 0 ? {} : decodeJson(msg.data);
-          } catch {
-            throw new AppError('invalid_request', 'request body is not valid JSON');
-          }
-          const parsed = RPC_SCHEMAS[name].request.safeParse(body);
-          if (!parsed.success) {
-            throw new AppError('invalid_request', 'request is invalid', { details: zodDetails(parsed.error) });
-          }
-          const result = await handler(parsed.data, {
-            ...call,
-            get log() {
-              return reqLog();
-            },
-          });
-          const data = encodeJson(result ?? {});
-          // Too large for one NATS message (a message with megabytes of text): the body goes
-          // through the replies bucket, sealed, and the reply names it and carries its key.
-          if (data.length > maxBodyBytes(bus)) {
-            const object = `${name}.${nuid.next()}`;
-            const { sealed, key } = sealReply(data);
-            await (await repliesOf(bus)).putBlob({ name: object }, sealed);
-            const h = natsHeaders();
-            h.set(HEADERS.replyObject, object);
-            h.set(HEADERS.replyKey, key);
-            msg.respond(new Uint8Array(0), { headers: h });
-          } else {
-            msg.respond(data);
-          }
-        } catch (err) {
-          const appErr = toAppError(err);
-          failed = appErr.code;
-          if (appErr.code === 'internal_error') {
-            reqLog().error({ err }, 'operation failed');
-            span.setStatus({ code: SpanStatusCode.ERROR });
-          }
-          respondError(msg, appErr);
-        } finally {
-          span.end();
-          const measured = attributesOf.get(name)!;
-          duration.record((performance.now() - started) / 1000, failed === undefined ? measured : { ...measured, 'error.type': failed });
+          body = msg.data.length === 0 ? {} : decodeJson(msg.data);
+        } catch {
+          throw new AppError('invalid_request', 'request body is not valid JSON');
         }
-      }),
+        const parsed = RPC_SCHEMAS[name].request.safeParse(body);
+        if (!parsed.success) {
+          throw new AppError('invalid_request', 'request is invalid', { details: zodDetails(parsed.error) });
+        }
+        const result = await handler(parsed.data, {
+          ...call,
+          get log() {
+            return reqLog();
+          },
+        });
+        const data = encodeJson(result ?? {});
+        // Too large for one NATS message (a message with megabytes of text): the body goes
+        // through the replies bucket, sealed, and the reply names it and carries its key.
+        if (data.length > maxBodyBytes(bus)) {
+          const object = `${name}.${nuid.next()}`;
+          const { sealed, key } = sealReply(data);
+          await (await repliesOf(bus)).putBlob({ name: object }, sealed);
+          const h = natsHeaders();
+          h.set(HEADERS.replyObject, object);
+          h.set(HEADERS.replyKey, key);
+          msg.respond(new Uint8Array(0), { headers: h });
+        } else {
+          msg.respond(data);
+        }
+      } catch (err) {
+        const appErr = toAppError(err);
+        failed = appErr.code;
+        if (appErr.code === 'internal_error') {
+          reqLog().error({ err }, 'operation failed');
+          span?.setStatus({ code: SpanStatusCode.ERROR });
+        }
+        respondError(msg, appErr);
+      } finally {
+        span?.end();
+        const measured = attributesOf.get(name)!;
+        duration.record((performance.now() - started) / 1000, failed === undefined ? measured : { ...measured, 'error.type': failed });
+      }
+    };
+    // A caller's trace sampled out: served in its context, without a span that would record nothing.
+    await context.with(parent, () =>
+      unsampledTrace(parent)
+        ? serve()
+        : tracer.startActiveSpan(
+            `rpc ${name}`,
+            { kind: SpanKind.SERVER, attributes: messagingAttributes('process', rpcSubject(name), { 'rpc.system': 'nats', 'rpc.method': name }) },
+            serve,
+          ),
     );
   }
 
@@ -203,14 +210,13 @@ export async function callRpc<N extends RpcName>(
 ): Promise<RpcParsedResponse<N>> {
   const subject = bus.ns.subject(rpcSubject(name));
   const h = toHeaders(call, bus.seal && { seal: bus.seal, subject });
-  const attributes = messagingAttributes('send', rpcSubject(name), { 'rpc.system': 'nats', 'rpc.method': name });
-  return tracer.startActiveSpan(`rpc ${name}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+  const exchange = async (span?: Span): Promise<RpcParsedResponse<N>> => {
     injectContext(h, context.active());
     const data = encodeJson(request);
     // NATS refuses a message over the server's max_payload; say so rather than "bus unavailable".
     const max = maxBodyBytes(bus);
     if (data.length > max) {
-      span.end();
+      span?.end();
       throw new AppError('payload_too_large', `the request is ${data.length} bytes once encoded; at most ${max} bytes can be carried to the ${rpcServiceOf(name)} service`);
     }
     let reply: Msg;
@@ -220,15 +226,19 @@ export async function callRpc<N extends RpcName>(
         headers: h,
       });
     } catch (err) {
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      span.end();
+      span?.setStatus({ code: SpanStatusCode.ERROR });
+      span?.end();
       throw transportError(name, err);
     }
-    span.end();
+    span?.end();
     const object = reply.headers?.get(HEADERS.replyObject);
     if (object && !reply.headers?.get(HEADERS.errorCode)) return decodeReply(name, reply, await readReply(bus, name, object, reply.headers?.get(HEADERS.replyKey) ?? ''));
     return decodeReply(name, reply);
-  });
+  };
+  // In a trace sampled out, no span that would record nothing: the request carries the caller's context as it is.
+  if (unsampledTrace(context.active())) return exchange();
+  const attributes = messagingAttributes('send', rpcSubject(name), { 'rpc.system': 'nats', 'rpc.method': name });
+  return tracer.startActiveSpan(`rpc ${name}`, { kind: SpanKind.CLIENT, attributes }, exchange);
 }
 
 /** The replies bucket of a bus, opened once. */
