@@ -1,13 +1,17 @@
 /**
- * Every object deploy/k8s renders, checked against the Kubernetes API's own OpenAPI schemas
- * (kubernetes-models: one model class per apiVersion and kind, whose validate() runs the
- * schema, generated from Kubernetes v1.36): types, required fields, enums and formats such as
- * quantities. What kubeconform would check; no cluster and no kubectl here. deploy.spec.ts
- * checks what the schemas cannot: that the objects fit together.
+ * The shipped deployments checked against the schemas their tools publish. Every object
+ * deploy/k8s renders, against the Kubernetes API's own OpenAPI schemas (kubernetes-models: one
+ * model class per apiVersion and kind, whose validate() runs the schema, generated from
+ * Kubernetes v1.36): types, required fields, enums and formats such as quantities, what
+ * kubeconform checks without -strict; no cluster and no kubectl here. docker-compose.yml,
+ * against the Compose Specification's JSON schema (as dclint ships it), which also refuses
+ * unknown keys. deploy.spec.ts checks what the schemas cannot: that the objects fit together.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { parse, parseAllDocuments } from 'yaml';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DCLinter } from 'dclint';
+import { parse, parseAllDocuments, stringify } from 'yaml';
 import { z } from 'zod';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
@@ -145,5 +149,58 @@ describe('deploy/k8s against the Kubernetes schemas', () => {
         }),
       ),
     ).toBeUndefined();
+  });
+});
+
+describe('docker-compose.yml against the Compose Specification', () => {
+  // dclint's style rules are not ours: only its YAML and schema checks count here.
+  const linter = new DCLinter({ rules: {}, quiet: true, debug: false, exclude: [] });
+  const SCHEMA_CHECKS = ['invalid-yaml', 'invalid-schema', 'unknown-error'];
+  /** dclint's types do not resolve under nodenext (extensionless imports in its .d.ts): its LintResult, as far as used here. */
+  type LintResult = { messages: { rule: string; message: string }[] };
+  const schemaErrors = (file: string) =>
+    (linter.lintFiles([file], false) as LintResult[])
+      .flatMap((r) => r.messages)
+      .filter((m) => SCHEMA_CHECKS.includes(m.rule))
+      .map((m) => m.message);
+  /** The schema's errors for a copy of docker-compose.yml changed by `edit`. */
+  function brokenCompose(edit: (c: Record<string, any>) => void): string[] {
+    const copy = parse(read('docker-compose.yml'), { merge: true }) as Record<string, any>;
+    edit(copy);
+    const dir = mkdtempSync(join(tmpdir(), 'compose-schema-'));
+    try {
+      writeFileSync(join(dir, 'docker-compose.yml'), stringify(copy));
+      return schemaErrors(join(dir, 'docker-compose.yml'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('is valid, every profile included', () => {
+    expect(schemaErrors(resolve(root, 'docker-compose.yml'))).toEqual([]);
+  });
+
+  it('refuses a broken copy: an unknown key in a service or at the top, an unknown dependency condition, a string for a list', () => {
+    expect(brokenCompose(() => {})).toEqual([]);
+    expect(
+      brokenCompose((c) => {
+        c.services.gateway.restart_policy = 'always';
+      }),
+    ).toEqual([expect.stringMatching(/instancePath="\/services\/gateway".*must NOT have additional properties/)]);
+    expect(
+      brokenCompose((c) => {
+        c.services.gateway.depends_on.migrate.condition = 'service_done';
+      }),
+    ).toEqual([expect.stringMatching(/depends_on/)]);
+    expect(
+      brokenCompose((c) => {
+        c.services.gateway.cap_drop = 'ALL';
+      }),
+    ).toEqual([expect.stringMatching(/instancePath="\/services\/gateway\/cap_drop".*must be array/)]);
+    expect(
+      brokenCompose((c) => {
+        c.volume = c.volumes;
+      }),
+    ).toEqual([expect.stringMatching(/must NOT have additional properties/)]);
   });
 });
