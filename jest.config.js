@@ -29,9 +29,12 @@ const swc = [
 const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)s$': swc },
-  // jose, kysely, openid-client (with oauth4webapi) and oidc-provider (tests' OpenID provider)
-  // ship ES modules only: SWC turns them into CommonJS for jest.
-  transformIgnorePatterns: ['/node_modules/(?!(jose|kysely|openid-client|oauth4webapi|oidc-provider)/)'],
+  // jose, kysely, openid-client (with oauth4webapi), oidc-provider (tests' OpenID provider) and
+  // kubernetes-models (with @kubernetes-models/*, is-cidr and cidr-regex; the manifests' schema
+  // check) ship ES modules only: SWC turns them into CommonJS for jest. kubernetes-models
+  // exports them under `import` alone, which jest.resolver.js adds for it.
+  transformIgnorePatterns: ['/node_modules/(?!(jose|kysely|openid-client|oauth4webapi|oidc-provider|kubernetes-models|@kubernetes-models|is-cidr|cidr-regex)/)'],
+  resolver: '<rootDir>/jest.resolver.js',
   moduleNameMapper: {
     ...Object.fromEntries(sources.map(([name, dir]) => [`^${name}$`, `<rootDir>/${dir}`])),
     '^(\\.{1,2}/.*)\\.js$': '$1',
