@@ -52,6 +52,9 @@ const ENDS_WITH_ADDRESS = /(?:>|\]|@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+\)?)$/u;
 const TIME = /(?<!\d)\d{1,2}[:.]\d{2}(?!\d)/;
 const DATE = /(?<!\d)(?:19|20)\d{2}(?!\d)|(?<!\d)\d{1,2}[./-]\d{1,2}[./-]\d{2,4}(?!\d)/;
 const DECORATION = new Set([...' \t-_=*~#']);
+const EASTERN_DIGIT = /[\u0660-\u0669\u06f0-\u06f9]/g;
+/** Arabic-Indic digits as ASCII ones, so DATE and TIME read Gmail's Arabic "٢٠ مارس ٢٠١٧ ١٠:٠٠". */
+const asciiDigits = (s: string) => (/[\u0660-\u06f9]/.test(s) ? s.replace(EASTERN_DIGIT, (d) => String((d.charCodeAt(0) - 0x0660) % 0x90)) : s);
 /** The line without leading and trailing runs of `-_=*~#` and blanks (a loop: no regex backtracks over the runs). */
 function undecorated(s: string): string {
   let a = 0;
@@ -83,7 +86,13 @@ export function separatorKind(line: string): 'original' | 'forward' | null {
   let core = undecorated(line);
   if (/[:：]$/.test(core)) core = core.slice(0, -1);
   const name = norm(core);
-  return SEPARATORS.has(name) ? 'original' : FORWARDS.has(name) ? 'forward' : null;
+  if (SEPARATORS.has(name)) return 'original';
+  if (FORWARDS.has(name)) return 'forward';
+  // Horde names the sender inside its rule: "----- Forwarded message from John <j@x> -----".
+  if (decorated && /[-_=*~#]{2}$/.test(line.trimEnd())) {
+    for (const f of FORWARDS) if (name.length > f.length && name.startsWith(f) && name[f.length] === ' ') return 'forward';
+  }
+  return null;
 }
 
 /** A subject that says its message is a forward ("FW: x", "WG: x", "TR: x"). */
@@ -98,7 +107,7 @@ export function startsWithOpener(line: string): boolean {
 
 /** Whether the start of a line may open a wrapped attribution (its other lines come after). */
 export function mayOpenAttribution(line: string): boolean {
-  const s = undecorated(line);
+  const s = asciiDigits(undecorated(line));
   return OPENER.test(s) || DATE.test(s) || TIME.test(s) || s.includes('<') || s.includes('@');
 }
 
@@ -113,7 +122,7 @@ export function mayOpenAttribution(line: string): boolean {
 export function isAttribution(text: string): boolean {
   if (text.length > MAX_ATTRIBUTION) return false;
   const decorated = /^\s*[-_=*~#]{2,}/.test(text) && /[-_=*~#]{2}$/.test(text.trimEnd());
-  let s = undecorated(text);
+  let s = asciiDigits(undecorated(text));
   const colon = /[:：]$/.test(s);
   if (colon) s = s.slice(0, -1).trimEnd();
   if (!s) return false;
@@ -186,7 +195,10 @@ export function isDeviceLine(line: string): boolean {
       // "Sent from my iPhone, please excuse typos" names a device before its comma; "Sent from my desk, is much easier" does not.
       const rest = bare.slice(prefix.length);
       const stop = rest.search(/[,;!?:，；：]/);
-      return stop < 0 || DEVICE_WORDS.some((w) => rest.slice(0, stop).includes(w));
+      const named = DEVICE_WORDS.some((w) => (stop < 0 ? rest : rest.slice(0, stop)).includes(w));
+      // Naming no known device, it must be short ("Sent from my Nokia 3310"): "Von meinem Büro
+      // aus kann ich das leider nicht prüfen." is a sentence.
+      return named || (stop < 0 && rest.trim().split(' ').length <= 5);
     }
   }
   // Verb-last: a short line naming a device; a full stop only after CJK ("...에서 보냈습니다."), as

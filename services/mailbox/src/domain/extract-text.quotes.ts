@@ -121,7 +121,11 @@ class Scan {
     // Fields apart (HTML paragraphs) must be a full block: three with a date.
     // A lone From stands apart from the text above it ("Reply to this address:\nFrom: a@b" is text).
     const apart = i === 0 || this.blank[i - 1] === 1 || RULE.test(this.lines[i - 1]!) || fields > 1;
-    const ok = (fromWithAddress && apart) || (gaps === 0 && hasFrom && fields >= 2 && (hasDate || hasSubject || hasAddress)) || (hasDate && fields >= 3);
+    // Nor does a block that a line of text introduces ("Please use these settings:\n\nFrom: a@b\nSubject: ..."),
+    // unless it is a full one with a date.
+    const above = i > 0 && this.blank[i - 1] ? i - 2 : i - 1;
+    const introduced = above >= 0 && !this.blank[above] && !this.quoted[above] && endsWithColon(this.lines[above]!);
+    const ok = (!introduced && ((fromWithAddress && apart) || (gaps === 0 && hasFrom && fields >= 2 && (hasDate || hasSubject || hasAddress)))) || (hasDate && fields >= 3);
     return ok ? end - i : 0;
   }
 
