@@ -129,9 +129,12 @@ export function isAttribution(text: string): boolean {
   // "On Monday I wrote:" is prose: an opening word counts only with a date ("On 20/03/2017, John wrote:").
   const nearby = () => ADDRESS.test(s) || TIME.test(s) || (OPENER.test(s) && DATE.test(s));
   if (!colon && !decorated) {
-    // Without a colon it must end with its verb ("... John Smith <j@x> wrote").
+    // Without a colon it must end with its verb ("... John Smith <j@x> wrote"), or with the
+    // address after a verb when it opens with its "On"-word or date ("Am <date> schrieb Hans <h@x>",
+    // "Op <date> schreef Jan <j@x>", as Gmail writes them in de, nl, da, nb, sv).
     const tail = s.slice(-40);
-    return LETTER_AT_END.test(tail) && VERB_AT_END.test(tail) && (VERB_WORD.test(tail) || VERB_CJK.test(tail)) && nearby();
+    if (LETTER_AT_END.test(tail)) return VERB_AT_END.test(tail) && (VERB_WORD.test(tail) || VERB_CJK.test(tail)) && nearby();
+    return s.endsWith('>') && ADDRESS.test(tail) && (OPENER.test(s) || DATE.test(s.slice(0, 16))) && (DATE.test(s) || TIME.test(s)) && (VERB_WORD.test(s) || VERB_CJK.test(s));
   }
   if (VERB_WORD.test(s) || VERB_CJK.test(s)) return nearby();
   // Verbless, it needs a date, not a time alone: "the meeting: 10:00 with John <j@x>:" is text.
