@@ -24,7 +24,11 @@ export interface LanguageMarkers {
   forwards: string[];
   /** Subject prefixes of a forward in a header block ("FW:", "WG:", "TR:", "RV:"); not "VS:", a Finnish reply but a Danish forward. */
   forwardSubjects: string[];
-  /** A device/app signature line starts with one of these ("Sent from", "Envoyé de mon"). */
+  /**
+   * A device/app signature line starts with one of these ("Sent from", "Envoyé de mon"); with a
+   * "…", it starts with the part before and ends with the part after ("von meinem…gesendet":
+   * "Von meinem iPhone gesendet", not "Von meinem Handy aus geht das nicht").
+   */
   devicePrefixes: string[];
   /**
    * ... or, in languages that put the verb last, ends with one of these ("gesendet", "から送信"):
@@ -51,7 +55,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     separators: ['ursprüngliche nachricht', 'originalnachricht', 'original-nachricht', 'ursprüngliche e-mail', 'ursprüngliche mail'],
     forwards: ['weitergeleitete nachricht', 'anfang der weitergeleiteten nachricht', 'weitergeleitete mail'],
     forwardSubjects: ['wg', 'fw', 'fwd'],
-    devicePrefixes: ['von meinem', 'von meiner', 'gesendet von', 'gesendet mit', 'gesendet vom', 'outlook für', 'diese nachricht wurde von meinem'],
+    devicePrefixes: ['von meinem…gesendet', 'von meiner…gesendet', 'gesendet von', 'gesendet mit', 'gesendet vom', 'outlook für…herunterladen', 'diese nachricht wurde von meinem'],
     deviceSuffixes: ['gesendet', 'herunterladen'],
   },
   fr: {
@@ -294,7 +298,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     separators: ['原始邮件', '邮件原件', '原始郵件', '回复的原邮件'],
     forwards: ['转发的邮件', '转发邮件', '轉寄的郵件', '以下是转发的邮件', '轉寄郵件', '转发邮件信息'],
     forwardSubjects: ['转发', '轉寄', 'fw'],
-    devicePrefixes: ['发自我的', '從我的', '从我的', '發自我的', '发自', '寄自我的', '获取 outlook', '取得 outlook', '获取 ios', '获取 android', '取得 ios', '取得 android'],
+    devicePrefixes: ['发自我的', '從我的…傳送', '从我的…发送', '發自我的', '发自', '寄自我的', '获取 outlook', '取得 outlook', '获取 ios', '获取 android', '取得 ios', '取得 android'],
     deviceSuffixes: ['发送', '傳送'],
   },
   ko: {

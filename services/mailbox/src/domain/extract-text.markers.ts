@@ -193,12 +193,17 @@ export function isDeviceLine(line: string): boolean {
   if (!s || s.length > MAX_DEVICE_LINE) return false;
   const bare = s.replace(/[.。!！]+$/, '');
   if (bare.split(' ').length > 16) return false;
-  for (const prefix of DEVICE_PREFIXES) {
+  for (const entry of DEVICE_PREFIXES) {
+    // "von meinem…gesendet": the line must also end with the part after "…" ("Von meinem iPhone gesendet").
+    const [prefix, tail] = entry.split('…') as [string, string | undefined];
     if (bare.length > prefix.length && bare.startsWith(prefix)) {
+      if (tail !== undefined && !(bare.endsWith(tail) && bare.length > prefix.length + tail.length)) continue;
       // "Sent from my iPhone, please excuse typos" names a device before its comma; "Sent from my desk, is much easier" does not.
-      const rest = bare.slice(prefix.length);
+      const rest = tail === undefined ? bare.slice(prefix.length) : bare.slice(prefix.length, bare.length - tail.length);
       const stop = rest.search(/[,;!?:，；：]/);
-      const named = DEVICE_WORDS.some((w) => (stop < 0 ? rest : rest.slice(0, stop)).includes(w));
+      const names = (t: string) => DEVICE_WORDS.some((w) => t.includes(w));
+      // ... or last, after a comma, in a short line with no other punctuation ("Sent from my Verizon, Samsung Galaxy smartphone").
+      const named = names(stop < 0 ? rest : rest.slice(0, stop)) || (!/[;!?:；：.]/.test(rest) && rest.trim().split(' ').length <= 8 && names(rest.slice(rest.lastIndexOf(' ') + 1)));
       // Naming no known device, it must be short ("Sent from my Nokia 3310"): "Von meinem Büro
       // aus kann ich das leider nicht prüfen." is a sentence.
       return named || (stop < 0 && rest.trim().split(' ').length <= 5);

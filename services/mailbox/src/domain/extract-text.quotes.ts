@@ -90,6 +90,9 @@ class Scan {
   headerBlockAt(i: number): number {
     const first = this.field(i);
     if (!first) return 0;
+    // A block starts at its first field, and never right under a line of text that introduces
+    // it ("the form has these fields:\nFrom: your name\nTo: ...\nDate: ...").
+    if (i > 0 && !this.blank[i - 1] && !this.quoted[i - 1] && (endsWithColon(this.lines[i - 1]!) || this.field(i - 1))) return 0;
     let fields = 0;
     let hasFrom = false;
     let hasDate = false;
