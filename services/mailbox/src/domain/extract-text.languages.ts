@@ -333,9 +333,14 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
 };
 
+/** Brands of devices and mail apps: a verb-last device line may open with one and end with a full stop ("Samsung Galaxy ... gönderildi."). */
+export const DEVICE_BRANDS = [
+  'iphone', 'ipad', 'ipod', 'android', 'outlook', 'samsung', 'galaxy', 'blackberry', 'yahoo', 'gmail', 'proton', 'zoho', 'fastmail',
+  'typeapp', 'windows', 'huawei', 'xiaomi', 'pixel',
+];
+
 /** Devices and apps a suffix-matched device line must name (any language, matched as substrings). */
 export const DEVICE_WORDS = [
-  'iphone', 'ipad', 'ipod', 'android', 'outlook', 'samsung', 'galaxy', 'blackberry', 'mobile', 'smartphone', 'handy', 'telefon',
-  'phone', 'yahoo', 'gmail', 'mail', 'posta', 'proton', 'zoho', 'fastmail', 'typeapp', 'windows', 'huawei', 'xiaomi', 'pixel',
-  'tablet', 'app', '手机', '手機', 'スマートフォン', '携帯', '휴대폰', '갤럭시', '모바일', 'почт', 'телефон',
+  ...DEVICE_BRANDS, 'mobile', 'smartphone', 'handy', 'telefon', 'phone', 'mail', 'posta', 'tablet', 'app', '手机', '手機', 'スマートフォン', '携帯',
+  '휴대폰', '갤럭시', '모바일', 'почт', 'телефон',
 ];

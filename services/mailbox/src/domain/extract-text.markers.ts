@@ -4,7 +4,7 @@
  * one line (or 1-4 joined lines) of bounded length; the regexes are alternations of
  * literals or single character classes, so none can backtrack over its input.
  */
-import { DEVICE_WORDS, LANGUAGES } from './extract-text.languages';
+import { DEVICE_BRANDS, DEVICE_WORDS, LANGUAGES } from './extract-text.languages';
 
 export type FieldKind = 'from' | 'date' | 'to' | 'cc' | 'subject';
 
@@ -209,9 +209,11 @@ export function isDeviceLine(line: string): boolean {
       return named || (stop < 0 && rest.trim().split(' ').length <= 5);
     }
   }
-  // Verb-last: a short line naming a device; a full stop only after CJK ("...에서 보냈습니다."), as
-  // "Ich habe es per Mail gesendet." is a sentence.
-  const suffixed = CJK.test(s) ? bare : s;
+  // Verb-last: a short line naming a device; a full stop only after CJK ("...에서 보냈습니다.") or
+  // when the line opens with a brand ("Samsung Galaxy akıllı telefonumdan gönderildi."), as
+  // "Ich habe es per Mail gesendet." and "Mail wurde gestern gesendet." are sentences.
+  const first = s.split(' ', 1)[0]!;
+  const suffixed = CJK.test(s) || DEVICE_BRANDS.some((w) => first.includes(w)) ? bare : s;
   if (/[,;!?:，；：]/.test(suffixed) || suffixed.split(' ').length > 6) return false;
   return DEVICE_SUFFIXES.some((suffix) => suffixed.endsWith(suffix)) && DEVICE_WORDS.some((w) => suffixed.includes(w));
 }
