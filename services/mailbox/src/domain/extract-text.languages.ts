@@ -42,7 +42,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     attributionOpeners: ['on'],
     attributionVerbs: ['wrote', 'writes', 'has written', 'quoting'],
     fields: { from: ['from'], date: ['sent', 'date'], to: ['to', 'reply-to'], cc: ['cc', 'bcc'], subject: ['subject'] },
-    separators: ['original message', 'reply message', 'original email', 'original appointment'],
+    separators: ['original message', 'reply message', 'original email', 'original appointment', 'original'],
     forwards: ['forwarded message', 'begin forwarded message', 'forwarded email'],
     forwardSubjects: ['fw', 'fwd'],
     devicePrefixes: ['sent from', 'sent with', 'sent via', 'sent using', 'sent by', 'get outlook for', 'download outlook for'],
@@ -50,7 +50,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   de: {
     attributionOpeners: ['am'],
-    attributionVerbs: ['schrieb', 'hat geschrieben', 'folgendes geschrieben', 'zitat von'],
+    attributionVerbs: ['schrieb', 'geschrieben', 'zitat von'],
     fields: { from: ['von'], date: ['gesendet', 'datum', 'gesendet am'], to: ['an', 'antwort an'], cc: ['cc', 'kopie', 'bcc'], subject: ['betreff'] },
     separators: ['ursprüngliche nachricht', 'originalnachricht', 'original-nachricht', 'ursprüngliche e-mail', 'ursprüngliche mail'],
     forwards: ['weitergeleitete nachricht', 'anfang der weitergeleiteten nachricht', 'weitergeleitete mail'],
@@ -110,7 +110,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   nl: {
     attributionOpeners: ['op'],
-    attributionVerbs: ['schreef', 'het volgende geschreven', 'heeft geschreven'],
+    attributionVerbs: ['schreef', 'geschreven'],
     fields: { from: ['van', 'afzender'], date: ['verzonden', 'datum', 'verstuurd'], to: ['aan'], cc: ['cc', 'bcc'], subject: ['onderwerp'] },
     separators: ['oorspronkelijk bericht', 'origineel bericht', 'oorspronkelijke e-mail'],
     forwards: ['doorgestuurd bericht', 'begin doorgestuurd bericht'],
@@ -283,7 +283,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   ja: {
     attributionOpeners: [],
-    attributionVerbs: ['のメッセージ', 'のメール', 'が書きました', 'は書きました'],
+    attributionVerbs: ['のメッセージ', 'のメール', '書きました'],
     fields: { from: ['差出人', '送信者'], date: ['送信日時', '日付', '送信日'], to: ['宛先', '受信者'], cc: ['cc'], subject: ['件名'] },
     separators: ['元のメッセージ', 'オリジナルメッセージ'],
     forwards: ['転送されたメッセージ', '転送メッセージ'],
