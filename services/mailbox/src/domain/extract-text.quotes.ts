@@ -252,9 +252,11 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
       forward = marker.forward;
       break;
     }
-    // A device line stands apart: a blank line above or below it (or the message's edge);
-    // "Hi,\nSent from my phone while I travel\nPlease call" is a sentence.
-    if ((i === 0 || scan.blank[i - 1] || i + 1 >= lines.length || scan.blank[i + 1]) && isDeviceLine(line)) {
+    // A device line stands apart: a blank line above or below it (or the message's edge), or
+    // history right below it (HTML parts: "Merci !\nEnvoyé avec Proton Mail.\n------- Original
+    // Message -------"); "Hi,\nSent from my phone while I travel\nPlease call" is a sentence.
+    const apart = i === 0 || scan.blank[i - 1] === 1 || i + 1 >= lines.length || scan.blank[i + 1] === 1;
+    if (isDeviceLine(line) && (apart || scan.quoted[i + 1] === 1 || scan.markerAt(i + 1) !== null)) {
       if (seenText && !scan.forwardFollows(i + 1)) {
         cut = keepSignature ? i + 1 : i;
         break;
