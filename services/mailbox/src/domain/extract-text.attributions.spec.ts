@@ -3,7 +3,7 @@
  * Thunderbird, Yahoo, Proton, Fastmail, K-9, FairEmail, Roundcube, Horde, SOGo, GMX, Outlook
  * for Mac, mutt, Gnus, Evolution, Zoho, Mail.ru, Yandex, ukr.net, NetEase, QQ/Foxmail, Naver,
  * Onet, WP, Seznam, Libero): new text above it is kept, and the history below it goes, whether
- * that history is `>`-quoted or not. Beside them, lines of new text that name a writer but
+ * that history is `>`-quoted or not, on one line or wrapped. Beside them, lines of new text that name a writer but
  * carry neither address, time nor date: they stay, with the text below them.
  */
 import { extractText } from './extract-text';
@@ -168,6 +168,22 @@ describe('attribution lines', () => {
 
   it.each(ATTRIBUTIONS)('%s %s: %s, above a quote', (_lang, _client, line) => {
     expect(extractText({ text: `Ok\n\n${line}\n> Can you call me?` })).toBe('Ok');
+  });
+
+  // Wrapped as clients and list servers wrap long lines: at 40, 50, 60 or 72 columns, before
+  // the address, or after Gmail's "<"; above unquoted history, above a quote, and bottom-posted.
+  it.each(ATTRIBUTIONS.filter(([, , line]) => !line.startsWith('-')))('%s %s: %s, wrapped', (_lang, _client, line) => {
+    const wrapped: string[] = [];
+    for (const column of [40, 50, 60, 72]) {
+      const at = line.length > column ? line.lastIndexOf(' ', column) : -1;
+      if (at > 0) wrapped.push(`${line.slice(0, at)}\n${line.slice(at + 1)}`);
+    }
+    const lt = line.indexOf('<');
+    if (lt > 0) wrapped.push(`${line.slice(0, lt).trimEnd()}\n${line.slice(lt)}`, `${line.slice(0, lt + 1)}\n${line.slice(lt + 1)}`);
+    const missed = wrapped.flatMap((w) =>
+      [`Ok\n\n${w}\n\nCan you call me?`, `Ok\n\n${w}\n> Can you call me?`, `${w}\n> Can you call me?\n\nOk`].filter((text) => extractText({ text }) !== 'Ok'),
+    );
+    expect(missed).toEqual([]);
   });
 
   it.each(LOOK_ALIKES)('%s: keeps "%s" and the text below it', (_lang, line) => {

@@ -111,6 +111,11 @@ export function mayOpenAttribution(line: string): boolean {
   return OPENER.test(s) || DATE.test(s) || TIME.test(s) || s.includes('<') || s.includes('@');
 }
 
+/** Whether a line has an attribution's verb ("wrote", "Quoting", "napisana przez", "写道"): it may open one wrapped before its address. */
+export function hasAttributionVerb(line: string): boolean {
+  return line.length <= MAX_ATTRIBUTION && (VERB_WORD.test(line) || VERB_CJK.test(line));
+}
+
 /**
  * An attribution, on one line or on 2-3 joined ones: "On <date>, <name> wrote:" and its
  * translations (the verb anywhere: "Am ... schrieb <name>:", "<name> kirjoitti <date>:"),

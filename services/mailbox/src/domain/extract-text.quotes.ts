@@ -8,6 +8,7 @@ import {
   type FieldKind,
   MAX_MARKER_LINE,
   attributionInside,
+  hasAttributionVerb,
   headerField,
   isAttribution,
   isBareAttribution,
@@ -29,6 +30,9 @@ const BLANK = /^\s*$/;
 const RULE = /^\s*[-_=*~]{3,}\s*$/;
 const DATEISH = /\b\d{4}\b|\b\d{1,2}[:./-]\d{2}\b/;
 const SENTENCE_END = /[.!?。！？]$/;
+const DAY_DOT = /(?:^|\s)\d{1,2}\.$/;
+/** A sender's name alone on a line, above the rest of its attribution ("John Smith\n<john@example.com> writes:"). */
+const NAME_LINE = /^[\s*"'«]*[\p{L}][\p{L}\p{M}.'’ ,"»-]{0,60}$/u;
 const ADDRESSED = /@|mailto:/;
 const CLOSES_ADDRESS = /^\s*>\s*\S{0,12}\s*\S{0,12}$/;
 
@@ -136,16 +140,23 @@ class Scan {
   attributionAt(i: number): number {
     const lines = this.lines;
     if (i >= lines.length || this.blank[i] || this.quoted[i] || lines[i]!.length > MAX_MARKER_LINE) return 0;
-    // Every attribution has an address, a date, a time or an "On"-word in its first line.
-    if (!mayOpenAttribution(lines[i]!)) return 0;
+    // Every attribution has an address, a date, a time, an "On"-word or its verb in its first
+    // line; opened by its verb alone, it must reach its address ("Quoting John Smith\n<john@example.com>:",
+    // not "Quoting the contract\nof 20/03/2017 at 10:00:").
+    const byVerb = !mayOpenAttribution(lines[i]!);
+    if (byVerb && !hasAttributionVerb(lines[i]!)) return 0;
     let joined = '';
+    let found = 0;
     for (let k = 0; k < 4 && i + k < lines.length; k++) {
       const l = lines[i + k]!;
-      if (k > 0 && !this.continues(joined, i + k)) return 0;
+      if (k > 0 && !this.continues(joined, i + k)) break;
       joined += (k && !joined.endsWith('<') && !l.trimStart().startsWith('>') ? ' ' : '') + l.trim();
-      if (isAttribution(joined)) return k + 1;
+      if (!isAttribution(joined) || (byVerb && !joined.includes('@'))) continue;
+      // One without its colon may go on: "Am 20. März 2017 10:00 schrieb\nJohn Smith <j@x>:" is one.
+      if (endsWithColon(joined)) return k + 1;
+      found ||= k + 1;
     }
-    return 0;
+    return found;
   }
 
   /** A line that may continue a wrapped attribution: not blank, not quoted, except the `>` that closes a wrapped `<address`. */
@@ -185,7 +196,9 @@ class Scan {
     const n = this.attributionAt(i);
     // A sentence above an attribution is not its first half: "... by 10:00.\nOn Mon ... wrote:"
     // keeps the text line; "02.04.2012 14:20 <name> <\naddr> wrote:" is one attribution.
-    if (n === 0 || (n > 1 && this.attributionAt(i + 1) && (SENTENCE_END.test(line.trim()) || startsWithOpener(this.lines[i + 1]!)))) return null;
+    // "... hat am 20.\nMärz 2017 um 10:00 geschrieben:" ends with a day, not a sentence.
+    const sentence = SENTENCE_END.test(line.trim()) && !DAY_DOT.test(line.trim());
+    if (n === 0 || (n > 1 && this.attributionAt(i + 1) && (sentence || startsWithOpener(this.lines[i + 1]!)))) return null;
     return { lines: n, forward: false };
   }
 
@@ -243,6 +256,12 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
     }
     const marker = scan.markerAt(i);
     if (marker) {
+      // An attribution that opens with the address ("<john@example.com> writes:") takes the
+      // sender's name on the line above it, when that line starts a paragraph.
+      if (i > 0 && /^\s*[<(]/.test(line) && isNameAbove(scan, i)) {
+        i--;
+        marker.lines++;
+      }
       if (!marker.forward && scan.quoteFollows(i + marker.lines)) {
         for (let k = i; k < i + marker.lines; k++) drop[k] = 1;
         i += marker.lines - 1;
@@ -274,6 +293,13 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
     seenText ||= !drop[i];
   }
   return { reply: keptText(lines, drop, cut), forward: forward ? keptText(lines, new Uint8Array(lines.length), lines.length, cut) : [] };
+}
+
+/** Whether line i-1 is a sender's name alone, at the start of a paragraph (a line of at most 5 words, no sentence). */
+function isNameAbove(scan: Scan, i: number): boolean {
+  const name = scan.lines[i - 1]!;
+  if (scan.blank[i - 1] || scan.quoted[i - 1] || !NAME_LINE.test(name) || name.trim().split(/\s+/).length > 5) return false;
+  return i === 1 || scan.blank[i - 2] === 1;
 }
 
 /** The kept runs of lines from `from` to `cut`, each trimmed of blank edges and of a rule left above a cut, one blank line apart. */
