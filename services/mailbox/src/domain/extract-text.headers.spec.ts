@@ -62,6 +62,36 @@ const SHAPES: Record<string, Shape> = {
     `${NEW}\n\n${o.from}: John Smith <john@example.com>\n${o.date}: ${WHEN}\n${o.to}: Ann Lee <ann@example.com>\n${o.subject}: Numbers\n\n${HISTORY}`,
 };
 
+// How the blocks reach us besides: glued to the text, under a signature's phone line, with a To
+// list wrapped, fields a blank line apart (HTML paragraphs), CRLF, GMX's date first, quoted
+// above a bottom-posted answer, short (no subject, no address; From and Date alone), a no-break
+// space or a fullwidth colon after the name, indented, in capitals.
+const VARIANTS: Record<string, [make: (o: Outlook) => string, expected: string]> = {
+  'no blank line above': [(o) => `Thanks, done.\nAnn\n${o.from}: John Smith <john@example.com>\n${o.sent}: ${WHEN}\n${o.to}: Ann Lee\n${o.subject}: Numbers\n\n${HISTORY}`, 'Thanks, done.\nAnn'],
+  'under a phone line': [
+    (o) => `Thanks, done.\nAnn\nTel: +1 555 0100\n\n${o.from}: John Smith <john@example.com>\n${o.sent}: ${WHEN}\n${o.to}: Ann Lee\n${o.subject}: Numbers\n\n${HISTORY}`,
+    'Thanks, done.\nAnn\nTel: +1 555 0100',
+  ],
+  'a wrapped To list': [
+    (o) =>
+      `${NEW}\n\n${o.from}: John Smith <john@example.com>\n${o.sent}: ${WHEN}\n${o.to}: Ann Lee <ann@example.com>; Bob Stone <bob@example.com>;\n Carl Diaz <carl@example.com>\n${o.cc}: Team <team@example.com>\n${o.subject}: Numbers\n\n${HISTORY}`,
+    NEW,
+  ],
+  'fields a blank line apart': [(o) => `${NEW}\n\n${o.from}: John Smith <john@example.com>\n\n${o.sent}: ${WHEN}\n\n${o.to}: Ann Lee\n\n${o.subject}: Numbers\n\n${HISTORY}`, NEW],
+  CRLF: [(o) => `${NEW}\r\n\r\n${o.from}: John Smith <john@example.com>\r\n${o.sent}: ${WHEN}\r\n${o.to}: Ann Lee\r\n${o.subject}: Numbers\r\n\r\n${HISTORY}`, NEW],
+  'the date first': [(o) => `${NEW}\n\n${o.date}: ${WHEN}\n${o.from}: John Smith <john@example.com>\n${o.to}: Ann Lee\n${o.subject}: Numbers\n\n${HISTORY}`, NEW],
+  'quoted, the answer below': [(o) => `> ${o.from}: John Smith <john@example.com>\n> ${o.sent}: ${WHEN}\n> ${o.to}: Ann Lee\n> ${o.subject}: Numbers\n>\n> ${HISTORY}\n\n${NEW}`, NEW],
+  'no subject, no address': [(o) => `${NEW}\n\n${o.from}: John Smith\n${o.sent}: ${WHEN}\n${o.to}: Ann Lee\n\n${HISTORY}`, NEW],
+  'From and Date alone': [(o) => `${NEW}\n\n${o.from}: John Smith\n${o.date}: ${WHEN}\n\n${HISTORY}`, NEW],
+  'a no-break space before the colon': [(o) => `${NEW}\n\n${o.from}\u00a0: John Smith <john@example.com>\n${o.sent}\u00a0: ${WHEN}\n${o.to}\u00a0: Ann Lee\n${o.subject}\u00a0: Numbers\n\n${HISTORY}`, NEW],
+  'fullwidth colons': [(o) => `${NEW}\n\n${o.from}：John Smith <john@example.com>\n${o.sent}：${WHEN}\n${o.to}：Ann Lee\n${o.subject}：Numbers\n\n${HISTORY}`, NEW],
+  indented: [(o) => `${NEW}\n\n   ${o.from}: John Smith <john@example.com>\n   ${o.sent}: ${WHEN}\n   ${o.to}: Ann Lee\n   ${o.subject}: Numbers\n\n${HISTORY}`, NEW],
+  capitals: [
+    (o) => `${NEW}\n\n${o.from.toUpperCase()}: John Smith <john@example.com>\n${o.sent.toUpperCase()}: ${WHEN}\n${o.to.toUpperCase()}: Ann Lee\n${o.subject.toUpperCase()}: Numbers\n\n${HISTORY}`,
+    NEW,
+  ],
+};
+
 const html = (o: Outlook) =>
   '<html><body><div>Thanks, done.</div><div>Ann</div><hr style="display:inline-block;width:98%" tabindex="-1">' +
   `<div id="divRplyFwdMsg" dir="ltr"><font face="Calibri, sans-serif" style="font-size:11pt" color="#000000"><b>${o.from}:</b> John Smith &lt;john@example.com&gt;<br>` +
@@ -74,6 +104,13 @@ describe("Outlook's header blocks", () => {
   it.each(cases)('$lang, $shape', ({ text }) => {
     expect(extractText({ text })).toBe(NEW);
   });
+
+  it.each(Object.entries(OUTLOOK).flatMap(([lang, o]) => Object.entries(VARIANTS).map(([variant, [make, expected]]) => ({ lang, variant, text: make(o), expected }))))(
+    '$lang, $variant',
+    ({ text, expected }) => {
+      expect(extractText({ text })).toBe(expected);
+    },
+  );
 
   it.each(Object.entries(OUTLOOK))("%s, Outlook web's HTML", (_lang, o) => {
     expect(extractText({ html: html(o) })).toBe('Thanks, done.\nAnn');
