@@ -86,7 +86,8 @@ export function separatorKind(line: string): 'original' | 'forward' | null {
   let core = undecorated(line);
   if (/[:：]$/.test(core)) core = core.slice(0, -1);
   const name = norm(core);
-  if (SEPARATORS.has(name)) return 'original';
+  // Undecorated, one word is a label ("Original:" above a text and its "Translation:"), not a separator.
+  if (SEPARATORS.has(name) && (decorated || name.includes(' '))) return 'original';
   if (FORWARDS.has(name)) return 'forward';
   // Horde names the sender inside its rule: "----- Forwarded message from John <j@x> -----".
   if (decorated && /[-_=*~#]{2}$/.test(line.trimEnd())) {
