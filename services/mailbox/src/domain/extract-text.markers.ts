@@ -33,6 +33,7 @@ const FORWARDS = new Set(all('forwards'));
 const FORWARD_SUBJECT = new RegExp(`^(?:${all('forwardSubjects').map(escape).join('|')})\\s*[:：]`, 'iu');
 const DEVICE_PREFIXES = all('devicePrefixes');
 const DEVICE_SUFFIXES = all('deviceSuffixes');
+const DEVICE_PREFIX_PAIRS = DEVICE_PREFIXES.map((p) => p.split('…') as [string, string | undefined]);
 const DEVICE_HEADS = new Map<string, string[]>();
 for (const p of DEVICE_PREFIXES) DEVICE_HEADS.set(p[0]!, [...new Set([...(DEVICE_HEADS.get(p[0]!) ?? []), p.slice(0, 4)])]);
 const DEVICE_SUFFIX_LAST = new Set(DEVICE_SUFFIXES.map((p) => p[p.length - 1]!));
@@ -199,9 +200,8 @@ export function isDeviceLine(line: string): boolean {
   if (!s || s.length > MAX_DEVICE_LINE) return false;
   const bare = s.replace(/[.。!！]+$/, '');
   if (bare.split(' ').length > 16) return false;
-  for (const entry of DEVICE_PREFIXES) {
+  for (const [prefix, tail] of DEVICE_PREFIX_PAIRS) {
     // "von meinem…gesendet": the line must also end with the part after "…" ("Von meinem iPhone gesendet").
-    const [prefix, tail] = entry.split('…') as [string, string | undefined];
     if (bare.length > prefix.length && bare.startsWith(prefix)) {
       if (tail !== undefined && !(bare.endsWith(tail) && bare.length > prefix.length + tail.length)) continue;
       // "Sent from my iPhone, please excuse typos" names a device before its comma; "Sent from my desk, is much easier" does not.

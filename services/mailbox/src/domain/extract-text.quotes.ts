@@ -144,7 +144,7 @@ class Scan {
     // line; opened by its verb alone, it must reach its address ("Quoting John Smith\n<john@example.com>:",
     // not "Quoting the contract\nof 20/03/2017 at 10:00:").
     const byVerb = !mayOpenAttribution(lines[i]!);
-    if (byVerb && !hasAttributionVerb(lines[i]!)) return 0;
+    if (byVerb && !(this.addressWithin(i + 1) && hasAttributionVerb(lines[i]!))) return 0;
     let joined = '';
     let found = 0;
     for (let k = 0; k < 4 && i + k < lines.length; k++) {
@@ -157,6 +157,12 @@ class Scan {
       found ||= k + 1;
     }
     return found;
+  }
+
+  /** Whether one of the 3 lines from j, before a blank one, has an `@`. */
+  private addressWithin(j: number): boolean {
+    for (let k = j; k < j + 3 && k < this.lines.length && !this.blank[k]; k++) if (this.lines[k]!.includes('@')) return true;
+    return false;
   }
 
   /** A line that may continue a wrapped attribution: not blank, not quoted, except the `>` that closes a wrapped `<address`. */
@@ -197,8 +203,8 @@ class Scan {
     // A sentence above an attribution is not its first half: "... by 10:00.\nOn Mon ... wrote:"
     // keeps the text line; "02.04.2012 14:20 <name> <\naddr> wrote:" is one attribution.
     // "... hat am 20.\nMärz 2017 um 10:00 geschrieben:" ends with a day, not a sentence.
-    const sentence = SENTENCE_END.test(line.trim()) && !DAY_DOT.test(line.trim());
-    if (n === 0 || (n > 1 && this.attributionAt(i + 1) && (sentence || startsWithOpener(this.lines[i + 1]!)))) return null;
+    const sentence = () => SENTENCE_END.test(line.trim()) && !DAY_DOT.test(line.trim());
+    if (n === 0 || (n > 1 && this.attributionAt(i + 1) && (sentence() || startsWithOpener(this.lines[i + 1]!)))) return null;
     return { lines: n, forward: false };
   }
 
