@@ -97,6 +97,15 @@ export function separatorKind(line: string): 'original' | 'forward' | null {
   return null;
 }
 
+/**
+ * GroupWise's reply header, ">>> John Smith <john@example.com> 3/20/2017 10:00 AM >>>", above
+ * unquoted history: a marker, not a quoted line.
+ */
+export function isGroupWiseHeader(line: string): boolean {
+  const s = line.trim();
+  return s.length <= 300 && s.startsWith('>>> ') && s.endsWith(' >>>') && DATE.test(s) && (TIME.test(s) || ADDRESS.test(s));
+}
+
 /** A subject that says its message is a forward ("FW: x", "WG: x", "TR: x"). */
 export function isForwardSubject(subject: string): boolean {
   return FORWARD_SUBJECT.test(norm(subject)); // norm: Turkish "İLT:" is "ilt:"
