@@ -67,7 +67,9 @@ class Scan {
     this.quoted = new Uint8Array(lines.length);
     for (let i = 0; i < lines.length; i++) {
       if (BLANK.test(lines[i]!)) this.blank[i] = 1;
-      else if (isQuoted(lines[i]!) && !(i > 0 && !this.quoted[i - 1] && opensLink(lines[i - 1]!)) && !isGroupWiseHeader(lines[i]!)) this.quoted[i] = 1;
+      else if (isQuoted(lines[i]!) && !(i > 0 && !this.quoted[i - 1] && opensLink(lines[i - 1]!)) && !(lines[i]!.startsWith('>>> ') && isGroupWiseHeader(lines[i]!))) {
+        this.quoted[i] = 1;
+      }
     }
     this.fields = new Array(lines.length);
   }
@@ -200,7 +202,7 @@ class Scan {
     }
     const header = this.headerBlockAt(i);
     if (header) return { lines: header, forward: this.forwardSubjectIn(i, header) };
-    if (line.trimStart().startsWith('>>>') && isGroupWiseHeader(line)) return { lines: 1, forward: false };
+    if (line.startsWith('>>> ') && isGroupWiseHeader(line)) return { lines: 1, forward: false };
     const n = this.attributionAt(i);
     // A sentence above an attribution is not its first half: "... by 10:00.\nOn Mon ... wrote:"
     // keeps the text line; "02.04.2012 14:20 <name> <\naddr> wrote:" is one attribution.
