@@ -21,9 +21,10 @@ describe('extracted_html', () => {
     const expected = readFileSync(file.replace(/\.in\.html$/, '.out.txt'), 'utf8');
     const out = text(extractHtml(html));
     // The reply's words are there, in order; what follows them in the source (history) is not,
-    // except a forward's content, which extracted_text keeps too.
+    // except a forward's content, which extracted_text keeps too. Signatures stay in the HTML
+    // (Proton's French one is 50 characters), so the bound leaves room for one.
     expect(out.replace(/\s+/g, ' ')).toContain(expected.split('\n')[0]!.trim());
-    expect(out.length).toBeLessThanOrEqual(expected.replace(/\s+/g, ' ').length + 40);
+    expect(out.length).toBeLessThanOrEqual(expected.replace(/\s+/g, ' ').length + 60);
   });
 
   it('removes each client shape exactly', () => {

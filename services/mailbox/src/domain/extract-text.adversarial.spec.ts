@@ -56,6 +56,14 @@ describe('extracted_text on adversarial 1 MB inputs', () => {
     expect(extractText({ text: sent })).toBe(sent.trim());
   });
 
+  it('keeps device lines that never stand apart, and verb-opened lines that never close; drops name-and-address attributions', () => {
+    const devices = `Hi\n${lines('Sent from my iPhone')}Thanks`;
+    expect(extractText({ text: devices })).toBe(devices.trim());
+    const quoting = lines('Quoting John Smith\n<john@example.com> is here');
+    expect(extractText({ text: quoting })).toBe(quoting.trim());
+    expect(extractText({ text: lines('John Smith\n<john@example.com> writes:\n') })).toBe('');
+  });
+
   it('converts 1 MB of nested or repeated HTML quotes', () => {
     expect(extractText({ html: `<p>hi</p>${'<blockquote>'.repeat(MB / 12)}x` })).toBe('hi');
     expect(extractText({ html: `<p>hi</p>${'<blockquote>q</blockquote>'.repeat(MB / 28)}` })).toBe('hi');

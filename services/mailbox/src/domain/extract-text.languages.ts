@@ -24,7 +24,11 @@ export interface LanguageMarkers {
   forwards: string[];
   /** Subject prefixes of a forward in a header block ("FW:", "WG:", "TR:", "RV:"); not "VS:", a Finnish reply but a Danish forward. */
   forwardSubjects: string[];
-  /** A device/app signature line starts with one of these ("Sent from", "Envoyé de mon"). */
+  /**
+   * A device/app signature line starts with one of these ("Sent from", "Envoyé de mon"); with a
+   * "…", it starts with the part before and ends with the part after ("von meinem…gesendet":
+   * "Von meinem iPhone gesendet", not "Von meinem Handy aus geht das nicht").
+   */
   devicePrefixes: string[];
   /**
    * ... or, in languages that put the verb last, ends with one of these ("gesendet", "から送信"):
@@ -38,7 +42,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     attributionOpeners: ['on'],
     attributionVerbs: ['wrote', 'writes', 'has written', 'quoting'],
     fields: { from: ['from'], date: ['sent', 'date'], to: ['to', 'reply-to'], cc: ['cc', 'bcc'], subject: ['subject'] },
-    separators: ['original message', 'reply message', 'original email', 'original appointment'],
+    separators: ['original message', 'reply message', 'original email', 'original appointment', 'original'],
     forwards: ['forwarded message', 'begin forwarded message', 'forwarded email'],
     forwardSubjects: ['fw', 'fwd'],
     devicePrefixes: ['sent from', 'sent with', 'sent via', 'sent using', 'sent by', 'get outlook for', 'download outlook for'],
@@ -46,20 +50,20 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   de: {
     attributionOpeners: ['am'],
-    attributionVerbs: ['schrieb', 'hat geschrieben', 'zitat von'],
+    attributionVerbs: ['schrieb', 'geschrieben', 'zitat von'],
     fields: { from: ['von'], date: ['gesendet', 'datum', 'gesendet am'], to: ['an', 'antwort an'], cc: ['cc', 'kopie', 'bcc'], subject: ['betreff'] },
-    separators: ['ursprüngliche nachricht', 'originalnachricht', 'original-nachricht', 'ursprüngliche e-mail'],
-    forwards: ['weitergeleitete nachricht', 'anfang der weitergeleiteten nachricht'],
+    separators: ['ursprüngliche nachricht', 'originalnachricht', 'original-nachricht', 'ursprüngliche e-mail', 'ursprüngliche mail'],
+    forwards: ['weitergeleitete nachricht', 'anfang der weitergeleiteten nachricht', 'weitergeleitete mail'],
     forwardSubjects: ['wg', 'fw', 'fwd'],
-    devicePrefixes: ['von meinem', 'von meiner', 'gesendet von', 'gesendet mit', 'gesendet vom', 'outlook für'],
+    devicePrefixes: ['von meinem…gesendet', 'von meiner…gesendet', 'gesendet von', 'gesendet mit', 'gesendet vom', 'outlook für…herunterladen', 'diese nachricht wurde von meinem'],
     deviceSuffixes: ['gesendet', 'herunterladen'],
   },
   fr: {
     attributionOpeners: ['le'],
     attributionVerbs: ['a écrit', 'écrit', 'a ecrit', 'citation'],
     fields: { from: ['de', 'expéditeur'], date: ['envoyé', 'envoyé le', 'date', "date d'envoi"], to: ['à', 'a', 'destinataire', 'répondre à'], cc: ['cc', 'cci'], subject: ['objet', 'sujet'] },
-    separators: ["message d'origine", 'message original', 'courriel original'],
-    forwards: ['message transféré', 'début du message réexpédié', 'début du message transféré', 'message réexpédié'],
+    separators: ["message d'origine", 'message original', 'courriel original', 'mail original'],
+    forwards: ['message transféré', 'début du message réexpédié', 'début du message transféré', 'message réexpédié', 'mail transféré'],
     forwardSubjects: ['tr', 'fw', 'fwd'],
     devicePrefixes: ['envoyé de mon', 'envoyé depuis', 'envoyé à partir de', 'envoyé avec', 'envoyé de', 'télécharger outlook pour', 'obtenir outlook pour', 'provenance :'],
     deviceSuffixes: [],
@@ -106,7 +110,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   nl: {
     attributionOpeners: ['op'],
-    attributionVerbs: ['schreef', 'het volgende geschreven', 'heeft geschreven'],
+    attributionVerbs: ['schreef', 'geschreven'],
     fields: { from: ['van', 'afzender'], date: ['verzonden', 'datum', 'verstuurd'], to: ['aan'], cc: ['cc', 'bcc'], subject: ['onderwerp'] },
     separators: ['oorspronkelijk bericht', 'origineel bericht', 'oorspronkelijke e-mail'],
     forwards: ['doorgestuurd bericht', 'begin doorgestuurd bericht'],
@@ -151,7 +155,10 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     separators: ['alkuperäinen viesti'],
     forwards: ['välitetty viesti', 'välitetty viesti alkaa', 'edelleenlähetetty viesti'],
     forwardSubjects: ['vl', 'fw'],
-    devicePrefixes: ['lähetetty iphone', 'lähetetty ipad', 'lähetetty android', 'lähetetty outlook', 'lähetetty samsung', 'lähetetty mobiili', 'lähetetty laitteesta', 'hanki outlook'],
+    devicePrefixes: [
+      'lähetetty iphone', 'lähetetty ipad', 'lähetetty android', 'lähetetty outlook', 'lähetetty samsung', 'lähetetty galaxy', 'lähetetty mobiili',
+      'lähetetty laitteesta', 'lähetetty windows', 'lähetetty sähköposti', 'lähetetty yahoo', 'hanki outlook',
+    ],
     deviceSuffixes: [],
   },
   pl: {
@@ -191,7 +198,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     separators: ['початкове повідомлення', 'оригінальне повідомлення'],
     forwards: ['переслане повідомлення', 'пересланий лист', 'початок пересланого листа'],
     forwardSubjects: ['пересл', 'fw'],
-    devicePrefixes: ['надіслано з', 'відправлено з', 'надіслано із', 'завантажте outlook для'],
+    devicePrefixes: ['надіслано з', 'відправлено з', 'надіслано із', 'завантажте outlook для', 'отримати outlook для', 'отримайте outlook для'],
     deviceSuffixes: [],
   },
   tr: {
@@ -199,7 +206,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     attributionVerbs: ['yazdı', 'şunu yazdı', 'şöyle yazdı'],
     fields: { from: ['kimden', 'gönderen'], date: ['gönderildi', 'gönderilme tarihi', 'tarih'], to: ['kime', 'alıcı'], cc: ['bilgi', 'cc'], subject: ['konu'] },
     separators: ['orijinal mesaj', 'özgün ileti', 'orijinal ileti'],
-    forwards: ['iletilen ileti', 'yönlendirilmiş mesaj', 'iletilmiş ileti'],
+    forwards: ['iletilen ileti', 'iletilen mesaj', 'yönlendirilmiş mesaj', 'yönlendirilen mesaj', 'iletilmiş ileti'],
     forwardSubjects: ['ilt', 'fw', 'ilet'],
     devicePrefixes: [],
     deviceSuffixes: ['gönderildi', 'edinin'],
@@ -276,7 +283,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   ja: {
     attributionOpeners: [],
-    attributionVerbs: ['のメッセージ', 'のメール', 'が書きました', 'は書きました'],
+    attributionVerbs: ['のメッセージ', 'のメール', '書きました'],
     fields: { from: ['差出人', '送信者'], date: ['送信日時', '日付', '送信日'], to: ['宛先', '受信者'], cc: ['cc'], subject: ['件名'] },
     separators: ['元のメッセージ', 'オリジナルメッセージ'],
     forwards: ['転送されたメッセージ', '転送メッセージ'],
@@ -289,14 +296,14 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     attributionVerbs: ['写道', '寫道', '寫了'],
     fields: { from: ['发件人', '寄件者', '寄件人', '發件人'], date: ['发送时间', '日期', '时间', '寄件日期', '傳送時間', '發送時間', '发送日期'], to: ['收件人', '收件者'], cc: ['抄送', '副本', '抄送人'], subject: ['主题', '主旨', '主題'] },
     separators: ['原始邮件', '邮件原件', '原始郵件', '回复的原邮件'],
-    forwards: ['转发的邮件', '转发邮件', '轉寄的郵件', '以下是转发的邮件', '轉寄郵件', '转发邮件信息'],
+    forwards: ['转发的邮件', '转发邮件', '轉寄的郵件', '以下是转发的邮件', '轉寄郵件', '转发邮件信息', '转发的消息', '转发消息', '轉寄的訊息', '轉寄訊息'],
     forwardSubjects: ['转发', '轉寄', 'fw'],
-    devicePrefixes: ['发自我的', '從我的', '从我的', '發自我的', '发自', '寄自我的', '获取 outlook', '取得 outlook', '获取 ios', '获取 android', '取得 ios', '取得 android'],
+    devicePrefixes: ['发自我的', '從我的…傳送', '从我的…发送', '發自我的', '发自', '寄自我的', '获取 outlook', '取得 outlook', '获取 ios', '获取 android', '取得 ios', '取得 android'],
     deviceSuffixes: ['发送', '傳送'],
   },
   ko: {
     attributionOpeners: [],
-    attributionVerbs: ['작성', '님이 작성', '님이 씀'],
+    attributionVerbs: ['작성', '님이 작성', '님이 씀', '쓴 글'],
     fields: { from: ['보낸 사람', '보낸사람'], date: ['보낸 날짜', '날짜', '보낸날짜'], to: ['받는 사람', '받는사람'], cc: ['참조'], subject: ['제목'] },
     separators: ['원본 메시지', '원래 메시지', '원본 메일'],
     forwards: ['전달된 메시지', '전달된 메일'],
@@ -306,8 +313,8 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   ar: {
     attributionOpeners: ['في', 'فى'],
-    attributionVerbs: ['كتب', 'كتبت', 'كتب ما يلي'],
-    fields: { from: ['من', 'المرسل'], date: ['تاريخ الإرسال', 'التاريخ', 'أرسل', 'أُرسل'], to: ['إلى', 'الى'], cc: ['نسخة', 'نسخة إلى'], subject: ['الموضوع'] },
+    attributionVerbs: ['كتب', 'كتبت', 'كتب ما يلي', 'تمت كتابة ما يلي بواسطة'],
+    fields: { from: ['من', 'المرسل'], date: ['تاريخ الإرسال', 'التاريخ', 'أرسل', 'أُرسل', 'تم الإرسال'], to: ['إلى', 'الى'], cc: ['نسخة', 'نسخة إلى'], subject: ['الموضوع'] },
     separators: ['الرسالة الأصلية'],
     forwards: ['الرسالة المعاد توجيهها', 'رسالة محولة', 'بداية الرسالة المُعاد توجيهها', 'الرسالة المُعاد توجيهها'],
     forwardSubjects: ['إعادة توجيه', 'fw'],
@@ -326,9 +333,14 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
 };
 
+/** Brands of devices and mail apps: a verb-last device line may open with one and end with a full stop ("Samsung Galaxy ... gönderildi."). */
+export const DEVICE_BRANDS = [
+  'iphone', 'ipad', 'ipod', 'android', 'outlook', 'samsung', 'galaxy', 'blackberry', 'yahoo', 'gmail', 'proton', 'zoho', 'fastmail',
+  'typeapp', 'windows', 'huawei', 'xiaomi', 'pixel',
+];
+
 /** Devices and apps a suffix-matched device line must name (any language, matched as substrings). */
 export const DEVICE_WORDS = [
-  'iphone', 'ipad', 'ipod', 'android', 'outlook', 'samsung', 'galaxy', 'blackberry', 'mobile', 'smartphone', 'handy', 'telefon',
-  'phone', 'yahoo', 'gmail', 'mail', 'posta', 'proton', 'zoho', 'fastmail', 'typeapp', 'windows', 'huawei', 'xiaomi', 'pixel',
-  'tablet', 'app', '手机', '手機', 'スマートフォン', '携帯', '휴대폰', '갤럭시', '모바일', 'почт', 'телефон',
+  ...DEVICE_BRANDS, 'mobile', 'smartphone', 'handy', 'telefon', 'phone', 'mail', 'posta', 'tablet', 'app', '手机', '手機', 'スマートフォン', '携帯',
+  '휴대폰', '갤럭시', '모바일', 'почт', 'телефон',
 ];

@@ -4,7 +4,7 @@
  * one line (or 1-4 joined lines) of bounded length; the regexes are alternations of
  * literals or single character classes, so none can backtrack over its input.
  */
-import { DEVICE_WORDS, LANGUAGES } from './extract-text.languages';
+import { DEVICE_BRANDS, DEVICE_WORDS, LANGUAGES } from './extract-text.languages';
 
 export type FieldKind = 'from' | 'date' | 'to' | 'cc' | 'subject';
 
@@ -33,6 +33,7 @@ const FORWARDS = new Set(all('forwards'));
 const FORWARD_SUBJECT = new RegExp(`^(?:${all('forwardSubjects').map(escape).join('|')})\\s*[:：]`, 'iu');
 const DEVICE_PREFIXES = all('devicePrefixes');
 const DEVICE_SUFFIXES = all('deviceSuffixes');
+const DEVICE_PREFIX_PAIRS = DEVICE_PREFIXES.map((p) => p.split('…') as [string, string | undefined]);
 const DEVICE_HEADS = new Map<string, string[]>();
 for (const p of DEVICE_PREFIXES) DEVICE_HEADS.set(p[0]!, [...new Set([...(DEVICE_HEADS.get(p[0]!) ?? []), p.slice(0, 4)])]);
 const DEVICE_SUFFIX_LAST = new Set(DEVICE_SUFFIXES.map((p) => p[p.length - 1]!));
@@ -52,6 +53,9 @@ const ENDS_WITH_ADDRESS = /(?:>|\]|@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+\)?)$/u;
 const TIME = /(?<!\d)\d{1,2}[:.]\d{2}(?!\d)/;
 const DATE = /(?<!\d)(?:19|20)\d{2}(?!\d)|(?<!\d)\d{1,2}[./-]\d{1,2}[./-]\d{2,4}(?!\d)/;
 const DECORATION = new Set([...' \t-_=*~#']);
+const EASTERN_DIGIT = /[\u0660-\u0669\u06f0-\u06f9]/g;
+/** Arabic-Indic digits as ASCII ones, so DATE and TIME read Gmail's Arabic "٢٠ مارس ٢٠١٧ ١٠:٠٠". */
+const asciiDigits = (s: string) => (/[\u0660-\u06f9]/.test(s) ? s.replace(EASTERN_DIGIT, (d) => String((d.charCodeAt(0) - 0x0660) % 0x90)) : s);
 /** The line without leading and trailing runs of `-_=*~#` and blanks (a loop: no regex backtracks over the runs). */
 function undecorated(s: string): string {
   let a = 0;
@@ -83,7 +87,23 @@ export function separatorKind(line: string): 'original' | 'forward' | null {
   let core = undecorated(line);
   if (/[:：]$/.test(core)) core = core.slice(0, -1);
   const name = norm(core);
-  return SEPARATORS.has(name) ? 'original' : FORWARDS.has(name) ? 'forward' : null;
+  // Undecorated, one word is a label ("Original:" above a text and its "Translation:"), not a separator.
+  if (SEPARATORS.has(name) && (decorated || name.includes(' '))) return 'original';
+  if (FORWARDS.has(name)) return 'forward';
+  // Horde names the sender inside its rule: "----- Forwarded message from John <j@x> -----".
+  if (decorated && /[-_=*~#]{2}$/.test(line.trimEnd())) {
+    for (const f of FORWARDS) if (name.length > f.length && name.startsWith(f) && name[f.length] === ' ') return 'forward';
+  }
+  return null;
+}
+
+/**
+ * GroupWise's reply header, ">>> John Smith <john@example.com> 3/20/2017 10:00 AM >>>", above
+ * unquoted history: a marker, not a quoted line.
+ */
+export function isGroupWiseHeader(line: string): boolean {
+  const s = line.trim();
+  return s.length <= 300 && s.startsWith('>>> ') && s.endsWith(' >>>') && DATE.test(s) && (TIME.test(s) || ADDRESS.test(s));
 }
 
 /** A subject that says its message is a forward ("FW: x", "WG: x", "TR: x"). */
@@ -98,8 +118,13 @@ export function startsWithOpener(line: string): boolean {
 
 /** Whether the start of a line may open a wrapped attribution (its other lines come after). */
 export function mayOpenAttribution(line: string): boolean {
-  const s = undecorated(line);
+  const s = asciiDigits(undecorated(line));
   return OPENER.test(s) || DATE.test(s) || TIME.test(s) || s.includes('<') || s.includes('@');
+}
+
+/** Whether a line has an attribution's verb ("wrote", "Quoting", "napisana przez", "写道"): it may open one wrapped before its address. */
+export function hasAttributionVerb(line: string): boolean {
+  return line.length <= MAX_ATTRIBUTION && (VERB_WORD.test(line) || VERB_CJK.test(line));
 }
 
 /**
@@ -113,16 +138,19 @@ export function mayOpenAttribution(line: string): boolean {
 export function isAttribution(text: string): boolean {
   if (text.length > MAX_ATTRIBUTION) return false;
   const decorated = /^\s*[-_=*~#]{2,}/.test(text) && /[-_=*~#]{2}$/.test(text.trimEnd());
-  let s = undecorated(text);
+  let s = asciiDigits(undecorated(text));
   const colon = /[:：]$/.test(s);
   if (colon) s = s.slice(0, -1).trimEnd();
   if (!s) return false;
   // "On Monday I wrote:" is prose: an opening word counts only with a date ("On 20/03/2017, John wrote:").
   const nearby = () => ADDRESS.test(s) || TIME.test(s) || (OPENER.test(s) && DATE.test(s));
   if (!colon && !decorated) {
-    // Without a colon it must end with its verb ("... John Smith <j@x> wrote").
+    // Without a colon it must end with its verb ("... John Smith <j@x> wrote"), or with the
+    // address after a verb when it opens with its "On"-word or date ("Am <date> schrieb Hans <h@x>",
+    // "Op <date> schreef Jan <j@x>", as Gmail writes them in de, nl, da, nb, sv).
     const tail = s.slice(-40);
-    return LETTER_AT_END.test(tail) && VERB_AT_END.test(tail) && (VERB_WORD.test(tail) || VERB_CJK.test(tail)) && nearby();
+    if (LETTER_AT_END.test(tail)) return VERB_AT_END.test(tail) && (VERB_WORD.test(tail) || VERB_CJK.test(tail)) && nearby();
+    return s.endsWith('>') && ADDRESS.test(tail) && (OPENER.test(s) || DATE.test(s.slice(0, 16))) && (DATE.test(s) || TIME.test(s)) && (VERB_WORD.test(s) || VERB_CJK.test(s));
   }
   if (VERB_WORD.test(s) || VERB_CJK.test(s)) return nearby();
   // Verbless, it needs a date, not a time alone: "the meeting: 10:00 with John <j@x>:" is text.
@@ -181,17 +209,26 @@ export function isDeviceLine(line: string): boolean {
   if (!s || s.length > MAX_DEVICE_LINE) return false;
   const bare = s.replace(/[.。!！]+$/, '');
   if (bare.split(' ').length > 16) return false;
-  for (const prefix of DEVICE_PREFIXES) {
+  for (const [prefix, tail] of DEVICE_PREFIX_PAIRS) {
+    // "von meinem…gesendet": the line must also end with the part after "…" ("Von meinem iPhone gesendet").
     if (bare.length > prefix.length && bare.startsWith(prefix)) {
+      if (tail !== undefined && !(bare.endsWith(tail) && bare.length > prefix.length + tail.length)) continue;
       // "Sent from my iPhone, please excuse typos" names a device before its comma; "Sent from my desk, is much easier" does not.
-      const rest = bare.slice(prefix.length);
+      const rest = tail === undefined ? bare.slice(prefix.length) : bare.slice(prefix.length, bare.length - tail.length);
       const stop = rest.search(/[,;!?:，；：]/);
-      return stop < 0 || DEVICE_WORDS.some((w) => rest.slice(0, stop).includes(w));
+      const names = (t: string) => DEVICE_WORDS.some((w) => t.includes(w));
+      // ... or last, after a comma, in a short line with no other punctuation ("Sent from my Verizon, Samsung Galaxy smartphone").
+      const named = names(stop < 0 ? rest : rest.slice(0, stop)) || (!/[;!?:；：.]/.test(rest) && rest.trim().split(' ').length <= 8 && names(rest.slice(rest.lastIndexOf(' ') + 1)));
+      // Naming no known device, it must be short ("Sent from my Nokia 3310"): "Von meinem Büro
+      // aus kann ich das leider nicht prüfen." is a sentence.
+      return named || (stop < 0 && rest.trim().split(' ').length <= 5);
     }
   }
-  // Verb-last: a short line naming a device; a full stop only after CJK ("...에서 보냈습니다."), as
-  // "Ich habe es per Mail gesendet." is a sentence.
-  const suffixed = CJK.test(s) ? bare : s;
+  // Verb-last: a short line naming a device; a full stop only after CJK ("...에서 보냈습니다.") or
+  // when the line opens with a brand ("Samsung Galaxy akıllı telefonumdan gönderildi."), as
+  // "Ich habe es per Mail gesendet." and "Mail wurde gestern gesendet." are sentences.
+  const first = s.split(' ', 1)[0]!;
+  const suffixed = CJK.test(s) || DEVICE_BRANDS.some((w) => first.includes(w)) ? bare : s;
   if (/[,;!?:，；：]/.test(suffixed) || suffixed.split(' ').length > 6) return false;
   return DEVICE_SUFFIXES.some((suffix) => suffixed.endsWith(suffix)) && DEVICE_WORDS.some((w) => suffixed.includes(w));
 }

@@ -8,12 +8,14 @@ import {
   type FieldKind,
   MAX_MARKER_LINE,
   attributionInside,
+  hasAttributionVerb,
   headerField,
   isAttribution,
   isBareAttribution,
   isDatedSender,
   isDeviceLine,
   isForwardSubject,
+  isGroupWiseHeader,
   mayOpenAttribution,
   separatorKind,
   startsWithOpener,
@@ -29,6 +31,9 @@ const BLANK = /^\s*$/;
 const RULE = /^\s*[-_=*~]{3,}\s*$/;
 const DATEISH = /\b\d{4}\b|\b\d{1,2}[:./-]\d{2}\b/;
 const SENTENCE_END = /[.!?。！？]$/;
+const DAY_DOT = /(?:^|\s)\d{1,2}\.$/;
+/** A sender's name alone on a line, above the rest of its attribution ("John Smith\n<john@example.com> writes:"). */
+const NAME_LINE = /^[\s*"'«]*[\p{L}][\p{L}\p{M}.'’ ,"»-]{0,60}$/u;
 const ADDRESSED = /@|mailto:/;
 const CLOSES_ADDRESS = /^\s*>\s*\S{0,12}\s*\S{0,12}$/;
 
@@ -62,7 +67,9 @@ class Scan {
     this.quoted = new Uint8Array(lines.length);
     for (let i = 0; i < lines.length; i++) {
       if (BLANK.test(lines[i]!)) this.blank[i] = 1;
-      else if (isQuoted(lines[i]!) && !(i > 0 && !this.quoted[i - 1] && opensLink(lines[i - 1]!))) this.quoted[i] = 1;
+      else if (isQuoted(lines[i]!) && !(i > 0 && !this.quoted[i - 1] && opensLink(lines[i - 1]!)) && !(lines[i]!.startsWith('>>> ') && isGroupWiseHeader(lines[i]!))) {
+        this.quoted[i] = 1;
+      }
     }
     this.fields = new Array(lines.length);
   }
@@ -90,6 +97,9 @@ class Scan {
   headerBlockAt(i: number): number {
     const first = this.field(i);
     if (!first) return 0;
+    // A block starts at its first field, and never right under a line of text that introduces
+    // it ("the form has these fields:\nFrom: your name\nTo: ...\nDate: ...").
+    if (i > 0 && !this.blank[i - 1] && !this.quoted[i - 1] && (endsWithColon(this.lines[i - 1]!) || this.field(i - 1))) return 0;
     let fields = 0;
     let hasFrom = false;
     let hasDate = false;
@@ -121,7 +131,11 @@ class Scan {
     // Fields apart (HTML paragraphs) must be a full block: three with a date.
     // A lone From stands apart from the text above it ("Reply to this address:\nFrom: a@b" is text).
     const apart = i === 0 || this.blank[i - 1] === 1 || RULE.test(this.lines[i - 1]!) || fields > 1;
-    const ok = (fromWithAddress && apart) || (gaps === 0 && hasFrom && fields >= 2 && (hasDate || hasSubject || hasAddress)) || (hasDate && fields >= 3);
+    // Nor does a block that a line of text introduces ("Please use these settings:\n\nFrom: a@b\nSubject: ..."),
+    // unless it is a full one with a date.
+    const above = i > 0 && this.blank[i - 1] ? i - 2 : i - 1;
+    const introduced = above >= 0 && !this.blank[above] && !this.quoted[above] && endsWithColon(this.lines[above]!);
+    const ok = (!introduced && ((fromWithAddress && apart) || (gaps === 0 && hasFrom && fields >= 2 && (hasDate || hasSubject || hasAddress)))) || (hasDate && fields >= 3);
     return ok ? end - i : 0;
   }
 
@@ -129,16 +143,29 @@ class Scan {
   attributionAt(i: number): number {
     const lines = this.lines;
     if (i >= lines.length || this.blank[i] || this.quoted[i] || lines[i]!.length > MAX_MARKER_LINE) return 0;
-    // Every attribution has an address, a date, a time or an "On"-word in its first line.
-    if (!mayOpenAttribution(lines[i]!)) return 0;
+    // Every attribution has an address, a date, a time, an "On"-word or its verb in its first
+    // line; opened by its verb alone, it must reach its address ("Quoting John Smith\n<john@example.com>:",
+    // not "Quoting the contract\nof 20/03/2017 at 10:00:").
+    const byVerb = !mayOpenAttribution(lines[i]!);
+    if (byVerb && !(this.addressWithin(i + 1) && hasAttributionVerb(lines[i]!))) return 0;
     let joined = '';
+    let found = 0;
     for (let k = 0; k < 4 && i + k < lines.length; k++) {
       const l = lines[i + k]!;
-      if (k > 0 && !this.continues(joined, i + k)) return 0;
+      if (k > 0 && !this.continues(joined, i + k)) break;
       joined += (k && !joined.endsWith('<') && !l.trimStart().startsWith('>') ? ' ' : '') + l.trim();
-      if (isAttribution(joined)) return k + 1;
+      if (!isAttribution(joined) || (byVerb && !joined.includes('@'))) continue;
+      // One without its colon may go on: "Am 20. März 2017 10:00 schrieb\nJohn Smith <j@x>:" is one.
+      if (endsWithColon(joined)) return k + 1;
+      found ||= k + 1;
     }
-    return 0;
+    return found;
+  }
+
+  /** Whether one of the 3 lines from j, before a blank one, has an `@`. */
+  private addressWithin(j: number): boolean {
+    for (let k = j; k < j + 3 && k < this.lines.length && !this.blank[k]; k++) if (this.lines[k]!.includes('@')) return true;
+    return false;
   }
 
   /** A line that may continue a wrapped attribution: not blank, not quoted, except the `>` that closes a wrapped `<address`. */
@@ -175,10 +202,13 @@ class Scan {
     }
     const header = this.headerBlockAt(i);
     if (header) return { lines: header, forward: this.forwardSubjectIn(i, header) };
+    if (line.startsWith('>>> ') && isGroupWiseHeader(line)) return { lines: 1, forward: false };
     const n = this.attributionAt(i);
     // A sentence above an attribution is not its first half: "... by 10:00.\nOn Mon ... wrote:"
     // keeps the text line; "02.04.2012 14:20 <name> <\naddr> wrote:" is one attribution.
-    if (n === 0 || (n > 1 && this.attributionAt(i + 1) && (SENTENCE_END.test(line.trim()) || startsWithOpener(this.lines[i + 1]!)))) return null;
+    // "... hat am 20.\nMärz 2017 um 10:00 geschrieben:" ends with a day, not a sentence.
+    const sentence = () => SENTENCE_END.test(line.trim()) && !DAY_DOT.test(line.trim());
+    if (n === 0 || (n > 1 && this.attributionAt(i + 1) && (sentence() || startsWithOpener(this.lines[i + 1]!)))) return null;
     return { lines: n, forward: false };
   }
 
@@ -236,6 +266,12 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
     }
     const marker = scan.markerAt(i);
     if (marker) {
+      // An attribution that opens with the address ("<john@example.com> writes:") takes the
+      // sender's name on the line above it, when that line starts a paragraph.
+      if (i > 0 && /^\s*[<(]/.test(line) && isNameAbove(scan, i)) {
+        i--;
+        marker.lines++;
+      }
       if (!marker.forward && scan.quoteFollows(i + marker.lines)) {
         for (let k = i; k < i + marker.lines; k++) drop[k] = 1;
         i += marker.lines - 1;
@@ -245,9 +281,11 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
       forward = marker.forward;
       break;
     }
-    // A device line stands apart: a blank line above or below it (or the message's edge);
-    // "Hi,\nSent from my phone while I travel\nPlease call" is a sentence.
-    if ((i === 0 || scan.blank[i - 1] || i + 1 >= lines.length || scan.blank[i + 1]) && isDeviceLine(line)) {
+    // A device line stands apart: a blank line above or below it (or the message's edge), or
+    // history right below it (HTML parts: "Merci !\nEnvoyé avec Proton Mail.\n------- Original
+    // Message -------"); "Hi,\nSent from my phone while I travel\nPlease call" is a sentence.
+    const apart = i === 0 || scan.blank[i - 1] === 1 || i + 1 >= lines.length || scan.blank[i + 1] === 1;
+    if (isDeviceLine(line) && (apart || scan.quoted[i + 1] === 1 || scan.markerAt(i + 1) !== null)) {
       if (seenText && !scan.forwardFollows(i + 1)) {
         cut = keepSignature ? i + 1 : i;
         break;
@@ -265,6 +303,13 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
     seenText ||= !drop[i];
   }
   return { reply: keptText(lines, drop, cut), forward: forward ? keptText(lines, new Uint8Array(lines.length), lines.length, cut) : [] };
+}
+
+/** Whether line i-1 is a sender's name alone, at the start of a paragraph (a line of at most 5 words, no sentence). */
+function isNameAbove(scan: Scan, i: number): boolean {
+  const name = scan.lines[i - 1]!;
+  if (scan.blank[i - 1] || scan.quoted[i - 1] || !NAME_LINE.test(name) || name.trim().split(/\s+/).length > 5) return false;
+  return i === 1 || scan.blank[i - 2] === 1;
 }
 
 /** The kept runs of lines from `from` to `cut`, each trimmed of blank edges and of a rule left above a cut, one blank line apart. */
