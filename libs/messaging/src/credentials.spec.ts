@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decode, parseCreds } from '@nats-io/jwt';
@@ -13,6 +13,16 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'bus-creds-'));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+// One set written for the tests that start from existing credentials (each gets a copy): a
+// write signs every identity's credential with tweetnacl, about 2.5 s inside jest.
+let written: string;
+beforeAll(async () => {
+  written = mkdtempSync(join(tmpdir(), 'bus-creds-written-'));
+  await writeBusCredentials(written);
+});
+afterAll(() => rmSync(written, { recursive: true, force: true }));
+const copyOfWritten = (to: string) => cpSync(written, to, { recursive: true });
 
 describe('bus credentials', () => {
   it('writes the server include, the signing seeds and a credential per identity carrying its permissions', async () => {
@@ -38,7 +48,7 @@ describe('bus credentials', () => {
   });
 
   it('leaves every file readable by its owner only, also when it replaces one', async () => {
-    await writeBusCredentials(dir);
+    copyOfWritten(dir);
     chmodSync(join(dir, 'gateway.creds'), 0o644);
     await writeBusCredentials(dir, { force: true });
     for (const name of ['gateway.creds', 'account.nk', 'seal-master.key', 'webhooks.seal-key']) expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
@@ -46,7 +56,7 @@ describe('bus credentials', () => {
   });
 
   it('refuses to replace existing credentials unless forced', async () => {
-    await writeBusCredentials(dir);
+    copyOfWritten(dir);
     const first = readFileSync(join(dir, 'account.nk'), 'utf8');
     await expect(writeBusCredentials(dir)).rejects.toBeInstanceOf(CredentialsExist);
     expect(readFileSync(join(dir, 'account.nk'), 'utf8')).toBe(first);
@@ -60,7 +70,7 @@ describe('bus credentials', () => {
     writeFileSync(join(dir, 'mailbox.seal-key'), `${'A'.repeat(44)}\n`);
     writeFileSync(join(dir, 'mailbox.subject-keys'), `mail.inbound ${'A'.repeat(44)}\n`);
     await expect(readBusIdentity(dir, 'mailbox')).rejects.toThrow(/not a NATS credentials file/);
-    await writeBusCredentials(join(dir, 'ok'));
+    copyOfWritten(join(dir, 'ok'));
     writeFileSync(join(dir, 'ok', 'mailbox.subject-keys'), 'mail.inbound\n');
     await expect(readBusIdentity(join(dir, 'ok'), 'mailbox')).rejects.toThrow(/mailbox\.subject-keys: each line is/);
   });
@@ -68,7 +78,7 @@ describe('bus credentials', () => {
 
 describe('reissuing one identity', () => {
   it('signs a new credential with the kept account key and revokes the old one in a new server include', async () => {
-    await writeBusCredentials(dir);
+    copyOfWritten(dir);
     const before = await readBusIdentity(dir, 'webhooks');
     const oldKey = (await parseCreds(before.creds)).uc.sub;
     const now = new Date('2026-11-26T02:00:00Z');
@@ -85,7 +95,7 @@ describe('reissuing one identity', () => {
   });
 
   it('makes a new master seal key with the gateway, and each service holds its new key beside its old one', async () => {
-    await writeBusCredentials(dir);
+    copyOfWritten(dir);
     const before = await readBusIdentity(dir, 'mailbox');
     const oldMaster = (await readBusIdentity(dir, 'gateway')).sealMaster!;
     await reissueIdentity(dir, 'gateway');
@@ -98,7 +108,7 @@ describe('reissuing one identity', () => {
 
 describe('refreshing creds after the permission table changed', () => {
   it('mints again, with the kept keys, only the creds and subject keys that differ from the table', async () => {
-    await writeBusCredentials(dir);
+    copyOfWritten(dir);
     const account = readAccountKey(dir);
     const ns = new Namespace('');
     const table = busPermissions('webhooks', ns);
