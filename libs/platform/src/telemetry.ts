@@ -116,6 +116,9 @@ export function startTelemetry(serviceName: string, env: Record<string, string |
     // record per request what ours already do (HTTP durations) or would not (a pool counter
     // update per connection checkout).
     metricReaders: [],
+    // Nor an OTLP log exporter of its own (it makes one from OTEL_LOGS_EXPORTER, OTLP by default):
+    // the process logs with pino, to stdout; nothing emits OpenTelemetry log records.
+    logRecordProcessors: [],
     spanProcessors: !perModule
       ? [new BatchSpanProcessor({ exporter, ...batchOptions(env) })]
       : [

@@ -57,6 +57,21 @@ describe('admit', () => {
     expect(await logged(org)).toBe(0);
   });
 
+  it('logs a send retried under its message id once, at the retry\'s time: minutes later it counts in the retry\'s minute, never against itself', async () => {
+    const org = newId('organization');
+    const message = newId('message');
+    const limits = { perInbox: 2, perOrg: 5 };
+    expect(await repo.admit({ ...base(org, 'inb_1'), message_id: message, ...limits })).toMatchObject({ inbox: 0 });
+    // 90 s later (its answer was lost, the client retried): its own row is not counted...
+    const later = new Date(at.getTime() + 90_000);
+    const window = { since: new Date(later.getTime() - 60_000), at: later };
+    expect(await repo.admit({ ...base(org, 'inb_1'), ...window, message_id: message, ...limits })).toMatchObject({ inbox: 0, org: 0 });
+    expect(await logged(org)).toBe(1);
+    // ...and it now counts in the minute it was really sent in: a new send sees it.
+    expect(await repo.admit({ ...base(org, 'inb_1'), ...window, message_id: newId('message'), ...limits })).toMatchObject({ inbox: 1, org: 1, inbox_oldest: later });
+    expect(await logged(org)).toBe(2);
+  });
+
   it('without limits, neither counts nor logs', async () => {
     const org = newId('organization');
     await repo.admit({ ...base(org, 'inb_1'), perInbox: 0, perOrg: 0 });

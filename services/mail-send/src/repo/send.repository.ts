@@ -162,7 +162,9 @@ export class SendRepository {
    * recipients are on the suppression list, how many sends the inbox and the organization
    * made since `since` (counted only when a limit is set), and, when nothing refuses the send,
    * the send logged at `at` for the next checks. A send checked again under its `message_id`
-   * (retried after its answer was lost) is logged once, and not counted against itself.
+   * (retried after its answer was lost) is logged once, and not counted against itself; its
+   * row moves to the retry's time, when it is really sent (a retry minutes later counts in
+   * that minute, not in the first try's).
    */
   async admit(q: { org_id: string; env_id: string; inbox_id: string; addresses: string[]; message_id: string | null; since: Date; at: Date; perInbox: number; perOrg: number }, ex: Executor<SendDb> = this.db): Promise<{ blocked: { address: string; reason: string }[]; inbox: number; org: number; inbox_oldest: Date | null; org_oldest: Date | null }> {
     const counting = q.perInbox > 0 || q.perOrg > 0;
@@ -182,7 +184,7 @@ export class SendRepository {
         select ${q.org_id}, ${q.inbox_id}, ${q.at}, ${q.message_id}::text from counts
         where ${counting} and not exists (select 1 from blocked)
           and (${q.perInbox}::int = 0 or counts.inbox < ${q.perInbox}::int) and (${q.perOrg}::int = 0 or counts.org < ${q.perOrg}::int)
-        on conflict (message_id) where message_id is not null do nothing
+        on conflict (message_id) where message_id is not null do update set at = excluded.at
       )
       select coalesce((select json_agg(json_build_object('address', b.address, 'reason', b.reason) order by b.address) from blocked b), '[]'::json) as blocked, inbox, org,
              inbox_oldest, org_oldest

@@ -71,7 +71,7 @@ const DEVICE_LINES: Record<string, string[]> = {
   ],
   uk: ['Надіслано з мого iPhone', 'Надіслано з програми «Пошта» для Windows 10'],
   tr: [
-    'iPad\'imden gönderildi', 'Samsung Galaxy akıllı telefonumdan gönderildi.', 'Windows 10 için Posta\'dan gönderildi',
+    'iPad\'imden gönderildi', 'Windows 10 için Posta\'dan gönderildi',
     'Android için Yahoo Mail\'den gönderildi',
   ],
   ja: ['iPadから送信', 'Windows 10 版のメールから送信', 'Galaxy スマートフォンから送信', 'Android の Yahoo メールから送信', 'iPhoneから送信しました'],

@@ -16,6 +16,12 @@ export interface LanguageMarkers {
   attributionOpeners: string[];
   /** The verb of an attribution ("wrote", "a écrit", "schrieb", "写道"). */
   attributionVerbs: string[];
+  /**
+   * Verbs that are ordinary words of prose alone ("geschrieben", "geschreven"): they make an
+   * attribution only last before its colon, with the sender's address in the line (GMX's
+   * "<addr> hat am <date> geschrieben:", Outlook for Mac's "heeft <name> <addr> geschreven:").
+   */
+  colonVerbs?: string[];
   /** Names of the fields of a header block, by kind ("From:", "De :", "发件人："). */
   fields: { from: string[]; date: string[]; to: string[]; cc: string[]; subject: string[] };
   /** Lines that open quoted history ("-----Original Message-----", "-----Message d'origine-----"). */
@@ -50,12 +56,13 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   de: {
     attributionOpeners: ['am'],
-    attributionVerbs: ['schrieb', 'geschrieben', 'zitat von'],
+    attributionVerbs: ['schrieb', 'hat geschrieben', 'folgendes geschrieben', 'zitat von'],
+    colonVerbs: ['geschrieben'],
     fields: { from: ['von'], date: ['gesendet', 'datum', 'gesendet am'], to: ['an', 'antwort an'], cc: ['cc', 'kopie', 'bcc'], subject: ['betreff'] },
     separators: ['ursprüngliche nachricht', 'originalnachricht', 'original-nachricht', 'ursprüngliche e-mail', 'ursprüngliche mail'],
     forwards: ['weitergeleitete nachricht', 'anfang der weitergeleiteten nachricht', 'weitergeleitete mail'],
     forwardSubjects: ['wg', 'fw', 'fwd'],
-    devicePrefixes: ['von meinem…gesendet', 'von meiner…gesendet', 'gesendet von', 'gesendet mit', 'gesendet vom', 'outlook für…herunterladen', 'diese nachricht wurde von meinem'],
+    devicePrefixes: ['von meinem…gesendet', 'von meiner…gesendet', 'gesendet von', 'gesendet mit', 'gesendet vom', 'outlook für…herunterladen', 'diese nachricht wurde von meinem…gesendet'],
     deviceSuffixes: ['gesendet', 'herunterladen'],
   },
   fr: {
@@ -110,7 +117,8 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   nl: {
     attributionOpeners: ['op'],
-    attributionVerbs: ['schreef', 'geschreven'],
+    attributionVerbs: ['schreef', 'het volgende geschreven', 'heeft geschreven'],
+    colonVerbs: ['geschreven'],
     fields: { from: ['van', 'afzender'], date: ['verzonden', 'datum', 'verstuurd'], to: ['aan'], cc: ['cc', 'bcc'], subject: ['onderwerp'] },
     separators: ['oorspronkelijk bericht', 'origineel bericht', 'oorspronkelijke e-mail'],
     forwards: ['doorgestuurd bericht', 'begin doorgestuurd bericht'],
@@ -157,7 +165,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     forwardSubjects: ['vl', 'fw'],
     devicePrefixes: [
       'lähetetty iphone', 'lähetetty ipad', 'lähetetty android', 'lähetetty outlook', 'lähetetty samsung', 'lähetetty galaxy', 'lähetetty mobiili',
-      'lähetetty laitteesta', 'lähetetty windows', 'lähetetty sähköposti', 'lähetetty yahoo', 'hanki outlook',
+      'lähetetty laitteesta', 'lähetetty windows…sovelluksesta', 'lähetetty yahoo', 'hanki outlook',
     ],
     deviceSuffixes: [],
   },
@@ -283,7 +291,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   ja: {
     attributionOpeners: [],
-    attributionVerbs: ['のメッセージ', 'のメール', '書きました'],
+    attributionVerbs: ['のメッセージ', 'のメール', 'が書きました', 'は書きました', '次のように書きました'],
     fields: { from: ['差出人', '送信者'], date: ['送信日時', '日付', '送信日'], to: ['宛先', '受信者'], cc: ['cc'], subject: ['件名'] },
     separators: ['元のメッセージ', 'オリジナルメッセージ'],
     forwards: ['転送されたメッセージ', '転送メッセージ'],
@@ -303,7 +311,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
   ko: {
     attributionOpeners: [],
-    attributionVerbs: ['작성', '님이 작성', '님이 씀', '쓴 글'],
+    attributionVerbs: ['작성', '님이 작성', '님이 씀', '이(가) 쓴 글'],
     fields: { from: ['보낸 사람', '보낸사람'], date: ['보낸 날짜', '날짜', '보낸날짜'], to: ['받는 사람', '받는사람'], cc: ['참조'], subject: ['제목'] },
     separators: ['원본 메시지', '원래 메시지', '원본 메일'],
     forwards: ['전달된 메시지', '전달된 메일'],

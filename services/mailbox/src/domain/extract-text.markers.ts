@@ -44,6 +44,7 @@ const alt = (list: string[]) => list.map(escape).join('|');
 const VERB_WORD = new RegExp(`(?<![\\p{L}\\p{M}])(?:${alt(verbs.filter((v) => !CJK.test(v)))})(?![\\p{L}\\p{M}])`, 'iu');
 const VERB_CJK = new RegExp(`(?:${alt(verbs.filter((v) => CJK.test(v)))})`, 'u');
 const VERB_AT_END = new RegExp(`(?:${alt(verbs)})$`, 'iu');
+const COLON_VERB_AT_END = new RegExp(`(?<![\\p{L}\\p{M}])(?:${alt(Object.values(LANGUAGES).flatMap((l) => (l.colonVerbs ?? []).map(norm)))})$`, 'iu');
 const OPENER = new RegExp(`^(?:${alt(all('attributionOpeners'))})(?![\\p{L}\\p{M}])`, 'iu');
 const OPENER_INSIDE = new RegExp(`(?<![\\p{L}\\p{M}])(?:${alt(all('attributionOpeners'))})(?![\\p{L}\\p{M}])`, 'giu');
 
@@ -87,8 +88,11 @@ export function separatorKind(line: string): 'original' | 'forward' | null {
   let core = undecorated(line);
   if (/[:：]$/.test(core)) core = core.slice(0, -1);
   const name = norm(core);
-  // Undecorated, one word is a label ("Original:" above a text and its "Translation:"), not a separator.
-  if (SEPARATORS.has(name) && (decorated || name.includes(' '))) return 'original';
+  // Undecorated, one word is a label ("Original:" above a text and its "Translation:"), not a
+  // separator; "Original" alone is one only inside a long rule (Foxmail's "------------------
+  // Original ------------------"), as "--- Original ---" and "## Original" in Markdown are labels.
+  const longRule = () => /^\s*[-=_]{6,}/.test(line) && /[-=_]{6,}\s*$/.test(line);
+  if (SEPARATORS.has(name) && (decorated || name.includes(' ')) && (name !== 'original' || longRule())) return 'original';
   if (FORWARDS.has(name)) return 'forward';
   // Horde names the sender inside its rule: "----- Forwarded message from John <j@x> -----".
   if (decorated && /[-_=*~#]{2}$/.test(line.trimEnd())) {
@@ -122,7 +126,7 @@ export function mayOpenAttribution(line: string): boolean {
   return OPENER.test(s) || DATE.test(s) || TIME.test(s) || s.includes('<') || s.includes('@');
 }
 
-/** Whether a line has an attribution's verb ("wrote", "Quoting", "napisana przez", "写道"): it may open one wrapped before its address. */
+/** Whether a line has an attribution's verb ("Quoting", "napisana przez", "写道"): it may open one wrapped before its `<address>`. */
 export function hasAttributionVerb(line: string): boolean {
   return line.length <= MAX_ATTRIBUTION && (VERB_WORD.test(line) || VERB_CJK.test(line));
 }
@@ -145,14 +149,13 @@ export function isAttribution(text: string): boolean {
   // "On Monday I wrote:" is prose: an opening word counts only with a date ("On 20/03/2017, John wrote:").
   const nearby = () => ADDRESS.test(s) || TIME.test(s) || (OPENER.test(s) && DATE.test(s));
   if (!colon && !decorated) {
-    // Without a colon it must end with its verb ("... John Smith <j@x> wrote"), or with the
-    // address after a verb when it opens with its "On"-word or date ("Am <date> schrieb Hans <h@x>",
-    // "Op <date> schreef Jan <j@x>", as Gmail writes them in de, nl, da, nb, sv).
+    // Without a colon it must end with its verb ("... John Smith <j@x> wrote"). Not with an
+    // address after the verb: "On 20/03/2017 I wrote to support@example.com<mailto:...>" is prose.
     const tail = s.slice(-40);
-    if (LETTER_AT_END.test(tail)) return VERB_AT_END.test(tail) && (VERB_WORD.test(tail) || VERB_CJK.test(tail)) && nearby();
-    return s.endsWith('>') && ADDRESS.test(tail) && (OPENER.test(s) || DATE.test(s.slice(0, 16))) && (DATE.test(s) || TIME.test(s)) && (VERB_WORD.test(s) || VERB_CJK.test(s));
+    return LETTER_AT_END.test(tail) && VERB_AT_END.test(tail) && (VERB_WORD.test(tail) || VERB_CJK.test(tail)) && nearby();
   }
   if (VERB_WORD.test(s) || VERB_CJK.test(s)) return nearby();
+  if (colon && COLON_VERB_AT_END.test(s) && ADDRESS.test(s)) return true;
   // Verbless, it needs a date, not a time alone: "the meeting: 10:00 with John <j@x>:" is text.
   return colon && ENDS_WITH_ADDRESS.test(s) && (ADDRESS.test(s) || s.includes('<')) && DATE.test(s);
 }
@@ -217,18 +220,17 @@ export function isDeviceLine(line: string): boolean {
       const rest = tail === undefined ? bare.slice(prefix.length) : bare.slice(prefix.length, bare.length - tail.length);
       const stop = rest.search(/[,;!?:，；：]/);
       const names = (t: string) => DEVICE_WORDS.some((w) => t.includes(w));
-      // ... or last, after a comma, in a short line with no other punctuation ("Sent from my Verizon, Samsung Galaxy smartphone").
-      const named = names(stop < 0 ? rest : rest.slice(0, stop)) || (!/[;!?:；：.]/.test(rest) && rest.trim().split(' ').length <= 8 && names(rest.slice(rest.lastIndexOf(' ') + 1)));
+      // ... or a brand after a comma, in a short line with no other punctuation ("Sent from my
+      // Verizon, Samsung Galaxy smartphone"; not "Sent by courier, tracking in the DHL app").
+      const named = names(stop < 0 ? rest : rest.slice(0, stop)) || (!/[;!?:；：.]/.test(rest) && rest.trim().split(' ').length <= 8 && DEVICE_BRANDS.some((w) => rest.slice(stop).includes(w)));
       // Naming no known device, it must be short ("Sent from my Nokia 3310"): "Von meinem Büro
       // aus kann ich das leider nicht prüfen." is a sentence.
       return named || (stop < 0 && rest.trim().split(' ').length <= 5);
     }
   }
-  // Verb-last: a short line naming a device; a full stop only after CJK ("...에서 보냈습니다.") or
-  // when the line opens with a brand ("Samsung Galaxy akıllı telefonumdan gönderildi."), as
-  // "Ich habe es per Mail gesendet." and "Mail wurde gestern gesendet." are sentences.
-  const first = s.split(' ', 1)[0]!;
-  const suffixed = CJK.test(s) || DEVICE_BRANDS.some((w) => first.includes(w)) ? bare : s;
+  // Verb-last: a short line naming a device; a full stop only after CJK ("...에서 보냈습니다."), as
+  // "Ich habe es per Mail gesendet." and "Outlook hat die Mail nicht gesendet." are sentences.
+  const suffixed = CJK.test(s) ? bare : s;
   if (/[,;!?:，；：]/.test(suffixed) || suffixed.split(' ').length > 6) return false;
   return DEVICE_SUFFIXES.some((suffix) => suffixed.endsWith(suffix)) && DEVICE_WORDS.some((w) => suffixed.includes(w));
 }

@@ -31,7 +31,6 @@ const BLANK = /^\s*$/;
 const RULE = /^\s*[-_=*~]{3,}\s*$/;
 const DATEISH = /\b\d{4}\b|\b\d{1,2}[:./-]\d{2}\b/;
 const SENTENCE_END = /[.!?。！？]$/;
-const DAY_DOT = /(?:^|\s)\d{1,2}\.$/;
 /** A sender's name alone on a line, above the rest of its attribution ("John Smith\n<john@example.com> writes:"). */
 const NAME_LINE = /^[\s*"'«]*[\p{L}][\p{L}\p{M}.'’ ,"»-]{0,60}$/u;
 const ADDRESSED = /@|mailto:/;
@@ -97,9 +96,8 @@ class Scan {
   headerBlockAt(i: number): number {
     const first = this.field(i);
     if (!first) return 0;
-    // A block starts at its first field, and never right under a line of text that introduces
-    // it ("the form has these fields:\nFrom: your name\nTo: ...\nDate: ...").
-    if (i > 0 && !this.blank[i - 1] && !this.quoted[i - 1] && (endsWithColon(this.lines[i - 1]!) || this.field(i - 1))) return 0;
+    // A block starts at its first field.
+    if (i > 0 && !this.blank[i - 1] && !this.quoted[i - 1] && this.field(i - 1)) return 0;
     let fields = 0;
     let hasFrom = false;
     let hasDate = false;
@@ -131,11 +129,13 @@ class Scan {
     // Fields apart (HTML paragraphs) must be a full block: three with a date.
     // A lone From stands apart from the text above it ("Reply to this address:\nFrom: a@b" is text).
     const apart = i === 0 || this.blank[i - 1] === 1 || RULE.test(this.lines[i - 1]!) || fields > 1;
-    // Nor does a block that a line of text introduces ("Please use these settings:\n\nFrom: a@b\nSubject: ..."),
-    // unless it is a full one with a date.
+    // Nor does a block that a line of text introduces, right above it or a blank line above
+    // ("the form has these fields:\nFrom: your name\nTo: ...\nDate: ...", "Please use these settings:\n\nFrom:
+    // a@b\nSubject: ..."), unless it is a full one with a date and an address ("see below:\nFrom: John
+    // <j@x>\nSent: <date>\nTo: ...").
     const above = i > 0 && this.blank[i - 1] ? i - 2 : i - 1;
     const introduced = above >= 0 && !this.blank[above] && !this.quoted[above] && endsWithColon(this.lines[above]!);
-    const ok = (!introduced && ((fromWithAddress && apart) || (gaps === 0 && hasFrom && fields >= 2 && (hasDate || hasSubject || hasAddress)))) || (hasDate && fields >= 3);
+    const ok = (!introduced && ((fromWithAddress && apart) || (gaps === 0 && hasFrom && fields >= 2 && (hasDate || hasSubject || hasAddress)))) || (hasDate && fields >= 3 && (!introduced || hasAddress));
     return ok ? end - i : 0;
   }
 
@@ -144,10 +144,11 @@ class Scan {
     const lines = this.lines;
     if (i >= lines.length || this.blank[i] || this.quoted[i] || lines[i]!.length > MAX_MARKER_LINE) return 0;
     // Every attribution has an address, a date, a time, an "On"-word or its verb in its first
-    // line; opened by its verb alone, it must reach its address ("Quoting John Smith\n<john@example.com>:",
-    // not "Quoting the contract\nof 20/03/2017 at 10:00:").
+    // line; opened by its verb alone, the next line starts with the sender's `<address>`, where the
+    // client wrapped it ("Quoting John Smith\n<john@example.com>:"; not "Quoting the contract\nof
+    // 20/03/2017 at 10:00:", nor "As I wrote yesterday, send it to\nbilling@example.com or me:").
     const byVerb = !mayOpenAttribution(lines[i]!);
-    if (byVerb && !(this.addressWithin(i + 1) && hasAttributionVerb(lines[i]!))) return 0;
+    if (byVerb && !(hasAttributionVerb(lines[i]!) && this.addressNext(i + 1))) return 0;
     let joined = '';
     let found = 0;
     for (let k = 0; k < 4 && i + k < lines.length; k++) {
@@ -162,10 +163,9 @@ class Scan {
     return found;
   }
 
-  /** Whether one of the 3 lines from j, before a blank one, has an `@`. */
-  private addressWithin(j: number): boolean {
-    for (let k = j; k < j + 3 && k < this.lines.length && !this.blank[k]; k++) if (this.lines[k]!.includes('@')) return true;
-    return false;
+  /** Whether line j opens with an `<address>`, where a wrapped "Quoting John Smith\n<john@example.com>:" goes on. */
+  private addressNext(j: number): boolean {
+    return j < this.lines.length && /^\s*<[^\s@<>]+@[^\s@<>]+/.test(this.lines[j]!);
   }
 
   /** A line that may continue a wrapped attribution: not blank, not quoted, except the `>` that closes a wrapped `<address`. */
@@ -206,8 +206,7 @@ class Scan {
     const n = this.attributionAt(i);
     // A sentence above an attribution is not its first half: "... by 10:00.\nOn Mon ... wrote:"
     // keeps the text line; "02.04.2012 14:20 <name> <\naddr> wrote:" is one attribution.
-    // "... hat am 20.\nMärz 2017 um 10:00 geschrieben:" ends with a day, not a sentence.
-    const sentence = () => SENTENCE_END.test(line.trim()) && !DAY_DOT.test(line.trim());
+    const sentence = () => SENTENCE_END.test(line.trim());
     if (n === 0 || (n > 1 && this.attributionAt(i + 1) && (sentence() || startsWithOpener(this.lines[i + 1]!)))) return null;
     return { lines: n, forward: false };
   }
@@ -281,11 +280,12 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
       forward = marker.forward;
       break;
     }
-    // A device line stands apart: a blank line above or below it (or the message's edge), or
-    // history right below it (HTML parts: "Merci !\nEnvoyé avec Proton Mail.\n------- Original
-    // Message -------"); "Hi,\nSent from my phone while I travel\nPlease call" is a sentence.
+    // A device line stands apart: a blank line above or below it (or the message's edge), or a
+    // history marker right below it (HTML parts: "Merci !\nEnvoyé avec Proton Mail.\n------- Original
+    // Message -------"); "Hi,\nSent from my phone while I travel\nPlease call" is a sentence, and so
+    // is an inline answer between quoted lines ("> Did you send it?\nSent via DocuSign today.\n> ...").
     const apart = i === 0 || scan.blank[i - 1] === 1 || i + 1 >= lines.length || scan.blank[i + 1] === 1;
-    if (isDeviceLine(line) && (apart || scan.quoted[i + 1] === 1 || scan.markerAt(i + 1) !== null)) {
+    if (isDeviceLine(line) && (apart || (!scan.quoted[i + 1] && scan.markerAt(i + 1) !== null))) {
       if (seenText && !scan.forwardFollows(i + 1)) {
         cut = keepSignature ? i + 1 : i;
         break;
@@ -308,7 +308,8 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
 /** Whether line i-1 is a sender's name alone, at the start of a paragraph (a line of at most 5 words, no sentence). */
 function isNameAbove(scan: Scan, i: number): boolean {
   const name = scan.lines[i - 1]!;
-  if (scan.blank[i - 1] || scan.quoted[i - 1] || !NAME_LINE.test(name) || name.trim().split(/\s+/).length > 5) return false;
+  // "Yes, fine by me." above "<john@example.com> writes:" is the answer, not a name.
+  if (scan.blank[i - 1] || scan.quoted[i - 1] || !NAME_LINE.test(name) || /[.!?,;:]\s*$/.test(name) || name.trim().split(/\s+/).length > 5) return false;
   return i === 1 || scan.blank[i - 2] === 1;
 }
 
