@@ -110,6 +110,23 @@ export function isGroupWiseHeader(line: string): boolean {
   return s.length <= 300 && s.startsWith('>>> ') && s.endsWith(' >>>') && DATE.test(s) && (TIME.test(s) || ADDRESS.test(s));
 }
 
+/**
+ * A field's name as the last cell of a line, right-aligned as in Lotus Notes' tabular reply
+ * header ("                                                  To", "   John Smith          cc"):
+ * the name alone after at least 20 columns, or after a gap of 8 spaces or more, or null.
+ */
+export function fieldLabel(line: string): FieldKind | null {
+  if (line.length > 300) return null;
+  const s = line.replace(/\t/g, '        ').trimEnd();
+  const gap = s.lastIndexOf('        ');
+  if (gap < 0) return null;
+  const cell = s.slice(gap + 8).trimStart();
+  if (!cell || cell.length > MAX_FIELD_NAME || /\s{2}/.test(cell)) return null;
+  const head = s.slice(0, gap).trim();
+  if (!head && s.length - cell.length < 20) return null;
+  return FIELDS.get(norm(cell)) ?? null;
+}
+
 /** A subject that says its message is a forward ("FW: x", "WG: x", "TR: x"). */
 export function isForwardSubject(subject: string): boolean {
   return FORWARD_SUBJECT.test(norm(subject)); // norm: Turkish "İLT:" is "ilt:"

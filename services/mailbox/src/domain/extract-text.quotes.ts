@@ -8,6 +8,7 @@ import {
   type FieldKind,
   MAX_MARKER_LINE,
   attributionInside,
+  fieldLabel,
   hasAttributionVerb,
   headerField,
   isAttribution,
@@ -176,6 +177,24 @@ class Scan {
     return CLOSES_ADDRESS.test(line) && joined.lastIndexOf('<') > joined.lastIndexOf('>');
   }
 
+  /**
+   * Lines of Lotus Notes' tabular reply header starting at line i, or 0: an indented paragraph
+   * with the sender and date in its left column and the field names right-aligned ("To",
+   * "cc", "Subject", each alone or as a row's last cell), a To and a Subject with a date.
+   */
+  notesTableAt(i: number): number {
+    if ((i > 0 && !this.blank[i - 1]) || !/^[ \t]{4}/.test(this.lines[i]!)) return 0;
+    let to = false;
+    let dated = false;
+    for (let j = i; j < this.lines.length && j < i + 16 && !this.quoted[j]; j++) {
+      const label = this.blank[j] ? null : fieldLabel(this.lines[j]!);
+      if (label === 'subject') return to && dated ? this.nextNonBlank(j + 1) + 1 - i : 0;
+      to ||= label === 'to';
+      dated ||= DATEISH.test(this.lines[j]!);
+    }
+    return 0;
+  }
+
   /** Whether the header block of `n` lines at line i has a forward's subject ("FW: ...", "WG: ..."). */
   private forwardSubjectIn(i: number, n: number): boolean {
     for (let j = i; j < i + n; j++) {
@@ -203,6 +222,8 @@ class Scan {
     const header = this.headerBlockAt(i);
     if (header) return { lines: header, forward: this.forwardSubjectIn(i, header) };
     if (line.startsWith('>>> ') && isGroupWiseHeader(line)) return { lines: 1, forward: false };
+    const notes = this.notesTableAt(i);
+    if (notes) return { lines: notes, forward: false };
     const n = this.attributionAt(i);
     // A sentence above an attribution is not its first half: "... by 10:00.\nOn Mon ... wrote:"
     // keeps the text line; "02.04.2012 14:20 <name> <\naddr> wrote:" is one attribution.
