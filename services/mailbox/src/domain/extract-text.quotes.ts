@@ -35,6 +35,7 @@ const SENTENCE_END = /[.!?。！？]$/;
 /** A sender's name alone on a line, above the rest of its attribution ("John Smith\n<john@example.com> writes:"). */
 const NAME_LINE = /^[\s*"'«]*[\p{L}][\p{L}\p{M}.'’ ,"»-]{0,60}$/u;
 const ADDRESSED = /@|mailto:/;
+const LOWER_START = /^\s*\p{Ll}/u;
 const CLOSES_ADDRESS = /^\s*>\s*\S{0,12}\s*\S{0,12}$/;
 
 function endsWithColon(line: string): boolean {
@@ -259,10 +260,11 @@ class Scan {
  * iPhone") below new text, which iOS and Outlook mobile put above unmarked history (kept
  * when `keepSignature`). A forward's marker ("---------- Forwarded message ---------",
  * "Begin forwarded message:", a header block with "Subject: FW: ...") ends the new text too,
- * but what follows it is new to the reader: it is returned whole as `forward`. An
+ * but what follows it is new to the reader: it is returned whole as `forward`, with the
+ * number of blank lines above it (`gap`). An
  * attribution run onto the end of a line of new text is cut off it.
  */
-export function stripQuotes(input: string[], keepSignature = false): { reply: string[]; forward: string[] } {
+export function stripQuotes(input: string[], keepSignature = false): { reply: string[]; forward: string[]; gap: number } {
   const lines = input.slice(); // a line may lose an attribution run onto its end
   const scan = new Scan(lines);
   const drop = new Uint8Array(lines.length);
@@ -305,8 +307,11 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
     // history marker right below it (HTML parts: "Merci !\nEnvoyé avec Proton Mail.\n------- Original
     // Message -------"); "Hi,\nSent from my phone while I travel\nPlease call" is a sentence, and so
     // is an inline answer between quoted lines ("> Did you send it?\nSent via DocuSign today.\n> ...").
+    // A line that goes on in lower case below it is a wrapped sentence ("Sent from my phone earlier
+    // but it bounced back, so here it is again from\nmy laptop: ...").
     const apart = i === 0 || scan.blank[i - 1] === 1 || i + 1 >= lines.length || scan.blank[i + 1] === 1;
-    if (isDeviceLine(line) && (apart || (!scan.quoted[i + 1] && scan.markerAt(i + 1) !== null))) {
+    const wrapped = () => i + 1 < lines.length && !scan.quoted[i + 1] && LOWER_START.test(lines[i + 1]!);
+    if (isDeviceLine(line) && (apart || (!scan.quoted[i + 1] && scan.markerAt(i + 1) !== null)) && !wrapped()) {
       if (seenText && !scan.forwardFollows(i + 1)) {
         cut = keepSignature ? i + 1 : i;
         break;
@@ -323,7 +328,13 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
     } else if (isDatedSender(line) && scan.quoteFollows(i + 1)) drop[i] = 1;
     seenText ||= !drop[i];
   }
-  return { reply: keptText(lines, drop, cut), forward: forward ? keptText(lines, new Uint8Array(lines.length), lines.length, cut) : [] };
+  if (!forward) return { reply: keptText(lines, drop, cut), forward: [], gap: 0 };
+  // The blank lines the sender left between the new text and the forward, or one where a device
+  // line or a rule between them is dropped.
+  let above = cut;
+  while (above > 0 && scan.blank[above - 1]) above--;
+  const gap = above > 0 && !drop[above - 1] && !RULE.test(lines[above - 1]!) ? cut - above : 1;
+  return { reply: keptText(lines, drop, cut), forward: keptText(lines, new Uint8Array(lines.length), lines.length, cut), gap };
 }
 
 /** Whether line i-1 is a sender's name alone, at the start of a paragraph (a line of at most 5 words, no sentence). */

@@ -81,8 +81,10 @@ export function extractText(input: { text?: string | null; html?: string | null 
     lines = lines.filter((l, i) => !(l === '' && i > 0 && lines[i - 1] === ''));
   }
   if (source.includes('\u1427')) lines = lines.map((l) => (GMAIL_MARK.test(l) ? '' : l));
-  const { reply, forward } = stripQuotes(lines, opts.stripSignature === false);
+  const { reply, forward, gap } = stripQuotes(lines, opts.stripSignature === false);
   lines = opts.stripSignature === false ? reply : stripSignature(reply);
-  if (forward.length) lines = lines.length ? [...lines, '', ...forward] : forward;
+  // The forward as far below the new text as the sender put it, one blank line below a removed signature.
+  const blanks = lines.length === reply.length ? gap : 1;
+  if (forward.length) lines = lines.length ? [...lines, ...new Array<string>(blanks).fill(''), ...forward] : forward;
   return lines.join('\n').trim();
 }
