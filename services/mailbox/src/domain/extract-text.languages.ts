@@ -26,6 +26,12 @@ export interface LanguageMarkers {
   fields: { from: string[]; date: string[]; to: string[]; cc: string[]; subject: string[] };
   /** Lines that open quoted history ("-----Original Message-----", "-----Message d'origine-----"). */
   separators: string[];
+  /**
+   * What a help desk's or an app's notification asks a reply to stay above ("##- Please type your
+   * reply above this line -##", "-- Reply above this line --"): a line holding one of these, short,
+   * decorated or ending with it, opens the notification quoted below.
+   */
+  replyAbove?: string[];
   /** Lines that open a forwarded message ("---------- Forwarded message ---------", "Begin forwarded message:"). */
   forwards: string[];
   /** Subject prefixes of a forward in a header block ("FW:", "WG:", "TR:", "RV:"); not "VS:", a Finnish reply but a Danish forward. */
@@ -49,6 +55,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     attributionVerbs: ['wrote', 'writes', 'has written', 'quoting'],
     fields: { from: ['from'], date: ['sent', 'date'], to: ['to', 'reply-to'], cc: ['cc', 'bcc'], subject: ['subject'] },
     separators: ['original message', 'reply message', 'original email', 'original appointment', 'original'],
+    replyAbove: ['reply above this line', 'write above this line', 'respond above this line', 'response above this line', 'reply above the line'],
     forwards: ['forwarded message', 'begin forwarded message', 'forwarded email', 'forwarded by'],
     forwardSubjects: ['fw', 'fwd'],
     devicePrefixes: ['sent from', 'sent with', 'sent via', 'sent using', 'sent by', 'get outlook for', 'download outlook for'],
@@ -60,6 +67,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     colonVerbs: ['geschrieben'],
     fields: { from: ['von'], date: ['gesendet', 'datum', 'gesendet am'], to: ['an', 'antwort an'], cc: ['cc', 'kopie', 'bcc'], subject: ['betreff'] },
     separators: ['ursprüngliche nachricht', 'originalnachricht', 'original-nachricht', 'ursprüngliche e-mail', 'ursprüngliche mail'],
+    replyAbove: ['antwort oberhalb dieser zeile', 'antwort über dieser zeile', 'oberhalb dieser zeile antworten', 'über dieser zeile antworten'],
     forwards: ['weitergeleitete nachricht', 'anfang der weitergeleiteten nachricht', 'weitergeleitete mail', 'weitergeleitet von'],
     forwardSubjects: ['wg', 'fw', 'fwd'],
     devicePrefixes: ['von meinem…gesendet', 'von meiner…gesendet', 'gesendet von', 'gesendet mit', 'gesendet vom', 'outlook für…herunterladen', 'diese nachricht wurde von meinem…gesendet'],
@@ -70,6 +78,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     attributionVerbs: ['a écrit', 'écrit', 'a ecrit', 'citation'],
     fields: { from: ['de', 'expéditeur'], date: ['envoyé', 'envoyé le', 'date', "date d'envoi"], to: ['à', 'a', 'destinataire', 'répondre à'], cc: ['cc', 'cci'], subject: ['objet', 'sujet'] },
     separators: ["message d'origine", 'message original', 'courriel original', 'mail original'],
+    replyAbove: ['réponse au-dessus de cette ligne', 'répondre au-dessus de cette ligne', 'répondez au-dessus de cette ligne'],
     forwards: ['message transféré', 'début du message réexpédié', 'début du message transféré', 'message réexpédié', 'mail transféré', 'transféré par'],
     forwardSubjects: ['tr', 'fw', 'fwd'],
     devicePrefixes: ['envoyé de mon', 'envoyé depuis', 'envoyé à partir de', 'envoyé avec', 'envoyé de', 'télécharger outlook pour', 'obtenir outlook pour', 'provenance :'],
@@ -80,6 +89,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     attributionVerbs: ['escribió', 'escribio', 'ha escrito', 'citando a'],
     fields: { from: ['de', 'remitente'], date: ['enviado', 'enviado el', 'fecha'], to: ['para', 'a', 'destinatario'], cc: ['cc', 'cco'], subject: ['asunto'] },
     separators: ['mensaje original', 'correo original'],
+    replyAbove: ['respuesta por encima de esta línea', 'responda por encima de esta línea', 'responder por encima de esta línea', 'respuesta encima de esta línea', 'responda encima de esta línea'],
     forwards: ['mensaje reenviado', 'inicio del mensaje reenviado'],
     forwardSubjects: ['rv', 'fw', 'fwd'],
     devicePrefixes: ['enviado desde', 'enviado con', 'obtener outlook para', 'descargar outlook para'],
@@ -100,6 +110,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     attributionVerbs: ['ha scritto', 'scrisse'],
     fields: { from: ['da', 'mittente'], date: ['inviato', 'data', 'inviato il'], to: ['a', 'destinatario'], cc: ['cc', 'ccn'], subject: ['oggetto'] },
     separators: ['messaggio originale', 'messaggio di posta originale'],
+    replyAbove: ['risposta sopra questa riga', 'rispondi sopra questa riga', 'rispondere sopra questa riga', 'risposta sopra questa linea', 'rispondi sopra questa linea'],
     forwards: ['messaggio inoltrato', 'inizio messaggio inoltrato'],
     forwardSubjects: ['i', 'fw', 'inoltro'],
     devicePrefixes: ['inviato da', 'inviato dal mio', 'inviato con', 'scarica outlook per', 'ottieni outlook per'],
@@ -110,6 +121,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     attributionVerbs: ['escreveu'],
     fields: { from: ['de', 'remetente'], date: ['enviado', 'enviada em', 'enviado em', 'data'], to: ['para', 'destinatário'], cc: ['cc', 'cco'], subject: ['assunto'] },
     separators: ['mensagem original'],
+    replyAbove: ['resposta acima desta linha', 'responda acima desta linha', 'responder acima desta linha'],
     forwards: ['mensagem encaminhada', 'início da mensagem reencaminhada', 'começo da mensagem encaminhada', 'início da mensagem encaminhada', 'mensagem reencaminhada'],
     forwardSubjects: ['enc', 'fw', 'fwd'],
     devicePrefixes: ['enviado do meu', 'enviado do', 'enviado de', 'enviado a partir do', 'enviado pelo', 'obter o outlook para', 'obtenha o outlook para'],
@@ -121,6 +133,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     colonVerbs: ['geschreven'],
     fields: { from: ['van', 'afzender'], date: ['verzonden', 'datum', 'verstuurd'], to: ['aan'], cc: ['cc', 'bcc'], subject: ['onderwerp'] },
     separators: ['oorspronkelijk bericht', 'origineel bericht', 'oorspronkelijke e-mail'],
+    replyAbove: ['antwoord boven deze regel', 'antwoord boven deze lijn', 'reageer boven deze regel', 'reageren boven deze regel', 'antwoorden boven deze regel'],
     forwards: ['doorgestuurd bericht', 'begin doorgestuurd bericht'],
     forwardSubjects: ['doorst', 'fw'],
     devicePrefixes: ['verzonden vanaf', 'verstuurd vanaf', 'verzonden met', 'verzonden van', 'verstuurd met', 'outlook voor'],

@@ -29,6 +29,10 @@ for (const lang of Object.values(LANGUAGES)) {
 }
 const MAX_FIELD_NAME = Math.max(...[...FIELDS.keys()].map((k) => k.length)) + 8; // room for `*` and spaces
 const SEPARATORS = new Set(all('separators'));
+const REPLY_ABOVE = new RegExp(
+  [...new Set(Object.values(LANGUAGES).flatMap((l) => (l.replyAbove ?? []).map(norm)))].sort(byLength).map(escape).join('|'),
+  'iu',
+);
 const FORWARDS = new Set(all('forwards'));
 const FORWARD_SUBJECT = new RegExp(`^(?:${all('forwardSubjects').map(escape).join('|')})\\s*[:：]`, 'iu');
 const DEVICE_PREFIXES = all('devicePrefixes');
@@ -125,6 +129,19 @@ export function fieldLabel(line: string): FieldKind | null {
   const head = s.slice(0, gap).trim();
   if (!head && s.length - cell.length < 20) return null;
   return FIELDS.get(norm(cell)) ?? null;
+}
+
+/**
+ * A help desk's or an app's "##- Please type your reply above this line -##", "-- Reply above
+ * this line --", "Reply ABOVE THIS LINE to comment": at most 14 words, decorated, or opening or
+ * ending with the phrase ("Any notes above this line are mine" is not one).
+ */
+export function isReplyAbove(line: string): boolean {
+  if (line.length > 200 || !REPLY_ABOVE.test(line)) return false;
+  const s = norm(undecorated(line).replace(/[.!:]+$/, ''));
+  const m = REPLY_ABOVE.exec(s);
+  if (!m || s.split(' ').length > 14) return false;
+  return /^\s*[-_=*~#[(<—–]/.test(line) || m.index === 0 || m.index + m[0].length === s.length;
 }
 
 /** A subject that says its message is a forward ("FW: x", "WG: x", "TR: x"). */

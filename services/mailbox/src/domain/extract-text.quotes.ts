@@ -17,6 +17,7 @@ import {
   isDeviceLine,
   isForwardSubject,
   isGroupWiseHeader,
+  isReplyAbove,
   mayOpenAttribution,
   separatorKind,
   startsWithOpener,
@@ -220,6 +221,7 @@ class Scan {
       const header = next < this.lines.length ? this.headerBlockAt(next) : 0;
       return { lines: 1, forward: header > 0 && this.forwardSubjectIn(next, header) };
     }
+    if (isReplyAbove(line)) return { lines: 1, forward: false };
     const header = this.headerBlockAt(i);
     if (header) return { lines: header, forward: this.forwardSubjectIn(i, header) };
     if (line.startsWith('>>> ') && isGroupWiseHeader(line)) return { lines: 1, forward: false };
