@@ -1,11 +1,13 @@
 /**
  * extracted_html: the HTML part without its quoted history, sanitized. History is what the
  * clients mark as such: Gmail's `gmail_quote`, Apple Mail's and Thunderbird's
- * `<blockquote type="cite">` (with Thunderbird's `moz-cite-prefix` attribution), Yahoo's
+ * `<blockquote type="cite">` (with Thunderbird's `moz-cite-prefix` attribution), a styled
+ * blockquote (Mail.ru's, Yahoo for Android's; not Gmail's `border:none` indent), Yahoo's
  * `yahoo_quoted`, Proton's `protonmail_quote`, Zoho's `zmail_extra`, and Outlook's reply
  * header (`divRplyFwdMsg`, `appendonsend`, Outlook 2003's `OutlookMessageHeader`, the
  * `border-top` header div of Outlook desktop, Hotmail's `hr#stopSpelling`, Zimbra's `hr#zwchr`;
- * also with the `x_` prefix Outlook on the web gives classes),
+ * also with the `x_` prefix Outlook on the web gives classes) or a block whose text is an
+ * "Original Message" separator (Samsung's, QQ's),
  * after which everything is history. A forward's block ("---------- Forwarded message
  * ---------") is kept, as extracted_text keeps it. The cut is made on the source by the
  * parser's offsets (no tree is serialized again: nesting depth costs nothing), then
@@ -20,6 +22,7 @@ import { separatorKind } from './extract-text.markers';
 const QUOTE_CLASSES = new Set(['gmail_quote', 'gmail_quote_container', 'yahoo_quoted', 'moz-cite-prefix', 'protonmail_quote', 'zmail_extra']);
 const HISTORY_IDS = /(?:^|_)(?:divRplyFwdMsg|appendonsend|stopSpelling|zwchr)$/;
 const OUTLOOK_HEADER_DIV = /border-top:\s*solid\s*#(?:e1e1e1|b5c4df)/i;
+const NO_BORDER = /(?:^|;)\s*border:\s*none/i;
 
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'font', 'center'],
@@ -55,10 +58,23 @@ function isForward(el: Element): boolean {
   return false;
 }
 
-/** A block of quoted history, removed alone. */
+/**
+ * A block of quoted history, removed alone: a cited blockquote, or one a webmail styled (Mail.ru's
+ * quote bar, Yahoo for Android's margins); not an indent (Gmail's blockquote with `border:none`,
+ * Thunderbird's bare one).
+ */
 function isQuoteBlock(el: Element): boolean {
-  if (el.name === 'blockquote' && el.attribs.type?.toLowerCase() === 'cite') return true;
+  if (el.name === 'blockquote') {
+    const style = el.attribs.style ?? '';
+    return el.attribs.type?.toLowerCase() === 'cite' || (style.trim() !== '' && !NO_BORDER.test(style)) || classes(el).some((c) => QUOTE_CLASSES.has(c));
+  }
   return classes(el).some((c) => QUOTE_CLASSES.has(c));
+}
+
+/** Where a block's own text is an "Original Message" separator (Samsung's, QQ's): it and everything after it go. */
+function isSeparatorText(node: Text): boolean {
+  const t = node.data.trim();
+  return t.length > 0 && t.length <= 200 && separatorKind(t) === 'original';
 }
 
 /** Where Outlook's history starts: this element and everything after it go. */
@@ -74,6 +90,11 @@ function historyRanges(html: string): [number, number][] {
   const stack: ChildNode[] = [...doc.children].reverse();
   while (stack.length) {
     const node = stack.pop()!;
+    if (node instanceof Text && isSeparatorText(node)) {
+      const block = node.parent instanceof Element && !['body', 'html'].includes(node.parent.name) ? node.parent : node;
+      ranges.push([block.startIndex ?? 0, html.length]);
+      break;
+    }
     if (!(node instanceof Element)) continue;
     const start = node.startIndex ?? 0;
     if (startsHistory(node)) {

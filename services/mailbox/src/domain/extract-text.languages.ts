@@ -229,7 +229,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     separators: ['orijinal mesaj', 'özgün ileti', 'orijinal ileti'],
     forwards: ['iletilen ileti', 'iletilen mesaj', 'yönlendirilmiş mesaj', 'yönlendirilen mesaj', 'iletilmiş ileti'],
     forwardSubjects: ['ilt', 'fw', 'ilet'],
-    devicePrefixes: [],
+    devicePrefixes: ['samsung galaxy akıllı telefonumdan…gönderildi'],
     deviceSuffixes: ['gönderildi', 'edinin'],
   },
   sk: {
@@ -347,7 +347,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     attributionVerbs: ['כתב', 'כתבה', 'כתב/ה'],
     fields: { from: ['מאת'], date: ['נשלח', 'תאריך'], to: ['אל'], cc: ['עותק'], subject: ['נושא'] },
     separators: ['הודעה מקורית', 'ההודעה המקורית'],
-    forwards: ['הודעה שהועברה', 'תחילת הודעה שהועברה'],
+    forwards: ['הודעה שהועברה', 'תחילת הודעה שהועברה', 'תחילת הודעה מועברת', 'הודעה מועברת'],
     forwardSubjects: ['הועבר', 'fw'],
     devicePrefixes: ['נשלח מ', 'נשלח מה', 'נשלח באמצעות', 'קבל את outlook', 'השג את outlook'],
     deviceSuffixes: [],
@@ -357,7 +357,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
 /** Brands of devices and mail apps: a verb-last device line may open with one and end with a full stop ("Samsung Galaxy ... gönderildi."). */
 export const DEVICE_BRANDS = [
   'iphone', 'ipad', 'ipod', 'android', 'outlook', 'samsung', 'galaxy', 'blackberry', 'yahoo', 'gmail', 'proton', 'zoho', 'fastmail',
-  'typeapp', 'windows', 'huawei', 'xiaomi', 'pixel',
+  'typeapp', 'windows', 'huawei', 'xiaomi', 'pixel', 'droid', 'motorola', 'nokia', 'verizon', 'oneplus', 'lenovo',
 ];
 
 /** Devices and apps a suffix-matched device line must name (any language, matched as substrings). */

@@ -47,6 +47,7 @@ const alt = (list: string[]) => list.map(escape).join('|');
 // Words of alphabetic scripts must stand alone ("wrote", not "overwrote"); CJK verbs cannot.
 const VERB_WORD = new RegExp(`(?<![\\p{L}\\p{M}])(?:${alt(verbs.filter((v) => !CJK.test(v)))})(?![\\p{L}\\p{M}])`, 'iu');
 const VERB_CJK = new RegExp(`(?:${alt(verbs.filter((v) => CJK.test(v)))})`, 'u');
+const VERB_FIRST = new RegExp(`^(?:${alt(verbs)})(?![\\p{L}\\p{M}])`, 'iu');
 const VERB_AT_END = new RegExp(`(?:${alt(verbs)})$`, 'iu');
 const COLON_VERB_AT_END = new RegExp(`(?<![\\p{L}\\p{M}])(?:${alt(Object.values(LANGUAGES).flatMap((l) => (l.colonVerbs ?? []).map(norm)))})$`, 'iu');
 const OPENER = new RegExp(`^(?:${alt(all('attributionOpeners'))})(?![\\p{L}\\p{M}])`, 'iu');
@@ -216,6 +217,21 @@ export function attributionInside(line: string): number {
 export function isBareAttribution(line: string): boolean {
   const s = line.trim();
   return s.length <= 200 && /[:：]$/.test(s) && (VERB_WORD.test(s) || VERB_CJK.test(s));
+}
+
+/**
+ * alot's colonless "Quoting John Smith (2017-03-21 08:47:12)": opened by an attribution's verb,
+ * with a date or time. Taken only right above quoted text (quotes.ts), like isDatedSender.
+ */
+export function isVerbLedAttribution(line: string): boolean {
+  const s = line.trim();
+  return s.length <= 200 && VERB_FIRST.test(s) && (DATE.test(s) || TIME.test(s));
+}
+
+/** An attribution with neither an address nor a time ("On 14 February 2017 the Supplier wrote:"): history only above a quote. */
+export function isUndatedAttribution(text: string): boolean {
+  const s = asciiDigits(text);
+  return !ADDRESS.test(s) && !TIME.test(s) && !s.includes('<');
 }
 
 /**

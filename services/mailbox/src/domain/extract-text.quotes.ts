@@ -17,6 +17,8 @@ import {
   isDeviceLine,
   isForwardSubject,
   isGroupWiseHeader,
+  isUndatedAttribution,
+  isVerbLedAttribution,
   isReplyAbove,
   mayOpenAttribution,
   separatorKind,
@@ -56,7 +58,10 @@ function isProse(value: string): boolean {
   return SENTENCE_END.test(v) && !ADDRESSED.test(v) && v.split(/\s+/).length >= 4;
 }
 
-const isQuoted = (line: string) => QUOTED.test(line) && !(line.trimStart().startsWith('|') && line.trim() !== '|' && TABLE_ROW.test(line));
+/** Supercite's default, indented and named by the sender's first name ("    Olivia> text"). */
+const SUPERCITE_NAMED = /^[ \t]{2,}\p{Lu}[\p{L}\p{N}]{4,11}>(?: |$)/u;
+const isQuoted = (line: string) =>
+  (QUOTED.test(line) && !(line.trimStart().startsWith('|') && line.trim() !== '|' && TABLE_ROW.test(line))) || SUPERCITE_NAMED.test(line);
 
 /** The lines of one message, with what each is, computed on first use. */
 class Scan {
@@ -126,8 +131,8 @@ class Scan {
       hasSubject ||= f.kind === 'subject';
       hasAddress ||= ADDRESSED.test(f.value);
     }
-    // "From: Name <addr>" alone opens history; otherwise a From and another field with a date,
-    // a subject or an address ("From: sales / To: all staff" is a memo), or three fields with a date.
+    // "From: Name <addr>" alone opens history; otherwise a From and another field with a date or
+    // an address ("From: sales / To: all staff / Subject: closing" is a memo), or three fields with a date.
     const fromWithAddress = first.kind === 'from' && ADDRESSED.test(first.value);
     // Fields apart (HTML paragraphs) must be a full block: three with a date.
     // A lone From stands apart from the text above it ("Reply to this address:\nFrom: a@b" is text).
@@ -138,7 +143,7 @@ class Scan {
     // <j@x>\nSent: <date>\nTo: ...").
     const above = i > 0 && this.blank[i - 1] ? i - 2 : i - 1;
     const introduced = above >= 0 && !this.blank[above] && !this.quoted[above] && endsWithColon(this.lines[above]!);
-    const ok = (!introduced && ((fromWithAddress && apart) || (gaps === 0 && hasFrom && fields >= 2 && (hasDate || hasSubject || hasAddress)))) || (hasDate && fields >= 3 && (!introduced || hasAddress));
+    const ok = (!introduced && ((fromWithAddress && apart) || (gaps === 0 && hasFrom && fields >= 2 && (hasDate || hasAddress)))) || (hasDate && fields >= 3 && (!introduced || hasAddress));
     return ok ? end - i : 0;
   }
 
@@ -232,6 +237,9 @@ class Scan {
     // keeps the text line; "02.04.2012 14:20 <name> <\naddr> wrote:" is one attribution.
     const sentence = () => SENTENCE_END.test(line.trim());
     if (n === 0 || (n > 1 && this.attributionAt(i + 1) && (sentence() || startsWithOpener(this.lines[i + 1]!)))) return null;
+    // One with neither an address nor a time opens history only above a quote: "On 14 February
+    // 2017 the Supplier wrote:" above a passage in quotation marks is the sender's text.
+    if (!this.quoteFollows(i + n) && isUndatedAttribution(this.lines.slice(i, i + n).join(' '))) return null;
     return { lines: n, forward: false };
   }
 
@@ -276,6 +284,11 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (scan.quoted[i]) {
+      if (opensQuotedForward(scan, drop, i)) {
+        cut = i;
+        forward = true;
+        break;
+      }
       drop[i] = 1;
       continue;
     }
@@ -309,11 +322,8 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
     // history marker right below it (HTML parts: "Merci !\nEnvoyé avec Proton Mail.\n------- Original
     // Message -------"); "Hi,\nSent from my phone while I travel\nPlease call" is a sentence, and so
     // is an inline answer between quoted lines ("> Did you send it?\nSent via DocuSign today.\n> ...").
-    // A line that goes on in lower case below it is a wrapped sentence ("Sent from my phone earlier
-    // but it bounced back, so here it is again from\nmy laptop: ...").
     const apart = i === 0 || scan.blank[i - 1] === 1 || i + 1 >= lines.length || scan.blank[i + 1] === 1;
-    const wrapped = () => i + 1 < lines.length && !scan.quoted[i + 1] && LOWER_START.test(lines[i + 1]!);
-    if (isDeviceLine(line) && (apart || (!scan.quoted[i + 1] && scan.markerAt(i + 1) !== null)) && !wrapped()) {
+    if (isDeviceLine(line) && (apart || (!scan.quoted[i + 1] && scan.markerAt(i + 1) !== null)) && !isTextLine(scan, i)) {
       if (seenText && !scan.forwardFollows(i + 1)) {
         cut = keepSignature ? i + 1 : i;
         break;
@@ -323,11 +333,11 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
     }
     // A generic attribution: up to 3 lines ending with ':' just above a `>` block, the first
     // carrying a date or time ("26.06.2014, 14:41, "A" <a@b>:"), or one with a verb ("Bob writes:");
-    // or old Gmail's colonless "2011/7/15 John <j@x>".
+    // or old Gmail's colonless "2011/7/15 John <j@x>", or alot's "Quoting John (2017-03-21 08:47:12)".
     if (line.length <= MAX_MARKER_LINE && endsWithColon(line) && scan.quoteFollows(i + 1)) {
       if (isBareAttribution(line)) drop[i] = 1;
       else scan.dropDatedAttribution(drop, i);
-    } else if (isDatedSender(line) && scan.quoteFollows(i + 1)) drop[i] = 1;
+    } else if (scan.quoteFollows(i + 1) && (isDatedSender(line) || isVerbLedAttribution(line))) drop[i] = 1;
     seenText ||= !drop[i];
   }
   if (!forward) return { reply: keptText(lines, drop, cut), forward: [], gap: 0 };
@@ -337,6 +347,31 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
   while (above > 0 && scan.blank[above - 1]) above--;
   const gap = above > 0 && !drop[above - 1] && !RULE.test(lines[above - 1]!) ? cut - above : 1;
   return { reply: keptText(lines, drop, cut), forward: keptText(lines, new Uint8Array(lines.length), lines.length, cut), gap };
+}
+
+/**
+ * Whether the quote starting at line i is a forward: Apple Mail quotes what it forwards, with
+ * "Begin forwarded message:" inside the quote in its HTML ("> Begin forwarded message:"), right
+ * under the new text (a reply's attribution above it makes it quoted history again).
+ */
+function opensQuotedForward(scan: Scan, drop: Uint8Array, i: number): boolean {
+  let above = i - 1;
+  while (above >= 0 && scan.blank[above]) above--;
+  if (above >= 0 && (scan.quoted[above] || drop[above])) return false;
+  return separatorKind(scan.lines[i]!.replace(/^[ \t]*>[ \t]?/, '')) === 'forward';
+}
+
+/**
+ * Whether the device-like line i is a line of text: it goes on in lower case on the next line
+ * ("Sent from my phone earlier but it bounced back, so here it is again from\nmy laptop: ..."),
+ * or a line ending with ":" introduces it, right above or a blank line above ("To read your mail
+ * on your phone:\n\nGet Outlook for iOS or Android from the App Store.").
+ */
+function isTextLine(scan: Scan, i: number): boolean {
+  const next = i + 1;
+  if (next < scan.lines.length && !scan.quoted[next] && LOWER_START.test(scan.lines[next]!)) return true;
+  const above = i > 0 && scan.blank[i - 1] ? i - 2 : i - 1;
+  return above >= 0 && !scan.blank[above] && !scan.quoted[above] && endsWithColon(scan.lines[above]!);
 }
 
 /** Whether line i-1 is a sender's name alone, at the start of a paragraph (a line of at most 5 words, no sentence). */

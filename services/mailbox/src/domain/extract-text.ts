@@ -64,27 +64,52 @@ export function stripSignature(input: string[]): string[] {
   return lines;
 }
 
+/** Lines with runs of blank lines made one. */
+const oneBlankApart = (lines: string[]) => lines.filter((l, i) => !(l === '' && i > 0 && lines[i - 1] === ''));
+
 export interface ExtractOptions {
   stripSignature?: boolean;
 }
 
 export function extractText(input: { text?: string | null; html?: string | null }, opts: ExtractOptions = {}): string {
   const fromHtml = !input.text?.trim() && Boolean(input.html);
-  let source = fromHtml ? htmlToVisibleText(input.html ?? '') : (input.text ?? '');
-  source = source
+  const written = (fromHtml ? htmlToVisibleText(input.html ?? '') : (input.text ?? ''))
     .replace(/\r\n?/g, '\n')
-    .replace(/[\u00a0\u2007\u202f]/g, ' ')
     .replace(/[\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g, '');
+  // The rules read non-breaking spaces as spaces.
+  const source = written.replace(/[\u00a0\u2007\u202f]/g, ' ');
   let lines = source.split('\n').map((l) => l.trimEnd());
+  const spaced = lines;
   if (fromHtml) {
     // Converters emit runs of empty paragraphs: keep at most one blank line.
-    lines = lines.filter((l, i) => !(l === '' && i > 0 && lines[i - 1] === ''));
+    lines = oneBlankApart(lines);
   }
   if (source.includes('\u1427')) lines = lines.map((l) => (GMAIL_MARK.test(l) ? '' : l));
   const { reply, forward, gap } = stripQuotes(lines, opts.stripSignature === false);
   lines = opts.stripSignature === false ? reply : stripSignature(reply);
   // The forward as far below the new text as the sender put it, one blank line below a removed signature.
   const blanks = lines.length === reply.length ? gap : 1;
-  if (forward.length) lines = lines.length ? [...lines, ...new Array<string>(blanks).fill(''), ...forward] : forward;
+  // A forward HTML quoted (Apple Mail's <blockquote type=cite>) reads as it was written, without the quote's `> `.
+  const forwarded = fromHtml && forward[0]?.startsWith('>') ? oneBlankApart(forward.map((l) => l.replace(/^>[ \t]?/, ''))) : forward;
+  if (forwarded.length) lines = lines.length ? [...lines, ...new Array<string>(blanks).fill(''), ...forwarded] : forwarded;
+  // A text part's lines are returned as written, non-breaking spaces and all.
+  if (!fromHtml && source !== written) lines = asWritten(lines, spaced, written.split('\n'));
   return lines.join('\n').trim();
+}
+
+/**
+ * The output lines as they were written: each is found, in order, among the input's lines read
+ * with spaces (`spaced`) and replaced by the same line of `written`. One line cut short (an
+ * attribution run onto its end) is not found and stays as it is; the search is linear.
+ */
+function asWritten(out: string[], spaced: string[], written: string[]): string[] {
+  let j = 0;
+  return out.map((line) => {
+    if (!line) return line;
+    let k = j;
+    while (k < spaced.length && spaced[k] !== line) k++;
+    if (k === spaced.length) return line;
+    j = k + 1;
+    return written[k]!.trimEnd();
+  });
 }
