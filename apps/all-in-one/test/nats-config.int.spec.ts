@@ -92,7 +92,9 @@ describe('deploy/nats.conf (Kubernetes)', () => {
         files = makeServerCertificate(join(dir, 'tls'));
       },
     ));
-  });
+    // Signing every service's credentials runs slowly inside jest's VM: 3-10 s here alone, past
+    // 30 s once on a loaded CI machine.
+  }, 120_000);
 
   afterAll(() => server?.stop());
 
@@ -121,7 +123,7 @@ describe('deploy/nats-compose.conf (docker-compose.yml)', () => {
         [/^(\s*)store_dir: \/data$/m, `$1store_dir: "${dir}/data"`],
       ]),
     ));
-  });
+  }, 120_000);
 
   afterAll(() => server?.stop());
 

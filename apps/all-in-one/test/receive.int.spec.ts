@@ -254,6 +254,18 @@ describe('receiving', () => {
     expect(Object.keys(event.data)).not.toContain('extracted_html');
   });
 
+  it("keeps an Outlook forward's mail, told from a reply by the message's subject", async () => {
+    const inbox = await newInbox('outlookfw');
+    const block = 'From: Billing <billing@vendor.test>\nSent: Monday, November 23, 2026 9:00 AM\nTo: Ada <ada@sender.test>\nSubject: Invoice 1042\n\nInvoice 1042 is due on December 1.';
+    await transport().sendMail({ from: 'Ada <ada@sender.test>', to: inbox.address, subject: 'FW: Invoice 1042', text: `Please pay this one.\n\n________________________________\n${block}` });
+    await transport().sendMail({ from: 'Ada <ada@sender.test>', to: inbox.address, subject: 'RE: Invoice 1042', text: `Paid, thanks.\n\n________________________________\n${block}` });
+    const messages = await messagesOf(inbox.inbox_id, 2);
+    const bodies = await Promise.all(messages.map(async (m: { message_id: string }) => (await api.get(`/api/v1/inboxes/${inbox.inbox_id}/messages/${m.message_id}`)).body));
+    const bySubject = Object.fromEntries(bodies.map((m: { subject: string; extracted_text: string }) => [m.subject, m.extracted_text]));
+    expect(bySubject['FW: Invoice 1042']).toBe(`Please pay this one.\n\n${block}`);
+    expect(bySubject['RE: Invoice 1042']).toBe('Paid, thanks.');
+  });
+
   it('starts a new thread when the subject changed, even with In-Reply-To', async () => {
     const inbox = await newInbox();
     await transport().sendMail({ from: 'ada@sender.test', to: inbox.address, subject: 'Topic A', text: 'a', messageId: '<a1@sender.test>' });

@@ -1,15 +1,15 @@
 /**
  * extracted_html: the HTML part without its quoted history, sanitized. History is what the
  * clients mark as such: Gmail's `gmail_quote`, Apple Mail's and Thunderbird's
- * `<blockquote type="cite">` (with Thunderbird's `moz-cite-prefix` attribution), a styled
- * blockquote (Mail.ru's, Yahoo for Android's; not Gmail's `border:none` indent), Yahoo's
+ * `<blockquote type="cite">` (with Thunderbird's `moz-cite-prefix` attribution), a blockquote
+ * with a quote bar on its left (Mail.ru's, Yahoo for Android's; not an indent), Yahoo's
  * `yahoo_quoted`, Proton's `protonmail_quote`, Zoho's `zmail_extra`, and Outlook's reply
  * header (`divRplyFwdMsg`, `appendonsend`, Outlook 2003's `OutlookMessageHeader`, the
  * `border-top` header div of Outlook desktop, Hotmail's `hr#stopSpelling`, Zimbra's `hr#zwchr`;
  * also with the `x_` prefix Outlook on the web gives classes) or a block whose text is an
  * "Original Message" separator (Samsung's, QQ's),
  * after which everything is history. A forward's block ("---------- Forwarded message
- * ---------") is kept, as extracted_text keeps it. The cut is made on the source by the
+ * ---------") is kept whole, the history it carries too, as extracted_text keeps it. The cut is made on the source by the
  * parser's offsets (no tree is serialized again: nesting depth costs nothing), then
  * sanitize-html keeps a safe subset: no scripts, styles or event handlers, and no attribute
  * that loads anything by itself (images keep only `cid:` and `data:` sources).
@@ -22,7 +22,7 @@ import { separatorKind } from './extract-text.markers';
 const QUOTE_CLASSES = new Set(['gmail_quote', 'gmail_quote_container', 'yahoo_quoted', 'moz-cite-prefix', 'protonmail_quote', 'zmail_extra']);
 const HISTORY_IDS = /(?:^|_)(?:divRplyFwdMsg|appendonsend|stopSpelling|zwchr)$/;
 const OUTLOOK_HEADER_DIV = /border-top:\s*solid\s*#(?:e1e1e1|b5c4df)/i;
-const NO_BORDER = /(?:^|;)\s*border:\s*none/i;
+const QUOTE_BAR = /border-left(?:-style)?\s*:[^;]*\b(?:solid|dashed|dotted|double)\b/i;
 
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'font', 'center'],
@@ -59,16 +59,15 @@ function isForward(el: Element): boolean {
 }
 
 /**
- * A block of quoted history, removed alone: a cited blockquote, or one a webmail styled (Mail.ru's
- * quote bar, Yahoo for Android's margins); not an indent (Gmail's blockquote with `border:none`,
- * Thunderbird's bare one).
+ * A block of quoted history, removed alone: a cited blockquote, or one drawn with a quote bar on
+ * its left, its own or its first block's (Mail.ru's; Yahoo for Android's); not an indent (Gmail's
+ * `border:none`, Outlook on the web's margins, Thunderbird's bare blockquote).
  */
 function isQuoteBlock(el: Element): boolean {
-  if (el.name === 'blockquote') {
-    const style = el.attribs.style ?? '';
-    return el.attribs.type?.toLowerCase() === 'cite' || (style.trim() !== '' && !NO_BORDER.test(style)) || classes(el).some((c) => QUOTE_CLASSES.has(c));
-  }
-  return classes(el).some((c) => QUOTE_CLASSES.has(c));
+  if (classes(el).some((c) => QUOTE_CLASSES.has(c))) return true;
+  if (el.name !== 'blockquote') return false;
+  if (el.attribs.type?.toLowerCase() === 'cite' || QUOTE_BAR.test(el.attribs.style ?? '')) return true;
+  return el.children.some((c) => c instanceof Element && QUOTE_BAR.test(c.attribs.style ?? ''));
 }
 
 /** Where a block's own text is an "Original Message" separator (Samsung's, QQ's): it and everything after it go. */
@@ -87,25 +86,32 @@ function startsHistory(el: Element): boolean {
 function historyRanges(html: string): [number, number][] {
   const doc = parseDocument(html, { withStartIndices: true, withEndIndices: true });
   const ranges: [number, number][] = [];
+  let forwardEnd = -1;
   const stack: ChildNode[] = [...doc.children].reverse();
   while (stack.length) {
     const node = stack.pop()!;
-    if (node instanceof Text && isSeparatorText(node)) {
-      const block = node.parent instanceof Element && !['body', 'html'].includes(node.parent.name) ? node.parent : node;
-      ranges.push([block.startIndex ?? 0, html.length]);
+    const inForward = (node.startIndex ?? 0) < forwardEnd; // a forward is kept whole, its own history too
+    if (node instanceof Text && !inForward && isSeparatorText(node)) {
+      // The separator's own block goes when the separator opens it; else the cut is at the text.
+      const parent = node.parent instanceof Element && !['body', 'html'].includes(node.parent.name) ? node.parent : null;
+      const first = parent?.children.find((c) => !(c instanceof Text && !c.data.trim()));
+      ranges.push([(first === node ? parent : node)?.startIndex ?? 0, html.length]);
       break;
     }
     if (!(node instanceof Element)) continue;
     const start = node.startIndex ?? 0;
-    if (startsHistory(node)) {
+    if (!inForward && startsHistory(node)) {
       // An <hr> right above Outlook web's reply header is its separator.
       const prev = node.prev instanceof Element ? node.prev : node.prev?.prev instanceof Element ? node.prev.prev : null;
       ranges.push([prev?.name === 'hr' ? (prev.startIndex ?? start) : start, html.length]);
       break;
     }
-    if (isQuoteBlock(node) && !isForward(node)) {
-      ranges.push([start, (node.endIndex ?? start) + 1]);
-      continue;
+    if (!inForward && isQuoteBlock(node)) {
+      if (!isForward(node)) {
+        ranges.push([start, (node.endIndex ?? start) + 1]);
+        continue;
+      }
+      forwardEnd = (node.endIndex ?? start) + 1;
     }
     for (let i = node.children.length - 1; i >= 0; i--) stack.push(node.children[i]!);
   }

@@ -42,6 +42,12 @@ describe('extracted_text on adversarial 1 MB inputs', () => {
     expect(extractText({ text: `hi\n\n${device}` })).toBe(`hi\n\n${device.trim()}`);
   });
 
+  it('gives back non-breaking spaces on 1 MB of lines cut short by an attribution run onto their end', () => {
+    const block = 'Ok!On Mon, 20 Mar 2017 at 10:00, J <j@x.com> wrote:\n> q';
+    const count = Math.ceil(MB / (block.length + 1));
+    expect(extractText({ text: `a\u00a0b\n\n${lines(block)}` })).toBe(['a\u00a0b', ...Array.from({ length: count }, () => 'Ok!')].join('\n\n'));
+  });
+
   it('drops thousands of attributions with their quotes, keeping the text between them', () => {
     const block = 'On Mon, Mar 20, 2017 at 10:00 AM, John <j@x.com> wrote:\n> q\nok';
     const count = Math.ceil(MB / (block.length + 1));

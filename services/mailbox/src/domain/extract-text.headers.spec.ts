@@ -120,4 +120,18 @@ describe("Outlook's header blocks", () => {
     const forward = `${o.from}: John Smith <john@example.com>\n${o.sent}: ${WHEN}\n${o.to}: Ann Lee\n${o.subject}: ${o.forward}: Numbers\n\n${HISTORY}`;
     expect(extractText({ text: `Please handle this.\n\n${forward}` })).toBe(`Please handle this.\n\n${forward}`);
   });
+
+  // Outlook forwards with the forwarded mail's own block, which reads as a reply's history: the
+  // message's own subject tells them apart, when it is known.
+  it.each(Object.entries(OUTLOOK).filter(([, o]) => o.forward))("%s, the message's subject decides forward or reply", (_lang, o) => {
+    const block = `${o.from}: John Smith <john@example.com>\n${o.sent}: ${WHEN}\n${o.to}: Ann Lee\n${o.subject}: Numbers\n\n${HISTORY}`;
+    const text = `Please handle this.\n\n-----${o.original}-----\n${block}`;
+    expect(extractText({ text, subject: `${o.forward}: Numbers` })).toBe(text);
+    expect(extractText({ text: `Please handle this.\n\n${block}`, subject: `${o.forward}: Numbers` })).toBe(`Please handle this.\n\n${block}`);
+    expect(extractText({ text })).toBe('Please handle this.');
+    // A reply to a forward: the block's own "FW:" subject does not make it one.
+    const answered = `Please handle this.\n\n${block.replace(`${o.subject}: Numbers`, `${o.subject}: ${o.forward}: Numbers`)}`;
+    expect(extractText({ text: answered, subject: `RE: ${o.forward}: Numbers` })).toBe('Please handle this.');
+    expect(extractText({ text: answered })).toBe(answered);
+  });
 });

@@ -133,7 +133,7 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
     colonVerbs: ['geschreven'],
     fields: { from: ['van', 'afzender'], date: ['verzonden', 'datum', 'verstuurd'], to: ['aan'], cc: ['cc', 'bcc'], subject: ['onderwerp'] },
     separators: ['oorspronkelijk bericht', 'origineel bericht', 'oorspronkelijke e-mail'],
-    replyAbove: ['antwoord boven deze regel', 'antwoord boven deze lijn', 'reageer boven deze regel', 'reageren boven deze regel', 'antwoorden boven deze regel'],
+    replyAbove: ['antwoord boven deze regel', 'antwoord boven deze lijn', 'reageer boven deze regel', 'reageren boven deze regel', 'antwoorden boven deze regel', 'reactie boven deze regel'],
     forwards: ['doorgestuurd bericht', 'begin doorgestuurd bericht'],
     forwardSubjects: ['doorst', 'fw'],
     devicePrefixes: ['verzonden vanaf', 'verstuurd vanaf', 'verzonden met', 'verzonden van', 'verstuurd met', 'outlook voor'],
@@ -354,10 +354,18 @@ export const LANGUAGES: Record<string, LanguageMarkers> = {
   },
 };
 
+/**
+ * Subject prefixes of a reply (any language): a header block whose From has neither a date nor an
+ * address beside it is one when its subject says it answers ("From: Smith, John / To: ... /
+ * Subject: RE: budget"), unlike a memo's ("Subject: closing for the holidays"); and a message
+ * whose own subject starts with one is a reply. Not "VS:", a Finnish reply but a Danish forward.
+ */
+export const REPLY_SUBJECTS = ['re', 'aw', 'sv', 'antw', 'odp', 'res', 'rif', 'r', 'ynt', 'vá', 'отв', 'відп', '回复', '答复', '回覆', '返信', 'رد'];
+
 /** Brands of devices and mail apps: a verb-last device line may open with one and end with a full stop ("Samsung Galaxy ... gönderildi."). */
 export const DEVICE_BRANDS = [
   'iphone', 'ipad', 'ipod', 'android', 'outlook', 'samsung', 'galaxy', 'blackberry', 'yahoo', 'gmail', 'proton', 'zoho', 'fastmail',
-  'typeapp', 'windows', 'huawei', 'xiaomi', 'pixel', 'droid', 'motorola', 'nokia', 'verizon', 'oneplus', 'lenovo',
+  'typeapp', 'windows', 'huawei', 'xiaomi', 'pixel', 'droid',
 ];
 
 /** Devices and apps a suffix-matched device line must name (any language, matched as substrings). */

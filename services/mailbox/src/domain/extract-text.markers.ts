@@ -4,7 +4,7 @@
  * one line (or 1-4 joined lines) of bounded length; the regexes are alternations of
  * literals or single character classes, so none can backtrack over its input.
  */
-import { DEVICE_BRANDS, DEVICE_WORDS, LANGUAGES } from './extract-text.languages';
+import { DEVICE_BRANDS, DEVICE_WORDS, LANGUAGES, REPLY_SUBJECTS } from './extract-text.languages';
 
 export type FieldKind = 'from' | 'date' | 'to' | 'cc' | 'subject';
 
@@ -118,31 +118,52 @@ export function isGroupWiseHeader(line: string): boolean {
 /**
  * A field's name as the last cell of a line, right-aligned as in Lotus Notes' tabular reply
  * header ("                                                  To", "   John Smith          cc"):
- * the name alone after at least 20 columns, or after a gap of 8 spaces or more, or null.
+ * the name alone after at least 20 columns (`alone`), or after a gap of 8 spaces or more, or null.
  */
-export function fieldLabel(line: string): FieldKind | null {
+export function fieldLabel(line: string): { kind: FieldKind; alone: boolean } | null {
   if (line.length > 300) return null;
   const s = line.replace(/\t/g, '        ').trimEnd();
   const gap = s.lastIndexOf('        ');
   if (gap < 0) return null;
   const cell = s.slice(gap + 8).trimStart();
   if (!cell || cell.length > MAX_FIELD_NAME || /\s{2}/.test(cell)) return null;
-  const head = s.slice(0, gap).trim();
-  if (!head && s.length - cell.length < 20) return null;
-  return FIELDS.get(norm(cell)) ?? null;
+  const alone = !s.slice(0, gap).trim();
+  if (alone && s.length - cell.length < 20) return null;
+  const kind = FIELDS.get(norm(cell));
+  return kind ? { kind, alone } : null;
 }
 
 /**
  * A help desk's or an app's "##- Please type your reply above this line -##", "-- Reply above
- * this line --", "Reply ABOVE THIS LINE to comment": at most 14 words, decorated, or opening or
- * ending with the phrase ("Any notes above this line are mine" is not one).
+ * this line --", "Please reply above this line.": decorated at both ends (at most 14 words), or
+ * the phrase with at most 4 more words and no `,;:` ("Sorry, I missed the note asking me to reply
+ * above this line.", "- Reply above this line is confusing for customers" are text).
  */
 export function isReplyAbove(line: string): boolean {
   if (line.length > 200 || !REPLY_ABOVE.test(line)) return false;
-  const s = norm(undecorated(line).replace(/[.!:]+$/, ''));
+  const t = line.trim();
+  const s = norm(undecorated(t).replace(/[.!]+$/, ''));
   const m = REPLY_ABOVE.exec(s);
-  if (!m || s.split(' ').length > 14) return false;
-  return /^\s*[-_=*~#[(<—–]/.test(line) || m.index === 0 || m.index + m[0].length === s.length;
+  if (!m) return false;
+  const words = s.split(' ').length;
+  if (/^[-_=*~#]{2,}/.test(t) && /[-_=*~#]{2,}$/.test(t)) return words <= 14;
+  if (t.startsWith('[') && t.endsWith(']')) return words <= 14;
+  return !/^[-_=*~#(]/.test(t) && !/[,;:，；：]/.test(s) && words <= m[0].split(' ').length + 4;
+}
+
+const REPLY_SUBJECT = new RegExp(`^(?:${REPLY_SUBJECTS.map(escape).join('|')})\\s*[:：]`, 'iu');
+
+/** A subject that says its message answers or forwards another ("RE: x", "AW: x", "FW: x"). */
+export function isReplySubject(subject: string): boolean {
+  const s = norm(subject);
+  return REPLY_SUBJECT.test(s) || FORWARD_SUBJECT.test(s);
+}
+
+/** What a message's own subject says it is: "FW: x" a forward, "RE: x" (and "RE: FW: x") a reply, else unknown. */
+export function subjectKind(subject: string | null | undefined): 'forward' | 'reply' | undefined {
+  const s = norm(subject ?? '');
+  if (FORWARD_SUBJECT.test(s)) return 'forward';
+  return REPLY_SUBJECT.test(s) ? 'reply' : undefined;
 }
 
 /** A subject that says its message is a forward ("FW: x", "WG: x", "TR: x"). */
@@ -221,17 +242,20 @@ export function isBareAttribution(line: string): boolean {
 
 /**
  * alot's colonless "Quoting John Smith (2017-03-21 08:47:12)": opened by an attribution's verb,
- * with a date or time. Taken only right above quoted text (quotes.ts), like isDatedSender.
+ * ending with a date and a time in parentheses ("Quoting the 10:30 standup notes" is text). Taken
+ * only right above quoted text (quotes.ts), like isDatedSender.
  */
 export function isVerbLedAttribution(line: string): boolean {
   const s = line.trim();
-  return s.length <= 200 && VERB_FIRST.test(s) && (DATE.test(s) || TIME.test(s));
+  if (s.length > 200 || !s.endsWith(')') || !VERB_FIRST.test(s)) return false;
+  const when = s.slice(s.lastIndexOf('(') + 1, -1); // "(2017-03-21 08:47:12)": a date and a time, nothing else
+  return DATE.test(when) && TIME.test(when) && !/\p{L}{3}/u.test(when.replace(/[ap]\.?m\.?|utc|gmt/gi, ''));
 }
 
 /** An attribution with neither an address nor a time ("On 14 February 2017 the Supplier wrote:"): history only above a quote. */
 export function isUndatedAttribution(text: string): boolean {
   const s = asciiDigits(text);
-  return !ADDRESS.test(s) && !TIME.test(s) && !s.includes('<');
+  return !ADDRESS.test(s) && !TIME.test(s) && !/(?<!\d)\d{1,2}h\d{2}(?!\d)/.test(s) && !s.includes('<');
 }
 
 /**
@@ -270,6 +294,10 @@ export function isDeviceLine(line: string): boolean {
       const rest = tail === undefined ? bare.slice(prefix.length) : bare.slice(prefix.length, bare.length - tail.length);
       const stop = rest.search(/[,;!?:，；：]/);
       const names = (t: string) => DEVICE_WORDS.some((w) => t.includes(w));
+      // An entry that names its device is a client's line: only a platform's or device's name may
+      // stand between its halves, as words of their own ("Outlook für iOS herunterladen"; "Samsung
+      // Galaxy akıllı telefonumdan gönderildi.", not "... telefonumdan fotoğraflar dün gönderildi.").
+      if (tail !== undefined && names(prefix) && /^\s/.test(rest) && rest.trim().includes(' ') && !names(rest)) return false;
       // ... or a brand after a comma, in a short line with no other punctuation ("Sent from my
       // Verizon, Samsung Galaxy smartphone"; not "Sent by courier, tracking in the DHL app").
       const named = names(stop < 0 ? rest : rest.slice(0, stop)) || (!/[;!?:；：.]/.test(rest) && rest.trim().split(' ').length <= 8 && DEVICE_BRANDS.some((w) => rest.slice(stop).includes(w)));

@@ -16,6 +16,7 @@ import {
   isDatedSender,
   isDeviceLine,
   isForwardSubject,
+  isReplySubject,
   isGroupWiseHeader,
   isUndatedAttribution,
   isVerbLedAttribution,
@@ -33,7 +34,7 @@ const QUOTED = /^[ \t]*(?:>|\p{Lu}[\p{L}\p{N}]{0,3}>(?:[ >]|$)|\|[ \t]*$|\|(?![-
 const TABLE_ROW = /\|\s*$/;
 const BLANK = /^\s*$/;
 const RULE = /^\s*[-_=*~]{3,}\s*$/;
-const DATEISH = /\b\d{4}\b|\b\d{1,2}[:./-]\d{2}\b/;
+const DATEISH = /\b(?:19|20)\d{2}\b|\b\d{1,2}[:./-]\d{2}\b/;
 const SENTENCE_END = /[.!?。！？]$/;
 /** A sender's name alone on a line, above the rest of its attribution ("John Smith\n<john@example.com> writes:"). */
 const NAME_LINE = /^[\s*"'«]*[\p{L}][\p{L}\p{M}.'’ ,"»-]{0,60}$/u;
@@ -58,10 +59,10 @@ function isProse(value: string): boolean {
   return SENTENCE_END.test(v) && !ADDRESSED.test(v) && v.split(/\s+/).length >= 4;
 }
 
-/** Supercite's default, indented and named by the sender's first name ("    Olivia> text"). */
-const SUPERCITE_NAMED = /^[ \t]{2,}\p{Lu}[\p{L}\p{N}]{4,11}>(?: |$)/u;
-const isQuoted = (line: string) =>
-  (QUOTED.test(line) && !(line.trimStart().startsWith('|') && line.trim() !== '|' && TABLE_ROW.test(line))) || SUPERCITE_NAMED.test(line);
+const isQuoted = (line: string) => QUOTED.test(line) && !(line.trimStart().startsWith('|') && line.trim() !== '|' && TABLE_ROW.test(line));
+/** Supercite's header, `>>>>> "Olivia" == Olivia Smith <o@x> writes:`: its name then quotes indented lines ("    Olivia> text"). */
+const SUPERCITE_HEADER = /^>>>>> "([^"]{1,40})" ==/;
+const NAMED_QUOTE = /^[ \t]+([\p{L}\p{N}]{1,40})>(?: |$)/u;
 
 /** The lines of one message, with what each is, computed on first use. */
 class Scan {
@@ -69,11 +70,19 @@ class Scan {
   readonly quoted: Uint8Array;
   private readonly fields: ({ kind: FieldKind; value: string } | null | undefined)[];
 
-  constructor(readonly lines: string[]) {
+  /** What the message's own subject says it is ("FW: x", "RE: x"), when known. */
+  constructor(
+    readonly lines: string[],
+    private readonly subjectSays?: 'forward' | 'reply',
+  ) {
     this.blank = new Uint8Array(lines.length);
     this.quoted = new Uint8Array(lines.length);
+    const named = new Set<string>(); // Supercite's names, from its headers above
     for (let i = 0; i < lines.length; i++) {
+      const header = lines[i]!.startsWith('>>>>> "') ? SUPERCITE_HEADER.exec(lines[i]!) : null;
+      if (header) named.add(header[1]!);
       if (BLANK.test(lines[i]!)) this.blank[i] = 1;
+      else if (named.size && named.has(NAMED_QUOTE.exec(lines[i]!)?.[1] ?? '')) this.quoted[i] = 1;
       else if (isQuoted(lines[i]!) && !(i > 0 && !this.quoted[i - 1] && opensLink(lines[i - 1]!)) && !(lines[i]!.startsWith('>>> ') && isGroupWiseHeader(lines[i]!))) {
         this.quoted[i] = 1;
       }
@@ -128,11 +137,12 @@ class Scan {
       // "De : toute façon personne n'était disponible." is a sentence, not a sender.
       hasFrom ||= f.kind === 'from' && !isProse(f.value);
       hasDate ||= f.kind === 'date';
-      hasSubject ||= f.kind === 'subject';
+      hasSubject ||= f.kind === 'subject' && isReplySubject(f.value);
       hasAddress ||= ADDRESSED.test(f.value);
     }
-    // "From: Name <addr>" alone opens history; otherwise a From and another field with a date or
-    // an address ("From: sales / To: all staff / Subject: closing" is a memo), or three fields with a date.
+    // "From: Name <addr>" alone opens history; otherwise a From and another field with a date, an
+    // address or a reply's subject ("From: sales / To: all staff / Subject: closing" is a memo), or
+    // three fields with a date.
     const fromWithAddress = first.kind === 'from' && ADDRESSED.test(first.value);
     // Fields apart (HTML paragraphs) must be a full block: three with a date.
     // A lone From stands apart from the text above it ("Reply to this address:\nFrom: a@b" is text).
@@ -143,7 +153,7 @@ class Scan {
     // <j@x>\nSent: <date>\nTo: ...").
     const above = i > 0 && this.blank[i - 1] ? i - 2 : i - 1;
     const introduced = above >= 0 && !this.blank[above] && !this.quoted[above] && endsWithColon(this.lines[above]!);
-    const ok = (!introduced && ((fromWithAddress && apart) || (gaps === 0 && hasFrom && fields >= 2 && (hasDate || hasAddress)))) || (hasDate && fields >= 3 && (!introduced || hasAddress));
+    const ok = (!introduced && ((fromWithAddress && apart) || (gaps === 0 && hasFrom && fields >= 2 && (hasDate || hasAddress || hasSubject)))) || (hasDate && fields >= 3 && (!introduced || hasAddress));
     return ok ? end - i : 0;
   }
 
@@ -187,23 +197,29 @@ class Scan {
   /**
    * Lines of Lotus Notes' tabular reply header starting at line i, or 0: an indented paragraph
    * with the sender and date in its left column and the field names right-aligned ("To",
-   * "cc", "Subject", each alone or as a row's last cell), a To and a Subject with a date.
+   * "cc", "Subject", each alone or as a row's last cell), a To, a date and a Subject alone on its row.
    */
   notesTableAt(i: number): number {
-    if ((i > 0 && !this.blank[i - 1]) || !/^[ \t]{4}/.test(this.lines[i]!)) return 0;
+    if ((i > 0 && !this.blank[i - 1]) || !/^(?:\t| {4})/.test(this.lines[i]!)) return 0;
     let to = false;
     let dated = false;
     for (let j = i; j < this.lines.length && j < i + 16 && !this.quoted[j]; j++) {
       const label = this.blank[j] ? null : fieldLabel(this.lines[j]!);
-      if (label === 'subject') return to && dated ? this.nextNonBlank(j + 1) + 1 - i : 0;
-      to ||= label === 'to';
+      // The Subject label stands alone on its row ("Period    Teacher    Subject" heads a table).
+      if (label?.kind === 'subject') return to && dated && label.alone ? this.nextNonBlank(j + 1) + 1 - i : 0;
+      to ||= label?.kind === 'to';
       dated ||= DATEISH.test(this.lines[j]!);
     }
     return 0;
   }
 
-  /** Whether the header block of `n` lines at line i has a forward's subject ("FW: ...", "WG: ..."). */
+  /**
+   * Whether the header block of `n` lines at line i opens a forward: the message's own subject
+   * says so ("FW: invoice" above Outlook's block of the invoice's mail) or says it is a reply ("RE:
+   * FW: x" answers a forward: its block is history), else the block's subject says so ("FW: ...").
+   */
   private forwardSubjectIn(i: number, n: number): boolean {
+    if (this.subjectSays) return this.subjectSays === 'forward';
     for (let j = i; j < i + n; j++) {
       const f = this.field(j);
       if (f?.kind === 'subject' && isForwardSubject(f.value)) return true;
@@ -224,7 +240,7 @@ class Scan {
     if (separator === 'original') {
       const next = this.nextNonBlank(i + 1);
       const header = next < this.lines.length ? this.headerBlockAt(next) : 0;
-      return { lines: 1, forward: header > 0 && this.forwardSubjectIn(next, header) };
+      return { lines: 1, forward: this.subjectSays === 'forward' || (header > 0 && this.forwardSubjectIn(next, header)) };
     }
     if (isReplyAbove(line)) return { lines: 1, forward: false };
     const header = this.headerBlockAt(i);
@@ -274,22 +290,31 @@ class Scan {
  * number of blank lines above it (`gap`). An
  * attribution run onto the end of a line of new text is cut off it.
  */
-export function stripQuotes(input: string[], keepSignature = false): { reply: string[]; forward: string[]; gap: number } {
+export function stripQuotes(
+  input: string[],
+  {
+    keepSignature = false,
+    quotedForwards = false,
+    subjectSays,
+  }: { keepSignature?: boolean; quotedForwards?: boolean; subjectSays?: 'forward' | 'reply' } = {},
+): { reply: string[]; forward: string[]; gap: number } {
   const lines = input.slice(); // a line may lose an attribution run onto its end
-  const scan = new Scan(lines);
+  const scan = new Scan(lines, subjectSays);
   const drop = new Uint8Array(lines.length);
   let cut = lines.length; // from here on everything is history, or the forward
   let forward = false;
   let seenText = false;
+  let quoteSeen = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (scan.quoted[i]) {
-      if (opensQuotedForward(scan, drop, i)) {
+      if (quotedForwards && !quoteSeen && opensQuotedForward(scan, drop, i)) {
         cut = i;
         forward = true;
         break;
       }
       drop[i] = 1;
+      quoteSeen = true;
       continue;
     }
     if (scan.blank[i]) continue;
@@ -345,14 +370,16 @@ export function stripQuotes(input: string[], keepSignature = false): { reply: st
   // line or a rule between them is dropped.
   let above = cut;
   while (above > 0 && scan.blank[above - 1]) above--;
-  const gap = above > 0 && !drop[above - 1] && !RULE.test(lines[above - 1]!) ? cut - above : 1;
+  const gap = above > 0 && !drop[above - 1] && !RULE.test(lines[above - 1]!) ? Math.min(cut - above, 2) : 1;
   return { reply: keptText(lines, drop, cut), forward: keptText(lines, new Uint8Array(lines.length), lines.length, cut), gap };
 }
 
 /**
  * Whether the quote starting at line i is a forward: Apple Mail quotes what it forwards, with
  * "Begin forwarded message:" inside the quote in its HTML ("> Begin forwarded message:"), right
- * under the new text (a reply's attribution above it makes it quoted history again).
+ * under the new text (a reply's attribution above it makes it quoted history again). Asked only
+ * for HTML parts, and only for the message's first quote: in a text part a quoted forward is a
+ * reply's history.
  */
 function opensQuotedForward(scan: Scan, drop: Uint8Array, i: number): boolean {
   let above = i - 1;
@@ -362,14 +389,16 @@ function opensQuotedForward(scan: Scan, drop: Uint8Array, i: number): boolean {
 }
 
 /**
- * Whether the device-like line i is a line of text: it goes on in lower case on the next line
- * ("Sent from my phone earlier but it bounced back, so here it is again from\nmy laptop: ..."),
+ * Whether the device-like line i is a line of text: a long one (over 7 words) goes on in lower
+ * case on the next line ("Sent from my phone earlier but it bounced back, so here it is again from\nmy laptop: ..."),
  * or a line ending with ":" introduces it, right above or a blank line above ("To read your mail
  * on your phone:\n\nGet Outlook for iOS or Android from the App Store.").
  */
 function isTextLine(scan: Scan, i: number): boolean {
   const next = i + 1;
-  if (next < scan.lines.length && !scan.quoted[next] && LOWER_START.test(scan.lines[next]!)) return true;
+  // Only a long line wraps: "Sent from my iPhone\nplease excuse typos" and Yahoo's link below its line are the signature.
+  const long = () => scan.lines[i]!.trim().split(/\s+/).length > 7;
+  if (next < scan.lines.length && !scan.quoted[next] && LOWER_START.test(scan.lines[next]!) && long()) return true;
   const above = i > 0 && scan.blank[i - 1] ? i - 2 : i - 1;
   return above >= 0 && !scan.blank[above] && !scan.quoted[above] && endsWithColon(scan.lines[above]!);
 }

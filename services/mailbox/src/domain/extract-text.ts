@@ -10,7 +10,7 @@
  * signatures and some quotes. Scores and the choice are in docs/decisions.md.
  */
 import { convert } from 'html-to-text';
-import { isDeviceLine } from './extract-text.markers';
+import { isDeviceLine, subjectKind } from './extract-text.markers';
 import { stripQuotes } from './extract-text.quotes';
 
 /** HTML as the text a reader sees: blockquotes become `> ` lines, links and images their visible text. */
@@ -54,7 +54,9 @@ export function stripSignature(input: string[]): string[] {
     const n = lines.length;
     if (n < 3 || !BLANK.test(lines[n - 2]!)) break; // must stand alone after a blank line
     const last = lines[n - 1]!.trim();
-    if ((SIG_DASH_NAME.test(last) && wordCount(last) <= 3) || isDeviceLine(last)) {
+    // A device-like line that a line ending with ":" introduces is text ("The IT page says:\n\nGet Outlook for Android").
+    const introduced = n >= 3 && /[:：]\s*$/.test(lines[n - 3]!);
+    if ((SIG_DASH_NAME.test(last) && wordCount(last) <= 3) || (isDeviceLine(last) && !introduced)) {
       lines.length = n - 1;
     } else {
       break;
@@ -71,7 +73,11 @@ export interface ExtractOptions {
   stripSignature?: boolean;
 }
 
-export function extractText(input: { text?: string | null; html?: string | null }, opts: ExtractOptions = {}): string {
+/**
+ * The new text of a message. Its `subject`, when given, tells an Outlook forward ("FW: x" above a
+ * header block that carries no marker of a forward) from a reply to a forward ("RE: FW: x").
+ */
+export function extractText(input: { text?: string | null; html?: string | null; subject?: string | null }, opts: ExtractOptions = {}): string {
   const fromHtml = !input.text?.trim() && Boolean(input.html);
   const written = (fromHtml ? htmlToVisibleText(input.html ?? '') : (input.text ?? ''))
     .replace(/\r\n?/g, '\n')
@@ -85,7 +91,11 @@ export function extractText(input: { text?: string | null; html?: string | null 
     lines = oneBlankApart(lines);
   }
   if (source.includes('\u1427')) lines = lines.map((l) => (GMAIL_MARK.test(l) ? '' : l));
-  const { reply, forward, gap } = stripQuotes(lines, opts.stripSignature === false);
+  const { reply, forward, gap } = stripQuotes(lines, {
+    keepSignature: opts.stripSignature === false,
+    quotedForwards: fromHtml,
+    subjectSays: subjectKind(input.subject),
+  });
   lines = opts.stripSignature === false ? reply : stripSignature(reply);
   // The forward as far below the new text as the sender put it, one blank line below a removed signature.
   const blanks = lines.length === reply.length ? gap : 1;
@@ -98,18 +108,20 @@ export function extractText(input: { text?: string | null; html?: string | null 
 }
 
 /**
- * The output lines as they were written: each is found, in order, among the input's lines read
- * with spaces (`spaced`) and replaced by the same line of `written`. One line cut short (an
- * attribution run onto its end) is not found and stays as it is; the search is linear.
+ * The output lines as they were written: each is the first line at or after the previous one's
+ * among the input's lines read with spaces (`spaced`) that it equals or begins (a line cut short
+ * by an attribution run onto its end), replaced by as much of the same line of `written` (a
+ * non-breaking space is one character, as its space is). Output lines are input lines in order,
+ * so each is found and the search is linear.
  */
 function asWritten(out: string[], spaced: string[], written: string[]): string[] {
   let j = 0;
   return out.map((line) => {
     if (!line) return line;
     let k = j;
-    while (k < spaced.length && spaced[k] !== line) k++;
+    while (k < spaced.length && !spaced[k]!.startsWith(line)) k++;
     if (k === spaced.length) return line;
     j = k + 1;
-    return written[k]!.trimEnd();
+    return written[k]!.slice(0, line.length);
   });
 }

@@ -57,7 +57,7 @@ export default async function parse(task: ParseTask): Promise<ParsedMail> {
   const html = typeof mail.html === 'string' ? mail.html : '';
   let extracted: string | null = null;
   try {
-    extracted = extractText({ text, html });
+    extracted = extractText({ text, html, subject: mail.subject });
   } catch {
     extracted = null;
   }
