@@ -68,6 +68,7 @@ const adversarial = {
   'attributions + quotes': { text: lines('On Mon, Mar 20, 2017 at 10:00 AM, John <j@x.com> wrote:\n> q\nok') },
   'dated attributions': { text: lines('20.03.2017, 10:00, "A" <a@b.c>:\n> q') },
   'device-like line': { text: `text\n\n${'Sent from my iPhone '.repeat(MB / 20)}` },
+  'nbsp, lines cut short': { text: `a\u00a0b\n\n${lines('Ok!On Mon, 20 Mar 2017 at 10:00, J <j@x.com> wrote:\n> q')}` },
   'nested <blockquote>': { html: `<p>hi</p>${'<blockquote>'.repeat(MB / 12)}x` },
   'repeated <blockquote>': { html: `<p>hi</p>${'<blockquote>q</blockquote>'.repeat(MB / 28)}` },
 };
