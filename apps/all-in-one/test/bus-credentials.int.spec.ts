@@ -21,10 +21,13 @@ beforeAll(async () => {
 
 afterAll(() => server?.stop());
 
-/** Connects with a credentials file's bytes and asks JetStream for the account's info (a round trip through its permissions). */
+/**
+ * Connects with a credentials file's bytes and asks JetStream for the account's info (a round trip through its permissions).
+ * The connect's bound is 15 s: signing the server's nonce runs slowly inside jest's VM, and 3 s once ran out on a loaded CI machine.
+ */
 async function admitted(creds: Uint8Array): Promise<boolean> {
   try {
-    const nc = await connect({ servers: `nats://127.0.0.1:${server.port}`, maxReconnectAttempts: 0, timeout: 3_000, authenticator: credsAuthenticator(creds), inboxPrefix: inboxPrefix('webhooks', new Namespace('')) });
+    const nc = await connect({ servers: `nats://127.0.0.1:${server.port}`, maxReconnectAttempts: 0, timeout: 15_000, authenticator: credsAuthenticator(creds), inboxPrefix: inboxPrefix('webhooks', new Namespace('')) });
     await nc.close();
     return true;
   } catch (err) {

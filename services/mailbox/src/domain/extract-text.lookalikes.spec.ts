@@ -48,6 +48,12 @@ describe('look-alikes of the rarer markers stay new text', () => {
     expect(extractText({ text: 'Quoting John Smith (2017-03-21 08:47:12)\n> Is it fixed?\n\nYes.' })).toBe('Yes.');
   });
 
+  it('an attribution runs on inside a line only glued to its text or after a sentence', () => {
+    kept('Pani Mecenas,\n\nKluczowy jest fragment na str. 4.\nPełnomocnik powoda w piśmie z dnia 5 marca 2024 r. napisał:\n\n„Pozwany nie zgłosił zastrzeżeń.”\n\nTo nieprawda.\n\nPozdrawiam\nGrzegorz');
+    expect(extractText({ text: 'Thanks!On Mon, Mar 20, 2017 at 10:00 AM, John <john@example.com> wrote:\nLunch?' })).toBe('Thanks!');
+    expect(extractText({ text: 'Thanks. On Mon, Mar 20, 2017 at 10:00 AM, John <john@example.com> wrote:\nLunch?' })).toBe('Thanks.');
+  });
+
   it('a device-like line introduced by a colon stays, last in the message too', () => {
     kept('Which app do I install on my phone?\n\nThe IT page says:\n\nGet Outlook for Android');
     kept('To read your mail on your phone:\n\nGet Outlook for iOS or Android from the App Store.');

@@ -54,6 +54,8 @@ const OPENER = new RegExp(`^(?:${alt(all('attributionOpeners'))})(?![\\p{L}\\p{M
 const OPENER_INSIDE = new RegExp(`(?<![\\p{L}\\p{M}])(?:${alt(all('attributionOpeners'))})(?![\\p{L}\\p{M}])`, 'giu');
 
 const LETTER_AT_END = /[\p{L}\p{M})]$/u;
+/** Where an attribution may run on inside a line: glued to the text before it, or after the end of a sentence. */
+const RUN_ON = /(?:\S|[.!?)\]"'»”。！？]\s+)$/u;
 const ADDRESS = /[^\s<>@]@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/u;
 const ENDS_WITH_ADDRESS = /(?:>|\]|@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+\)?)$/u;
 const TIME = /(?<!\d)\d{1,2}[:.]\d{2}(?!\d)/;
@@ -228,8 +230,9 @@ export function attributionInside(line: string): number {
     const m = OPENER_INSIDE.exec(line);
     if (!m) return -1;
     const head = line.slice(0, m.index);
-    // "On Mon, Mar 20, 2017 at 10:00 AM, John <j@x> wrote:" is one attribution, not "... AM" + "AM, John ... wrote:".
-    if (m.index > 0 && head.trim() && !mayOpenAttribution(head) && isAttribution(line.slice(m.index))) return m.index;
+    // "On Mon, Mar 20, 2017 at 10:00 AM, John <j@x> wrote:" is one attribution, not "... AM" + "AM, John ... wrote:";
+    // and it follows the end of a sentence or sits glued to it: "w piśmie z dnia 5 marca 2024 r. napisał:" is prose.
+    if (m.index > 0 && head.trim() && RUN_ON.test(head) && !mayOpenAttribution(head) && isAttribution(line.slice(m.index))) return m.index;
   }
   return -1;
 }
