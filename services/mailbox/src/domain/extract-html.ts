@@ -23,6 +23,7 @@ const QUOTE_CLASSES = new Set(['gmail_quote', 'gmail_quote_container', 'yahoo_qu
 const HISTORY_IDS = /(?:^|_)(?:divRplyFwdMsg|appendonsend|stopSpelling|zwchr)$/;
 const OUTLOOK_HEADER_DIV = /border-top:\s*solid\s*#(?:e1e1e1|b5c4df)/i;
 const QUOTE_BAR = /border-left(?:-style)?\s*:[^;]*\b(?:solid|dashed|dotted|double)\b/i;
+const NO_BORDER = /(?:^|;)\s*border\s*:\s*(?:none|0)\b/i;
 
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: [...sanitizeHtml.defaults.allowedTags, 'img', 'font', 'center'],
@@ -60,14 +61,18 @@ function isForward(el: Element): boolean {
 
 /**
  * A block of quoted history, removed alone: a cited blockquote, or one drawn with a quote bar on
- * its left, its own or its first block's (Mail.ru's; Yahoo for Android's); not an indent (Gmail's
- * `border:none`, Outlook on the web's margins, Thunderbird's bare blockquote).
+ * its left, its own or one of its first two blocks' (Mail.ru's; Yahoo for Android's); not an indent
+ * (Gmail's `border:none`, Outlook on the web's margins, Thunderbird's bare blockquote).
  */
 function isQuoteBlock(el: Element): boolean {
   if (classes(el).some((c) => QUOTE_CLASSES.has(c))) return true;
   if (el.name !== 'blockquote') return false;
-  if (el.attribs.type?.toLowerCase() === 'cite' || QUOTE_BAR.test(el.attribs.style ?? '')) return true;
-  return el.children.some((c) => c instanceof Element && QUOTE_BAR.test(c.attribs.style ?? ''));
+  const style = el.attribs.style ?? '';
+  if (el.attribs.type?.toLowerCase() === 'cite' || QUOTE_BAR.test(style)) return true;
+  if (NO_BORDER.test(style)) return false;
+  // Yahoo for Android: the attribution's block, then the quote's with the bar.
+  const blocks = el.children.filter((c): c is Element => c instanceof Element).slice(0, 2);
+  return blocks.some((c) => QUOTE_BAR.test(c.attribs.style ?? ''));
 }
 
 /** Where a block's own text is an "Original Message" separator (Samsung's, QQ's): it and everything after it go. */

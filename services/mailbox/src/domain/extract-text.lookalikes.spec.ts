@@ -22,6 +22,8 @@ describe('look-alikes of the rarer markers stay new text', () => {
     kept('Feedback:\n\n- Reply above this line is confusing for customers\n- The logo is too big\n\nCheers,\nMia');
     kept('Answer:\n\n(I always reply above this line, as your system asks.)\n\nThe server works now.\n\nTom');
     kept('Hi team,\n\nReply above the line in the ticket, then press send.\n\nJo');
+    kept('Hello,\n\nWhere do I reply above this line?\nThe form shows two boxes.\n\nMaria');
+    kept('Hi,\n\nSorry I will reply above this line next time.\nHere is the invoice number: 88231.\n\nTom');
     expect(extractText({ text: 'Done.\n\n##- Please type your reply above this line -##\n\nTicket #1 was updated.' })).toBe('Done.');
     expect(extractText({ text: 'Done.\n\nPlease reply above this line.\n\nTicket #1 was updated.' })).toBe('Done.');
   });
@@ -58,13 +60,19 @@ describe('look-alikes of the rarer markers stay new text', () => {
     kept('Which app do I install on my phone?\n\nThe IT page says:\n\nGet Outlook for Android');
     kept('To read your mail on your phone:\n\nGet Outlook for iOS or Android from the App Store.');
     expect(extractText({ text: 'Yes, 3pm works.\n\nSent from my iPhone\nmeeting tomorrow at 3, ok for you? john' })).toBe('Yes, 3pm works.');
+    kept('Hi Anna,\n\nSent by courier this morning\nand it should reach you by Friday.\n\nBest,\nTom');
+    kept('Hi,\n\nSent from my phone earlier today but\nit bounced back, so resending.\n\nLi');
   });
 
-  it('a quoted forward in a text part is a reply\'s history; a header block needs a date, an address or a reply\'s subject', () => {
+  it('a quoted forward in a text part is a reply\'s history; a header block needs a date, an address or the subject the message answers', () => {
     expect(extractText({ text: 'Thanks, I will handle it.\n\n> ---------- Forwarded message ---------\n> From: John <john@example.com>\n>\n> Numbers attached.' })).toBe(
       'Thanks, I will handle it.',
     );
-    expect(extractText({ text: 'Thanks, done.\n\nFrom: Smith, John\nTo: Lee, Ann; Roe, Rich\nCc: Team\nSubject: RE: budget\n\nPlease update the budget.' })).toBe('Thanks, done.');
+    const block = 'Thanks, done.\n\nFrom: Smith, John\nTo: Lee, Ann; Roe, Rich\nCc: Team\nSubject: RE: budget\n\nPlease update the budget.';
+    expect(extractText({ text: block, subject: 'RE: Budget' })).toBe('Thanks, done.');
+    kept(block);
+    kept('Hi support,\n\nI deleted an email by mistake. It was\n\nFrom: Amazon\nSubject: Re: your order 123\n\nCan you restore it?\n\nThanks,\nAnn');
+    expect(extractText({ text: 'Hi,\n\nFrom: Amazon\nSubject: Re: your order 123\n\nCan you restore it?', subject: 'Lost mail' })).toBe('Hi,\n\nFrom: Amazon\nSubject: Re: your order 123\n\nCan you restore it?');
     kept('Bon dia,\n\nCOMUNICAT INTERN\nDe: Gerència\nPer a: Tot el personal\nAssumpte: Tancament per vacances\n\nLes oficines romandran tancades.');
     expect(extractText({ text: 'Ça marche.\n\nLe 20 mars 2017 à 10h00, Jean Dupont a écrit :\n\nOn se voit vendredi ?' })).toBe('Ça marche.');
   });
@@ -80,6 +88,8 @@ describe('extracted_html keeps what is not history', () => {
     expect(extractHtml(indent)).toBe(indent.replace(' style="margin-top:0;margin-bottom:0"', ''));
     expect(extractHtml('<div>Yes.</div><blockquote style="border-left:1px solid #0857A6;margin:10px">Old</blockquote>')).toBe('<div>Yes.</div>');
     expect(extractHtml('<div>Yes.</div><blockquote style="margin:0 0 20px 0"><div style="border-left: 1px solid #6D00F6">Old</div></blockquote>')).toBe('<div>Yes.</div>');
+    const gmailIndent = '<p>Hi team,</p><blockquote style="margin:0 0 0 40px;border:none;padding:0px"><p>Action items:</p><div style="border-left:3px solid #f90">Ship it.</div></blockquote><p>Ann</p>';
+    expect(extractHtml(gmailIndent)).toContain('Ship it.');
   });
 
   it("keeps a forward whole, the history it carries too", () => {

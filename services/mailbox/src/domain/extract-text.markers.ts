@@ -138,8 +138,9 @@ export function fieldLabel(line: string): { kind: FieldKind; alone: boolean } | 
 /**
  * A help desk's or an app's "##- Please type your reply above this line -##", "-- Reply above
  * this line --", "Please reply above this line.": decorated at both ends (at most 14 words), or
- * the phrase with at most 4 more words and no `,;:` ("Sorry, I missed the note asking me to reply
- * above this line.", "- Reply above this line is confusing for customers" are text).
+ * opening or ending with the phrase, with at most 4 more words and no `,;:?` ("Sorry, I missed the
+ * note asking me to reply above this line.", "Where do I reply above this line?", "- Reply above
+ * this line is confusing for customers" are text).
  */
 export function isReplyAbove(line: string): boolean {
   if (line.length > 200 || !REPLY_ABOVE.test(line)) return false;
@@ -150,22 +151,37 @@ export function isReplyAbove(line: string): boolean {
   const words = s.split(' ').length;
   if (/^[-_=*~#]{2,}/.test(t) && /[-_=*~#]{2,}$/.test(t)) return words <= 14;
   if (t.startsWith('[') && t.endsWith(']')) return words <= 14;
-  return !/^[-_=*~#(]/.test(t) && !/[,;:，；：]/.test(s) && words <= m[0].split(' ').length + 4;
+  const edge = m.index === 0 || m.index + m[0].length === s.length;
+  return edge && !/^[-_=*~#(]/.test(t) && !/[,;:?，；：？]/.test(t) && words <= m[0].split(' ').length + 4;
 }
 
-const REPLY_SUBJECT = new RegExp(`^(?:${REPLY_SUBJECTS.map(escape).join('|')})\\s*[:：]`, 'iu');
+const REPLY_SUBJECT = new RegExp(`^(?:${REPLY_SUBJECTS.map(escape).join('|')})(?:\\[\\d{1,3}\\])?\\s*[:：]`, 'iu');
+const SUBJECT_PREFIX = new RegExp(`^(?:${[...REPLY_SUBJECTS, ...all('forwardSubjects')].map(escape).join('|')})(?:\\[\\d{1,3}\\])?\\s*[:：]\\s*`, 'iu');
+const SUBJECT_TAG = /^\[[^\]]{0,60}\]\s*/;
 
-/** A subject that says its message answers or forwards another ("RE: x", "AW: x", "FW: x"). */
-export function isReplySubject(subject: string): boolean {
-  const s = norm(subject);
-  return REPLY_SUBJECT.test(s) || FORWARD_SUBJECT.test(s);
-}
+/** A subject without its list tags ("[list] ", "[EXTERNAL] "). */
+const untagged = (subject: string) => {
+  let s = norm(subject);
+  for (let k = 0; k < 5 && SUBJECT_TAG.test(s); k++) s = s.replace(SUBJECT_TAG, '');
+  return s;
+};
 
-/** What a message's own subject says it is: "FW: x" a forward, "RE: x" (and "RE: FW: x") a reply, else unknown. */
+/** What a message's own subject says it is: "FW: x" a forward, "RE: x" (and "RE: FW: x", "[list] Re[2]: x") a reply, else unknown. */
 export function subjectKind(subject: string | null | undefined): 'forward' | 'reply' | undefined {
-  const s = norm(subject ?? '');
+  const s = untagged(subject ?? '');
   if (FORWARD_SUBJECT.test(s)) return 'forward';
   return REPLY_SUBJECT.test(s) ? 'reply' : undefined;
+}
+
+/** A subject without its tags and its reply and forward prefixes ("RE: FW: [x] Budget" is "budget"), lowercased. */
+export function subjectCore(subject: string): string {
+  let s = untagged(subject);
+  for (let k = 0; k < 10; k++) {
+    const t = s.replace(SUBJECT_PREFIX, '').replace(SUBJECT_TAG, '');
+    if (t === s) break;
+    s = t;
+  }
+  return s;
 }
 
 /** A subject that says its message is a forward ("FW: x", "WG: x", "TR: x"). */
@@ -269,6 +285,13 @@ export function isUndatedAttribution(text: string): boolean {
 export function isDatedSender(line: string): boolean {
   const s = line.trim();
   return s.length <= 200 && s.endsWith('>') && ADDRESS.test(s) && DATE.test(s.slice(0, 12));
+}
+
+/** Whether a line's last word names a device or an app ("Sent from my iPhone", "... Yahoo Mail for iPhone<link>"). */
+export function endsWithDevice(line: string): boolean {
+  const words = norm(line.replace(LINK, '')).replace(/[.!。！]+$/, '').split(' ');
+  const last = words[words.length - 1] ?? '';
+  return DEVICE_WORDS.some((w) => last.includes(w));
 }
 
 /**

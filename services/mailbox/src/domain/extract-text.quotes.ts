@@ -16,7 +16,8 @@ import {
   isDatedSender,
   isDeviceLine,
   isForwardSubject,
-  isReplySubject,
+  endsWithDevice,
+  subjectCore,
   isGroupWiseHeader,
   isUndatedAttribution,
   isVerbLedAttribution,
@@ -70,10 +71,11 @@ class Scan {
   readonly quoted: Uint8Array;
   private readonly fields: ({ kind: FieldKind; value: string } | null | undefined)[];
 
-  /** What the message's own subject says it is ("FW: x", "RE: x"), when known. */
+  /** What the message's own subject says it is ("FW: x", "RE: x"), and that subject without its prefixes, when known. */
   constructor(
     readonly lines: string[],
     private readonly subjectSays?: 'forward' | 'reply',
+    private readonly subject?: string,
   ) {
     this.blank = new Uint8Array(lines.length);
     this.quoted = new Uint8Array(lines.length);
@@ -137,12 +139,12 @@ class Scan {
       // "De : toute façon personne n'était disponible." is a sentence, not a sender.
       hasFrom ||= f.kind === 'from' && !isProse(f.value);
       hasDate ||= f.kind === 'date';
-      hasSubject ||= f.kind === 'subject' && isReplySubject(f.value);
+      hasSubject ||= f.kind === 'subject' && this.answers(f.value);
       hasAddress ||= ADDRESSED.test(f.value);
     }
     // "From: Name <addr>" alone opens history; otherwise a From and another field with a date, an
-    // address or a reply's subject ("From: sales / To: all staff / Subject: closing" is a memo), or
-    // three fields with a date.
+    // address or the subject this message answers ("From: sales / To: all staff / Subject: closing"
+    // is a memo), or three fields with a date.
     const fromWithAddress = first.kind === 'from' && ADDRESSED.test(first.value);
     // Fields apart (HTML paragraphs) must be a full block: three with a date.
     // A lone From stands apart from the text above it ("Reply to this address:\nFrom: a@b" is text).
@@ -211,6 +213,16 @@ class Scan {
       dated ||= DATEISH.test(this.lines[j]!);
     }
     return 0;
+  }
+
+  /**
+   * Whether a header block's subject is the one this message answers or forwards ("Subject: RE:
+   * budget" in a reply titled "RE: budget"): the mark of its history when the block has neither a
+   * date nor an address. Unknown without the message's subject ("From: Amazon\nSubject: Re: your
+   * order 123" in a customer's question is text).
+   */
+  private answers(value: string): boolean {
+    return Boolean(this.subject) && subjectCore(value) === this.subject;
   }
 
   /**
@@ -296,10 +308,11 @@ export function stripQuotes(
     keepSignature = false,
     quotedForwards = false,
     subjectSays,
-  }: { keepSignature?: boolean; quotedForwards?: boolean; subjectSays?: 'forward' | 'reply' } = {},
+    subject,
+  }: { keepSignature?: boolean; quotedForwards?: boolean; subjectSays?: 'forward' | 'reply'; subject?: string } = {},
 ): { reply: string[]; forward: string[]; gap: number } {
   const lines = input.slice(); // a line may lose an attribution run onto its end
-  const scan = new Scan(lines, subjectSays);
+  const scan = new Scan(lines, subjectSays, subject);
   const drop = new Uint8Array(lines.length);
   let cut = lines.length; // from here on everything is history, or the forward
   let forward = false;
@@ -389,16 +402,16 @@ function opensQuotedForward(scan: Scan, drop: Uint8Array, i: number): boolean {
 }
 
 /**
- * Whether the device-like line i is a line of text: a long one (over 7 words) goes on in lower
- * case on the next line ("Sent from my phone earlier but it bounced back, so here it is again from\nmy laptop: ..."),
+ * Whether the device-like line i is a line of text: it goes on in lower case on the next line and
+ * does not end with a device ("Sent from my phone earlier but it bounced back, so here it is again
+ * from\nmy laptop: ...", "Sent by courier this morning\nand it should reach you by Friday"),
  * or a line ending with ":" introduces it, right above or a blank line above ("To read your mail
  * on your phone:\n\nGet Outlook for iOS or Android from the App Store.").
  */
 function isTextLine(scan: Scan, i: number): boolean {
   const next = i + 1;
-  // Only a long line wraps: "Sent from my iPhone\nplease excuse typos" and Yahoo's link below its line are the signature.
-  const long = () => scan.lines[i]!.trim().split(/\s+/).length > 7;
-  if (next < scan.lines.length && !scan.quoted[next] && LOWER_START.test(scan.lines[next]!) && long()) return true;
+  // Unless the line ends with its device ("Sent from my iPhone\nplease excuse typos", Yahoo's link below its line).
+  if (next < scan.lines.length && !scan.quoted[next] && LOWER_START.test(scan.lines[next]!) && !endsWithDevice(scan.lines[i]!)) return true;
   const above = i > 0 && scan.blank[i - 1] ? i - 2 : i - 1;
   return above >= 0 && !scan.blank[above] && !scan.quoted[above] && endsWithColon(scan.lines[above]!);
 }

@@ -10,7 +10,7 @@
  * signatures and some quotes. Scores and the choice are in docs/decisions.md.
  */
 import { convert } from 'html-to-text';
-import { isDeviceLine, subjectKind } from './extract-text.markers';
+import { isDeviceLine, subjectCore, subjectKind } from './extract-text.markers';
 import { stripQuotes } from './extract-text.quotes';
 
 /** HTML as the text a reader sees: blockquotes become `> ` lines, links and images their visible text. */
@@ -95,6 +95,7 @@ export function extractText(input: { text?: string | null; html?: string | null;
     keepSignature: opts.stripSignature === false,
     quotedForwards: fromHtml,
     subjectSays: subjectKind(input.subject),
+    subject: input.subject ? subjectCore(input.subject) : undefined,
   });
   lines = opts.stripSignature === false ? reply : stripSignature(reply);
   // The forward as far below the new text as the sender put it, one blank line below a removed signature.
