@@ -50,6 +50,12 @@ describe('look-alikes of the rarer markers stay new text', () => {
     expect(extractText({ text: 'Quoting John Smith (2017-03-21 08:47:12)\n> Is it fixed?\n\nYes.' })).toBe('Yes.');
   });
 
+  it("Lotus Notes' ruled '-----<name> wrote: -----' opens history without a date or an address", () => {
+    const notes = 'Yes, I can cover it.\n\nThanks\nGina\n\n-----Paul Ramirez/Ops/Northbridge wrote: -----\nTo: Gina Torres/Ops/Northbridge@Northbridge\nFrom: Paul Ramirez/Ops/Northbridge\nDate: 03/05/2024 04:22PM\nSubject: Shift\n\nCan you cover Thursday?';
+    expect(extractText({ text: notes })).toBe('Yes, I can cover it.\n\nThanks\nGina');
+    kept('Agenda:\n\n----- What the board wrote -----\n\nWe approve the budget.');
+  });
+
   it('an attribution runs on inside a line only glued to its text or after a sentence', () => {
     kept('Pani Mecenas,\n\nKluczowy jest fragment na str. 4.\nPełnomocnik powoda w piśmie z dnia 5 marca 2024 r. napisał:\n\n„Pozwany nie zgłosił zastrzeżeń.”\n\nTo nieprawda.\n\nPozdrawiam\nGrzegorz');
     expect(extractText({ text: 'Thanks!On Mon, Mar 20, 2017 at 10:00 AM, John <john@example.com> wrote:\nLunch?' })).toBe('Thanks!');
@@ -62,6 +68,8 @@ describe('look-alikes of the rarer markers stay new text', () => {
     expect(extractText({ text: 'Yes, 3pm works.\n\nSent from my iPhone\nmeeting tomorrow at 3, ok for you? john' })).toBe('Yes, 3pm works.');
     kept('Hi Anna,\n\nSent by courier this morning\nand it should reach you by Friday.\n\nBest,\nTom');
     kept('Hi,\n\nSent from my phone earlier today but\nit bounced back, so resending.\n\nLi');
+    kept('Hi Tom,\n\nSent from my phone earlier but it bounced, so trying again from my laptop.\n\nThe gate code is 4471#.\n\nRachel');
+    expect(extractText({ text: 'Ok\n\nSent from my iPhone, please excuse typos\n\nOn Mon, Mar 20, 2017 at 10:00 AM, John <j@x.com> wrote:\n> Lunch?' })).toBe('Ok');
   });
 
   it('a quoted forward in a text part is a reply\'s history; a header block needs a date, an address or the subject the message answers', () => {

@@ -197,7 +197,8 @@ export function startsWithOpener(line: string): boolean {
 /** Whether the start of a line may open a wrapped attribution (its other lines come after). */
 export function mayOpenAttribution(line: string): boolean {
   const s = asciiDigits(undecorated(line));
-  return OPENER.test(s) || DATE.test(s) || TIME.test(s) || s.includes('<') || s.includes('@');
+  // ... or is ruled at both ends, as Lotus Notes' "-----Paul Ramirez/Ops/Acme wrote: -----" is.
+  return OPENER.test(s) || DATE.test(s) || TIME.test(s) || s.includes('<') || s.includes('@') || (/^\s*[-_=*~#]{2,}/.test(line) && /[-_=*~#]{2,}\s*$/.test(line));
 }
 
 /** Whether a line has an attribution's verb ("Quoting", "napisana przez", "写道"): it may open one wrapped before its `<address>`. */
@@ -228,6 +229,8 @@ export function isAttribution(text: string): boolean {
     const tail = s.slice(-40);
     return LETTER_AT_END.test(tail) && VERB_AT_END.test(tail) && (VERB_WORD.test(tail) || VERB_CJK.test(tail)) && nearby();
   }
+  // Lotus Notes' "-----Paul Ramirez/Ops/Acme wrote: -----": ruled at both ends, its verb last before the colon.
+  if (decorated && colon && VERB_AT_END.test(s)) return true;
   if (VERB_WORD.test(s) || VERB_CJK.test(s)) return nearby();
   if (colon && COLON_VERB_AT_END.test(s) && ADDRESS.test(s)) return true;
   // Verbless, it needs a date, not a time alone: "the meeting: 10:00 with John <j@x>:" is text.
@@ -274,6 +277,7 @@ export function isVerbLedAttribution(line: string): boolean {
 /** An attribution with neither an address nor a time ("On 14 February 2017 the Supplier wrote:"): history only above a quote. */
 export function isUndatedAttribution(text: string): boolean {
   const s = asciiDigits(text);
+  if (/^\s*[-_=*~#]{2,}/.test(s) && /[-_=*~#]{2,}\s*$/.test(s)) return false; // ruled: Lotus Notes' "-----<name> wrote: -----"
   return !ADDRESS.test(s) && !TIME.test(s) && !/(?<!\d)\d{1,2}h\d{2}(?!\d)/.test(s) && !s.includes('<');
 }
 
@@ -320,13 +324,17 @@ export function isDeviceLine(line: string): boolean {
       const rest = tail === undefined ? bare.slice(prefix.length) : bare.slice(prefix.length, bare.length - tail.length);
       const stop = rest.search(/[,;!?:，；：]/);
       const names = (t: string) => DEVICE_WORDS.some((w) => t.includes(w));
+      // Before a comma the device comes last, or nearly ("Sent from my iPhone, please excuse typos",
+      // "Sent from my Samsung Galaxy S8, an AT&T 4G LTE smartphone"): "Sent from my phone earlier
+      // but it bounced, so trying again" is a sentence.
+      const nearStop = (t: string) => names(t.split(' ').slice(-3).join(' '));
       // An entry that names its device is a client's line: only a platform's or device's name may
       // stand between its halves, as words of their own ("Outlook für iOS herunterladen"; "Samsung
       // Galaxy akıllı telefonumdan gönderildi.", not "... telefonumdan fotoğraflar dün gönderildi.").
       if (tail !== undefined && names(prefix) && /^\s/.test(rest) && rest.trim().includes(' ') && !names(rest)) return false;
       // ... or a brand after a comma, in a short line with no other punctuation ("Sent from my
       // Verizon, Samsung Galaxy smartphone"; not "Sent by courier, tracking in the DHL app").
-      const named = names(stop < 0 ? rest : rest.slice(0, stop)) || (!/[;!?:；：.]/.test(rest) && rest.trim().split(' ').length <= 8 && DEVICE_BRANDS.some((w) => rest.slice(stop).includes(w)));
+      const named = (stop < 0 ? names(rest) : nearStop(rest.slice(0, stop).trim())) || (!/[;!?:；：.]/.test(rest) && rest.trim().split(' ').length <= 8 && DEVICE_BRANDS.some((w) => rest.slice(stop).includes(w)));
       // Naming no known device, it must be short ("Sent from my Nokia 3310"): "Von meinem Büro
       // aus kann ich das leider nicht prüfen." is a sentence.
       return named || (stop < 0 && rest.trim().split(' ').length <= 5);
