@@ -9,8 +9,8 @@
  * also with the `x_` prefix Outlook on the web gives classes) or a block whose text is an
  * "Original Message" separator (Samsung's, QQ's),
  * after which everything is history. A forward's block ("---------- Forwarded message
- * ---------") is kept whole, the history it carries too, as extracted_text keeps it. The cut is made on the source by the
- * parser's offsets (no tree is serialized again: nesting depth costs nothing), then
+ * ---------") is kept whole, the history it carries too, as extracted_text keeps it. The cut is
+ * made on the source by the parser's offsets (no tree is serialized again: nesting depth costs nothing), then
  * sanitize-html keeps a safe subset: no scripts, styles or event handlers, and no attribute
  * that loads anything by itself (images keep only `cid:` and `data:` sources).
  */

@@ -8,6 +8,7 @@ import {
   type FieldKind,
   MAX_MARKER_LINE,
   attributionInside,
+  endsWithDevice,
   fieldLabel,
   hasAttributionVerb,
   headerField,
@@ -16,15 +17,14 @@ import {
   isDatedSender,
   isDeviceLine,
   isForwardSubject,
-  endsWithDevice,
-  subjectCore,
   isGroupWiseHeader,
+  isReplyAbove,
   isUndatedAttribution,
   isVerbLedAttribution,
-  isReplyAbove,
   mayOpenAttribution,
   separatorKind,
   startsWithOpener,
+  subjectCore,
 } from './extract-text.markers';
 
 /**
@@ -297,7 +297,9 @@ class Scan {
  * marker above unquoted text ends the new text. So does a device line ("Sent from my
  * iPhone") below new text, which iOS and Outlook mobile put above unmarked history (kept
  * when `keepSignature`). A forward's marker ("---------- Forwarded message ---------",
- * "Begin forwarded message:", a header block with "Subject: FW: ...") ends the new text too,
+ * "Begin forwarded message:", a header block or "Original Message" separator when the message's
+ * own subject says forward, or, the subject unknown, a header block with "Subject: FW: ...") ends
+ * the new text too,
  * but what follows it is new to the reader: it is returned whole as `forward`, with the
  * number of blank lines above it (`gap`). An
  * attribution run onto the end of a line of new text is cut off it.
