@@ -60,8 +60,12 @@ async function info(port: number): Promise<string> {
   }
 }
 
+/**
+ * Connects and asks JetStream for the account's info. The connect's bound is 60 s: signing the
+ * server's nonce runs slowly inside jest's VM, and the 20 s default ran out once on a loaded CI machine.
+ */
 async function connects(opts: ConnectionOptions): Promise<string> {
-  const nc = await connect({ maxReconnectAttempts: 0, ...opts });
+  const nc = await connect({ maxReconnectAttempts: 0, timeout: 60_000, ...opts });
   try {
     const js = await jetstreamManager(nc);
     return `jetstream:${(await js.getAccountInfo()).streams}`;
@@ -109,7 +113,7 @@ describe('deploy/nats.conf (Kubernetes)', () => {
     const servers = `tls://localhost:${server!.port}`;
     expect(await connects({ servers, ...asWebhooks(server!.dir), tls: { caFile: files.caFile } })).toBe('jetstream:0');
     await expect(connects({ servers, tls: { caFile: files.caFile } })).rejects.toThrow(/authorization/i);
-  });
+  }, 150_000);
 });
 
 describe('deploy/nats-compose.conf (docker-compose.yml)', () => {
@@ -136,5 +140,5 @@ describe('deploy/nats-compose.conf (docker-compose.yml)', () => {
     const servers = `nats://127.0.0.1:${server!.port}`;
     expect(await connects({ servers, ...asWebhooks(server!.dir) })).toBe('jetstream:0');
     await expect(connects({ servers })).rejects.toThrow(/authorization/i);
-  });
+  }, 150_000);
 });
