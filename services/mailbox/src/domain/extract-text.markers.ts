@@ -72,6 +72,8 @@ function undecorated(s: string): string {
   while (b > a && DECORATION.has(s[b - 1]!)) b--;
   return s.slice(a, b);
 }
+/** A line ruled at both ends ("-----<name> wrote: -----", "##- ... -##"). */
+const ruled = (s: string) => /^\s*[-_=*~#]{2,}/.test(s) && /[-_=*~#]{2,}\s*$/.test(s);
 const LINK = /<(?:https?|mailto):[^>\s]{0,2000}>|\[(?:https?|mailto):[^\]\s]{0,2000}\]|\((?:https?|mailto):[^)\s]{0,2000}\)|\s(?:https?):\/\/\S{0,2000}$/g;
 
 /** The field of a header-block line ("From: a", "*De :* b", "发件人：c"), or null. */
@@ -149,7 +151,7 @@ export function isReplyAbove(line: string): boolean {
   const m = REPLY_ABOVE.exec(s);
   if (!m) return false;
   const words = s.split(' ').length;
-  if (/^[-_=*~#]{2,}/.test(t) && /[-_=*~#]{2,}$/.test(t)) return words <= 14;
+  if (ruled(t)) return words <= 14;
   if (t.startsWith('[') && t.endsWith(']')) return words <= 14;
   const edge = m.index === 0 || m.index + m[0].length === s.length;
   return edge && !/^[-_=*~#(]/.test(t) && !/[,;:?，；：？]/.test(t) && words <= m[0].split(' ').length + 4;
@@ -198,7 +200,7 @@ export function startsWithOpener(line: string): boolean {
 export function mayOpenAttribution(line: string): boolean {
   const s = asciiDigits(undecorated(line));
   // ... or is ruled at both ends, as Lotus Notes' "-----Paul Ramirez/Ops/Acme wrote: -----" is.
-  return OPENER.test(s) || DATE.test(s) || TIME.test(s) || s.includes('<') || s.includes('@') || (/^\s*[-_=*~#]{2,}/.test(line) && /[-_=*~#]{2,}\s*$/.test(line));
+  return OPENER.test(s) || DATE.test(s) || TIME.test(s) || s.includes('<') || s.includes('@') || ruled(line);
 }
 
 /** Whether a line has an attribution's verb ("Quoting", "napisana przez", "写道"): it may open one wrapped before its `<address>`. */
@@ -277,7 +279,7 @@ export function isVerbLedAttribution(line: string): boolean {
 /** An attribution with neither an address nor a time ("On 14 February 2017 the Supplier wrote:"): history only above a quote. */
 export function isUndatedAttribution(text: string): boolean {
   const s = asciiDigits(text);
-  if (/^\s*[-_=*~#]{2,}/.test(s) && /[-_=*~#]{2,}\s*$/.test(s)) return false; // ruled: Lotus Notes' "-----<name> wrote: -----"
+  if (ruled(s)) return false; // ruled: Lotus Notes' "-----<name> wrote: -----"
   return !ADDRESS.test(s) && !TIME.test(s) && !/(?<!\d)\d{1,2}h\d{2}(?!\d)/.test(s) && !s.includes('<');
 }
 
